@@ -1,0 +1,42 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalizeCallback, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
+
+/** HMAC-SHA256 in lower-case hex. */
+export function hmacHex(key: string, text: string): string {
+  return createHmac('sha256', key).update(text).digest('hex');
+}
+
+/** The `X-Signature` the gateway sends for these fields: HMAC of the canonical JSON with the merchant VA. */
+export function signCallback(fields: CallbackFields, va: string, options?: Partial<CanonicalOptions>): string {
+  return hmacHex(va, canonicalizeCallback(fields, options));
+}
+
+/** Constant-time comparison of two hex signatures, case-insensitive, surrounding space ignored. */
+export function signaturesEqual(expected: string, received: string): boolean {
+  const a = Buffer.from(expected.trim().toLowerCase());
+  const b = Buffer.from(received.trim().toLowerCase());
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface VerifyCallbackInput {
+  fields: CallbackFields;
+  signature: string;
+  va: string;
+}
+
+export interface VerifyCallbackResult {
+  valid: boolean;
+  expected: string;
+  received: string;
+  canonical: string;
+}
+
+/**
+ * Verifies a callback's `X-Signature` against the merchant VA with the gateway's canonical form.
+ * Use `diagnoseCallback` (variants.ts) on a mismatch to learn why.
+ */
+export function verifyCallback(input: VerifyCallbackInput): VerifyCallbackResult {
+  const canonical = canonicalizeCallback(input.fields);
+  const expected = hmacHex(input.va, canonical);
+  return { valid: signaturesEqual(expected, input.signature), expected, received: input.signature, canonical };
+}

@@ -1,0 +1,61 @@
+import { createHash, createHmac } from 'node:crypto';
+
+export interface RequestSignatureInput {
+  method: string;
+  va: string;
+  apiKey: string;
+  /** The exact bytes sent. Undefined or empty for a request without a body: `{}` is hashed. */
+  body?: string | Uint8Array;
+}
+
+export interface RequestSignature {
+  method: string;
+  bodyHash: string;
+  /** The string to sign with the API key replaced by a mask: safe to print. */
+  stringToSignMasked: string;
+  signature: string;
+}
+
+/** Lower-case hex SHA-256 of the body bytes; `{}` for a request without a body (spec 5.1). */
+export function hashRequestBody(body?: string | Uint8Array): string {
+  const bytes = body === undefined || body.length === 0 ? '{}' : body;
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Computes the request signature of spec 5.1: HMAC-SHA256(METHOD:VA:sha256(body):KEY, KEY). */
+export function signRequest(input: RequestSignatureInput): RequestSignature {
+  const method = input.method.toUpperCase();
+  const bodyHash = hashRequestBody(input.body);
+  const stringToSign = `${method}:${input.va}:${bodyHash}:${input.apiKey}`;
+  const signature = createHmac('sha256', input.apiKey).update(stringToSign).digest('hex');
+  return {
+    method,
+    bodyHash,
+    stringToSignMasked: `${method}:${input.va}:${bodyHash}:${maskSecret(input.apiKey)}`,
+    signature,
+  };
+}
+
+/** Masks a secret as its first and last four characters (`abcd…wxyz`); short ones entirely. */
+export function maskSecret(secret: string | undefined): string {
+  if (!secret) return '';
+  if (secret.length <= 10) return '•'.repeat(Math.min(secret.length, 8));
+  return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
+}
+
+/** `YYYYMMDDHHmmss` in Asia/Jakarta time (UTC+7, no daylight saving). */
+export function jakartaTimestamp(date: Date): string {
+  return formatJakarta(date).replace(/[-: ]/g, '');
+}
+
+/** `YYYY-MM-DD HH:mm:ss` in Asia/Jakarta time. */
+export function formatJakarta(date: Date): string {
+  const d = new Date(date.getTime() + 7 * 3600_000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+}
+
+/** ISO 8601 with the `+07:00` offset, as the gateway's X-Timestamp header. */
+export function isoJakarta(date: Date): string {
+  return formatJakarta(date).replace(' ', 'T') + '+07:00';
+}

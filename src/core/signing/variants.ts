@@ -1,0 +1,100 @@
+import { canonicalizeCallback, GATEWAY_CANONICAL, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
+import { hmacHex, signaturesEqual } from './callback-signature.js';
+
+/** One departure from the gateway's canonical form, alone or combined with others. */
+export interface Variation {
+  id: string;
+  /** What the signer did differently, in a merchant's words. */
+  description: string;
+  /**
+   * True when the gateway may plausibly sign this way (undocumented encodings): a match means the
+   * payload is authentic. False for mistakes: a match means the signer got the rules wrong.
+   */
+  undocumentedEncoding: boolean;
+  options: Partial<CanonicalOptions>;
+}
+
+export const VARIATIONS: readonly Variation[] = [
+  { id: 'slash-unescaped', description: '"/" was not escaped as "\\/" (JSON.stringify instead of PHP json_encode)', undocumentedEncoding: false, options: { json: { escapeSlash: false, escapeUnicode: true } } },
+  { id: 'unicode-raw', description: 'non-ASCII characters were left raw instead of \\uXXXX', undocumentedEncoding: true, options: { json: { escapeSlash: true, escapeUnicode: false } } },
+  { id: 'no-normalization', description: 'no type normalisation: every value signed as the received string', undocumentedEncoding: false, options: { normalizeTypes: false } },
+  { id: 'amounts-as-integers', description: 'sub_total, total, amount and fee were signed as integers instead of strings', undocumentedEncoding: false, options: { amountsAsIntegers: true } },
+  { id: 'escrow-as-number', description: 'is_escrow was signed as 0/1 instead of a boolean', undocumentedEncoding: false, options: { escrowAsNumber: true } },
+  { id: 'additional-info-missing', description: 'additional_info was left out instead of added as []', undocumentedEncoding: false, options: { addMissingAdditionalInfo: false } },
+  { id: 'locale-order', description: 'keys were sorted with localeCompare instead of byte order', undocumentedEncoding: false, options: { sort: 'locale' } },
+  { id: 'null-as-null', description: 'null values were signed as JSON null instead of ""', undocumentedEncoding: true, options: { nullAs: 'null' } },
+  { id: 'null-as-string', description: 'null values were signed as the text "null"', undocumentedEncoding: true, options: { nullAs: 'string-null' } },
+  { id: 'signature-field-kept', description: 'the body\'s own "signature" field was included in the signed JSON', undocumentedEncoding: false, options: { keepSignatureField: true } },
+];
+
+/** A candidate secret besides the merchant VA. */
+export interface CandidateKey {
+  kind: 'va' | 'api-key' | 'other-va';
+  /** How to name it in a diagnosis (never the secret itself). */
+  label: string;
+  key: string;
+}
+
+export interface Diagnosis {
+  /** The variations that reproduce the signature; empty when the right canonical form did. */
+  variations: Variation[];
+  key: CandidateKey;
+  /** True when the payload is authentic despite the mismatch (only undocumented encodings, right key). */
+  authentic: boolean;
+  /** One sentence for the merchant. */
+  message: string;
+  id: string;
+}
+
+function mergeOptions(vs: readonly Variation[]): Partial<CanonicalOptions> {
+  const o: Partial<CanonicalOptions> = {};
+  for (const v of vs) {
+    if (v.options.json && o.json) o.json = { escapeSlash: o.json.escapeSlash && v.options.json.escapeSlash, escapeUnicode: o.json.escapeUnicode && v.options.json.escapeUnicode };
+    else Object.assign(o, v.options);
+  }
+  return o;
+}
+
+function describe(vs: readonly Variation[], key: CandidateKey): { message: string; authentic: boolean; id: string } {
+  const parts = vs.map((v) => v.description);
+  const authentic = key.kind === 'va' && vs.every((v) => v.undocumentedEncoding);
+  const id = [...(key.kind === 'va' ? [] : [key.kind]), ...vs.map((v) => v.id)].join('+') || 'canonical';
+  let message: string;
+  if (key.kind === 'api-key') {
+    message = `signed with ${key.label} as the secret; callbacks are signed with the merchant VA, not the API key`;
+  } else if (key.kind === 'other-va') {
+    message = `signed with ${key.label}; check which environment sent this callback and use its VA`;
+  } else if (authentic) {
+    message = `the sender encoded differently (${parts.join('; ')}); the payload is authentic`;
+  } else {
+    message = `the signer made a mistake: ${parts.join('; ')}`;
+  }
+  if (key.kind !== 'va' && parts.length > 0) message += `, and ${parts.join('; ')}`;
+  return { message, authentic, id };
+}
+
+/**
+ * Explains a signature mismatch: tries each known variation (alone, then in pairs) with each
+ * candidate secret and returns the simplest one that reproduces the received signature, or null
+ * when none does (tampered payload or an unknown key).
+ */
+export function diagnoseCallback(fields: CallbackFields, received: string, keys: readonly CandidateKey[]): Diagnosis | null {
+  const sets: Variation[][] = [[]];
+  for (const v of VARIATIONS) sets.push([v]);
+  for (let i = 0; i < VARIATIONS.length; i++) {
+    for (let j = i + 1; j < VARIATIONS.length; j++) sets.push([VARIATIONS[i]!, VARIATIONS[j]!]);
+  }
+  const cache = new Map<string, string>();
+  for (const set of sets) {
+    const canonical = canonicalizeCallback(fields, { ...GATEWAY_CANONICAL, ...mergeOptions(set) });
+    if (cache.has(canonical)) continue; // this variation changes nothing for these fields
+    cache.set(canonical, '');
+    for (const key of keys) {
+      if (set.length === 0 && key.kind === 'va') continue;
+      if (signaturesEqual(hmacHex(key.key, canonical), received)) {
+        return { variations: set, key, ...describe(set, key) };
+      }
+    }
+  }
+  return null;
+}
