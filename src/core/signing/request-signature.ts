@@ -36,11 +36,12 @@ export function signRequest(input: RequestSignatureInput): RequestSignature {
   };
 }
 
-/** Masks a secret as its first and last four characters (`abcd…wxyz`); short ones entirely. */
+/** Masks a secret as its first and last four characters (`abcd…wxyz`); shorter ones show less. */
 export function maskSecret(secret: string | undefined): string {
   if (!secret) return '';
-  if (secret.length <= 10) return '•'.repeat(Math.min(secret.length, 8));
-  return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
+  if (secret.length >= 12) return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
+  if (secret.length >= 8) return `…${secret.slice(-4)}`;
+  return '•'.repeat(secret.length);
 }
 
 /** `YYYYMMDDHHmmss` in Asia/Jakarta time (UTC+7, no daylight saving). */

@@ -1,0 +1,14 @@
+import type { CliContext } from './context.js';
+import type { Output } from './output.js';
+import type { CommonOptions, Session } from './session.js';
+
+/** What a command handler receives. */
+export interface CommandEnv<O = Record<string, unknown>> {
+  ctx: CliContext;
+  out: Output;
+  session: Session;
+  opts: CommonOptions & O;
+}
+
+/** A command implementation: returns its exit code (never calls process.exit). */
+export type Handler<O = Record<string, any>> = (env: CommandEnv<O>, ...args: any[]) => Promise<number>;

@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { AuthError } from '../../core/errors.js';
+import { AreaCache } from '../../core/api/area-cache.js';
+import { areaPath, regionsFromData, type AreaLevel, type Region, PARENT_OF } from '../../core/api/areas.js';
+import { cacheDir } from '../../core/config/paths.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { table } from '../output.js';
+import { canPrompt } from '../session.js';
+import { withSpinner } from '../spinner.js';
+
+export function areaCache(env: CommandEnv): AreaCache {
+  return new AreaCache(join(cacheDir(env.ctx.env, env.ctx.homedir), 'areas'));
+}
+
+const PLURAL: Record<AreaLevel, string> = { province: 'provinces', city: 'cities', district: 'districts', village: 'villages' };
+
+/**
+ * Fetches one level, from the disk cache when possible. Returns null when --dry-run/--curl printed
+ * the request instead.
+ */
+export async function fetchAreas(env: CommandEnv, level: AreaLevel, code?: string): Promise<{ regions: Region[]; cached: boolean } | null> {
+  const { session, opts } = env;
+  const cfg = await session.config();
+  const path = areaPath(level, code);
+  const cache = areaCache(env);
+  const useCache = opts.cache !== false && !opts.dryRun && !opts.curl;
+  if (useCache) {
+    const hit = await cache.get(cfg.env.value, cfg.baseUrl.value, path);
+    if (hit) return { regions: hit, cached: true };
+  }
+  const req = await session.signed('GET', path);
+  if (await session.preview(req)) return null;
+  const envelope = await withSpinner(env, `GET ${path}`, () => session.send<unknown>(req));
+  const regions = regionsFromData(envelope.Data);
+  // An empty answer may be a typo'd code; only non-empty lookups are worth keeping.
+  if (regions.length > 0) await cache.set(cfg.env.value, cfg.baseUrl.value, path, regions, env.ctx.now()).catch(() => undefined);
+  return { regions, cached: false };
+}
+
+function render(env: CommandEnv, level: AreaLevel, code: string | undefined, regions: Region[]): void {
+  const { out } = env;
+  if (out.json) {
+    out.data(regions);
+    return;
+  }
+  if (regions.length === 0) {
+    out.info(level === 'province' ? 'no provinces' : `no ${PLURAL[level]} for ${PARENT_OF[level]} ${code}`);
+    return;
+  }
+  const village = level === 'village';
+  const rows = regions.map((r) => (village ? [r.code, r.name, r.postal_code ?? '-'] : [r.code, r.name]));
+  out.out(table(rows, village ? ['CODE', 'NAME', 'POSTAL CODE'] : ['CODE', 'NAME'], (s) => out.c.bold(s)));
+}
+
+export function areasList(level: AreaLevel): Handler {
+  return async (env, code?: string) => {
+    const result = await fetchAreas(env, level, code);
+    if (!result) return 0;
+    render(env, level, code, result.regions);
+    if (result.cached) env.out.info(env.out.e.dim(`(${result.regions.length} ${PLURAL[level]} from cache; --no-cache to refresh)`));
+    return 0;
+  };
+}
+
+export const areasPick: Handler = async (env) => {
+  if (!canPrompt(env.ctx, env.opts)) {
+    throw new AuthError('`paycli areas pick` needs a terminal to ask in', { hint: 'use `paycli areas province`, `city CODE`, `district CODE` and `village CODE` in scripts' });
+  }
+  const { search } = await import('@inquirer/prompts');
+  const io = { input: env.ctx.stdin, output: env.ctx.stderr };
+  const chosen: Partial<Record<AreaLevel, Region>> = {};
+  let code: string | undefined;
+  for (const level of ['province', 'city', 'district', 'village'] as AreaLevel[]) {
+    const result = await fetchAreas(env, level, code);
+    const regions = result?.regions ?? [];
+    if (regions.length === 0) break;
+    const pickedCode = await search<string>(
+      {
+        message: `${level[0]!.toUpperCase()}${level.slice(1)} (type to filter)`,
+        source: (term) => {
+          const t = (term ?? '').toUpperCase();
+          return regions.filter((r) => !t || r.name.includes(t) || r.code.startsWith(t)).map((r) => ({ name: `${r.name} (${r.code})`, value: r.code }));
+        },
+      },
+      io,
+    );
+    chosen[level] = regions.find((r) => r.code === pickedCode)!;
+    code = pickedCode;
+  }
+  if (env.out.json) env.out.data(chosen);
+  else env.out.out(table(Object.entries(chosen).map(([level, r]) => [level, r!.code, r!.name + (r!.postal_code ? ` (${r!.postal_code})` : '')])));
+  return 0;
+};
+
+export const areasCacheClear: Handler = async (env) => {
+  const n = await areaCache(env).clear();
+  if (env.out.json) env.out.data({ cleared: n });
+  else env.out.out(`cleared ${n} cached region ${n === 1 ? 'lookup' : 'lookups'}`);
+  return 0;
+};

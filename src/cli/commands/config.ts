@@ -1,0 +1,154 @@
+import { AuthError, UsageError } from '../../core/errors.js';
+import { cacheDir, configDir, dataDir } from '../../core/config/paths.js';
+import { ENVIRONMENTS, parseSetting, SETTING_KEYS, writeUserConfig, type Settings, type SettingKey, type UserConfig } from '../../core/config/profiles.js';
+import type { ResolvedConfig, Sourced } from '../../core/config/resolve.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { readStdin } from '../io.js';
+import { table } from '../output.js';
+import { canPrompt } from '../session.js';
+
+function profileName(env: CommandEnv, user: UserConfig): string {
+  return env.opts.profile ?? env.ctx.env.PAYCLI_PROFILE ?? user.defaultProfile ?? 'default';
+}
+
+function checkKey(key: string): SettingKey {
+  if (!(key in SETTING_KEYS)) throw new UsageError(`unknown setting "${key}"`, { hint: `settings: ${Object.keys(SETTING_KEYS).join(', ')}` });
+  return key as SettingKey;
+}
+
+function display(key: string, value: unknown, reveal = false): string {
+  if (value === undefined) return '';
+  return key === 'api-key' && !reveal ? maskSecret(String(value)) : String(value);
+}
+
+export const configInit: Handler<{ baseUrl?: string }> = async (env) => {
+  const { session, opts, ctx, out } = env;
+  const user = await session.userConfig();
+  const name = profileName(env, user);
+  const existing = user.profiles[name] ?? {};
+  const settings: Settings = { ...existing };
+  if (opts.env) settings.env = String(parseSetting('env', opts.env));
+  if (opts.va) settings.va = String(parseSetting('va', opts.va));
+  if (opts.baseUrl) settings.baseUrl = String(parseSetting('base-url', opts.baseUrl));
+  const keyFromFlags = opts.apiKeyFile || opts.apiKey ? (await session.config()).apiKey?.value : ctx.env.PAYCLI_API_KEY;
+  if (keyFromFlags) settings.apiKey = keyFromFlags;
+  if (canPrompt(ctx, opts)) {
+    const { select, input, password } = await import('@inquirer/prompts');
+    const io = { input: ctx.stdin, output: ctx.stderr };
+    if (!opts.env) settings.env = await select<string>({ message: 'Environment', choices: ENVIRONMENTS.map((e) => ({ value: e, name: e })), default: settings.env ?? 'sandbox' }, io);
+    if (!opts.va) {
+      settings.va = await input({ message: 'Merchant VA (virtual account number)', default: settings.va, validate: (v) => /^\d{4,32}$/.test(v.trim()) || 'digits only' }, io);
+      settings.va = settings.va.trim();
+    }
+    if (!keyFromFlags) {
+      const key = await password({ message: settings.apiKey ? `API key (Enter keeps ${maskSecret(settings.apiKey)})` : 'API key', mask: '*' }, io);
+      if (key.trim()) settings.apiKey = key.trim();
+    }
+  } else {
+    const missing: string[] = [];
+    if (!settings.va) missing.push('--va');
+    if (!settings.apiKey) missing.push('--api-key-file (or PAYCLI_API_KEY)');
+    if (missing.length) throw new AuthError(`config init needs ${missing.join(' and ')} when it cannot prompt`, { hint: 'run it in a terminal for the wizard, or pass the flags' });
+  }
+  settings.env ??= 'sandbox';
+  if (settings.env === 'production' && !opts.yes && !canPrompt(ctx, opts)) {
+    out.warn('this profile targets production; payments will need confirmation (or --yes)');
+  }
+  user.profiles[name] = settings;
+  user.defaultProfile ??= name;
+  await writeUserConfig(session.userPath, user);
+  const summary = { profile: name, env: settings.env, va: maskSecret(settings.va), apiKey: maskSecret(settings.apiKey), path: session.userPath };
+  if (out.json) out.data(summary);
+  else out.out(`saved profile "${name}" (${settings.env}, VA ${summary.va}, API key ${summary.apiKey}) to ${session.userPath}`);
+  return 0;
+};
+
+export const configSet: Handler = async (env, key: string, rawValue: string) => {
+  const k = checkKey(key);
+  const { session, out } = env;
+  let value = rawValue;
+  if (value === '-') value = (await readStdin(env.ctx)).replace(/\r?\n$/, '');
+  const parsed = parseSetting(k, value);
+  const user = await session.userConfig();
+  const name = profileName(env, user);
+  const profile = (user.profiles[name] ??= {});
+  (profile as Record<string, unknown>)[SETTING_KEYS[k]] = parsed;
+  user.defaultProfile ??= name;
+  await writeUserConfig(session.userPath, user);
+  if (out.json) out.data({ profile: name, key: k, value: display(k, parsed) });
+  else out.out(`set ${k} = ${display(k, parsed)} in profile "${name}"`);
+  return 0;
+};
+
+export const configUnset: Handler = async (env, key: string) => {
+  const k = checkKey(key);
+  const { session, out } = env;
+  const user = await session.userConfig();
+  const name = profileName(env, user);
+  const profile = user.profiles[name];
+  const had = profile !== undefined && SETTING_KEYS[k] in profile;
+  if (profile) delete (profile as Record<string, unknown>)[SETTING_KEYS[k]];
+  if (had) await writeUserConfig(session.userPath, user);
+  if (out.json) out.data({ profile: name, key: k, removed: had });
+  else out.out(had ? `removed ${k} from profile "${name}"` : `${k} was not set in profile "${name}"`);
+  return 0;
+};
+
+function entries(cfg: ResolvedConfig): [SettingKey | 'profile', Sourced<unknown> | undefined][] {
+  return [
+    ['profile', cfg.profile],
+    ['env', cfg.env],
+    ['base-url', cfg.baseUrl],
+    ['va', cfg.va],
+    ['api-key', cfg.apiKey],
+    ['timeout', cfg.timeout],
+    ['notify-url', cfg.notifyUrl],
+  ];
+}
+
+export const configGet: Handler<{ reveal?: boolean }> = async (env, key: string) => {
+  const k = key === 'profile' ? 'profile' : checkKey(key);
+  const cfg = await env.session.config();
+  const found = entries(cfg).find(([name]) => name === k)?.[1];
+  if (!found) throw new AuthError(`${k} is not set`, { hint: `set it with \`paycli config set ${k} VALUE\` or its environment variable` });
+  const value = display(k, found.value, env.opts.reveal);
+  if (env.out.json) env.out.data({ key: k, value, origin: found.origin });
+  else env.out.out(value);
+  return 0;
+};
+
+export const configList: Handler<{ showOrigin?: boolean }> = async (env) => {
+  const cfg = await env.session.config();
+  const rows = entries(cfg).map(([k, s]) => ({ key: k, value: s ? display(k, s.value) : null, origin: s?.origin ?? null }));
+  if (env.out.json) env.out.data(rows);
+  else env.out.out(table(rows.map((r) => (env.opts.showOrigin ? [r.key, r.value ?? '-', r.origin ?? ''] : [r.key, r.value ?? '-']))));
+  return 0;
+};
+
+export const configPath: Handler = async (env) => {
+  const { ctx, session, out } = env;
+  const paths = { config: session.userPath, configDir: configDir(ctx.env, ctx.homedir), cache: cacheDir(ctx.env, ctx.homedir), data: dataDir(ctx.env, ctx.homedir) };
+  if (out.json) out.data(paths);
+  else out.out(table(Object.entries(paths)));
+  return 0;
+};
+
+export const whoami: Handler = async (env) => {
+  const cfg = await env.session.config();
+  const info = {
+    profile: cfg.profile,
+    env: cfg.env,
+    baseUrl: cfg.baseUrl,
+    va: cfg.va ? { value: maskSecret(cfg.va.value), origin: cfg.va.origin } : null,
+    apiKey: cfg.apiKey ? { value: maskSecret(cfg.apiKey.value), origin: cfg.apiKey.origin } : null,
+  };
+  if (env.out.json) {
+    env.out.data(info);
+    return 0;
+  }
+  const row = (label: string, s: { value: unknown; origin: string } | null) => [label, s ? String(s.value) : '(not set)', s ? env.out.c.dim(s.origin) : ''];
+  env.out.out(table([row('profile', info.profile), row('environment', info.env), row('base URL', info.baseUrl), row('VA', info.va), row('API key', info.apiKey)]));
+  if (!cfg.va || !cfg.apiKey) env.out.info(`hint: no credentials for ${cfg.env.value}; run \`paycli config init\` or set PAYCLI_VA and PAYCLI_API_KEY`);
+  return 0;
+};

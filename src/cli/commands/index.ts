@@ -1,0 +1,69 @@
+import { Option, type Command } from 'commander';
+import { examples, type LazyAction } from '../program.js';
+import { METHOD_NAMES, EXPIRED_TYPES } from '../../core/payment-rules.js';
+
+function apiFlags(cmd: Command): Command {
+  return cmd.option('--dry-run', 'print the signed request; send nothing').option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+}
+
+/** Registers every command of paycli, grouped for the root help. */
+export function registerCommands(program: Command, lazy: LazyAction): void {
+  const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+  program.commandsGroup('API commands:');
+  const areas = program.command('areas').description('look up regions: province → city → district → village (signed, cached)');
+  examples(areas, ['paycli areas province', 'paycli areas city 51', 'paycli areas village 517101 --json', 'paycli areas pick']);
+  for (const [level, arg, parent] of [
+    ['province', '', ''],
+    ['city', '<province>', 'province'],
+    ['district', '<city>', 'city'],
+    ['village', '<district>', 'district'],
+  ] as const) {
+    const cmd = areas.command(`${level}${arg ? ' ' + arg : ''}`).description(level === 'province' ? 'list provinces (sorted by name)' : `list the ${level === 'city' ? 'cities and regencies' : level + 's'} of a ${parent} code`);
+    apiFlags(cmd).option('--no-cache', 'bypass the disk cache');
+    examples(cmd, level === 'province' ? ['paycli areas province', 'paycli areas province --json | jq ".[0]"'] : [`paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}`, `paycli --env local areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]} --json`]);
+    cmd.action(lazy(async () => ({ default: (await import('./areas.js')).areasList(level) })));
+  }
+  examples(areas.command('pick').description('walk the cascade interactively (type to filter) and print the chosen regions').option('--no-cache', 'bypass the disk cache'), ['paycli areas pick', 'paycli --env local areas pick --json'])
+    .action(lazy(async () => ({ default: (await import('./areas.js')).areasPick })));
+  const cache = areas.command('cache').description('the region cache on disk');
+  examples(cache.command('clear').description('empty the region cache'), ['paycli areas cache clear', 'paycli areas cache clear --json'])
+    .action(lazy(async () => ({ default: (await import('./areas.js')).areasCacheClear })));
+
+  program.commandsGroup('Setup commands:');
+  const config = program.command('config').description('manage profiles and settings in the user config');
+  examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
+  examples(
+    config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)'),
+    ['paycli config init', 'paycli config init --profile prod --env production --va 1234567890 --api-key-file key.txt --no-input'],
+  ).action(lazy(async () => ({ default: (await import('./config.js')).configInit })));
+  examples(config.command('set <key> <value>').description('set a setting of the profile (value "-" reads stdin); keys: env, va, api-key, base-url, timeout, notify-url'), ['paycli config set env local', 'paycli config set api-key - < key.txt'])
+    .action(lazy(async () => ({ default: (await import('./config.js')).configSet })));
+  examples(config.command('get <key>').description('print one resolved setting (the API key masked unless --reveal)').option('--reveal', 'print the API key in full'), ['paycli config get va', 'paycli config get api-key --reveal'])
+    .action(lazy(async () => ({ default: (await import('./config.js')).configGet })));
+  examples(config.command('unset <key>').description('remove a setting from the profile'), ['paycli config unset base-url', 'paycli --profile prod config unset notify-url'])
+    .action(lazy(async () => ({ default: (await import('./config.js')).configUnset })));
+  examples(config.command('list').description('list resolved settings').option('--show-origin', 'say where each value came from'), ['paycli config list', 'paycli config list --show-origin --json'])
+    .action(lazy(async () => ({ default: (await import('./config.js')).configList })));
+  examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json'])
+    .action(lazy(async () => ({ default: (await import('./config.js')).configPath })));
+  examples(program.command('whoami').description('show profile, environment, base URL and masked credentials, and where each came from'), ['paycli whoami', 'paycli --env local whoami --json'])
+    .action(lazy(async () => ({ default: (await import('./config.js')).whoami })));
+
+  program.commandsGroup('API commands:');
+  const sign = program.command('sign').description('show how a request is signed');
+  examples(
+    sign
+      .command('request')
+      .description('body hash, string to sign (API key masked), signature and headers of a request')
+      .requiredOption('--method <method>', 'HTTP method')
+      .requiredOption('--path <path>', 'API path, e.g. areas/province or v2/payment/direct')
+      .option('--body <file>', 'the exact body bytes, from a file or - for stdin'),
+    ['paycli sign request --method GET --path areas/province', 'paycli sign request --method POST --path v2/payment/direct --body body.json --json'],
+  ).action(lazy(async () => ({ default: (await import('./sign-request.js')).signRequestCommand })));
+
+  void Option;
+  void METHOD_NAMES;
+  void EXPIRED_TYPES;
+  void collect;
+}

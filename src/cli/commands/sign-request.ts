@@ -1,0 +1,40 @@
+import { UsageError } from '../../core/errors.js';
+import type { Handler } from '../command-env.js';
+import { readInput } from '../io.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
+
+/** `paycli sign request`: shows every step of spec 5.1 for one request. */
+export const signRequestCommand: Handler<{ method: string; path: string; body?: string }> = async (env) => {
+  const { opts, session, out } = env;
+  const method = opts.method.toUpperCase();
+  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`invalid --method "${opts.method}"`);
+  const body = opts.body !== undefined ? await readInput(env.ctx, opts.body, 'the body') : undefined;
+  const req = await session.signed(method, opts.path.replace(/^\/+/, '').replace(/^api\//, ''), body);
+  const headers = { ...req.headers, va: maskSecret(req.headers.va) };
+  const result = {
+    method,
+    url: req.url,
+    bodyHashed: body === undefined || body.length === 0 ? '{}' : `${Buffer.byteLength(body)} bytes`,
+    bodyHash: req.signature.bodyHash,
+    stringToSign: req.signature.stringToSignMasked,
+    signature: req.signature.signature,
+    headers,
+  };
+  if (out.json) {
+    out.data(result);
+    return 0;
+  }
+  const dim = out.c.dim;
+  out.out(
+    [
+      `${dim('request       ')} ${method} ${req.url}`,
+      `${dim('body hashed   ')} ${result.bodyHashed}`,
+      `${dim('sha256(body)  ')} ${result.bodyHash}`,
+      `${dim('string to sign')} ${result.stringToSign}`,
+      `${dim('signature     ')} ${out.c.bold(result.signature)}  ${dim('(HMAC-SHA256 with the API key)')}`,
+      '',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ].join('\n'),
+  );
+  return 0;
+};

@@ -1,0 +1,24 @@
+import { readFile } from 'node:fs/promises';
+import { UsageError } from '../core/errors.js';
+import type { CliContext } from './context.js';
+
+/** Reads all of stdin as text. */
+export async function readStdin(ctx: CliContext): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a file argument, `-` meaning stdin; a missing file is a usage error. */
+export async function readInput(ctx: CliContext, file: string | undefined, what: string): Promise<string> {
+  if (file === undefined || file === '-') {
+    if (file === undefined && ctx.stdinIsTTY) throw new UsageError(`no ${what} given`, { hint: `pass a FILE, - for stdin, or pipe it in` });
+    return readStdin(ctx);
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${what} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`);
+  }
+}

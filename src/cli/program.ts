@@ -1,0 +1,101 @@
+import { Command, Option } from 'commander';
+import type { CliContext } from './context.js';
+import type { Handler } from './command-env.js';
+import { EXIT_TABLE } from './exit-codes.js';
+import { Output } from './output.js';
+import { Session, type CommonOptions } from './session.js';
+import { VERSION } from './version.js';
+import { registerCommands } from './commands/index.js';
+
+export interface RunState {
+  code: number;
+  commanderMessage?: string;
+}
+
+/** Builds the action of a lazily loaded command: imports its module only when it runs. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type LazyAction = (load: () => Promise<{ default: Handler<any> }>) => (...args: unknown[]) => Promise<void>;
+
+const ROOT_EPILOGUE = `
+Environment:
+  PAYCLI_VA, PAYCLI_API_KEY, PAYCLI_ENV, PAYCLI_BASE_URL, PAYCLI_PROFILE, PAYCLI_TIMEOUT, PAYCLI_NOTIFY_URL
+  NO_COLOR, FORCE_COLOR, HTTPS_PROXY, NO_PROXY, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME
+
+Exit codes:
+${EXIT_TABLE.map(([c, m]) => `  ${String(c).padEnd(4)}${m}`).join('\n')}
+
+Start here:
+  $ paycli demo                      the whole flow on the built-in emulator
+  $ paycli sandbox                   run the emulator; then: paycli --env local areas province
+  $ paycli config init               store your sandbox VA and API key
+`;
+
+/** Adds an Examples section to a command's help. */
+export function examples(cmd: Command, lines: string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+}
+
+/** The commander tree. Definitions only: every implementation is imported when its command runs. */
+export function buildProgram(ctx: CliContext, state: RunState): Command {
+  const program = new Command('paycli');
+  program
+    .description('The command-line companion for iPaymu API v2 merchants: regions, payments, callbacks and a local gateway emulator.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--json', 'machine-readable output: one JSON document on stdout (NDJSON for streams)')
+    .option('--no-color', 'disable colors (also NO_COLOR, TERM=dumb)')
+    .option('--no-input', 'never prompt; a missing value is an error')
+    .option('--debug', 'print stack traces of errors')
+    .option('-y, --yes', 'confirm production payments without asking')
+    .option('--env <name>', 'environment: sandbox, production or local (PAYCLI_ENV; default sandbox)')
+    .option('--profile <name>', 'named profile from the user config (PAYCLI_PROFILE)')
+    .option('--va <va>', 'merchant virtual account number (PAYCLI_VA)')
+    .option('--api-key <key>', 'API key (discouraged: shell history; prefer PAYCLI_API_KEY or --api-key-file)')
+    .option('--api-key-file <file>', 'read the API key from a file')
+    .option('--base-url <url>', 'API root including /api (PAYCLI_BASE_URL)')
+    .option('--timeout <ms>', 'request timeout in milliseconds (PAYCLI_TIMEOUT; default 30000)')
+    .addHelpText('after', ROOT_EPILOGUE)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.stdout.write(s),
+      writeErr: (s) => ctx.stderr.write(s),
+      outputError: (s) => {
+        state.commanderMessage = s;
+      },
+      getOutHelpWidth: () => ctx.columns ?? 100,
+      getErrHelpWidth: () => ctx.columns ?? 100,
+    });
+
+  const lazy: LazyAction = (load) => async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const positional = args.slice(0, -2);
+    const opts = cmd.optsWithGlobals() as CommonOptions;
+    const out = new Output(ctx, opts);
+    const session = new Session(ctx, out, opts);
+    try {
+      const mod = await load();
+      state.code = await mod.default({ ctx, out, session, opts }, ...positional);
+    } catch (err) {
+      state.code = out.fail(err);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  };
+
+  registerCommands(program, lazy);
+  for (const cmd of allCommands(program)) {
+    cmd.exitOverride();
+    cmd.showSuggestionAfterError(true);
+  }
+  return program;
+}
+
+function* allCommands(cmd: Command): Generator<Command> {
+  for (const sub of cmd.commands) {
+    yield sub;
+    yield* allCommands(sub);
+  }
+}
+
+export { Option };

@@ -1,0 +1,177 @@
+import { readFile } from 'node:fs/promises';
+import { AuthError, UsageError } from '../core/errors.js';
+import { userConfigPath } from '../core/config/paths.js';
+import { readUserConfig, parseSetting, type UserConfig } from '../core/config/profiles.js';
+import { requireCredentials, resolveConfig, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { modeOf } from '../core/config/secure-file.js';
+import type { HttpClient } from '../core/http/client.js';
+import { parseEnvelope, type Envelope } from '../core/http/envelope.js';
+import { buildSignedRequest, toCurl, type SignedRequest } from '../core/api/signed-request.js';
+import { maskSecret } from '../core/signing/request-signature.js';
+import type { CliContext } from './context.js';
+import type { Output } from './output.js';
+import { VERSION } from './version.js';
+
+/** Options every command may receive from the root program. */
+export interface CommonOptions {
+  json?: boolean;
+  color?: boolean;
+  debug?: boolean;
+  input?: boolean;
+  yes?: boolean;
+  va?: string;
+  apiKey?: string;
+  apiKeyFile?: string;
+  env?: string;
+  baseUrl?: string;
+  profile?: string;
+  timeout?: string;
+  dryRun?: boolean;
+  curl?: boolean;
+  cache?: boolean;
+}
+
+/** Loads the project config with cosmiconfig (module name `paycli`), or null. */
+export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | null> {
+  const { cosmiconfig } = await import('cosmiconfig');
+  let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
+  try {
+    found = await cosmiconfig('paycli', { searchStrategy: 'project' }).search(cwd);
+  } catch (err) {
+    throw new UsageError(`cannot read the project config: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (!found || found.isEmpty) return null;
+  if (found.config === null || typeof found.config !== 'object' || Array.isArray(found.config)) {
+    throw new UsageError(`the project config ${found.filepath} is not an object of settings`);
+  }
+  let text: string | undefined;
+  try {
+    text = await readFile(found.filepath, 'utf8');
+  } catch {
+    text = undefined;
+  }
+  return { filepath: found.filepath, config: found.config as Record<string, unknown>, text };
+}
+
+/**
+ * Per-run services for commands: resolved configuration, credentials and the signed API runner.
+ * Everything is loaded on first use, so commands that need no config pay nothing.
+ */
+export class Session {
+  private resolved?: Promise<ResolvedConfig>;
+  private httpClient?: Promise<HttpClient>;
+  readonly userPath: string;
+
+  constructor(readonly ctx: CliContext, readonly out: Output, readonly opts: CommonOptions) {
+    this.userPath = userConfigPath(ctx.env, ctx.homedir);
+  }
+
+  async userConfig(): Promise<UserConfig> {
+    const mode = await modeOf(this.userPath);
+    if (mode !== undefined && (mode & 0o077) !== 0) {
+      this.out.warn(`${this.userPath} has mode ${mode.toString(8).padStart(4, '0')}; it holds secrets and should be 0600 (chmod 600 ${this.userPath})`);
+    }
+    return readUserConfig(this.userPath);
+  }
+
+  config(): Promise<ResolvedConfig> {
+    this.resolved ??= this.loadConfig();
+    return this.resolved;
+  }
+
+  private async loadConfig(): Promise<ResolvedConfig> {
+    const o = this.opts;
+    let apiKey = o.apiKey;
+    if (o.apiKeyFile) {
+      try {
+        apiKey = (await readFile(o.apiKeyFile, 'utf8')).trim();
+      } catch (err) {
+        throw new UsageError(`cannot read --api-key-file ${o.apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      if (!apiKey) throw new UsageError(`--api-key-file ${o.apiKeyFile} is empty`);
+    }
+    const flags = {
+      env: o.env !== undefined ? String(parseSetting('env', o.env)) : undefined,
+      va: o.va !== undefined ? String(parseSetting('va', o.va)) : undefined,
+      apiKey,
+      baseUrl: o.baseUrl !== undefined ? String(parseSetting('base-url', o.baseUrl)) : undefined,
+      timeout: o.timeout !== undefined ? Number(parseSetting('timeout', o.timeout)) : undefined,
+      profile: o.profile,
+    };
+    const [project, user] = await Promise.all([loadProjectConfig(this.ctx.cwd), this.userConfig()]);
+    const resolved = resolveConfig({ flags, env: this.ctx.env, project, user, userPath: this.userPath });
+    for (const w of resolved.warnings) this.out.warn(w);
+    return resolved;
+  }
+
+  async credentials(): Promise<{ va: string; apiKey: string }> {
+    return requireCredentials(await this.config());
+  }
+
+  async client(): Promise<HttpClient> {
+    this.httpClient ??= (async () => {
+      const cfg = await this.config();
+      const { createHttpClient } = await import('../core/http/client.js');
+      return createHttpClient({ timeoutMs: cfg.timeout.value, userAgent: `paycli/${VERSION}`, env: this.ctx.env, dispatcher: this.ctx.dispatcher });
+    })();
+    return this.httpClient;
+  }
+
+  async close(): Promise<void> {
+    if (this.httpClient) await (await this.httpClient).close();
+  }
+
+  /** Builds the signed request for an API path; secrets come from the resolved config. */
+  async signed(method: string, path: string, body?: string): Promise<SignedRequest> {
+    const cfg = await this.config();
+    const credentials = await this.credentials();
+    return buildSignedRequest({ baseUrl: cfg.baseUrl.value, path, method, body, credentials, now: this.ctx.now() });
+  }
+
+  /**
+   * Handles `--dry-run` and `--curl`: prints the request instead of sending it. Returns true when
+   * the command should stop there.
+   */
+  async preview(req: SignedRequest): Promise<boolean> {
+    if (this.opts.curl) {
+      this.out.out(toCurl(req));
+      this.out.info('# needs PAYCLI_VA and PAYCLI_API_KEY in the environment; nothing was sent');
+      return true;
+    }
+    if (!this.opts.dryRun) return false;
+    const headers = { ...req.headers, va: maskSecret(req.headers.va) };
+    if (this.out.json) {
+      this.out.data({ method: req.method, url: req.url, headers, body: req.body ?? null, bodyHash: req.signature.bodyHash, stringToSign: req.signature.stringToSignMasked });
+    } else {
+      const lines = [`${req.method} ${req.url}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ''];
+      if (req.body) lines.push(req.body);
+      lines.push('', `# body sha256:   ${req.signature.bodyHash}`, `# string to sign: ${req.signature.stringToSignMasked}`, '# dry run: nothing was sent');
+      this.out.out(lines.join('\n'));
+    }
+    return true;
+  }
+
+  /** Sends a signed request and parses the envelope into data or a typed error. */
+  async send<T>(req: SignedRequest): Promise<Envelope<T>> {
+    const client = await this.client();
+    const res = await client.send({ method: req.method, url: req.url, headers: req.headers, body: req.body });
+    return parseEnvelope<T>(res, req.url);
+  }
+
+  /** Refuses a money-moving request to production without confirmation. */
+  async guardProduction(summary: string): Promise<void> {
+    const cfg = await this.config();
+    if (cfg.env.value !== 'production' || this.opts.yes || this.opts.dryRun || this.opts.curl) return;
+    if (!canPrompt(this.ctx, this.opts)) {
+      throw new AuthError(`refusing to send a production payment without confirmation: ${summary}`, { hint: 'add --yes to confirm in scripts, or run it in a terminal' });
+    }
+    const { confirm } = await import('@inquirer/prompts');
+    const ok = await confirm({ message: `PRODUCTION: ${summary}. Send it?`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });
+    if (!ok) throw new UsageError('cancelled: nothing was sent');
+  }
+}
+
+/** Prompts only when stdin and stderr are TTYs and --no-input is absent (cli.md section 2). */
+export function canPrompt(ctx: CliContext, opts: CommonOptions): boolean {
+  return ctx.stdinIsTTY && ctx.stderrIsTTY && opts.input !== false;
+}

@@ -1,0 +1,31 @@
+export type AreaLevel = 'province' | 'city' | 'district' | 'village';
+export const AREA_LEVELS: readonly AreaLevel[] = ['province', 'city', 'district', 'village'];
+
+/** A region row (spec 2.2, 2.3). */
+export interface Region {
+  code: string;
+  name: string;
+  postal_code?: string | null;
+}
+
+/** The child level of each parent level. */
+export const CHILD_OF: Record<AreaLevel, AreaLevel | undefined> = { province: 'city', city: 'district', district: 'village', village: undefined };
+/** The level whose code each lookup takes. */
+export const PARENT_OF: Record<AreaLevel, AreaLevel | undefined> = { province: undefined, city: 'province', district: 'city', village: 'district' };
+
+/** The API path of a region lookup (no /v2; cli.md section 1). */
+export function areaPath(level: AreaLevel, code?: string): string {
+  if (level === 'province') return 'areas/province';
+  if (code === undefined || code === '') throw new Error(`a ${PARENT_OF[level]} code is required`);
+  return `areas/${level}/${encodeURIComponent(code)}`;
+}
+
+/** Region lookups as arrays; tolerates `Data: null` as empty. */
+export function regionsFromData(data: unknown): Region[] {
+  if (!Array.isArray(data)) return [];
+  return data.map((r: Record<string, unknown>) => {
+    const region: Region = { code: String(r.code ?? ''), name: String(r.name ?? '') };
+    if ('postal_code' in r) region.postal_code = r.postal_code === null || r.postal_code === undefined ? null : String(r.postal_code);
+    return region;
+  });
+}

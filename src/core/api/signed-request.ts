@@ -1,0 +1,61 @@
+import { jakartaTimestamp, signRequest, type RequestSignature } from '../signing/request-signature.js';
+
+export interface Credentials {
+  va: string;
+  apiKey: string;
+}
+
+export interface SignedRequest {
+  method: string;
+  url: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  signature: RequestSignature;
+}
+
+/** Joins the API root (with its /api prefix) and a path. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return baseUrl.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '');
+}
+
+/** Builds a request signed per spec 5.1 over the exact body bytes, with the gateway's headers. */
+export function buildSignedRequest(opts: { baseUrl: string; path: string; method: string; body?: string; credentials: Credentials; now: Date }): SignedRequest {
+  const signature = signRequest({ method: opts.method, va: opts.credentials.va, apiKey: opts.credentials.apiKey, body: opts.body });
+  return {
+    method: signature.method,
+    url: joinUrl(opts.baseUrl, opts.path),
+    path: opts.path,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      va: opts.credentials.va,
+      signature: signature.signature,
+      timestamp: jakartaTimestamp(opts.now),
+    },
+    body: opts.body,
+    signature,
+  };
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * An equivalent shell command that recomputes the signature from $PAYCLI_VA and $PAYCLI_API_KEY
+ * (nothing secret is printed) and sends the request with curl.
+ */
+export function toCurl(req: SignedRequest): string {
+  const body = req.body ?? '';
+  const hashed = req.body ? `$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)` : `$(printf '{}' | sha256sum | cut -d' ' -f1)`;
+  const lines = [
+    `BODY=${shellQuote(body)}`,
+    `SIG=$(printf '%s' "${req.method}:$PAYCLI_VA:${hashed}:$PAYCLI_API_KEY" | openssl dgst -sha256 -hmac "$PAYCLI_API_KEY" | sed 's/^.* //')`,
+    `curl -sS -X ${req.method} ${shellQuote(req.url)} \\`,
+    `  -H 'Content-Type: application/json' -H 'Accept: application/json' \\`,
+    `  -H "va: $PAYCLI_VA" -H "signature: $SIG" -H "timestamp: $(TZ=Asia/Jakarta date +%Y%m%d%H%M%S)"` + (req.body ? ` \\` : ''),
+  ];
+  if (req.body) lines.push(`  --data-binary "$BODY"`);
+  return lines.join('\n');
+}

@@ -1,0 +1,97 @@
+import { readFile } from 'node:fs/promises';
+import { AuthError, UsageError } from '../errors.js';
+import { writeSecureFile } from './secure-file.js';
+
+/** Settings a profile (and partly the project config) can hold. */
+export interface Settings {
+  env?: string;
+  va?: string;
+  apiKey?: string;
+  baseUrl?: string;
+  timeout?: number;
+  notifyUrl?: string;
+}
+
+export interface UserConfig {
+  defaultProfile?: string;
+  profiles: Record<string, Settings>;
+}
+
+/** The public names of settings (`paycli config set <key>`) and their fields. */
+export const SETTING_KEYS = {
+  env: 'env',
+  va: 'va',
+  'api-key': 'apiKey',
+  'base-url': 'baseUrl',
+  timeout: 'timeout',
+  'notify-url': 'notifyUrl',
+} as const satisfies Record<string, keyof Settings>;
+export type SettingKey = keyof typeof SETTING_KEYS;
+
+export const ENVIRONMENTS = ['sandbox', 'production', 'local'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const BASE_URLS: Record<Environment, string> = {
+  production: 'https://my.ipaymu.com/api',
+  sandbox: 'https://sandbox.ipaymu.com/api',
+  local: 'http://127.0.0.1:4010/api',
+};
+
+/** Checks and converts one setting value given as text; throws a UsageError naming the key. */
+export function parseSetting(key: string, value: string): string | number {
+  switch (key) {
+    case 'env':
+      if (!(ENVIRONMENTS as readonly string[]).includes(value)) throw new UsageError(`invalid environment "${value}"`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
+      return value;
+    case 'timeout': {
+      const n = Number(value);
+      if (!/^\d+$/.test(value.trim()) || n <= 0) throw new UsageError(`invalid timeout "${value}": expected milliseconds, a whole number above 0`);
+      return n;
+    }
+    case 'base-url':
+    case 'notify-url': {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        throw new UsageError(`invalid ${key} "${value}": not a URL`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`invalid ${key} "${value}": expected an http(s) URL`);
+      return key === 'base-url' ? value.replace(/\/+$/, '') : value;
+    }
+    case 'va':
+      if (!/^\d{4,32}$/.test(value.trim())) throw new UsageError(`invalid VA "${value}": expected the merchant's virtual account digits`);
+      return value.trim();
+    case 'api-key':
+      if (value.trim() === '') throw new UsageError('the API key is empty');
+      return value.trim();
+    default:
+      throw new UsageError(`unknown setting "${key}"`, { hint: `settings: ${Object.keys(SETTING_KEYS).join(', ')}` });
+  }
+}
+
+/** Reads the user config; a missing file is an empty config. */
+export async function readUserConfig(path: string): Promise<UserConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    throw new AuthError(`cannot read the user config ${path}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new AuthError(`the user config ${path} is not valid JSON: ${(err as Error).message}`, { hint: 'fix or delete it, then run `paycli config init`' });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AuthError(`the user config ${path} is not a JSON object`);
+  const obj = parsed as Partial<UserConfig>;
+  const profiles = obj.profiles && typeof obj.profiles === 'object' ? obj.profiles : {};
+  return { defaultProfile: typeof obj.defaultProfile === 'string' ? obj.defaultProfile : undefined, profiles };
+}
+
+/** Writes the user config with mode 0600 in a 0700 directory. */
+export async function writeUserConfig(path: string, config: UserConfig): Promise<void> {
+  await writeSecureFile(path, JSON.stringify(config, null, 2) + '\n');
+}

@@ -1,0 +1,153 @@
+import type { Dispatcher } from 'undici';
+import { NetworkError } from '../errors.js';
+import type { Env } from '../config/paths.js';
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  /** Attempts made (1 unless a GET was retried). */
+  attempts: number;
+}
+
+export interface HttpClientOptions {
+  timeoutMs: number;
+  userAgent: string;
+  /** Environment, for HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
+  env?: Env;
+  /** An undici dispatcher to use instead of the default keep-alive agent (tests, proxies). */
+  dispatcher?: Dispatcher;
+  /** Retries for idempotent (GET) requests on transient failures; POST is never retried. */
+  getRetries?: number;
+  retryBaseDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface HttpClient {
+  send(req: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+const TRANSIENT_STATUS = new Set([502, 503, 504]);
+
+/** A one-line cause for a low-level network error. */
+export function describeNetworkError(err: unknown, timeoutMs: number): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e?.code ?? e?.cause?.code ?? '';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'DNS lookup failed (host not found)';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `could not connect within ${timeoutMs} ms`;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT' || (err as Error)?.name === 'TimeoutError') return `no complete answer within ${timeoutMs} ms (timeout)`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'the connection was reset before the answer was complete';
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS failed (${code})`;
+  if (code === 'UND_ERR_INVALID_ARG' || code === 'ERR_INVALID_URL') return `invalid request: ${e.message}`;
+  return (e?.message ?? String(err)) + (code ? ` (${code})` : '');
+}
+
+function isTransient(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  const code = e?.code ?? e?.cause?.code ?? '';
+  return ['ECONNRESET', 'UND_ERR_SOCKET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'UND_ERR_HEADERS_TIMEOUT'].includes(code);
+}
+
+/**
+ * Creates the HTTP client every API command uses: undici with keep-alive, connect and response
+ * timeouts, proxy support from the environment, a paycli user agent, and retries with backoff for
+ * GET only (a payment POST must never be sent twice).
+ */
+export async function createHttpClient(options: HttpClientOptions): Promise<HttpClient> {
+  const undici = await import('undici');
+  const env = options.env ?? {};
+  const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
+  const timeouts = { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connectTimeout: Math.min(options.timeoutMs, 10_000) };
+  const owned = !options.dispatcher;
+  const dispatcher: Dispatcher =
+    options.dispatcher ??
+    (proxy
+      ? new undici.EnvHttpProxyAgent({
+          httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+          noProxy: env.NO_PROXY ?? env.no_proxy,
+          ...timeouts,
+          keepAliveTimeout: 10_000,
+        })
+      : new undici.Agent({ ...timeouts, keepAliveTimeout: 10_000 }));
+  const retries = options.getRetries ?? 2;
+  const baseDelay = options.retryBaseDelayMs ?? 200;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  async function once(req: HttpRequest): Promise<Omit<HttpResponse, 'attempts'>> {
+    const res = await undici.request(req.url, {
+      method: req.method as Dispatcher.HttpMethod,
+      headers: { 'user-agent': options.userAgent, ...req.headers },
+      body: req.body,
+      dispatcher,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      signal: AbortSignal.timeout(options.timeoutMs + 1_000),
+    });
+    const text = await res.body.text();
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    return { status: res.statusCode, headers, text };
+  }
+
+  return {
+    async send(req) {
+      const retriable = req.method.toUpperCase() === 'GET';
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const res = await once(req);
+          if (retriable && attempt <= retries && TRANSIENT_STATUS.has(res.status)) {
+            await sleep(baseDelay * 2 ** (attempt - 1));
+            continue;
+          }
+          return { ...res, attempts: attempt };
+        } catch (err) {
+          if (retriable && attempt <= retries && isTransient(err)) {
+            await sleep(baseDelay * 2 ** (attempt - 1));
+            continue;
+          }
+          throw new NetworkError(`${req.method.toUpperCase()} ${redactUrl(req.url)} failed: ${describeNetworkError(err, options.timeoutMs)}`, {
+            cause: err,
+            hint: hintFor(err, req.url),
+          });
+        }
+      }
+    },
+    async close() {
+      if (owned) await dispatcher.close();
+    },
+  };
+}
+
+function hintFor(err: unknown, url: string): string | undefined {
+  const d = describeNetworkError(err, 0);
+  if (d.startsWith('connection refused') && /127\.0\.0\.1|localhost/.test(url)) return 'is the emulator running? start it with `paycli sandbox`';
+  if (d.startsWith('connection refused')) return 'check --base-url and your network or proxy (HTTPS_PROXY)';
+  if (d.startsWith('DNS')) return 'check the host name in --base-url and your DNS or proxy settings';
+  if (d.includes('timeout')) return 'raise --timeout, or check the network path to the gateway';
+  if (d.startsWith('TLS')) return 'check the system clock and any TLS-intercepting proxy (NODE_EXTRA_CA_CERTS)';
+  return undefined;
+}
+
+/** Drops userinfo from a URL before it is shown. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = '';
+      u.password = '';
+    }
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
