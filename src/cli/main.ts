@@ -20,9 +20,9 @@ export async function main(argv: string[]): Promise<number> {
     interrupts() {
       if (!controller) {
         controller = new AbortController();
-        const stop = () => {
+        const stop = (signal: NodeJS.Signals) => {
           if (controller!.signal.aborted) process.exit(130); // a second Ctrl-C ends at once
-          controller!.abort();
+          controller!.abort(signal);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);

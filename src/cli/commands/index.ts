@@ -62,6 +62,28 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     ['paycli sign request --method GET --path areas/province', 'paycli sign request --method POST --path v2/payment/direct --body body.json --json'],
   ).action(lazy(async () => ({ default: (await import('./sign-request.js')).signRequestCommand })));
 
+  program.commandsGroup('Emulator commands:');
+  const sandbox = program
+    .command('sandbox')
+    .description('run the offline gateway emulator (regions, payments, payment page, signed callbacks with retries)')
+    .option('--port <port>', 'port to listen on (0 for any free port)', '4010')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
+    .option('--in-memory', 'keep state in memory only (nothing on disk)')
+    .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
+    .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
+    .option('--retry-schedule <list>', 'delays between callback attempts', '500ms,1s,2s,5s,10s,30s,1m,5m')
+    .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s');
+  examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate']);
+  sandbox.action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxServe })));
+  const sandboxUrl = (cmd: Command) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)', undefined);
+  examples(sandboxUrl(sandbox.command('pay <id>').description('simulate the buyer paying (transaction id or payment number); sends the callback')), ['paycli sandbox pay 100001', 'paycli sandbox pay 8868000000100001 --json'])
+    .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxPay })));
+  examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000'])
+    .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxExpire })));
+  examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json'])
+    .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxList })));
+
   void Option;
   void METHOD_NAMES;
   void EXPIRED_TYPES;

@@ -1,0 +1,185 @@
+import { join } from 'node:path';
+import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
+import { dataDir } from '../../core/config/paths.js';
+import { sendRaw } from '../../core/http/raw-post.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { rupiah, table } from '../output.js';
+
+interface SandboxFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  inMemory?: boolean;
+  callbackFormat?: string;
+  retrySchedule?: string;
+  accounts?: string;
+  faults?: string;
+  sandboxUrl?: string;
+}
+
+function time(d: Date): string {
+  return d.toTimeString().slice(0, 8);
+}
+
+/** Parses `--port`; 0 means any free port. */
+export function parsePort(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`invalid --port "${value}": expected 0–65535`);
+  return n;
+}
+
+/** `paycli sandbox`: runs the emulator until Ctrl-C. */
+export const sandboxServe: Handler<SandboxFlags> = async (env) => {
+  const { opts, out, ctx } = env;
+  const { startSandbox } = await import('../../core/sandbox/server.js');
+  const { parseDurationList, parseDuration } = await import('../../core/sandbox/outbox.js');
+  const { readAccountsFile } = await import('../../core/sandbox/accounts.js');
+  const format = opts.callbackFormat;
+  if (format !== undefined && format !== 'form' && format !== 'json') throw new UsageError(`invalid --callback-format "${format}": form or json`);
+  let schedule: number[] | undefined;
+  try {
+    schedule = opts.retrySchedule ? parseDurationList(opts.retrySchedule) : undefined;
+  } catch (err) {
+    throw new UsageError(`invalid --retry-schedule: ${(err as Error).message}`);
+  }
+  const faults: { duplicate?: boolean; delayMs?: number } = {};
+  for (const f of (opts.faults ?? '').split(',').filter(Boolean)) {
+    if (f === 'duplicate') faults.duplicate = true;
+    else if (f.startsWith('delay=')) {
+      try {
+        faults.delayMs = parseDuration(f.slice(6));
+      } catch (err) {
+        throw new UsageError(`invalid --faults: ${(err as Error).message}`);
+      }
+    } else throw new UsageError(`unknown fault "${f}"`, { hint: 'faults: duplicate, delay=DURATION' });
+  }
+  if (opts.va !== undefined && !/^\d{4,32}$/.test(opts.va)) throw new UsageError(`invalid --va "${opts.va}": digits expected`);
+  const accounts = opts.accounts ? await readAccountsFile(opts.accounts) : undefined;
+  const dir = opts.inMemory ? undefined : (opts.dataDir ?? join(dataDir(ctx.env, ctx.homedir), 'sandbox'));
+  const counts = { requests: 0, callbacks: 0, delivered: 0, failed: 0 };
+  const sandbox = await startSandbox({
+    port: parsePort(opts.port, 4010),
+    host: opts.host ?? '127.0.0.1',
+    dataDir: dir,
+    va: opts.va,
+    apiKey: opts.apiKey,
+    accounts,
+    callbackFormat: format as 'form' | 'json' | undefined,
+    retrySchedule: schedule,
+    faults,
+    onEvent: (e) => {
+      if (e.type === 'request') counts.requests++;
+      if (e.type === 'callback') {
+        counts.callbacks++;
+        if (e.final === 'delivered') counts.delivered++;
+        if (e.final === 'failed') counts.failed++;
+      }
+      if (out.json) {
+        out.data({ time: ctx.now().toISOString(), ...e }, false);
+        return;
+      }
+      const t = out.c.dim(time(ctx.now()));
+      if (e.type === 'request') {
+        const st = e.status < 300 ? out.c.green(String(e.status)) : e.status < 500 ? out.c.yellow(String(e.status)) : out.c.red(String(e.status));
+        out.out(`${t} ${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`);
+      } else if (e.type === 'transition') {
+        out.out(`${t} trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`);
+      } else {
+        const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
+        out.out(`${t} callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`);
+      }
+    },
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 4010} is already in use`, { hint: 'stop the other process or pick another --port (0 for any free port)' });
+    if (err.code === 'EACCES') throw new UsageError(`no permission to listen on port ${opts.port ?? 4010}`);
+    throw err;
+  });
+  const main = sandbox.accounts[0]!;
+  const banner = {
+    event: 'started',
+    url: sandbox.url,
+    baseUrl: sandbox.apiUrl,
+    va: main.va,
+    apiKey: maskSecret(main.apiKey),
+    accounts: sandbox.accounts.length,
+    dataDir: dir ?? null,
+    transactions: sandbox.state.txns.size,
+    regions: sandbox.regions.counts,
+  };
+  if (out.json) out.data(banner, false);
+  else {
+    ctx.stderr.write(
+      [
+        out.e.bold('paycli sandbox') + ` — offline iPaymu emulator`,
+        `  base URL   ${sandbox.apiUrl}   (use: paycli --env local … or --base-url ${sandbox.apiUrl})`,
+        `  VA         ${main.va}`,
+        `  API key    ${maskSecret(main.apiKey)}${main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY ? ' (the documented default; paycli --env local uses it)' : ''}`,
+        `  state      ${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`,
+        `  admin      paycli sandbox list | pay ID | expire ID`,
+        `  Ctrl-C to stop`,
+        '',
+      ].join('\n'),
+    );
+  }
+  const signal = ctx.interrupts();
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sandbox.close();
+  const summary = { event: 'stopped', ...counts, transactions: sandbox.state.txns.size };
+  if (out.json) out.data(summary, false);
+  else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
+  return signal.reason === 'SIGINT' ? 130 : 0;
+};
+
+async function adminCall(env: CommandEnv<SandboxFlags>, method: string, path: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  const base = (env.opts.sandboxUrl ?? env.ctx.env.PAYCLI_SANDBOX_URL ?? 'http://127.0.0.1:4010').replace(/\/+$/, '').replace(/\/api$/, '');
+  let res;
+  try {
+    res = await sendRaw(base + path, { method, headers: { accept: 'application/json' }, timeoutMs: 10_000 });
+  } catch (err) {
+    throw new NetworkError(`cannot reach the emulator at ${base}: ${(err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? 'connection refused' : (err as Error).message}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
+  }
+  try {
+    return { status: res.status, json: JSON.parse(res.body) as Record<string, unknown> };
+  } catch {
+    throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${res.status})`, { hint: 'check --sandbox-url' });
+  }
+}
+
+function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
+  return async (env, id: string) => {
+    const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${kind}`);
+    if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
+    if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+    const t = json.transaction as Record<string, unknown>;
+    if (env.out.json) env.out.data(json);
+    else env.out.out(`${json.changed ? '' : 'already '}${kind === 'pay' ? 'paid' : 'expired'}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)} → callback to ${t.notifyUrl}`);
+    return 0;
+  };
+}
+
+export const sandboxPay = transitionCommand('pay');
+export const sandboxExpire = transitionCommand('expire');
+
+export const sandboxList: Handler<SandboxFlags> = async (env) => {
+  const { json } = await adminCall(env, 'GET', '/_sandbox/transactions');
+  const list = (json.transactions ?? []) as Record<string, unknown>[];
+  if (env.out.json) {
+    env.out.data(list);
+    return 0;
+  }
+  if (list.length === 0) {
+    env.out.info('no transactions yet: create one with `paycli --env local pay …`');
+    return 0;
+  }
+  const rows = list.map((t) => {
+    const cbs = (t.callbacks as { state: string }[]) ?? [];
+    return [String(t.id), String(t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo).slice(0, 24), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
+  });
+  env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
+  return 0;
+};

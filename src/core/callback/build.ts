@@ -1,0 +1,119 @@
+import { CALLBACK_STATUSES, type CallbackStatus } from '../payment-rules.js';
+import { canonicalizeCallback, type CallbackFields } from '../signing/callback-canonical.js';
+import { hmacHex } from '../signing/callback-signature.js';
+import { formatJakarta, isoJakarta } from '../signing/request-signature.js';
+
+/** What a callback says about one transaction. */
+export interface CallbackFacts {
+  trxId: number;
+  sid: string;
+  referenceId: string;
+  status: CallbackStatus;
+  amount: number;
+  fee: number;
+  via: string;
+  channel: string;
+  paymentNo: string;
+  createdAt: Date;
+  expiredAt: Date;
+  paidAt?: Date;
+  buyerName: string;
+  buyerEmail: string;
+  buyerPhone: string;
+  /** The callback URL (the payment's notifyUrl). */
+  url: string;
+  isEscrow?: boolean;
+  systemNotes?: string;
+}
+
+/**
+ * The fields of spec 2.7 in the order the gateway sends them, every value a string as on the wire.
+ * VA payments carry `payment_no` and `va`; QRIS and e-wallet an empty `payment_no` and no `va`.
+ */
+export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
+  const code = CALLBACK_STATUSES[f.status];
+  const paid = f.status === 'berhasil';
+  const fields: Record<string, string> = {
+    trx_id: String(f.trxId),
+    sid: f.sid,
+    reference_id: f.referenceId,
+    status: f.status,
+    status_code: String(code),
+    sub_total: String(f.amount),
+    total: String(f.amount),
+    amount: String(f.amount),
+    fee: String(f.fee),
+    paid_off: String(paid ? f.amount - f.fee : 0),
+    created_at: formatJakarta(f.createdAt),
+    expired_at: formatJakarta(f.expiredAt),
+    paid_at: paid && f.paidAt ? formatJakarta(f.paidAt) : '',
+    settlement_status: paid ? 'settled' : 'unsettle',
+    transaction_status_code: String(paid ? 1 : code),
+    is_escrow: f.isEscrow ? 'true' : 'false',
+    system_notes: f.systemNotes ?? 'Sandbox notify',
+    via: f.via,
+    channel: f.channel,
+    payment_no: f.via === 'va' ? f.paymentNo : f.via === 'qris' || f.via === 'ewallet' ? '' : f.paymentNo,
+  };
+  if (f.via === 'va') fields.va = f.paymentNo;
+  fields.buyer_name = f.buyerName;
+  fields.buyer_email = f.buyerEmail;
+  fields.buyer_phone = f.buyerPhone;
+  fields.additional_info = '[]';
+  fields.url = f.url;
+  return fields;
+}
+
+/** PHP `urlencode`: RFC 1738, space as `+`, only `-_.` and alphanumerics left raw. */
+export function phpUrlEncode(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/%20/g, '+')
+    .replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+}
+
+/** A form body as PHP's `http_build_query` writes it. */
+export function encodeFormBody(fields: Record<string, string>): string {
+  return Object.entries(fields)
+    .map(([k, v]) => `${phpUrlEncode(k)}=${phpUrlEncode(v)}`)
+    .join('&');
+}
+
+/** A JSON callback body: strings as on the wire, additional_info as an array. */
+export function encodeJsonCallbackBody(fields: Record<string, string>): string {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = k === 'additional_info' && v === '[]' ? [] : v;
+  return JSON.stringify(out);
+}
+
+export interface SignedCallback {
+  body: string;
+  headers: Record<string, string>;
+  signature: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * Encodes and signs a callback as the gateway sends it: body in the chosen format, headers
+ * Accept, Content-Type, X-External-ID (digits), X-Signature (canonical HMAC with the VA), X-Timestamp.
+ */
+export function signCallbackRequest(fields: Record<string, string>, va: string, format: 'form' | 'json', now: Date, externalId: string): SignedCallback {
+  const signature = hmacHex(va, canonicalizeCallback(fields as CallbackFields));
+  const body = format === 'json' ? encodeJsonCallbackBody(fields) : encodeFormBody(fields);
+  return {
+    body,
+    signature,
+    fields,
+    headers: {
+      Accept: 'application/json',
+      'Content-Type': format === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
+      'X-External-ID': externalId,
+      'X-Signature': signature,
+      'X-Timestamp': isoJakarta(now),
+    },
+  };
+}
+
+/** A unique digits-only id like the gateway's X-External-ID: Jakarta time plus six digits. */
+export function externalId(now: Date, sequence: number): string {
+  return formatJakarta(now).replace(/[-: ]/g, '') + String(sequence % 1_000_000).padStart(6, '0');
+}

@@ -1,0 +1,142 @@
+import { buildCallbackFields, externalId, signCallbackRequest } from '../callback/build.js';
+import { sendRaw } from '../http/raw-post.js';
+import type { CallbackStatus } from '../payment-rules.js';
+import type { Delivery, SandboxState, Transaction } from './state.js';
+
+export interface DeliveryFaults {
+  /** Deliver every successful callback a second time (a retry the merchant must treat as duplicate). */
+  duplicate?: boolean;
+  /** Wait this long before every attempt. */
+  delayMs?: number;
+}
+
+export interface CallbackAttemptEvent {
+  type: 'callback';
+  deliveryId: string;
+  trxId: number;
+  status: string;
+  attempt: number;
+  url: string;
+  ok: boolean;
+  result: string;
+  httpStatus?: number;
+  ms?: number;
+  /** Milliseconds until the next attempt; null when finished. */
+  nextInMs: number | null;
+  final: 'delivered' | 'failed' | null;
+  duplicate?: boolean;
+}
+
+export interface OutboxOptions {
+  schedule: number[];
+  attemptTimeoutMs: number;
+  now: () => Date;
+  faults: DeliveryFaults;
+  onEvent: (e: CallbackAttemptEvent) => void;
+}
+
+/** Parses `500ms,1s,2s,1m` into milliseconds. */
+export function parseDurationList(text: string): number[] {
+  return text.split(',').map((part) => parseDuration(part.trim()));
+}
+
+/** Parses `500ms`, `2s`, `1m`, `1h` or bare milliseconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
+  if (!m) throw new Error(`invalid duration "${text}" (examples: 500ms, 2s, 1m)`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
+}
+
+/**
+ * Delivers callbacks from the durable outbox: signs each attempt anew (fresh X-External-ID and
+ * X-Timestamp), retries anything but HTTP 200 per the schedule, and journals every attempt.
+ */
+export class Outbox {
+  private timers = new Map<string, NodeJS.Timeout>();
+  private inflight = new Set<Promise<void>>();
+  private closed = false;
+  private seq = 0;
+
+  constructor(private state: SandboxState, private opts: OutboxOptions) {}
+
+  /** Schedules every unfinished delivery (after a restart). */
+  resume(): void {
+    for (const d of this.state.deliveries.values()) if (d.state === 'pending') this.schedule(d);
+  }
+
+  /** Queues the callback of a transition; resolves once it is journalled. */
+  async enqueue(txn: Transaction, status: CallbackStatus, format: 'form' | 'json'): Promise<Delivery> {
+    const d = await this.state.addDelivery({ trxId: txn.id, status, url: txn.notifyUrl, format, attempts: 0, state: 'pending', nextAt: Date.now(), createdAt: Date.now() });
+    this.schedule(d);
+    return d;
+  }
+
+  private schedule(d: Delivery): void {
+    if (this.closed || d.nextAt === null) return;
+    const wait = Math.max(0, d.nextAt - Date.now());
+    const timer = setTimeout(() => {
+      this.timers.delete(d.id);
+      const p = this.attempt(d).finally(() => this.inflight.delete(p));
+      this.inflight.add(p);
+    }, wait);
+    timer.unref?.();
+    this.timers.set(d.id, timer);
+  }
+
+  private async post(txn: Transaction, d: Delivery): Promise<{ ok: boolean; result: string; httpStatus?: number; ms?: number }> {
+    const fields = buildCallbackFields({
+      trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status: d.status as CallbackStatus, amount: txn.amount, fee: txn.fee,
+      via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
+      paidAt: txn.paidAt ? new Date(txn.paidAt) : undefined, buyerName: txn.buyer.name, buyerEmail: txn.buyer.email, buyerPhone: txn.buyer.phone, url: txn.notifyUrl,
+    });
+    const now = this.opts.now();
+    const signed = signCallbackRequest(fields, txn.merchantVa, d.format, now, externalId(now, ++this.seq));
+    try {
+      const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs });
+      return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms };
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      return { ok: false, result: e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ETIMEDOUT' ? `timeout after ${this.opts.attemptTimeoutMs} ms` : e.message };
+    }
+  }
+
+  private async attempt(d: Delivery): Promise<void> {
+    if (this.closed) return;
+    const txn = this.state.txns.get(d.trxId);
+    if (!txn) return;
+    if (this.opts.faults.delayMs) await new Promise((r) => setTimeout(r, this.opts.faults.delayMs));
+    if (this.closed) return;
+    const attempt = d.attempts + 1;
+    const r = await this.post(txn, d);
+    const delay = r.ok ? undefined : this.opts.schedule[attempt - 1];
+    const state = r.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
+    const nextAt = state === 'pending' ? Date.now() + delay! : null;
+    await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result);
+    this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: r.ok, result: r.result, httpStatus: r.httpStatus, ms: r.ms, nextInMs: state === 'pending' ? delay! : null, final: state === 'pending' ? null : state });
+    if (state === 'pending') this.schedule(d);
+    else if (r.ok && this.opts.faults.duplicate) {
+      const dup = await this.post(txn, d);
+      this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt: attempt + 1, url: d.url, ok: dup.ok, result: dup.result, httpStatus: dup.httpStatus, ms: dup.ms, nextInMs: null, final: 'delivered', duplicate: true });
+    }
+  }
+
+  /** Resolves when no delivery is due or in flight (tests, demo). */
+  async idle(timeoutMs = 10_000): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      const pending = [...this.state.deliveries.values()].some((d) => d.state === 'pending');
+      if (!pending && this.inflight.size === 0) return true;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return false;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled([...this.inflight]);
+  }
+}

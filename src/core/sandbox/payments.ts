@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { CHANNEL_NAMES, validatePaymentRequest, type FieldErrors } from '../payment-rules.js';
+import type { SandboxAccount } from './accounts.js';
+import type { Transaction } from './state.js';
+
+/** Fee model of the emulator (documented in README): flat for bank and store channels, a rate for the rest. */
+export function feeFor(method: string, amount: number): number {
+  const fee = (() => {
+    switch (method) {
+      case 'va':
+        return 4000;
+      case 'cstore':
+        return 5000;
+      case 'qris':
+        return Math.round(amount * 0.007);
+      case 'ewallet':
+        return Math.round(amount * 0.015);
+      case 'cc':
+        return Math.round(amount * 0.029) + 2000;
+      case 'paylater':
+        return Math.round(amount * 0.017);
+      case 'cod':
+        return Math.max(5000, Math.round(amount * 0.03));
+      default:
+        return 0;
+    }
+  })();
+  return Math.min(fee, amount);
+}
+
+/** Per-bank VA prefixes; leading zeros are part of the number and kept (spec 2.7). */
+const VA_PREFIX: Record<string, string> = {
+  bag: '0098', bca: '8868', bpd_bali: '0129', bni: '8848', cimb: '5919', mandiri: '8950', bmi: '7789',
+  bri: '2620', bsi: '9347', permata: '8625', danamon: '7915', btn: '9485',
+};
+
+function crc16(text: string): string {
+  let crc = 0xffff;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+function tlv(tag: string, value: string): string {
+  return tag + String(value.length).padStart(2, '0') + value;
+}
+
+/** A dynamic QRIS payload (EMVCo merchant-presented, with CRC) for a transaction. */
+export function qrisPayload(merchantName: string, amount: number, trxId: number): string {
+  const body =
+    tlv('00', '01') + tlv('01', '12') +
+    tlv('26', tlv('00', 'ID.CO.IPAYMU.WWW') + tlv('01', '936008980000000' + String(trxId).slice(-3)) + tlv('02', String(trxId)) + tlv('03', 'UMI')) +
+    tlv('52', '5999') + tlv('53', '360') + tlv('54', String(amount)) + tlv('58', 'ID') +
+    tlv('59', merchantName.slice(0, 25)) + tlv('60', 'DENPASAR') + tlv('62', tlv('05', String(trxId)));
+  const withCrcTag = body + '6304';
+  return withCrcTag + crc16(withCrcTag);
+}
+
+const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000 };
+
+function numberish(v: unknown): unknown {
+  return typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v;
+}
+
+/** PHP-style leniency: numeric strings are accepted where numbers are expected. */
+export function coercePaymentBody(body: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...body };
+  for (const f of ['amount', 'expired']) out[f] = numberish(out[f]);
+  for (const f of ['qty', 'price', 'weight', 'width', 'height', 'length']) if (Array.isArray(out[f])) out[f] = (out[f] as unknown[]).map(numberish);
+  if (typeof out.deliveryArea === 'number') out.deliveryArea = String(out.deliveryArea);
+  return out;
+}
+
+export type CreateResult = { ok: true; txn: Transaction } | { ok: false; errors: FieldErrors };
+
+/** Validates a direct-payment request and builds its transaction (not yet stored). */
+export function buildTransaction(raw: Record<string, unknown>, account: SandboxAccount, id: number, now: number): CreateResult {
+  const body = coercePaymentBody(raw);
+  const errors = validatePaymentRequest(body);
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const method = body.paymentMethod as string;
+  const channel = body.paymentChannel as string;
+  const amount = Math.round(body.amount as number);
+  const unit = (body.expiredType as string | undefined) ?? 'hours';
+  const expired = (body.expired as number | undefined) ?? 24;
+  let paymentNo = '';
+  let qrString: string | undefined;
+  if (method === 'va') paymentNo = VA_PREFIX[channel]! + String(id).padStart(12, '0');
+  else if (method === 'cstore') paymentNo = (channel === 'alfamart' ? '8101' : '8102') + String(id).padStart(10, '0');
+  else if (method === 'cod') paymentNo = 'RPX' + String(id).padStart(10, '0');
+  else if (method === 'qris') paymentNo = qrString = qrisPayload(account.name, amount, id);
+  const products = body.product as string[];
+  return {
+    ok: true,
+    txn: {
+      id,
+      sid: randomUUID(),
+      merchantVa: account.va,
+      referenceId: typeof body.referenceId === 'string' ? body.referenceId : '',
+      via: method,
+      channel,
+      paymentNo,
+      paymentName: CHANNEL_NAMES[channel] ?? channel,
+      qrString,
+      amount,
+      fee: feeFor(method, amount),
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + expired * UNIT_MS[unit]!,
+      notifyUrl: body.notifyUrl as string,
+      buyer: { name: body.name as string, phone: body.phone as string, email: body.email as string },
+      items: products.map((product, i) => ({ product, qty: (body.qty as number[])[i]!, price: (body.price as number[])[i]! })),
+      comments: typeof body.comments === 'string' ? body.comments : undefined,
+    },
+  };
+}

@@ -1,0 +1,390 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hashRequestBody } from '../signing/request-signature.js';
+import { hmacHex, signaturesEqual } from '../signing/callback-signature.js';
+import { formatJakarta } from '../signing/request-signature.js';
+import { CALLBACK_STATUSES } from '../payment-rules.js';
+import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
+import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
+import { renderPaymentPage } from './page.js';
+import { buildTransaction } from './payments.js';
+import { loadRegions, lookupRegions, type RegionIndex } from './regions.js';
+import { SandboxState, type Transaction } from './state.js';
+
+export const DEFAULT_RETRY_SCHEDULE = [500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000];
+
+export interface SandboxOptions {
+  /** Port; 4010 by default, 0 for any free port. */
+  port?: number;
+  host?: string;
+  /** Journal directory; in memory when absent. */
+  dataDir?: string;
+  va?: string;
+  apiKey?: string;
+  /** Several merchants (replaces va/apiKey). */
+  accounts?: SandboxAccount[];
+  callbackFormat?: 'form' | 'json';
+  retrySchedule?: number[];
+  callbackTimeoutMs?: number;
+  faults?: DeliveryFaults;
+  /** The business clock (payment times, expiry); tests move it. */
+  now?: () => Date;
+  onEvent?: (e: SandboxEvent) => void;
+  maxBodyBytes?: number;
+  /** How often pending payments are checked for expiry. */
+  expirySweepMs?: number;
+}
+
+export interface RequestEvent {
+  type: 'request';
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  message?: string;
+}
+export interface TransitionEvent {
+  type: 'transition';
+  trxId: number;
+  from: string;
+  to: string;
+  by: 'buyer' | 'admin' | 'clock';
+}
+export type SandboxEvent = RequestEvent | TransitionEvent | CallbackAttemptEvent;
+
+export interface SandboxHandle {
+  /** `http://host:port` */
+  url: string;
+  /** `http://host:port/api`, the base URL for paycli (`--base-url`). */
+  apiUrl: string;
+  port: number;
+  accounts: SandboxAccount[];
+  state: SandboxState;
+  regions: RegionIndex;
+  /** Marks a pending payment paid and sends its callback. */
+  pay(idOrPaymentNo: string): Promise<TransitionResult>;
+  /** Expires a pending payment and sends its callback. */
+  expire(idOrPaymentNo: string): Promise<TransitionResult>;
+  /** Expires every pending payment whose expiry has passed on the business clock. */
+  expireDue(): Promise<number>;
+  /** Resolves when every callback is delivered or has failed. */
+  idle(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type TransitionResult = { ok: true; txn: Transaction; changed: boolean } | { ok: false; status: number; message: string; txn?: Transaction };
+
+function envelope(res: ServerResponse, status: number, message: string, data: unknown, extra?: Record<string, unknown>): void {
+  const body = JSON.stringify({ Status: status, Success: status < 400, Message: message, ...(extra ?? {}), Data: data });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new BodyTooLarge());
+        req.pause();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The view of a transaction that the admin API and `paycli sandbox list` show. */
+export function transactionView(t: Transaction, state: SandboxState): Record<string, unknown> {
+  return {
+    id: t.id, referenceId: t.referenceId, status: t.status, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
+    amount: t.amount, fee: t.fee, buyer: t.buyer, notifyUrl: t.notifyUrl,
+    createdAt: formatJakarta(new Date(t.createdAt)), expiresAt: formatJakarta(new Date(t.expiresAt)),
+    paidAt: t.paidAt ? formatJakarta(new Date(t.paidAt)) : null,
+    callbacks: [...state.deliveries.values()].filter((d) => d.trxId === t.id).map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
+  };
+}
+
+function checkTransactionData(t: Transaction): Record<string, unknown> {
+  return {
+    TransactionId: t.id, SessionId: t.sid, ReferenceId: t.referenceId, Status: CALLBACK_STATUSES[t.status],
+    StatusDesc: t.status === 'berhasil' ? 'Berhasil' : t.status === 'expired' ? 'Expired' : 'Pending',
+    Amount: t.amount, Fee: t.fee, Total: t.amount, PaidOff: t.status === 'berhasil' ? t.amount - t.fee : 0,
+    Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, BuyerName: t.buyer.name, BuyerEmail: t.buyer.email, BuyerPhone: t.buyer.phone,
+    CreatedDate: formatJakarta(new Date(t.createdAt)), ExpiredDate: formatJakarta(new Date(t.expiresAt)),
+    SuccessDate: t.paidAt ? formatJakarta(new Date(t.paidAt)) : null, IsEscrow: false,
+  };
+}
+
+/**
+ * Starts the emulator: spec endpoints 1–5 and check transaction with the gateway's authentication,
+ * a hosted payment page, an admin API under `/_sandbox`, and a durable callback outbox.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const now = options.now ?? (() => new Date());
+  const emit = options.onEvent ?? (() => undefined);
+  const accounts: SandboxAccount[] = options.accounts ?? [
+    { ...DEFAULT_ACCOUNT, va: options.va ?? DEFAULT_ACCOUNT.va, apiKey: options.apiKey ?? (options.va ? undefined : DEFAULT_ACCOUNT.apiKey), callbackFormat: options.callbackFormat ?? 'form' },
+  ];
+  if (options.callbackFormat && options.accounts) for (const a of accounts) a.callbackFormat = options.callbackFormat;
+  const byVa = new Map(accounts.map((a) => [a.va, a]));
+  const limit = options.maxBodyBytes ?? 1024 * 1024;
+  const [regions, state] = await Promise.all([loadRegions(), SandboxState.open(options.dataDir)]);
+  const outbox = new Outbox(state, {
+    schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+    attemptTimeoutMs: options.callbackTimeoutMs ?? 5000,
+    now,
+    faults: options.faults ?? {},
+    onEvent: emit,
+  });
+
+  async function transition(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
+    if (t.status === 'pending' && to === 'berhasil' && t.expiresAt <= now().getTime()) {
+      await transition(t, 'expired', 'clock');
+    }
+    if (t.status === to) return { ok: true, txn: t, changed: false };
+    if (t.status !== 'pending') {
+      const message = t.status === 'expired' ? `transaction ${t.id} has expired and cannot be paid` : `transaction ${t.id} is already paid and cannot expire`;
+      return { ok: false, status: 409, message, txn: t };
+    }
+    const from = t.status;
+    await state.setStatus(t.id, to, now().getTime());
+    emit({ type: 'transition', trxId: t.id, from, to, by });
+    const account = byVa.get(t.merchantVa);
+    await outbox.enqueue(t, to, account?.callbackFormat ?? 'form');
+    return { ok: true, txn: t, changed: true };
+  }
+
+  async function act(id: string, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
+    const t = state.find(id);
+    if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
+    return transition(t, to, by);
+  }
+
+  async function expireDue(): Promise<number> {
+    const at = now().getTime();
+    let n = 0;
+    for (const t of state.txns.values()) {
+      if (t.status === 'pending' && t.expiresAt <= at) {
+        await transition(t, 'expired', 'clock');
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Spec 5.1 and 7: checked before any route logic. Returns the account or answers 401. */
+  function authenticate(req: IncomingMessage, body: Buffer, res: ServerResponse): SandboxAccount | undefined {
+    const va = req.headers['va'];
+    const signature = req.headers['signature'];
+    const deny = (m: string) => {
+      envelope(res, 401, m, null);
+      return undefined;
+    };
+    if (typeof va !== 'string' || va === '') return deny('invalid header param - va is required');
+    if (typeof signature !== 'string' || signature === '') return deny('invalid header param - signature is required');
+    const account = byVa.get(va);
+    if (!account || !account.active || !account.apiKey) return deny('unauthorized credential');
+    if (signature === account.apiKey) return deny('unauthorized signature');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const expected = hmacHex(account.apiKey, `${method}:${va}:${hashRequestBody(body)}:${account.apiKey}`);
+    if (!signaturesEqual(expected, signature)) return deny('unauthorized signature');
+    return account;
+  }
+
+  function parseJson(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
+    try {
+      const v = JSON.parse(body.toString('utf8') || 'null') as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      /* answered below */
+    }
+    envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
+    return undefined;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const path = url.pathname;
+    const method = (req.method ?? 'GET').toUpperCase();
+    const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
+    if (area) {
+      if (!authenticate(req, body, res)) return;
+      const [, level, code] = area;
+      if (level !== 'province' && code === undefined) {
+        envelope(res, 404, 'route not found', null);
+        return;
+      }
+      envelope(res, 200, 'Success', lookupRegions(regions, level!, code === undefined ? undefined : decodeURIComponent(code)));
+      return;
+    }
+    if (path === '/api/v2/payment/direct' || path === '/api/v2/transaction') {
+      const account = authenticate(req, body, res);
+      if (!account) return;
+      if (method !== 'POST') {
+        envelope(res, 405, 'method not allowed', null);
+        return;
+      }
+      const json = parseJson(body, res);
+      if (!json) return;
+      if (path === '/api/v2/transaction') {
+        const id = Number(json.transactionId);
+        const t = Number.isInteger(id) ? state.txns.get(id) : undefined;
+        if (!t || t.merchantVa !== account.va) {
+          envelope(res, 404, 'transaction not found', null);
+          return;
+        }
+        envelope(res, 200, 'Success', checkTransactionData(t));
+        return;
+      }
+      const built = buildTransaction(json, account, state.reserveId(), now().getTime());
+      if (!built.ok) {
+        envelope(res, 400, 'error - invalid request', null, { Error: built.errors });
+        return;
+      }
+      const t = built.txn;
+      await state.addTransaction(t);
+      const base = `http://${req.headers.host ?? 'sandbox'}`;
+      const data: Record<string, unknown> = {
+        TransactionId: t.id, ReferenceId: t.referenceId, Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, PaymentName: t.paymentName,
+        Total: t.amount, Fee: t.fee, Expired: formatJakarta(new Date(t.expiresAt)), Note: null, Url: `${base}/pay/${t.id}`,
+      };
+      if (t.qrString) data.QrString = t.qrString;
+      envelope(res, 200, 'Success', data);
+      return;
+    }
+    const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
+    if (page) {
+      const t = state.txns.get(Number(page[1]));
+      if (!t) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment\n');
+        return;
+      }
+      if (page[2]) {
+        if (method !== 'POST') {
+          res.writeHead(405, { allow: 'POST' }).end();
+          return;
+        }
+        const r = await transition(t, page[2] === 'pay' ? 'berhasil' : 'expired', 'buyer');
+        if (!r.ok) {
+          res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8' }).end(r.message + '\n');
+          return;
+        }
+        res.writeHead(303, { location: `/pay/${t.id}` }).end();
+        return;
+      }
+      await expireDue();
+      const html = await renderPaymentPage(t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+      return;
+    }
+    if (path.startsWith('/_sandbox/')) {
+      await admin(path, method, res);
+      return;
+    }
+    envelope(res, 404, 'route not found', null);
+  }
+
+  async function admin(path: string, method: string, res: ServerResponse): Promise<void> {
+    if (path === '/_sandbox/health') {
+      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), regions: regions.counts });
+      return;
+    }
+    if (path === '/_sandbox/transactions' && method === 'GET') {
+      sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
+      return;
+    }
+    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire))?$/.exec(path);
+    if (m) {
+      const id = decodeURIComponent(m[1]!);
+      if (!m[2]) {
+        const t = state.find(id);
+        if (!t) sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
+        else sendJson(res, 200, { ok: true, transaction: transactionView(t, state) });
+        return;
+      }
+      if (method !== 'POST') {
+        sendJson(res, 405, { ok: false, error: 'use POST' });
+        return;
+      }
+      const r = await act(id, m[2] === 'pay' ? 'berhasil' : 'expired', 'admin');
+      if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
+      else sendJson(res, 200, { ok: true, changed: r.changed, transaction: transactionView(r.txn, state) });
+      return;
+    }
+    sendJson(res, 404, { ok: false, error: 'unknown admin route' });
+  }
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    res.on('finish', () => emit({ type: 'request', method: req.method ?? '?', path: (req.url ?? '').split('?')[0]!, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }));
+    readBody(req, limit)
+      .then((body) => handle(req, res, body))
+      .catch((err: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        if (err instanceof BodyTooLarge) {
+          res.setHeader('connection', 'close');
+          envelope(res, 413, `request body over ${limit} bytes`, null);
+          return;
+        }
+        envelope(res, 500, `internal emulator error: ${(err as Error).message}`, null);
+      });
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4010, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  outbox.resume();
+  const sweep = setInterval(() => void expireDue().catch(() => undefined), options.expirySweepMs ?? 1000);
+  sweep.unref();
+  const url = `http://${host}:${address.port}`;
+  return {
+    url,
+    apiUrl: `${url}/api`,
+    port: address.port,
+    accounts,
+    state,
+    regions,
+    pay: (id) => act(id, 'berhasil', 'admin'),
+    expire: (id) => act(id, 'expired', 'admin'),
+    expireDue,
+    idle: (ms) => outbox.idle(ms),
+    async close() {
+      clearInterval(sweep);
+      await outbox.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await state.close();
+    },
+  };
+}
