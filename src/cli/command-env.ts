@@ -3,7 +3,7 @@ import type { Output } from './output.js';
 import type { CommonOptions, Session } from './session.js';
 
 /** What a command handler receives. */
-export interface CommandEnv<O = Record<string, unknown>> {
+export interface CommandEnv<O = object> {
   ctx: CliContext;
   out: Output;
   session: Session;

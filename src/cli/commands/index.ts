@@ -62,6 +62,35 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     ['paycli sign request --method GET --path areas/province', 'paycli sign request --method POST --path v2/payment/direct --body body.json --json'],
   ).action(lazy(async () => ({ default: (await import('./sign-request.js')).signRequestCommand })));
 
+  program.commandsGroup('Callback commands:');
+  examples(
+    program
+      .command('verify-callback [file]')
+      .description('check a callback signature and explain any mismatch (JSON, form, raw HTTP capture or {headers, body}; - for stdin)')
+      .option('--signature <hex>', 'the X-Signature it arrived with (else the capture\'s header or a body "signature" field)')
+      .option('--data <text>', 'the payload inline instead of a file')
+      .option('--event <id>', 'a request from the event store of `paycli listen`')
+      .option('--store <file>', 'the event store file (default $XDG_DATA_HOME/paycli/events.jsonl)')
+      .option('--show-canonical', 'print the canonical JSON that is signed')
+      .option('--jsonl <file>', 'verify many captures, one {headers, body} per line; prints a summary'),
+    [
+      'paycli verify-callback payload.json --signature c9594cc8…',
+      'paycli verify-callback capture.http --va 1179000899',
+      'pbpaste | paycli verify-callback - --signature "$SIG" --json',
+      'paycli verify-callback --event evt_lx2k9a --show-canonical',
+      'paycli verify-callback --jsonl events.jsonl',
+    ],
+  ).action(lazy(async () => ({ default: (await import('./verify-callback.js')).verifyCallbackCommand })));
+  examples(
+    program
+      .command('sign-callback [file]')
+      .description('print the X-Signature the gateway would send for a payload')
+      .option('--data <text>', 'the payload inline instead of a file')
+      .option('--show-canonical', 'also print the canonical JSON')
+      .option('--curl <url>', 'print a curl command that posts the payload, signed, to URL'),
+    ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl http://127.0.0.1:3000/callback'],
+  ).action(lazy(async () => ({ default: (await import('./verify-callback.js')).signCallbackCommand })));
+
   program.commandsGroup('Emulator commands:');
   const sandbox = program
     .command('sandbox')

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Journal } from './journal.js';
+import { Journal } from '../journal.js';
 
 export type TxnStatus = 'pending' | 'berhasil' | 'expired';
 

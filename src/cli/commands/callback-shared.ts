@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+import { AuthError } from '../../core/errors.js';
+import { dataDir } from '../../core/config/paths.js';
+import { EventStore } from '../../core/listener/event-store.js';
+import type { CandidateKey } from '../../core/signing/variants.js';
+import type { CommandEnv } from '../command-env.js';
+
+/** The merchant VA (the callback secret) from --va or the resolved config. */
+export async function callbackVa(env: CommandEnv): Promise<string> {
+  const cfg = await env.session.config();
+  if (!cfg.va) {
+    throw new AuthError('no merchant VA to check callbacks with (callbacks are signed with the VA)', { hint: 'pass --va, set PAYCLI_VA, or `paycli config set va …`' });
+  }
+  return cfg.va.value;
+}
+
+/** Other secrets a signer may have used by mistake: the API key and VAs of other profiles. */
+export async function diagnosisKeys(env: CommandEnv): Promise<CandidateKey[]> {
+  const cfg = await env.session.config();
+  const keys: CandidateKey[] = [];
+  if (cfg.apiKey) keys.push({ kind: 'api-key', label: 'the API key', key: cfg.apiKey.value });
+  for (const o of cfg.otherVas) keys.push({ kind: 'other-va', label: o.label, key: o.va });
+  return keys;
+}
+
+/** The event store: `--store FILE` or `$XDG_DATA_HOME/paycli/events.jsonl`. */
+export function eventStore(env: CommandEnv<{ store?: string }>): EventStore {
+  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'));
+}

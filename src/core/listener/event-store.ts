@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { Journal } from '../journal.js';
+
+export type Verdict = 'valid' | 'valid-variant' | 'invalid' | 'malformed';
+
+/** One request the listener received, stored before it was answered. */
+export interface StoredEvent {
+  id: string;
+  receivedAt: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The raw body as text (UTF-8). */
+  body: string;
+  verdict: Verdict;
+  /** The encoding variant that matched, for `valid-variant`. */
+  variant: string | null;
+  reason: string | null;
+  duplicate: boolean;
+  trx_id: string | null;
+  status: string | null;
+  /** HTTP status the listener answered. */
+  answer: number;
+  source?: 'listen' | 'trigger';
+}
+
+/** A sortable, unique event id: time in base 36 plus random. */
+export function newEventId(now: Date): string {
+  return `evt_${now.getTime().toString(36)}${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * The listener's JSONL event store (default `$XDG_DATA_HOME/paycli/events.jsonl`). Appends are
+ * group-committed and resolve before the request is answered; the reader skips a torn last line.
+ */
+export class EventStore {
+  private journal: Journal<StoredEvent>;
+  private opening?: Promise<void>;
+
+  constructor(readonly path: string) {
+    this.journal = new Journal<StoredEvent>(path);
+  }
+
+  async list(): Promise<StoredEvent[]> {
+    return (await this.journal.read()).records.filter((e) => e && typeof e.id === 'string');
+  }
+
+  /** Finds an event by id or a unique id prefix. */
+  async find(id: string): Promise<StoredEvent | undefined> {
+    const all = await this.list();
+    const exact = all.find((e) => e.id === id);
+    if (exact) return exact;
+    const matches = all.filter((e) => e.id.startsWith(id));
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+
+  async append(event: StoredEvent): Promise<void> {
+    this.opening ??= this.journal.open();
+    await this.opening;
+    await this.journal.append(event);
+  }
+
+  async close(): Promise<void> {
+    if (this.opening) {
+      await this.opening.catch(() => undefined);
+      await this.journal.close();
+    }
+  }
+}
