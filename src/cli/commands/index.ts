@@ -62,6 +62,42 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     ['paycli sign request --method GET --path areas/province', 'paycli sign request --method POST --path v2/payment/direct --body body.json --json'],
   ).action(lazy(async () => ({ default: (await import('./sign-request.js')).signRequestCommand })));
 
+  const pay = program
+    .command('pay')
+    .description('create a direct payment (va, cstore, cod, qris, cc, paylater, ewallet), validated before it is sent')
+    .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]))
+    .option('--channel <channel>', 'payment channel of the method (e.g. bca, alfamart, mpm, dana)')
+    .option('--name <name>', 'buyer name')
+    .option('--phone <phone>', 'buyer phone (08… or +62…)')
+    .option('--email <email>', 'buyer e-mail')
+    .option('--item <spec>', 'an item NAME:QTY:PRICE[:WEIGHT:WIDTH:HEIGHT:LENGTH] (repeatable)', collect)
+    .option('--product <name>', 'a product name (repeatable; with --qty and --price)', collect)
+    .option('--qty <n>', 'quantity of each --product (repeatable)', collect)
+    .option('--price <rp>', 'unit price of each --product (repeatable)', collect)
+    .option('--weight <kg>', 'item weight in kg, for COD (repeatable)', collect)
+    .option('--width <cm>', 'item width in cm, for COD (repeatable)', collect)
+    .option('--height <cm>', 'item height in cm, for COD (repeatable)', collect)
+    .option('--length <cm>', 'item length in cm, for COD (repeatable)', collect)
+    .option('--amount <rp>', 'total amount (default: the sum of qty × price)')
+    .option('--allow-amount-mismatch', 'send an --amount that differs from the items\' total')
+    .option('--notify-url <url>', 'callback URL (default: notify-url from config)')
+    .option('--expired <n>', 'expiry duration (default 24)')
+    .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
+    .option('--comments <text>', 'transaction note')
+    .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')
+    .option('--delivery-area <postal>', 'delivery postal code (COD)')
+    .option('--delivery-address <text>', 'delivery address (COD)')
+    .option('--raw', 'with --json: print the whole envelope, not just Data');
+  apiFlags(pay);
+  examples(pay, [
+    'paycli pay --method va --channel bca --name Putu --phone 08123456789 --email putu@mail.com --item "Kopi Bali:2:50000" --notify-url https://shop.example/callback',
+    'paycli --env local pay --method qris --name Putu --phone 08123456789 --email putu@mail.com --item "Tiket:1:102000" --notify-url http://127.0.0.1:8080/',
+    'paycli pay --method cod --channel rpx --item "Kaos:1:75000:0.3:20:5:30" --delivery-area 80361 --delivery-address "Jl. Sunset Road 1, Kuta" …',
+    'paycli pay --method va --channel bni … --dry-run',
+    'paycli pay --method ewallet --channel dana … --json | jq -r .Url',
+  ]);
+  pay.action(lazy(async () => ({ default: (await import('./pay.js')).payCommand })));
+
   program.commandsGroup('Callback commands:');
   examples(
     program
@@ -113,8 +149,4 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
   examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json'])
     .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxList })));
 
-  void Option;
-  void METHOD_NAMES;
-  void EXPIRED_TYPES;
-  void collect;
 }

@@ -1,0 +1,137 @@
+import { UsageError } from '../../core/errors.js';
+import { CHANNEL_ALIASES, channelsOf, METHOD_NAMES, validatePaymentRequest, type DirectPaymentRequest, type PaymentItem } from '../../core/payment-rules.js';
+
+export interface PayFlags {
+  name?: string;
+  phone?: string;
+  email?: string;
+  amount?: string;
+  notifyUrl?: string;
+  expired?: string;
+  expiredType?: string;
+  comments?: string;
+  referenceId?: string;
+  method?: string;
+  channel?: string;
+  deliveryArea?: string;
+  deliveryAddress?: string;
+  item?: string[];
+  product?: string[];
+  qty?: string[];
+  price?: string[];
+  weight?: string[];
+  width?: string[];
+  height?: string[];
+  length?: string[];
+  allowAmountMismatch?: boolean;
+  raw?: boolean;
+}
+
+/** Request fields → the flags that set them, for error messages. */
+export const FLAG_OF: Record<string, string> = {
+  name: '--name', phone: '--phone', email: '--email', amount: '--amount', notifyUrl: '--notify-url', expired: '--expired',
+  expiredType: '--expired-type', comments: '--comments', referenceId: '--reference-id', paymentMethod: '--method',
+  paymentChannel: '--channel', product: '--item (or --product)', qty: '--qty', price: '--price', weight: '--weight', width: '--width',
+  height: '--height', length: '--length', deliveryArea: '--delivery-area', deliveryAddress: '--delivery-address',
+};
+
+function num(value: string, flag: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new UsageError(`invalid ${flag} "${value}": expected a number`);
+  return n;
+}
+
+/** Parses `--item "NAME:QTY:PRICE[:WEIGHT:WIDTH:HEIGHT:LENGTH]"`; the name may itself contain colons. */
+export function parseItem(text: string): PaymentItem {
+  const parts = text.split(':');
+  let trailing = 0;
+  for (let i = parts.length - 1; i >= 1 && /^\s*\d+(\.\d+)?\s*$/.test(parts[i]!); i--) trailing++;
+  const dims = trailing >= 6 && parts.length >= 7 ? 6 : trailing >= 2 ? 2 : 0;
+  if (dims === 0) throw new UsageError(`invalid --item "${text}"`, { hint: 'use NAME:QTY:PRICE, or NAME:QTY:PRICE:WEIGHT:WIDTH:HEIGHT:LENGTH for COD' });
+  const nums = parts.slice(parts.length - dims).map(Number);
+  const product = parts.slice(0, parts.length - dims).join(':').trim();
+  if (!product) throw new UsageError(`invalid --item "${text}": the product name is empty`);
+  const item: PaymentItem = { product, qty: nums[0]!, price: nums[1]! };
+  if (dims === 6) Object.assign(item, { weight: nums[2], width: nums[3], height: nums[4], length: nums[5] });
+  return item;
+}
+
+/** Items from --item and/or the array flags. */
+export function collectItems(f: PayFlags): PaymentItem[] {
+  const items = (f.item ?? []).map(parseItem);
+  const products = f.product ?? [];
+  if (products.length > 0) {
+    const lengths = { '--qty': f.qty?.length ?? 0, '--price': f.price?.length ?? 0 };
+    for (const [flag, n] of Object.entries(lengths)) {
+      if (n !== products.length) throw new UsageError(`${flag} was given ${n} times for ${products.length} --product: give one per product`);
+    }
+    products.forEach((product, i) => {
+      const item: PaymentItem = { product, qty: num(f.qty![i]!, '--qty'), price: num(f.price![i]!, '--price') };
+      for (const k of ['weight', 'width', 'height', 'length'] as const) {
+        const list = f[k];
+        if (list && list.length > 0) {
+          if (list.length !== products.length) throw new UsageError(`--${k} was given ${list.length} times for ${products.length} --product`);
+          item[k] = num(list[i]!, `--${k}`);
+        }
+      }
+      items.push(item);
+    });
+  } else if ((f.qty?.length ?? 0) > 0 || (f.price?.length ?? 0) > 0) {
+    throw new UsageError('--qty and --price need --product (or use --item NAME:QTY:PRICE)');
+  }
+  return items;
+}
+
+/** Normalises method and channel; `qris` as a channel becomes `mpm` with a warning. */
+export function normalizeChannel(method: string | undefined, channel: string | undefined, warn: (m: string) => void): { method?: string; channel?: string } {
+  let m = method?.trim().toLowerCase();
+  let c = channel?.trim().toLowerCase();
+  if (c && CHANNEL_ALIASES[c] && (!m || m === CHANNEL_ALIASES[c]!.method)) {
+    warn(`channel "${c}" is an alias: using method ${CHANNEL_ALIASES[c]!.method}, channel ${CHANNEL_ALIASES[c]!.channel}`);
+    m = CHANNEL_ALIASES[c]!.method;
+    c = CHANNEL_ALIASES[c]!.channel;
+  }
+  if (m && !METHOD_NAMES.includes(m)) throw new UsageError(`unknown --method "${m}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
+  if (m && c && !channelsOf(m).includes(c)) throw new UsageError(`channel "${c}" is not a channel of ${m}`, { hint: `channels of ${m}: ${channelsOf(m).join(', ')}` });
+  if (m && !c && channelsOf(m).length === 1) c = channelsOf(m)[0];
+  return { method: m, channel: c };
+}
+
+/** Builds the request body in the spec's field order and checks it as the gateway would. */
+export function buildPaymentRequest(values: {
+  name: string; phone: string; email: string; notifyUrl: string; method: string; channel: string; items: PaymentItem[];
+  amount?: number; expired?: number; expiredType?: string; comments?: string; referenceId: string; deliveryArea?: string; deliveryAddress?: string;
+  allowAmountMismatch?: boolean;
+}): DirectPaymentRequest {
+  const sum = values.items.reduce((s, i) => s + i.qty * i.price, 0);
+  const amount = values.amount ?? sum;
+  if (values.amount !== undefined && values.amount !== sum && !values.allowAmountMismatch) {
+    throw new UsageError(`--amount ${values.amount} differs from the items' total ${sum} (qty × price)`, { hint: 'drop --amount to use the total, or add --allow-amount-mismatch' });
+  }
+  const cod = values.method === 'cod';
+  const req: DirectPaymentRequest = {
+    name: values.name, phone: values.phone, email: values.email, amount, notifyUrl: values.notifyUrl,
+    expired: values.expired, expiredType: values.expiredType, comments: values.comments, referenceId: values.referenceId,
+    paymentMethod: values.method, paymentChannel: values.channel,
+    product: values.items.map((i) => i.product), qty: values.items.map((i) => i.qty), price: values.items.map((i) => i.price),
+  };
+  for (const k of ['weight', 'width', 'height', 'length'] as const) {
+    if (values.items.some((i) => i[k] !== undefined)) req[k] = values.items.map((i) => i[k] as number);
+  }
+  if (cod || values.deliveryArea !== undefined) req.deliveryArea = values.deliveryArea;
+  if (cod || values.deliveryAddress !== undefined) req.deliveryAddress = values.deliveryAddress;
+  const errors = validatePaymentRequest(req as unknown as Record<string, unknown>);
+  const fields = Object.keys(errors);
+  if (fields.length > 0) {
+    const detail = fields.map((f) => `${FLAG_OF[f] ?? f}: ${errors[f]!.join('; ')}`).join(', ');
+    throw new UsageError(`the payment is not valid, nothing was sent: ${detail}`, {
+      hint: cod ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L) plus --delivery-area (postal code) and --delivery-address' : undefined,
+      details: errors,
+    });
+  }
+  return req;
+}
+
+export function numberFlag(value: string | undefined, flag: string): number | undefined {
+  return value === undefined ? undefined : num(value, flag);
+}

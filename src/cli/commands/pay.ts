@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { AuthError } from '../../core/errors.js';
+import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
+import { CHANNEL_NAMES, PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
+import { formatJakarta, maskSecret } from '../../core/signing/request-signature.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { rupiah } from '../output.js';
+import { canPrompt } from '../session.js';
+import { withSpinner } from '../spinner.js';
+import { buildPaymentRequest, collectItems, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
+
+/** A unique, findable reference: PAYCLI-YYYYMMDDHHmmss-xxxx (Jakarta time). */
+export function generateReferenceId(now: Date): string {
+  return `PAYCLI-${formatJakarta(now).replace(/[-: ]/g, '')}-${randomBytes(2).toString('hex')}`;
+}
+
+interface Collected {
+  name?: string;
+  phone?: string;
+  email?: string;
+  notifyUrl?: string;
+  method?: string;
+  channel?: string;
+  items: PaymentItem[];
+}
+
+async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<void> {
+  const { select, input, number } = await import('@inquirer/prompts');
+  const io = { input: env.ctx.stdin, output: env.ctx.stderr };
+  if (!v.method) {
+    v.method = await select<string>({ message: 'Payment method', choices: PAYMENT_METHODS.map((m) => ({ value: m.method, name: `${m.method} — ${m.label}` })) }, io);
+  }
+  if (!v.channel) {
+    const channels = channelsOf(v.method);
+    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: channels.map((c) => ({ value: c, name: `${c} — ${CHANNEL_NAMES[c] ?? c}` })) }, io);
+  }
+  v.name ??= await input({ message: 'Buyer name', validate: (s) => s.trim() !== '' || 'required' }, io);
+  v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: (s) => /^(\+62|62|0)\d{6,14}$/.test(s.replace(/[\s-]/g, '')) || 'digits with a leading 0 or +62' }, io);
+  v.email ??= await input({ message: 'Buyer e-mail', validate: (s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || 'an e-mail address' }, io);
+  v.notifyUrl ??= await input({ message: 'Callback URL (notifyUrl)', validate: (s) => /^https?:\/\/\S+$/.test(s) || 'an http(s) URL' }, io);
+  if (v.items.length === 0) {
+    const product = await input({ message: 'Product', validate: (s) => s.trim() !== '' || 'required' }, io);
+    const qty = (await number({ message: 'Quantity', default: 1, min: 1, required: true }, io)) ?? 1;
+    const price = (await number({ message: 'Unit price (Rp)', min: 1, required: true }, io)) ?? 0;
+    v.items.push({ product, qty, price });
+  }
+}
+
+function timeLeft(expired: string, now: Date): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(expired);
+  if (!m) return '';
+  const at = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]! - 7, +m[5]!, +m[6]!);
+  const mins = Math.round((at - now.getTime()) / 60_000);
+  if (mins <= 0) return ' (expired)';
+  return ` (in ${mins >= 60 ? `${Math.floor(mins / 60)}h ${mins % 60}m` : `${mins}m`})`;
+}
+
+async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, referenceId: string): Promise<void> {
+  const { out, ctx } = env;
+  const c = out.c;
+  const lines: string[] = [`${c.green('✓')} payment created · trx ${data.TransactionId} · ref ${data.ReferenceId || referenceId}`, ''];
+  const qr = data.QrString ?? (data.Via === 'qris' ? data.PaymentNo : undefined);
+  if (qr) {
+    if (ctx.stdoutIsTTY) {
+      const QR = await import('qrcode');
+      lines.push(await QR.toString(qr, { type: 'terminal', small: true }));
+    }
+    lines.push(`  QRIS payload  ${qr}`);
+  } else if (data.PaymentNo) {
+    lines.push(`    ${c.bold(data.PaymentNo)}`, `    ${c.dim(`${data.PaymentName ?? data.Channel} ${data.Via === 'va' ? 'virtual account' : 'payment code'}`)}`);
+  } else if (data.Url) {
+    lines.push(`    ${c.bold(data.Url)}`, `    ${c.dim(`open to pay with ${data.PaymentName ?? data.Channel}`)}`);
+  }
+  lines.push('', `  total    ${rupiah(data.Total)}   fee ${rupiah(data.Fee)}`, `  expires  ${data.Expired} WIB${timeLeft(data.Expired, ctx.now())}`);
+  if (data.Url && (data.PaymentNo || qr)) lines.push(`  page     ${data.Url}`);
+  out.out(lines.join('\n'));
+}
+
+/** `paycli pay`: validates locally, signs over the exact bytes, sends once, and shows how to pay. */
+export const payCommand: Handler<PayFlags> = async (env) => {
+  const { opts, out, session, ctx } = env;
+  const cfg = await session.config();
+  const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
+  const v: Collected = {
+    name: opts.name, phone: opts.phone, email: opts.email, notifyUrl: opts.notifyUrl ?? cfg.notifyUrl?.value,
+    method, channel, items: collectItems(opts),
+  };
+  const missing = [
+    !v.method && '--method', !v.channel && '--channel', !v.name && '--name', !v.phone && '--phone', !v.email && '--email',
+    !v.notifyUrl && '--notify-url', v.items.length === 0 && '--item',
+  ].filter(Boolean) as string[];
+  if (missing.length > 0) {
+    if (!canPrompt(ctx, opts)) throw new AuthError(`missing ${missing.join(', ')} (no terminal to ask in)`, { hint: 'pass them as flags; see `paycli pay --help`' });
+    await promptMissing(env, v);
+  }
+  const referenceId = opts.referenceId ?? generateReferenceId(ctx.now());
+  const request = buildPaymentRequest({
+    name: v.name!, phone: v.phone!, email: v.email!, notifyUrl: v.notifyUrl!, method: v.method!, channel: v.channel!, items: v.items,
+    amount: numberFlag(opts.amount, '--amount'), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
+    comments: opts.comments, referenceId, deliveryArea: opts.deliveryArea, deliveryAddress: opts.deliveryAddress,
+    allowAmountMismatch: opts.allowAmountMismatch,
+  });
+  const body = encodePaymentBody(request);
+  const req = await session.signed('POST', DIRECT_PAYMENT_PATH, body);
+  if (await session.preview(req)) return 0;
+  const creds = await session.credentials();
+  await session.guardProduction(`${rupiah(request.amount)} by ${request.paymentMethod}/${request.paymentChannel} for VA ${maskSecret(creds.va)}`);
+  if (!opts.referenceId) out.info(out.e.dim(`reference id ${referenceId} (generated)`));
+  const envelope = await withSpinner(env, `creating ${request.paymentMethod}/${request.paymentChannel} payment`, () => session.send<DirectPaymentData>(req));
+  if (opts.raw) out.data(envelope);
+  else if (out.json) out.data(envelope.Data);
+  else await render(env, envelope.Data, referenceId);
+  return 0;
+};
