@@ -12,6 +12,9 @@ export interface RunState {
   commanderMessage?: string;
 }
 
+/** Commands whose own `--timeout` is a duration to run for, not the request timeout. */
+export const RUN_DURATION_TIMEOUT = new WeakSet<Command>();
+
 /** Builds the action of a lazily loaded command: imports its module only when it runs. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type LazyAction = (load: () => Promise<{ default: Handler<any> }>) => (...args: unknown[]) => Promise<void>;
@@ -53,7 +56,6 @@ export function buildProgram(ctx: CliContext, state: RunState): Command {
     .option('--api-key <key>', 'API key (discouraged: shell history; prefer PAYCLI_API_KEY or --api-key-file)')
     .option('--api-key-file <file>', 'read the API key from a file')
     .option('--base-url <url>', 'API root including /api (PAYCLI_BASE_URL)')
-    .option('--timeout <ms>', 'request timeout in milliseconds (PAYCLI_TIMEOUT; default 30000)')
     .addHelpText('after', ROOT_EPILOGUE)
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -72,7 +74,7 @@ export function buildProgram(ctx: CliContext, state: RunState): Command {
     const positional = args.slice(0, -2);
     const opts = cmd.optsWithGlobals() as CommonOptions;
     const out = new Output(ctx, opts);
-    const session = new Session(ctx, out, opts);
+    const session = new Session(ctx, out, RUN_DURATION_TIMEOUT.has(cmd) ? { ...opts, timeout: undefined } : opts);
     try {
       const mod = await load();
       state.code = await mod.default({ ctx, out, session, opts }, ...positional);

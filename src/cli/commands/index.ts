@@ -1,9 +1,13 @@
 import { Option, type Command } from 'commander';
-import { examples, type LazyAction } from '../program.js';
+import { examples, RUN_DURATION_TIMEOUT, type LazyAction } from '../program.js';
 import { METHOD_NAMES, EXPIRED_TYPES } from '../../core/payment-rules.js';
 
+function timeoutFlag(cmd: Command): Command {
+  return cmd.option('--timeout <ms>', 'request timeout in milliseconds (PAYCLI_TIMEOUT; default 30000)');
+}
+
 function apiFlags(cmd: Command): Command {
-  return cmd.option('--dry-run', 'print the signed request; send nothing').option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+  return timeoutFlag(cmd).option('--dry-run', 'print the signed request; send nothing').option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
 }
 
 /** Registers every command of paycli, grouped for the root help. */
@@ -24,7 +28,7 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     examples(cmd, level === 'province' ? ['paycli areas province', 'paycli areas province --json | jq ".[0]"'] : [`paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}`, `paycli --env local areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]} --json`]);
     cmd.action(lazy(async () => ({ default: (await import('./areas.js')).areasList(level) })));
   }
-  examples(areas.command('pick').description('walk the cascade interactively (type to filter) and print the chosen regions').option('--no-cache', 'bypass the disk cache'), ['paycli areas pick', 'paycli --env local areas pick --json'])
+  examples(timeoutFlag(areas.command('pick').description('walk the cascade interactively (type to filter) and print the chosen regions').option('--no-cache', 'bypass the disk cache')), ['paycli areas pick', 'paycli --env local areas pick --json'])
     .action(lazy(async () => ({ default: (await import('./areas.js')).areasPick })));
   const cache = areas.command('cache').description('the region cache on disk');
   examples(cache.command('clear').description('empty the region cache'), ['paycli areas cache clear', 'paycli areas cache clear --json'])
@@ -126,6 +130,68 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
       .option('--curl <url>', 'print a curl command that posts the payload, signed, to URL'),
     ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl http://127.0.0.1:3000/callback'],
   ).action(lazy(async () => ({ default: (await import('./verify-callback.js')).signCallbackCommand })));
+
+  const store = (cmd: Command) => cmd.option('--store <file>', 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)');
+  const listen = store(
+      program
+        .command('listen')
+        .description('receive callbacks locally: verify, store, mark duplicates, forward to your app')
+        .option('--port <port>', 'port (0 for any free port)', '8080')
+        .option('--host <host>', 'address to bind', '127.0.0.1')
+        .option('--path <path>', 'the path callbacks arrive on (* for any)', '/')
+        .option('--forward-to <url>', 'pass the exact bytes and headers on to your app (repeatable); its answer is mirrored', collect)
+        .option('--max-body <size>', 'largest body accepted', '1mb')
+        .option('--exit-after <n>', 'stop after N requests')
+        .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
+        .option('--no-persist', 'do not write the event store'),
+    );
+  RUN_DURATION_TIMEOUT.add(listen);
+  examples(listen,
+    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m'],
+  ).action(lazy(async () => ({ default: (await import('./listen.js')).listenCommand })));
+  const events = program.command('events').description('the event store of `paycli listen` and `paycli trigger`');
+  examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback']);
+  examples(
+    store(events.command('list').description('list stored requests, oldest first').option('--limit <n>', 'only the newest N').option('--status <status>', 'only this callback status').option('--valid', 'only valid ones').option('--invalid', 'only invalid or malformed ones')),
+    ['paycli events list', 'paycli events list --invalid --limit 20 --json'],
+  ).action(lazy(async () => ({ default: (await import('./events.js')).eventsList })));
+  examples(store(events.command('show <id>').description('headers, body, canonical JSON and verdict of one request (id or unique prefix)')), ['paycli events show evt_lx2k9a', 'paycli events show evt_lx2k --json'])
+    .action(lazy(async () => ({ default: (await import('./events.js')).eventsShow })));
+  examples(
+    timeoutFlag(store(events.command('replay <id>').description('send a stored request again, byte for byte').option('--to <url>', 'where to send it').option('--resign', 're-sign with the configured VA'))),
+    ['paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback --resign --va 1179000899'],
+  ).action(lazy(async () => ({ default: (await import('./events.js')).eventsReplay })));
+  examples(store(events.command('clear').description('delete every stored event')), ['paycli events clear', 'paycli events clear --store ./events.jsonl'])
+    .action(lazy(async () => ({ default: (await import('./events.js')).eventsClear })));
+  examples(
+    store(
+      program
+        .command('trigger')
+        .description('send a realistic, correctly signed callback to a URL, as the gateway would')
+        .requiredOption('--to <url>', 'your callback handler')
+        .addOption(new Option('--status <status>', 'callback status').choices(['berhasil', 'pending', 'expired']).default('berhasil'))
+        .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]).default('va'))
+        .option('--channel <channel>', 'payment channel (default: bca for va, else the first of the method)')
+        .addOption(new Option('--format <format>', 'body format').choices(['form', 'json']).default('form'))
+        .option('--amount <rp>', 'transaction amount (default 102000)')
+        .option('--set <field=value>', 'override a callback field (repeatable)', collect)
+        .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
+        .option('--timeout <ms>', 'how long to wait for the answer (PAYCLI_TIMEOUT; default 30000)')
+        .option('--no-persist', 'do not write the event store'),
+    ),
+    ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
+  ).action(lazy(async () => ({ default: (await import('./trigger.js')).triggerCommand })));
+  examples(
+    program
+      .command('test-handler <url>')
+      .description('conformance suite for your callback handler: valid accepted, forged rejected, duplicates answered 200')
+      .addOption(new Option('--format <format>', 'body formats to test').choices(['form', 'json', 'both']).default('both'))
+      .addOption(new Option('--method <method>', 'payment method of the sample callbacks').choices(METHOD_NAMES as string[]).default('va'))
+      .option('--channel <channel>', 'payment channel of the sample callbacks')
+      .option('--deadline <ms>', 'each answer must come within this many ms', '5000')
+      .option('--junit <file>', 'also write a JUnit XML report'),
+    ['paycli --env local test-handler http://127.0.0.1:3000/callback', 'paycli test-handler https://staging.shop.example/ipaymu/callback --va 1179000899 --junit report.xml'],
+  ).action(lazy(async () => ({ default: (await import('./test-handler.js')).testHandlerCommand })));
 
   program.commandsGroup('Emulator commands:');
   const sandbox = program

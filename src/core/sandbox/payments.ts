@@ -58,6 +58,21 @@ export function qrisPayload(merchantName: string, amount: number, trxId: number)
   return withCrcTag + crc16(withCrcTag);
 }
 
+/**
+ * The payment number of a transaction: VA digits with the bank's prefix (leading zeros kept), a store
+ * payment code, a COD airway bill, or the QRIS payload; empty for page-based methods.
+ */
+export function paymentNumber(method: string, channel: string, id: number, merchantName: string, amount: number): { paymentNo: string; qrString?: string } {
+  if (method === 'va') return { paymentNo: (VA_PREFIX[channel] ?? '9999') + String(id).padStart(12, '0') };
+  if (method === 'cstore') return { paymentNo: (channel === 'alfamart' ? '8101' : '8102') + String(id).padStart(10, '0') };
+  if (method === 'cod') return { paymentNo: 'RPX' + String(id).padStart(10, '0') };
+  if (method === 'qris') {
+    const qr = qrisPayload(merchantName, amount, id);
+    return { paymentNo: qr, qrString: qr };
+  }
+  return { paymentNo: '' };
+}
+
 const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000 };
 
 function numberish(v: unknown): unknown {
@@ -85,12 +100,7 @@ export function buildTransaction(raw: Record<string, unknown>, account: SandboxA
   const amount = Math.round(body.amount as number);
   const unit = (body.expiredType as string | undefined) ?? 'hours';
   const expired = (body.expired as number | undefined) ?? 24;
-  let paymentNo = '';
-  let qrString: string | undefined;
-  if (method === 'va') paymentNo = VA_PREFIX[channel]! + String(id).padStart(12, '0');
-  else if (method === 'cstore') paymentNo = (channel === 'alfamart' ? '8101' : '8102') + String(id).padStart(10, '0');
-  else if (method === 'cod') paymentNo = 'RPX' + String(id).padStart(10, '0');
-  else if (method === 'qris') paymentNo = qrString = qrisPayload(account.name, amount, id);
+  const { paymentNo, qrString } = paymentNumber(method, channel, id, account.name, amount);
   const products = body.product as string[];
   return {
     ok: true,

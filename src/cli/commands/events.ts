@@ -1,0 +1,140 @@
+import { rm } from 'node:fs/promises';
+import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
+import { parseCaptureObject } from '../../core/callback/parse.js';
+import { checkCallback } from '../../core/callback/check.js';
+import { externalId, signCallbackRequest } from '../../core/callback/build.js';
+import { sendRaw } from '../../core/http/raw-post.js';
+import type { StoredEvent } from '../../core/listener/event-store.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { rupiah, table } from '../output.js';
+import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
+import { checkTarget } from './trigger.js';
+
+interface EventsFlags {
+  store?: string;
+  limit?: string;
+  status?: string;
+  valid?: boolean;
+  invalid?: boolean;
+  to?: string;
+  resign?: boolean;
+}
+
+async function findEvent(env: CommandEnv<EventsFlags>, id: string): Promise<StoredEvent> {
+  const store = eventStore(env);
+  const event = await store.find(id);
+  if (!event) throw new UsageError(`no event "${id}" in ${store.path}`, { hint: 'list them with `paycli events list`' });
+  return event;
+}
+
+export const eventsList: Handler<EventsFlags> = async (env) => {
+  const { opts, out } = env;
+  let events = await eventStore(env).list();
+  if (opts.status) events = events.filter((e) => e.status === opts.status);
+  if (opts.valid) events = events.filter((e) => e.verdict === 'valid' || e.verdict === 'valid-variant');
+  if (opts.invalid) events = events.filter((e) => e.verdict === 'invalid' || e.verdict === 'malformed');
+  if (opts.limit !== undefined) {
+    const n = Number(opts.limit);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`invalid --limit "${opts.limit}": a whole number above 0`);
+    events = events.slice(-n);
+  }
+  if (out.json) {
+    out.data(events);
+    return 0;
+  }
+  if (events.length === 0) {
+    out.info('no events: run `paycli listen` and send it a callback (or `paycli trigger`)');
+    return 0;
+  }
+  const c = out.c;
+  out.out(
+    table(
+      events.map((e) => {
+        let amount = '';
+        try {
+          const f = parseCaptureObject({ headers: e.headers, body: e.body }).fields;
+          amount = typeof f.amount === 'string' ? rupiah(f.amount) : '';
+        } catch {
+          amount = '';
+        }
+        const verdict = e.verdict === 'valid' ? c.green('valid') : e.verdict === 'valid-variant' ? c.yellow('valid*') : c.red(e.verdict);
+        return [e.id, e.receivedAt.replace('T', ' ').slice(0, 19), e.source ?? 'listen', e.trx_id ?? '-', e.status ?? '-', amount, verdict, e.duplicate ? 'dup' : '', String(e.answer)];
+      }),
+      ['ID', 'RECEIVED (UTC)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'],
+      (s) => c.bold(s),
+    ),
+  );
+  return 0;
+};
+
+export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
+  const event = await findEvent(env, id);
+  const { out } = env;
+  let canonical: string | null = null;
+  let check: ReturnType<typeof checkCallback> | null = null;
+  try {
+    const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
+    const cfg = await env.session.config();
+    if (cfg.va) {
+      check = checkCallback(parsed.fields, parsed.headerSignature ?? '', cfg.va.value, await diagnosisKeys(env));
+      canonical = check.canonical;
+    }
+  } catch {
+    canonical = null;
+  }
+  if (out.json) {
+    out.data({ ...event, canonical, recheck: check ? { verdict: check.verdict, reason: check.reason } : null });
+    return 0;
+  }
+  const c = out.c;
+  out.out(
+    [
+      `${c.bold(event.id)}  ${event.receivedAt}  ${event.method} ${event.path}  → ${event.answer}`,
+      `verdict: ${event.verdict}${event.variant ? ` (${event.variant})` : ''}${event.reason ? ` — ${event.reason}` : ''}${event.duplicate ? ' · duplicate' : ''}`,
+      '',
+      ...Object.entries(event.headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      event.body,
+      ...(canonical ? ['', c.dim('canonical JSON:'), canonical] : []),
+    ].join('\n'),
+  );
+  return 0;
+};
+
+export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
+  const { opts, out, ctx } = env;
+  if (!opts.to) throw new UsageError('events replay needs --to URL');
+  const to = checkTarget(opts.to, '--to');
+  const event = await findEvent(env, id);
+  let headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(event.headers)) if (!['host', 'content-length', 'connection', 'transfer-encoding'].includes(k)) headers[k] = v;
+  let body = event.body;
+  if (opts.resign) {
+    const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
+    const va = await callbackVa(env);
+    const now = ctx.now();
+    const signed = signCallbackRequest(Object.fromEntries(Object.entries(parsed.fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])), va, parsed.format, now, externalId(now, 1));
+    headers = { ...headers, 'x-signature': signed.signature, 'x-timestamp': signed.headers['X-Timestamp']!, 'x-external-id': signed.headers['X-External-ID']! };
+    body = event.body; // the same bytes, re-signed with this VA
+  }
+  let res;
+  try {
+    res = await sendRaw(to, { headers, body, timeoutMs: (await env.session.config()).timeout.value });
+  } catch (err) {
+    throw new NetworkError(`replay to ${to} failed: ${(err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? 'connection refused' : (err as Error).message}`);
+  }
+  const result = { id: event.id, to, resigned: Boolean(opts.resign), answer: res.status, ms: res.ms, body: res.body };
+  if (res.status !== 200) throw new GatewayError(res.status, `replay of ${event.id} to ${to} answered HTTP ${res.status}: ${res.body.trim().slice(0, 200)}`, { details: result });
+  if (out.json) out.data(result);
+  else out.out(`replayed ${event.id} → ${to}: ${out.c.green(String(res.status))} ${res.ms}ms ${res.body.trim().slice(0, 200)}`);
+  return 0;
+};
+
+export const eventsClear: Handler<EventsFlags> = async (env) => {
+  const store = eventStore(env);
+  const n = (await store.list()).length;
+  await rm(store.path, { force: true });
+  if (env.out.json) env.out.data({ cleared: n, store: store.path });
+  else env.out.out(`cleared ${n} events from ${store.path}`);
+  return 0;
+};

@@ -1,0 +1,98 @@
+import { NetworkError, GatewayError, UsageError } from '../../core/errors.js';
+import { externalId, signCallbackRequest } from '../../core/callback/build.js';
+import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/sample.js';
+import { newEventId } from '../../core/listener/event-store.js';
+import { sendRaw } from '../../core/http/raw-post.js';
+import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../../core/payment-rules.js';
+import type { Handler } from '../command-env.js';
+import { callbackVa, eventStore } from './callback-shared.js';
+
+interface TriggerFlags {
+  to: string;
+  status?: string;
+  method?: string;
+  channel?: string;
+  format?: string;
+  set?: string[];
+  repeat?: string;
+  amount?: string;
+  store?: string;
+  persist?: boolean;
+}
+
+/** Checks --status, --method/--channel and --format of trigger and test-handler. */
+export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): { status: CallbackStatus; method: string; channel: string } {
+  const status = (o.status ?? 'berhasil') as CallbackStatus;
+  if (!(status in CALLBACK_STATUSES)) throw new UsageError(`invalid --status "${o.status}"`, { hint: 'berhasil, pending or expired' });
+  const method = o.method ?? 'va';
+  if (!METHOD_NAMES.includes(method)) throw new UsageError(`unknown --method "${method}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
+  const channel = o.channel ?? channelsOf(method)[method === 'va' ? 1 : 0]!;
+  if (!channelsOf(method).includes(channel)) throw new UsageError(`channel "${channel}" is not a channel of ${method}`, { hint: `channels of ${method}: ${channelsOf(method).join(', ')}` });
+  return { status, method, channel };
+}
+
+export function checkTarget(url: string, flag: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new UsageError(`invalid ${flag} "${url}": not a URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`invalid ${flag} "${url}": expected an http(s) URL`);
+  return url;
+}
+
+/** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
+export const triggerCommand: Handler<TriggerFlags> = async (env) => {
+  const { opts, out, ctx } = env;
+  const to = checkTarget(opts.to, '--to');
+  const { status, method, channel } = checkCallbackFlags(opts);
+  const format = opts.format ?? 'form';
+  if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
+  const repeat = opts.repeat === undefined ? 1 : Number(opts.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10_000) throw new UsageError(`invalid --repeat "${opts.repeat}": 1 to 10000`);
+  const amount = opts.amount === undefined ? undefined : Number(opts.amount);
+  if (amount !== undefined && (!Number.isInteger(amount) || amount <= 0)) throw new UsageError(`invalid --amount "${opts.amount}": a whole number of Rupiah`);
+  const va = await callbackVa(env);
+  const fields = sampleCallbackFields({ status, method, channel, now: ctx.now(), url: to, amount });
+  for (const assignment of opts.set ?? []) {
+    const eq = assignment.indexOf('=');
+    if (eq <= 0) throw new UsageError(`invalid --set "${assignment}": use FIELD=VALUE`);
+    const field = assignment.slice(0, eq);
+    if (!CALLBACK_FIELD_NAMES.includes(field)) throw new UsageError(`--set ${field}: not a callback field`, { hint: `fields: ${CALLBACK_FIELD_NAMES.join(', ')}` });
+    fields[field] = assignment.slice(eq + 1);
+  }
+  const store = opts.persist === false ? null : eventStore(env);
+  let failures = 0;
+  const results: Record<string, unknown>[] = [];
+  for (let i = 1; i <= repeat; i++) {
+    const now = ctx.now();
+    const signed = signCallbackRequest(fields, va, format, now, externalId(now, i));
+    let res;
+    try {
+      res = await sendRaw(to, { headers: signed.headers, body: signed.body, timeoutMs: (await env.session.config()).timeout.value });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new NetworkError(`POST ${to} failed: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`, { hint: 'is your callback handler (or `paycli listen`) running on that address?' });
+    }
+    if (res.status !== 200) failures++;
+    await store?.append({
+      id: newEventId(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+      body: signed.body, verdict: 'valid', variant: null, reason: null, duplicate: i > 1, trx_id: fields.trx_id ?? null, status: fields.status ?? null, answer: res.status, source: 'trigger',
+    });
+    const result = { attempt: i, url: to, trx_id: fields.trx_id, status: fields.status, signature: signed.signature, answer: res.status, ms: res.ms, body: res.body };
+    results.push(result);
+    if (!out.json) {
+      const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
+      out.out(`→ POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${res.body.trim().slice(0, 200)}`);
+    }
+  }
+  if (failures > 0) {
+    throw new GatewayError(results.at(-1)!.answer as number, `the handler answered ${failures === repeat ? '' : `${failures} of ${repeat} times `}non-200 (HTTP ${results.find((r) => r.answer !== 200)!.answer}); the gateway would retry`, {
+      hint: 'check the handler with `paycli test-handler URL`',
+      details: repeat === 1 ? results[0] : results,
+    });
+  }
+  if (out.json) out.data(repeat === 1 ? results[0] : results);
+  return 0;
+};
