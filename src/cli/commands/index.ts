@@ -35,6 +35,8 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     .action(lazy(async () => ({ default: (await import('./areas.js')).areasCacheClear })));
 
   program.commandsGroup('Setup commands:');
+  examples(program.command('demo').description('run the whole flow on an in-process emulator: regions, a VA payment, the buyer paying, the callback verified'), ['paycli demo', 'paycli demo --json'])
+    .action(lazy(async () => ({ default: (await import('./demo.js')).demoCommand })));
   const config = program.command('config').description('manage profiles and settings in the user config');
   examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
   examples(

@@ -1,0 +1,165 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PaycliError } from '../../core/errors.js';
+import { areaPath, regionsFromData, type Region } from '../../core/api/areas.js';
+import { buildSignedRequest } from '../../core/api/signed-request.js';
+import { CHECK_TRANSACTION_PATH, DIRECT_PAYMENT_PATH, encodeCheckTransactionBody, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
+import { parseEnvelope } from '../../core/http/envelope.js';
+import { parseCaptureObject } from '../../core/callback/parse.js';
+import { verifyCallback } from '../../core/signing/callback-signature.js';
+import { sendRaw } from '../../core/http/raw-post.js';
+import type { ListenerEvent } from '../../core/listener/server.js';
+import type { Handler } from '../command-env.js';
+import { rupiah } from '../output.js';
+import { VERSION } from '../version.js';
+
+interface Step {
+  name: string;
+  ok: boolean;
+  detail: string;
+  ms: number;
+}
+
+class StepFailed extends Error {}
+
+/**
+ * `paycli demo`: the whole merchant flow against an emulator started in-process: regions, a VA
+ * payment, the buyer paying on the payment page, the callback received and verified, and the final
+ * status. Exit 0 only when every step passed; nothing is left behind.
+ */
+export const demoCommand: Handler = async (env) => {
+  const { out, ctx } = env;
+  const { startSandbox } = await import('../../core/sandbox/server.js');
+  const { startListener } = await import('../../core/listener/server.js');
+  const { createHttpClient } = await import('../../core/http/client.js');
+  const dir = await mkdtemp(join(tmpdir(), 'paycli-demo-'));
+  const steps: Step[] = [];
+  const c = out.c;
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  let listener: Awaited<ReturnType<typeof startListener>> | undefined;
+  let client: Awaited<ReturnType<typeof createHttpClient>> | undefined;
+  const callbacks: ListenerEvent[] = [];
+  let notify: () => void = () => undefined;
+
+  const step = async (name: string, fn: () => Promise<string>): Promise<void> => {
+    const started = performance.now();
+    try {
+      const detail = await fn();
+      steps.push({ name, ok: true, detail, ms: Math.round(performance.now() - started) });
+      if (!out.json) out.out(`${c.green('✓')} ${name.padEnd(24)} ${detail}`);
+    } catch (err) {
+      const detail = err instanceof PaycliError || err instanceof StepFailed ? err.message : `unexpected: ${(err as Error).message}`;
+      steps.push({ name, ok: false, detail, ms: Math.round(performance.now() - started) });
+      if (!out.json) out.out(`${c.red('✗')} ${name.padEnd(24)} ${detail}`);
+      throw new StepFailed(name);
+    }
+  };
+
+  let passed = false;
+  try {
+    if (!out.json) out.out(c.bold(`paycli ${VERSION} demo — the whole flow on the built-in emulator, offline\n`));
+    await step('start emulator', async () => {
+      sandbox = await startSandbox({ port: 0, dataDir: join(dir, 'sandbox'), retrySchedule: [200, 500, 1000], now: () => ctx.now() });
+      return `${sandbox.apiUrl} (VA ${sandbox.accounts[0]!.va}, ${sandbox.regions.counts.villages.toLocaleString('en')} villages indexed)`;
+    });
+    const account = sandbox!.accounts[0]!;
+    const credentials = { va: account.va, apiKey: account.apiKey! };
+    client = await createHttpClient({ timeoutMs: 10_000, userAgent: `paycli/${VERSION} demo` });
+    const call = async <T>(method: string, path: string, body?: string): Promise<T> => {
+      const req = buildSignedRequest({ baseUrl: sandbox!.apiUrl, path, method, body, credentials, now: ctx.now() });
+      const res = await client!.send({ method: req.method, url: req.url, headers: req.headers, body: req.body });
+      return parseEnvelope<T>(res, req.url).Data;
+    };
+    const pickRegion = (list: Region[], prefer: string) => list.find((r) => r.name === prefer) ?? list[0];
+    const names = (list: Region[]) => list.slice(0, 3).map((r) => `${r.name} (${r.code})`).join(', ') + (list.length > 3 ? `, … ${list.length} in all` : '');
+    let province: Region | undefined;
+    let city: Region | undefined;
+    let district: Region | undefined;
+    await step('list provinces', async () => {
+      const list = regionsFromData(await call('GET', areaPath('province')));
+      if (list.length === 0) throw new StepFailed('no provinces returned');
+      province = pickRegion(list, 'BALI');
+      return names(list);
+    });
+    await step(`cities of ${province!.name}`, async () => {
+      const list = regionsFromData(await call('GET', areaPath('city', province!.code)));
+      city = pickRegion(list, 'KOTA DENPASAR');
+      if (!city) throw new StepFailed(`no cities for ${province!.code}`);
+      return names(list);
+    });
+    await step(`districts of ${city!.code}`, async () => {
+      const list = regionsFromData(await call('GET', areaPath('district', city!.code)));
+      district = list[0];
+      if (!district) throw new StepFailed(`no districts for ${city!.code}`);
+      return names(list);
+    });
+    await step(`villages of ${district!.code}`, async () => {
+      const list = regionsFromData(await call('GET', areaPath('village', district!.code)));
+      if (list.length === 0) throw new StepFailed(`no villages for ${district!.code}`);
+      return names(list);
+    });
+    await step('start callback listener', async () => {
+      listener = await startListener({
+        port: 0, va: account.va, store: null, now: () => ctx.now(),
+        onEvent: (e) => {
+          callbacks.push(e);
+          notify();
+        },
+      });
+      return `${listener.url} (verifies with the merchant VA)`;
+    });
+    let payment: DirectPaymentData | undefined;
+    await step('create VA payment (BCA)', async () => {
+      const body = encodePaymentBody({
+        name: 'Putu Ayu', phone: '08123456789', email: 'putu@example.com', amount: 175_000, notifyUrl: listener!.url,
+        referenceId: `DEMO-${ctx.now().getTime()}`, paymentMethod: 'va', paymentChannel: 'bca',
+        product: ['Kopi Kintamani 250g', 'Pie Susu (box)'], qty: [2, 1], price: [62_500, 50_000],
+      });
+      payment = await call<DirectPaymentData>('POST', DIRECT_PAYMENT_PATH, body);
+      if (!/^\d+$/.test(payment.PaymentNo)) throw new StepFailed(`unexpected payment number "${payment.PaymentNo}"`);
+      return `VA ${c.bold(payment.PaymentNo)} · total ${rupiah(payment.Total)} · fee ${rupiah(payment.Fee)} · trx ${payment.TransactionId}`;
+    });
+    await step('buyer pays', async () => {
+      const res = await sendRaw(`${sandbox!.url}/pay/${payment!.TransactionId}/pay`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', timeoutMs: 10_000 });
+      if (res.status !== 303) throw new StepFailed(`the payment page answered HTTP ${res.status}`);
+      return `paid on the payment page ${payment!.Url}`;
+    });
+    let event: ListenerEvent | undefined;
+    await step('callback received', async () => {
+      const deadline = Date.now() + 10_000;
+      while (callbacks.length === 0 && Date.now() < deadline) await new Promise<void>((r) => ((notify = r), setTimeout(r, 250)));
+      event = callbacks[0];
+      if (!event) throw new StepFailed('no callback within 10 s');
+      return `POST ${event.event.path} · X-External-ID ${event.event.headers['x-external-id']} · answered ${event.event.answer}`;
+    });
+    await step('signature verified', async () => {
+      const parsed = parseCaptureObject({ headers: event!.event.headers, body: event!.event.body });
+      const v = verifyCallback({ fields: parsed.fields, signature: parsed.headerSignature ?? '', va: account.va });
+      if (!v.valid || event!.event.verdict !== 'valid') throw new StepFailed(`signature did not verify (${event!.event.reason ?? 'mismatch'})`);
+      return `X-Signature ${v.expected.slice(0, 16)}… = HMAC-SHA256(canonical JSON, VA)`;
+    });
+    await step('callback status', async () => {
+      if (event!.event.status !== 'berhasil') throw new StepFailed(`status ${event!.event.status}, expected berhasil`);
+      return `${c.green('berhasil')} (status_code 1) for trx ${event!.event.trx_id}`;
+    });
+    await step('final transaction status', async () => {
+      const data = await call<Record<string, unknown>>('POST', CHECK_TRANSACTION_PATH, encodeCheckTransactionBody(payment!.TransactionId));
+      if (data.Status !== 1) throw new StepFailed(`check transaction says ${String(data.StatusDesc)} (${String(data.Status)})`);
+      return `${data.StatusDesc} · paid off ${rupiah(data.PaidOff as number)}`;
+    });
+    passed = true;
+  } catch (err) {
+    if (!(err instanceof StepFailed)) throw err;
+  } finally {
+    await client?.close().catch(() => undefined);
+    await listener?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+  const failed = steps.find((s) => !s.ok);
+  if (out.json) out.data({ ok: passed, steps, ...(failed ? { failedStep: failed.name } : {}) });
+  else if (passed) out.out(c.green(`\nall ${steps.length} steps passed`) + c.dim(' — next: `paycli sandbox` and `paycli --env local areas province`, or `paycli --help`'));
+  else out.out(c.red(`\nthe demo failed at "${failed?.name}"`));
+  return passed ? 0 : 1;
+};
