@@ -141,7 +141,7 @@ export function parseHttpCapture(text: string): ParsedCallback {
 export function parseCallbackInput(text: string): ParsedCallback {
   const trimmed = text.replace(/^\uFEFF/, '');
   if (REQUEST_LINE.test(trimmed.split('\n')[0] ?? '')) return parseHttpCapture(trimmed);
-  if (/^\s*\{/.test(trimmed)) {
+  if (/^\s*[{[]/.test(trimmed)) {
     const fields = parseJsonBody(trimmed);
     if (typeof fields.body === 'string' && fields.headers !== null && typeof fields.headers === 'object' && !Array.isArray(fields.headers)) {
       return parseCaptureObject(fields as { headers: Record<string, unknown>; body: string });

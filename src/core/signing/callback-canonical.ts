@@ -39,15 +39,26 @@ export const GATEWAY_CANONICAL: CanonicalOptions = {
   json: PHP_DEFAULT,
 };
 
+const INT64_MAX = '9223372036854775807';
+const INT64_MIN = '-9223372036854775808';
+
 /** PHP's `(int)` cast of a string: leading whitespace, sign and digits; anything else is 0. */
 export function phpIntDigits(value: CallbackValue): JsonInteger {
   if (typeof value === 'boolean') return new JsonInteger(value ? '1' : '0');
   if (typeof value === 'number') return new JsonInteger(Number.isFinite(value) ? String(Math.trunc(value)) : '0');
   if (typeof value !== 'string') return new JsonInteger(Array.isArray(value) && value.length > 0 ? '1' : '0');
-  const m = /^[ \t\n\r\v\f]*([+-]?)0*(\d+)/.exec(value);
+  const m = /^[ \t\n\r\v\f]*([+-]?)(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?/.exec(value);
   if (!m) return new JsonInteger('0');
-  const digits = m[2]!;
-  return new JsonInteger(m[1] === '-' && digits !== '0' ? `-${digits}` : digits);
+  if (m[2]!.includes('.') || m[3]) {
+    // A float-like numeric string: PHP converts it to a float, then truncates.
+    const n = Math.trunc(Number(m[1]! + m[2]! + (m[3] ?? '')));
+    return new JsonInteger(Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : n > 0 ? INT64_MAX : INT64_MIN.slice(0));
+  }
+  const digits = m[2]!.replace(/^0+(?=\d)/, '');
+  const negative = m[1] === '-' && digits !== '0';
+  // PHP saturates integer strings beyond the 64-bit range.
+  if (digits.length > 19 || (digits.length === 19 && digits > (negative ? INT64_MIN.slice(1) : INT64_MAX))) return new JsonInteger(negative ? INT64_MIN : INT64_MAX);
+  return new JsonInteger(negative ? `-${digits}` : digits);
 }
 
 /** PHP's `(string)` cast of a scalar. */
