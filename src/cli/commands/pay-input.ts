@@ -47,7 +47,7 @@ export function parseItem(text: string): PaymentItem {
   let trailing = 0;
   for (let i = parts.length - 1; i >= 1 && /^\s*\d+(\.\d+)?\s*$/.test(parts[i]!); i--) trailing++;
   const dims = trailing >= 6 && parts.length >= 7 ? 6 : trailing >= 2 ? 2 : 0;
-  if (dims === 0) throw new UsageError(`invalid --item "${text}"`, { hint: 'use NAME:QTY:PRICE, or NAME:QTY:PRICE:WEIGHT:WIDTH:HEIGHT:LENGTH for COD' });
+  if (dims === 0) throw new UsageError(`invalid --item "${text}": expected NAME:QTY:PRICE`, { hint: 'use NAME:QTY:PRICE, or NAME:QTY:PRICE:WEIGHT:WIDTH:HEIGHT:LENGTH for COD' });
   const nums = parts.slice(parts.length - dims).map(Number);
   const product = parts.slice(0, parts.length - dims).join(':').trim();
   if (!product) throw new UsageError(`invalid --item "${text}": the product name is empty`);
