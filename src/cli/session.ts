@@ -31,12 +31,18 @@ export interface CommonOptions {
   cache?: boolean;
 }
 
+/** Where a project config may live, nearest directory first (cli.md section 3). */
+export const PROJECT_CONFIG_FILES = [
+  'package.json', '.paycli.json', '.paycli.yaml', '.paycli.yml', '.paycli.js', '.paycli.cjs', '.paycli.mjs',
+  '.payclirc', '.payclirc.json', '.payclirc.yaml', '.payclirc.yml', 'paycli.config.js', 'paycli.config.cjs', 'paycli.config.mjs',
+];
+
 /** Loads the project config with cosmiconfig (module name `paycli`), or null. */
 export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | null> {
   const { cosmiconfig } = await import('cosmiconfig');
   let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
   try {
-    found = await cosmiconfig('paycli', { searchStrategy: 'project' }).search(cwd);
+    found = await cosmiconfig('paycli', { searchStrategy: 'project', searchPlaces: PROJECT_CONFIG_FILES }).search(cwd);
   } catch (err) {
     throw new UsageError(`cannot read the project config: ${(err as Error).message.split('\n')[0]}`);
   }

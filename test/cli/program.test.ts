@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { buildProgram } from '../../src/cli/program.js';
+import { runCli, testContext } from '../helpers/cli.js';
+
+function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
+  return cmd.commands.filter((c) => c.name() !== 'help').flatMap((c) => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
+}
+
+describe('the command tree', () => {
+  it('suggests the right command for a typo (exit 2)', async () => {
+    const r = await runCli(['verfy-callback']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'verfy-callback'");
+    expect(r.stderr).toContain('Did you mean verify-callback?');
+    expect(r.stdout).toBe('');
+  });
+
+  it('suggests flags and reports errors as JSON with --json', async () => {
+    const r = await runCli(['areas', 'province', '--no-cach', '--json']);
+    expect(r.code).toBe(2);
+    const e = JSON.parse(r.stderr).error;
+    expect(e).toMatchObject({ code: 'usage', exitCode: 2 });
+    expect(e.hint).toContain('--no-cache');
+    expect(r.stdout).toBe('');
+  });
+
+  it('prints help on stdout with exit 0, and the exit codes in the root help', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const group of ['API commands:', 'Callback commands:', 'Emulator commands:', 'Setup commands:']) expect(r.stdout).toContain(group);
+    expect(r.stdout).toMatch(/Exit codes:[\s\S]*130 interrupted/);
+  });
+
+  it('gives every command a description and at least two examples', () => {
+    const program = buildProgram(testContext().ctx, { code: 0 });
+    const paths = commandPaths(program);
+    expect(paths.length).toBeGreaterThan(25);
+    const find = (path: string[]) => path.reduce<Command>((c, name) => c.commands.find((x) => x.name() === name)!, program);
+    for (const path of paths) {
+      const cmd = find(path);
+      expect(cmd.description(), path.join(' ')).not.toBe('');
+      if (cmd.commands.length > 0 && path.join(' ') !== 'sandbox') continue; // groups: their subcommands carry the examples
+      let help = '';
+      cmd.configureOutput({ writeOut: (s) => (help += s), writeErr: (s) => (help += s) });
+      cmd.outputHelp();
+      const examples = help.split('Examples:')[1] ?? '';
+      expect(examples.match(/\$ paycli/g)?.length ?? 0, `${path.join(' ')} examples`).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('--version prints the package version', async () => {
+    const r = await runCli(['--version']);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
