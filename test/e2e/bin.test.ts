@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { buildSignedRequest } from '../../src/core/api/signed-request.js';
+import { signCallbackRequest } from '../../src/core/callback/build.js';
+import { sampleCallbackFields } from '../../src/core/callback/sample.js';
+import { startListener } from '../../src/core/listener/server.js';
+import { tempHome } from '../helpers/cli.js';
+import { receiver } from '../helpers/receiver.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA } from '../helpers/sandbox.js';
+import { runPaycli, spawnPaycli } from '../helpers/spawn.js';
+
+// Asynchronous: the listener under test runs in this process and must keep answering.
+const exec = promisify(execFile);
+let home: ReturnType<typeof tempHome>;
+beforeAll(() => (home = tempHome()));
+afterAll(() => home.cleanup());
+
+describe('the built bin', () => {
+  it('prints its version and help', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect((await runPaycli(['--version'])).stdout).toBe(`${pkg.version}\n`);
+    const help = await runPaycli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes:');
+    const typo = await runPaycli(['lsiten']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('Did you mean listen?');
+  });
+
+  it('runs paycli demo end to end, leaving nothing behind', async () => {
+    const r = await runPaycli(['demo'], { HOME: home.home });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('all 12 steps passed');
+    const json = await runPaycli(['demo', '--json'], { HOME: home.home });
+    const summary = JSON.parse(json.stdout);
+    expect(summary.ok).toBe(true);
+    expect(summary.steps.map((s: { name: string }) => s.name)).toContain('signature verified');
+  });
+
+  it('keeps payments and pending callbacks across kill -9 of the emulator', async () => {
+    const dataDir = join(home.home, 'sandbox-state');
+    const rx0 = await receiver([200]);
+    const deadUrl = rx0.url;
+    await rx0.close(); // the merchant's server is down for now
+    const args = ['sandbox', '--port', '0', '--data-dir', dataDir, '--json', '--retry-schedule', '200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms'];
+    const first = spawnPaycli(args);
+    const started = await first.waitForJson((o) => o.event === 'started');
+    const apiUrl = String(started.baseUrl);
+    const body = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'p@x.co', amount: 5000, notifyUrl: deadUrl, paymentMethod: 'va', paymentChannel: 'bca', product: ['A'], qty: [1], price: [5000] });
+    const req = buildSignedRequest({ baseUrl: apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+    const created = (await (await request(req.url, { method: 'POST', headers: req.headers, body })).body.json()) as { Data: { TransactionId: number; PaymentNo: string } };
+    const paid = await request(`${String(started.url)}/_sandbox/transactions/${created.Data.TransactionId}/pay`, { method: 'POST' });
+    expect(paid.statusCode).toBe(200);
+    await paid.body.text();
+    await first.waitForJson((o) => o.type === 'callback' && o.ok === false);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const port = Number(new URL(deadUrl).port);
+    const { createServer } = await import('node:http');
+    const got: string[] = [];
+    const merchant = createServer((q, s) => {
+      let b = '';
+      q.on('data', (c) => (b += c));
+      q.on('end', () => (got.push(b), s.writeHead(200).end('ok')));
+    });
+    await new Promise<void>((r) => merchant.listen(port, '127.0.0.1', r));
+    const second = spawnPaycli(args);
+    const restarted = await second.waitForJson((o) => o.event === 'started');
+    expect(restarted.transactions).toBe(1);
+    const delivered = await second.waitForJson((o) => o.type === 'callback' && o.final === 'delivered');
+    expect(delivered.trxId).toBe(created.Data.TransactionId);
+    expect(got[0]).toContain(`trx_id=${created.Data.TransactionId}`);
+    expect(got[0]).toContain('status=berhasil');
+    const list = (await (await request(`${String(restarted.url)}/_sandbox/transactions`)).body.json()) as { transactions: { id: number; status: string; paymentNo: string }[] };
+    expect(list.transactions[0]).toMatchObject({ id: created.Data.TransactionId, status: 'berhasil', paymentNo: created.Data.PaymentNo });
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    await new Promise((r) => merchant.close(r));
+  });
+
+  it('loses no acknowledged callback when listen is killed with -9', async () => {
+    const store = join(home.home, 'kill9.jsonl');
+    const l = spawnPaycli(['listen', '--port', '0', '--store', store, '--json', '--va', VA]);
+    // The banner goes to stderr; find the port by asking the store path's listener through a retry loop.
+    let url = '';
+    l.child.stderr!.on('data', (c: Buffer) => {
+      const m = /"url":"([^"]+)"/.exec(c.toString());
+      if (m) url = m[1]!;
+    });
+    for (let i = 0; i < 300 && !url; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(url).not.toBe('');
+    let acknowledged = 0;
+    for (let i = 0; i < 60; i++) {
+      const fields = sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url, trxId: 500000 + i });
+      const s = signCallbackRequest(fields, VA, 'form', new Date(), String(i));
+      const res = await request(url, { method: 'POST', headers: s.headers, body: s.body });
+      await res.body.text();
+      if (res.statusCode === 200) acknowledged++;
+    }
+    l.child.kill('SIGKILL');
+    await l.exited;
+    const rows = readFileSync(store, 'utf8').split('\n').filter(Boolean).map((x) => JSON.parse(x));
+    expect(acknowledged).toBe(60);
+    expect(rows).toHaveLength(60);
+    expect(new Set(rows.map((r: { trx_id: string }) => r.trx_id)).size).toBe(60);
+    const events = await runPaycli(['events', 'list', '--store', store, '--json'], { HOME: home.home });
+    expect(JSON.parse(events.stdout)).toHaveLength(60);
+  });
+
+  it('prints curl commands that really work', async () => {
+    const l = await startListener({ port: 0, va: VA, store: null });
+    const fixture = new URL('../../../shared/fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
+    const cmd = await runPaycli(['sign-callback', fixture, '--va', VA, '--curl', l.url]);
+    const { stdout: out } = await exec('bash', ['-c', cmd.stdout.trimEnd() + ' -m 10 -w " %{http_code}"'], { encoding: 'utf8' });
+    expect(out).toBe('{"status":"OK"} 200');
+    await l.close();
+
+    const sb = spawnPaycli(['sandbox', '--port', '0', '--in-memory', '--json']);
+    const started = await sb.waitForJson((o) => o.event === 'started');
+    const apiCurl = await runPaycli(['areas', 'city', '51', '--curl'], { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: String(started.baseUrl) });
+    const { stdout: res } = await exec('bash', ['-c', apiCurl.stdout.replace('curl -sS', 'curl -sS -m 10')], { encoding: 'utf8', env: { PATH: process.env.PATH, PAYCLI_VA: VA, PAYCLI_API_KEY: KEY } });
+    expect(JSON.parse(res)).toMatchObject({ Status: 200, Success: true });
+    expect(JSON.parse(res).Data).toContainEqual({ code: '5171', name: 'KOTA DENPASAR' });
+    sb.child.kill('SIGTERM');
+    await sb.exited;
+  });
+});
