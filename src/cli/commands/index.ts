@@ -53,6 +53,8 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     .action(lazy(async () => ({ default: (await import('./config.js')).configList })));
   examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json'])
     .action(lazy(async () => ({ default: (await import('./config.js')).configPath })));
+  examples(program.command('doctor').description('check Node, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports').option('--offline', 'skip the network checks'), ['paycli doctor', 'paycli --env local doctor --json'])
+    .action(lazy(async () => ({ default: (await import('./doctor.js')).doctorCommand })));
   examples(program.command('whoami').description('show profile, environment, base URL and masked credentials, and where each came from'), ['paycli whoami', 'paycli --env local whoami --json'])
     .action(lazy(async () => ({ default: (await import('./config.js')).whoami })));
 

@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
+import { modeOf } from '../../core/config/secure-file.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
+import { redactUrl } from '../../core/http/client.js';
+import type { ResolvedConfig } from '../../core/config/resolve.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { table } from '../output.js';
+
+type Status = 'ok' | 'warn' | 'fail' | 'skip';
+interface Check {
+  check: string;
+  status: Status;
+  detail: string;
+}
+
+const run = promisify(execFile);
+
+function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, host, () => s.close(() => resolve(true)));
+  });
+}
+
+function nodeCheck(version: string): Check {
+  const [maj, min] = version.replace(/^v/, '').split('.').map(Number) as [number, number];
+  const ok = maj > 20 || (maj === 20 && min >= 19);
+  return { check: 'Node.js', status: ok ? 'ok' : 'fail', detail: `${version}${ok ? '' : ' (paycli needs >= 20.19)'}` };
+}
+
+async function fileChecks(env: CommandEnv): Promise<Check[]> {
+  const path = env.session.userPath;
+  const mode = await modeOf(path);
+  if (mode === undefined) return [{ check: 'user config', status: 'warn', detail: `${path} does not exist (run \`paycli config init\`)` }];
+  const dirMode = await modeOf(dirname(path));
+  const checks: Check[] = [{ check: 'user config', status: (mode & 0o077) === 0 ? 'ok' : 'fail', detail: `${path} mode ${mode.toString(8).padStart(4, '0')}${(mode & 0o077) === 0 ? '' : ' — holds secrets: chmod 600 it'}` }];
+  if (dirMode !== undefined) checks.push({ check: 'config directory', status: (dirMode & 0o077) === 0 ? 'ok' : 'warn', detail: `${dirname(path)} mode ${dirMode.toString(8).padStart(4, '0')}${(dirMode & 0o077) === 0 ? '' : ' — chmod 700 it'}` });
+  return checks;
+}
+
+async function gitCheck(env: CommandEnv, apiKey: string | undefined): Promise<Check> {
+  if (!apiKey) return { check: 'API key in git', status: 'skip', detail: 'no API key configured' };
+  try {
+    const { stdout } = await run('git', ['grep', '-l', '-F', '-e', apiKey], { cwd: env.ctx.cwd, timeout: 10_000 });
+    const files = stdout.trim().split('\n').filter(Boolean);
+    return { check: 'API key in git', status: 'fail', detail: `found in tracked files: ${files.join(', ')} — remove it and rotate the key` };
+  } catch (err) {
+    const e = err as { code?: number | string; stderr?: string };
+    if (e.code === 1) return { check: 'API key in git', status: 'ok', detail: 'not in any tracked file' };
+    return { check: 'API key in git', status: 'skip', detail: e.code === 'ENOENT' ? 'git not installed' : 'not a git repository' };
+  }
+}
+
+async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {
+  const { request } = await import('undici');
+  const url = cfg.baseUrl.value;
+  const started = Date.now();
+  try {
+    const res = await request(`${url.replace(/\/+$/, '')}/areas/province`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000, signal: AbortSignal.timeout(6000) });
+    await res.body.text();
+    const ms = Date.now() - started;
+    const checks: Check[] = [{ check: 'base URL', status: 'ok', detail: `${redactUrl(url)} answered HTTP ${res.statusCode} in ${ms} ms${url.startsWith('https:') ? ' (TLS ok)' : ''}` }];
+    const date = res.headers.date;
+    if (typeof date === 'string') {
+      const offset = Math.round((Date.parse(date) - (started + ms / 2)) / 1000);
+      checks.push({ check: 'clock offset', status: Math.abs(offset) <= 60 ? 'ok' : 'warn', detail: `${offset >= 0 ? '+' : ''}${offset} s against the server's Date header` });
+    } else checks.push({ check: 'clock offset', status: 'skip', detail: 'the server sent no Date header' });
+    return checks;
+  } catch (err) {
+    const { describeNetworkError } = await import('../../core/http/client.js');
+    return [{ check: 'base URL', status: 'fail', detail: `${redactUrl(url)}: ${describeNetworkError(err, 5000)}` }];
+  }
+}
+
+/** `paycli doctor`: checks the setup and says what to fix. Exit 4 when a check fails. */
+export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
+  const { ctx, out, session, opts } = env;
+  const checks: Check[] = [nodeCheck(process.version)];
+  let cfg: ResolvedConfig | undefined;
+  try {
+    cfg = await session.config();
+    checks.push({ check: 'environment', status: 'ok', detail: `${cfg.env.value} (${cfg.env.origin}), base URL ${redactUrl(cfg.baseUrl.value)}` });
+    checks.push({ check: 'project config', status: 'ok', detail: 'no API key in a project config' });
+  } catch (err) {
+    checks.push({ check: 'configuration', status: 'fail', detail: (err as Error).message });
+  }
+  checks.push(...(await fileChecks(env)));
+  if (cfg) {
+    checks.push({ check: 'VA', status: cfg.va ? 'ok' : 'fail', detail: cfg.va ? `${maskSecret(cfg.va.value)} from ${cfg.va.origin}` : 'not set (--va, PAYCLI_VA or `paycli config set va …`)' });
+    checks.push({ check: 'API key', status: cfg.apiKey ? 'ok' : 'fail', detail: cfg.apiKey ? `${maskSecret(cfg.apiKey.value)} from ${cfg.apiKey.origin}` : 'not set (PAYCLI_API_KEY or `paycli config set api-key -`)' });
+    checks.push(await gitCheck(env, cfg.apiKey?.value));
+    if (opts.offline) checks.push({ check: 'base URL', status: 'skip', detail: '--offline' });
+    else checks.push(...(await networkChecks(env, cfg)));
+  }
+  const proxies = ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].map((k) => [k, ctx.env[k] ?? ctx.env[k.toLowerCase()]] as const).filter(([, v]) => v);
+  checks.push({ check: 'proxy', status: 'ok', detail: proxies.length ? proxies.map(([k, v]) => `${k}=${k === 'NO_PROXY' ? v : redactUrl(v!)}`).join(' ') : 'none' });
+  for (const [name, port] of [['listen port', 8080], ['emulator port', 4010]] as const) {
+    const free = await portFree(port);
+    checks.push({ check: name, status: free ? 'ok' : 'warn', detail: free ? `${port} is free` : `${port} is in use (another paycli listen/sandbox?)` });
+  }
+  const failed = checks.filter((c) => c.status === 'fail').length;
+  if (out.json) out.data({ ok: failed === 0, checks });
+  else {
+    const c = out.c;
+    const mark: Record<Status, string> = { ok: c.green('✓'), warn: c.yellow('!'), fail: c.red('✗'), skip: c.dim('-') };
+    out.out(table(checks.map((k) => [mark[k.status], k.check, k.detail])));
+    out.out(failed ? c.red(`\n${failed} check${failed === 1 ? '' : 's'} failed`) : c.green('\nall checks passed'));
+  }
+  return failed ? 4 : 0;
+};
