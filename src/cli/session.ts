@@ -85,17 +85,23 @@ export class Session {
     return this.resolved;
   }
 
+  /** The API key given by --api-key or --api-key-file, without resolving anything else. */
+  async flagApiKey(): Promise<string | undefined> {
+    const o = this.opts;
+    if (!o.apiKeyFile) return o.apiKey;
+    let apiKey: string;
+    try {
+      apiKey = (await readFile(o.apiKeyFile, 'utf8')).trim();
+    } catch (err) {
+      throw new UsageError(`cannot read --api-key-file ${o.apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    if (!apiKey) throw new UsageError(`--api-key-file ${o.apiKeyFile} is empty`);
+    return apiKey;
+  }
+
   private async loadConfig(): Promise<ResolvedConfig> {
     const o = this.opts;
-    let apiKey = o.apiKey;
-    if (o.apiKeyFile) {
-      try {
-        apiKey = (await readFile(o.apiKeyFile, 'utf8')).trim();
-      } catch (err) {
-        throw new UsageError(`cannot read --api-key-file ${o.apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
-      if (!apiKey) throw new UsageError(`--api-key-file ${o.apiKeyFile} is empty`);
-    }
+    const apiKey = await this.flagApiKey();
     const flags = {
       env: o.env !== undefined ? String(parseSetting('env', o.env)) : undefined,
       va: o.va !== undefined ? String(parseSetting('va', o.va)) : undefined,

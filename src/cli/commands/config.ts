@@ -31,7 +31,7 @@ export const configInit: Handler<{ baseUrl?: string }> = async (env) => {
   if (opts.env) settings.env = String(parseSetting('env', opts.env));
   if (opts.va) settings.va = String(parseSetting('va', opts.va));
   if (opts.baseUrl) settings.baseUrl = String(parseSetting('base-url', opts.baseUrl));
-  const keyFromFlags = opts.apiKeyFile || opts.apiKey ? (await session.config()).apiKey?.value : ctx.env.PAYCLI_API_KEY;
+  const keyFromFlags = (await session.flagApiKey()) ?? ctx.env.PAYCLI_API_KEY;
   if (keyFromFlags) settings.apiKey = keyFromFlags;
   if (canPrompt(ctx, opts)) {
     const { select, input, password } = await import('@inquirer/prompts');

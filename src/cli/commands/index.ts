@@ -55,6 +55,13 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     .action(lazy(async () => ({ default: (await import('./config.js')).configPath })));
   examples(program.command('doctor').description('check Node, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports').option('--offline', 'skip the network checks'), ['paycli doctor', 'paycli --env local doctor --json'])
     .action(lazy(async () => ({ default: (await import('./doctor.js')).doctorCommand })));
+  examples(program.command('completion <shell>').description('print the shell completion script (bash, zsh or fish)'), ['paycli completion bash > /etc/bash_completion.d/paycli', 'paycli completion fish > ~/.config/fish/completions/paycli.fish', 'paycli completion zsh > ~/.zsh/completions/_paycli'])
+    .action(lazy(async () => ({ default: (await import('./completion.js')).completionCommand })));
+  program
+    .command('__complete <kind> [args...]', { hidden: true })
+    .option('--describe', 'add descriptions (fish)')
+    .allowUnknownOption()
+    .action(lazy(async () => ({ default: (await import('./completion.js')).completeCommand })));
   examples(program.command('whoami').description('show profile, environment, base URL and masked credentials, and where each came from'), ['paycli whoami', 'paycli --env local whoami --json'])
     .action(lazy(async () => ({ default: (await import('./config.js')).whoami })));
 

@@ -1,0 +1,50 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { cacheDir } from '../../core/config/paths.js';
+import { buildProgram } from '../program.js';
+import { channelCandidates, completionScript, SHELLS, type Shell } from '../completion.js';
+import type { Handler } from '../command-env.js';
+
+/** `paycli completion bash|zsh|fish`: prints the script (the same as completions/). */
+export const completionCommand: Handler = async (env, shell: string) => {
+  if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`unknown shell "${shell}"`, { hint: `shells: ${SHELLS.join(', ')}` });
+  env.ctx.stdout.write(completionScript(shell as Shell, buildProgram(env.ctx, { code: 0 })));
+  return 0;
+};
+
+const PARENT: Record<string, RegExp> = { city: /^areas\/province$/, district: /^areas\/city\/\d+$/, village: /^areas\/district\/\d+$/ };
+
+/** Hidden helper the completion scripts call for values known only at run time. */
+export const completeCommand: Handler<{ describe?: boolean }> = async (env, kind: string, args: string[] = []) => {
+  const { ctx } = env;
+  let items: string[] = [];
+  if (kind === 'profiles') {
+    try {
+      items = Object.keys((await env.session.userConfig()).profiles);
+    } catch {
+      items = [];
+    }
+  } else if (kind === 'channels') {
+    items = channelCandidates(args);
+  } else if (kind === 'areas' && PARENT[args[0] ?? '']) {
+    const dir = join(cacheDir(ctx.env, ctx.homedir), 'areas');
+    const files = await readdir(dir).catch(() => [] as string[]);
+    const seen = new Set<string>();
+    for (const f of files.filter((x) => x.endsWith('.json'))) {
+      try {
+        const entry = JSON.parse(await readFile(join(dir, f), 'utf8')) as { path: string; data: { code: string; name: string }[] };
+        if (!PARENT[args[0]!]!.test(entry.path)) continue;
+        for (const r of entry.data) {
+          if (seen.has(r.code)) continue;
+          seen.add(r.code);
+          items.push(env.opts.describe ? `${r.code}\t${r.name}` : r.code);
+        }
+      } catch {
+        /* a torn cache entry completes nothing */
+      }
+    }
+  }
+  if (items.length) ctx.stdout.write(items.join('\n') + '\n');
+  return 0;
+};
