@@ -4,7 +4,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { runCli, testContext } from '../helpers/cli.js';
 
 function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
-  return cmd.commands.filter((c) => c.name() !== 'help').flatMap((c) => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
+  return cmd.commands.filter((c) => c.name() !== 'help' && !(c as unknown as { _hidden: boolean })._hidden).flatMap((c) => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
 }
 
 describe('the command tree', () => {
