@@ -1,4 +1,3 @@
-import { Chalk, type ChalkInstance } from 'chalk';
 import { isPaycliError, type PaycliError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
@@ -21,6 +20,18 @@ export function colorLevel(ctx: CliContext, flags: GlobalFlags, isTTY: boolean):
   return 1;
 }
 
+/** The styles commands use; plain identity functions when color is off. */
+export type Colors = Record<'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan', (s: string) => string>;
+const STYLES = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'] as const;
+const PLAIN: Colors = Object.fromEntries(STYLES.map((k) => [k, (s: string) => s])) as Colors;
+
+async function colors(level: 0 | 1 | 2 | 3): Promise<Colors> {
+  if (level === 0) return PLAIN; // chalk is loaded only when something will be colored
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level });
+  return Object.fromEntries(STYLES.map((k) => [k, (s: string) => chalk[k](s)])) as Colors;
+}
+
 /**
  * The one writer of a run: results to stdout, everything else to stderr, errors as one line plus
  * a hint (or a JSON object with --json). Commands never write to the streams directly.
@@ -28,14 +39,15 @@ export function colorLevel(ctx: CliContext, flags: GlobalFlags, isTTY: boolean):
 export class Output {
   readonly json: boolean;
   readonly debug: boolean;
-  readonly c: ChalkInstance;
-  readonly e: ChalkInstance;
 
-  constructor(readonly ctx: CliContext, readonly flags: GlobalFlags) {
+  /** `c` styles stdout, `e` styles stderr; each follows its own stream's color decision. */
+  private constructor(readonly ctx: CliContext, readonly flags: GlobalFlags, readonly c: Colors, readonly e: Colors) {
     this.json = Boolean(flags.json);
     this.debug = Boolean(flags.debug);
-    this.c = new Chalk({ level: colorLevel(ctx, flags, ctx.stdoutIsTTY) });
-    this.e = new Chalk({ level: colorLevel(ctx, flags, ctx.stderrIsTTY) });
+  }
+
+  static async create(ctx: CliContext, flags: GlobalFlags): Promise<Output> {
+    return new Output(ctx, flags, await colors(colorLevel(ctx, flags, ctx.stdoutIsTTY)), await colors(colorLevel(ctx, flags, ctx.stderrIsTTY)));
   }
 
   /** A result line (or block) on stdout. */

@@ -73,7 +73,7 @@ export function buildProgram(ctx: CliContext, state: RunState): Command {
     const cmd = args[args.length - 1] as Command;
     const positional = args.slice(0, -2);
     const opts = cmd.optsWithGlobals() as CommonOptions;
-    const out = new Output(ctx, opts);
+    const out = await Output.create(ctx, opts);
     const session = new Session(ctx, out, RUN_DURATION_TIMEOUT.has(cmd) ? { ...opts, timeout: undefined } : opts);
     try {
       const mod = await load();

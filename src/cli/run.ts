@@ -18,7 +18,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return state.code;
   } catch (err) {
-    const out = new Output(ctx, early);
+    const out = await Output.create(ctx, early);
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
       const raw = (state.commanderMessage ?? err.message).trim().split('\n');

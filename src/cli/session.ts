@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { AuthError, UsageError } from '../core/errors.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, type UserConfig } from '../core/config/profiles.js';
@@ -37,26 +38,52 @@ export const PROJECT_CONFIG_FILES = [
   '.payclirc', '.payclirc.json', '.payclirc.yaml', '.payclirc.yml', 'paycli.config.js', 'paycli.config.cjs', 'paycli.config.mjs',
 ];
 
-/** Loads the project config with cosmiconfig (module name `paycli`), or null. */
-export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | null> {
-  const { cosmiconfig } = await import('cosmiconfig');
-  let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
+function parseJsonConfig(text: string, filepath: string): unknown {
   try {
-    found = await cosmiconfig('paycli', { searchStrategy: 'project', searchPlaces: PROJECT_CONFIG_FILES }).search(cwd);
+    return JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`cannot read the project config: ${(err as Error).message.split('\n')[0]}`);
+    throw new UsageError(`cannot read the project config ${filepath}: ${(err as Error).message}`);
   }
-  if (!found || found.isEmpty) return null;
-  if (found.config === null || typeof found.config !== 'object' || Array.isArray(found.config)) {
-    throw new UsageError(`the project config ${found.filepath} is not an object of settings`);
+}
+
+/**
+ * Finds the project config the way cosmiconfig's `project` strategy does (module name `paycli`,
+ * from the working directory up to the nearest package.json) and reads it. JSON files and the
+ * `paycli` key of package.json are read directly; cosmiconfig is loaded only for YAML, rc and JS
+ * files, so the common case (no project config) costs a few directory reads.
+ */
+export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | null> {
+  let dir = cwd;
+  for (;;) {
+    const names = new Set(await readdir(dir).catch(() => [] as string[]));
+    for (const name of PROJECT_CONFIG_FILES) {
+      if (!names.has(name)) continue;
+      const filepath = join(dir, name);
+      const text = await readFile(filepath, 'utf8').catch(() => undefined);
+      if (text === undefined) continue;
+      let config: unknown;
+      if (name === 'package.json') {
+        const pkg = parseJsonConfig(text, filepath) as Record<string, unknown> | null;
+        if (!pkg || typeof pkg !== 'object' || pkg.paycli === undefined) continue;
+        config = pkg.paycli;
+      } else if (name.endsWith('.json')) {
+        config = parseJsonConfig(text, filepath);
+      } else {
+        const { cosmiconfig } = await import('cosmiconfig');
+        try {
+          config = (await cosmiconfig('paycli').load(filepath))?.config;
+        } catch (err) {
+          throw new UsageError(`cannot read the project config ${filepath}: ${(err as Error).message.split('\n')[0]}`);
+        }
+      }
+      if (config === undefined || config === null) continue;
+      if (typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`the project config ${filepath} is not an object of settings`);
+      return { filepath, config: config as Record<string, unknown>, text };
+    }
+    const parent = dirname(dir);
+    if (names.has('package.json') || parent === dir) return null;
+    dir = parent;
   }
-  let text: string | undefined;
-  try {
-    text = await readFile(found.filepath, 'utf8');
-  } catch {
-    text = undefined;
-  }
-  return { filepath: found.filepath, config: found.config as Record<string, unknown>, text };
 }
 
 /**

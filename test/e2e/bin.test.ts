@@ -130,3 +130,28 @@ describe('the built bin', () => {
     await sb.exited;
   });
 });
+
+describe('verify-callback --jsonl on worker threads', () => {
+  it('gives the same counts and global line numbers as the single-thread path', async () => {
+    const { writeFileSync, statSync } = await import('node:fs');
+    const lines: string[] = [];
+    for (let i = 0; i < 4500; i++) {
+      const fields = sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'https://shop.example/ipaymu/callback/' + 'x'.repeat(300), trxId: 300000 + i });
+      const s = signCallbackRequest(fields, VA, i % 2 ? 'json' : 'form', new Date(), String(i));
+      if (i === 10) lines.push('{broken');
+      else if (i === 3333) lines.push(JSON.stringify({ headers: s.headers, body: s.body.replace('berhasil', 'pending') }));
+      else lines.push(JSON.stringify({ headers: s.headers, body: s.body }));
+      if (i === 2000) lines.push('');
+    }
+    const big = join(home.home, 'big.jsonl');
+    writeFileSync(big, lines.join('\r\n') + '\n');
+    expect(statSync(big).size).toBeGreaterThan(4 * 1024 * 1024); // large enough for the worker path
+    const r = await runPaycli(['verify-callback', '--jsonl', big, '--va', VA, '--json']);
+    expect(r.code).toBe(6);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ total: 4500, valid: 4498, invalid: 1, malformed: 1 });
+    expect(out.failures.map((f: { line: number; verdict: string }) => [f.line, f.verdict])).toEqual([[11, 'malformed'], [3335, 'invalid']]);
+    const viaStdin = await runPaycli(['verify-callback', '--jsonl', '-', '--va', VA, '--json'], {}, readFileSync(big, 'utf8'));
+    expect(JSON.parse(viaStdin.stdout)).toEqual({ ...out, file: '-' });
+  });
+});

@@ -1,6 +1,6 @@
 import type { CallbackFields } from '../signing/callback-canonical.js';
 import { verifyCallback } from '../signing/callback-signature.js';
-import { diagnoseCallback, type CandidateKey, type Diagnosis } from '../signing/variants.js';
+import { diagnoseCallback, VARIATIONS, type CandidateKey, type Diagnosis } from '../signing/variants.js';
 
 export interface CallbackCheck {
   verdict: 'valid' | 'valid-variant' | 'invalid';
@@ -19,7 +19,7 @@ const NO_MATCH = 'no known variant or key reproduces it: the payload was changed
  * encoding of the gateway (non-ASCII raw, null as null) with the merchant VA is `valid-variant`:
  * authentic, but worth a warning.
  */
-export function checkCallback(fields: CallbackFields, received: string, va: string, otherKeys: readonly CandidateKey[] = []): CallbackCheck {
+export function checkCallback(fields: CallbackFields, received: string, va: string, otherKeys: readonly CandidateKey[] = [], options: { diagnose?: boolean } = {}): CallbackCheck {
   const v = verifyCallback({ fields, signature: received, va });
   if (v.valid) return { verdict: 'valid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: 'signature matches the canonical JSON signed with the merchant VA' };
   const trimmed = received.trim();
@@ -27,7 +27,9 @@ export function checkCallback(fields: CallbackFields, received: string, va: stri
     const what = trimmed === '' ? 'the signature is empty' : `the signature is not 64 hex characters (${trimmed.length} characters)`;
     return { verdict: 'invalid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: what };
   }
-  const diagnosis = diagnoseCallback(fields, trimmed, [{ kind: 'va', label: 'the merchant VA', key: va }, ...otherKeys]);
+  const vaKey: CandidateKey = { kind: 'va', label: 'the merchant VA', key: va };
+  // Without a full diagnosis, only the undocumented encodings of the gateway are tried (a cheap check).
+  const diagnosis = options.diagnose === false ? diagnoseCallback(fields, trimmed, [vaKey], VARIATIONS.filter((v) => v.undocumentedEncoding)) : diagnoseCallback(fields, trimmed, [vaKey, ...otherKeys]);
   if (diagnosis?.authentic) return { verdict: 'valid-variant', expected: v.expected, received, canonical: v.canonical, diagnosis, reason: diagnosis.message };
   return { verdict: 'invalid', expected: v.expected, received, canonical: v.canonical, diagnosis, reason: diagnosis ? diagnosis.message : NO_MATCH };
 }

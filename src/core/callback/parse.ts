@@ -41,7 +41,8 @@ export function parseFormBody(body: string): CallbackFields {
   const fields = Object.create(null) as CallbackFields;
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   let n = 0;
-  for (const pair of body.replace(/\r?\n$/, '').split('&')) {
+  const text = body.endsWith('\n') ? body.slice(0, body.endsWith('\r\n') ? -2 : -1) : body;
+  for (const pair of text.split('&')) {
     n++;
     if (pair === '') continue;
     const eq = pair.indexOf('=');
@@ -49,7 +50,7 @@ export function parseFormBody(body: string): CallbackFields {
     const value = eq < 0 ? '' : decodeComponent(pair.slice(eq + 1), `the value of pair ${n}`);
     const key = decodeComponent(rawKey, `the name of pair ${n}`);
     if (key === '') throw new MalformedPayloadError(`pair ${n} of the form body has no name`);
-    const m = /^([^[\]]+)\[([^\]]*)\]$/.exec(key);
+    const m = key.endsWith(']') ? /^([^[\]]+)\[([^\]]*)\]$/.exec(key) : null;
     if (!m) {
       fields[key] = value;
       continue;
@@ -95,6 +96,20 @@ export function detectBodyFormat(body: string, contentType?: string): BodyFormat
 export function parseCallbackBody(body: string, contentType?: string): { fields: CallbackFields; format: BodyFormat } {
   const format = detectBodyFormat(body, contentType);
   return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body), format };
+}
+
+/** One header of a `{headers, body}` capture, by case-insensitive name. */
+export function captureHeader(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  const direct = headers[name];
+  if (typeof direct === 'string') return direct;
+  for (const k in headers) {
+    if (k.length === name.length && k.toLowerCase() === name) {
+      const v = headers[k];
+      return Array.isArray(v) ? v.map(String).join(', ') : v === undefined || v === null ? undefined : String(v);
+    }
+  }
+  return undefined;
 }
 
 function lowerHeaders(headers: Record<string, unknown>): Record<string, string> {

@@ -1,4 +1,4 @@
-import { encodeJson, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
+import { encodeJson, encodeJsonString, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
 
 /** A callback field value as parsed from a form body (strings, arrays of strings) or a JSON body. */
 export type CallbackValue = string | number | boolean | null | CallbackValue[] | { [key: string]: CallbackValue };
@@ -6,8 +6,10 @@ export type CallbackFields = Record<string, CallbackValue>;
 
 /** Fields that the gateway signs as integers (spec 5.2). */
 export const INTEGER_FIELDS: readonly string[] = ['trx_id', 'status_code', 'transaction_status_code', 'paid_off'];
+const INTEGER_SET = new Set(INTEGER_FIELDS);
 /** Amount fields that stay strings in the canonical form but that a common mistake makes integers. */
 export const AMOUNT_FIELDS: readonly string[] = ['sub_total', 'total', 'amount', 'fee'];
+const AMOUNT_SET = new Set(AMOUNT_FIELDS);
 
 /** How the canonical form is built. The defaults are the gateway's rules; the rest model mistakes. */
 export interface CanonicalOptions {
@@ -94,13 +96,13 @@ function normalizeValue(key: string, value: CallbackValue, o: CanonicalOptions):
     return o.nullAs === 'string-null' ? 'null' : '';
   }
   if (!o.normalizeTypes) return value;
-  if (INTEGER_FIELDS.includes(key)) return phpIntDigits(value);
+  if (INTEGER_SET.has(key)) return phpIntDigits(value);
   if (key === 'is_escrow') {
     const b = toBoolean(value);
     return o.escrowAsNumber ? new JsonInteger(b ? '1' : '0') : b;
   }
   if (key === 'additional_info') return toArray(value);
-  if (o.amountsAsIntegers && AMOUNT_FIELDS.includes(key)) return phpIntDigits(value);
+  if (o.amountsAsIntegers && AMOUNT_SET.has(key)) return phpIntDigits(value);
   return phpString(value);
 }
 
@@ -109,16 +111,23 @@ function normalizeValue(key: string, value: CallbackValue, o: CanonicalOptions):
  * `signature` dropped, integer and boolean fields typed, `additional_info` an array, other values
  * strings, keys in code-unit order, PHP-default JSON escaping.
  */
-export function canonicalizeCallback(fields: CallbackFields, options: Partial<CanonicalOptions> = {}): string {
-  const o: CanonicalOptions = { ...GATEWAY_CANONICAL, ...options };
-  const keys = Object.keys(fields).filter((k) => o.keepSignatureField || k !== 'signature');
-  if (o.addMissingAdditionalInfo && !keys.includes('additional_info')) keys.push('additional_info');
-  if (o.sort === 'locale') keys.sort((a, b) => a.localeCompare(b));
-  else keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const key of keys) {
-    const value = key in fields ? fields[key]! : o.normalizeTypes ? [] : '[]';
-    out[key] = normalizeValue(key, value, o);
+export function canonicalizeCallback(fields: CallbackFields, options?: Partial<CanonicalOptions>): string {
+  const o: CanonicalOptions = options ? { ...GATEWAY_CANONICAL, ...options } : GATEWAY_CANONICAL;
+  const keys = Object.keys(fields);
+  if (!o.keepSignatureField) {
+    const i = keys.indexOf('signature');
+    if (i >= 0) keys.splice(i, 1);
   }
-  return encodeJson(out, o.json);
+  if (o.addMissingAdditionalInfo && !('additional_info' in fields)) keys.push('additional_info');
+  // Default sort compares UTF-16 code units: byte order for the ASCII keys of callbacks.
+  if (o.sort === 'locale') keys.sort((a, b) => a.localeCompare(b));
+  else keys.sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const raw = key in fields ? fields[key]! : o.normalizeTypes ? [] : '[]';
+    const value = normalizeValue(key, raw, o);
+    out += (i === 0 ? '' : ',') + encodeJsonString(key, o.json) + ':' + (typeof value === 'string' ? encodeJsonString(value, o.json) : encodeJson(value, o.json));
+  }
+  return out + '}';
 }

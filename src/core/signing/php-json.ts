@@ -34,7 +34,12 @@ function hex4(code: number): string {
 }
 
 /** Encodes one string as a JSON string literal with the given escaping rules. */
+const NEEDS_ESCAPE_PHP = /["\\\/\u0000-\u001f\u0080-\uffff]/;
+const NEEDS_ESCAPE_RAW_SLASH = /["\\\u0000-\u001f\u0080-\uffff]/;
+
 export function encodeJsonString(value: string, options: JsonEncodeOptions): string {
+  // Most callback values are plain ASCII: skip the character loop for them.
+  if (options.escapeUnicode && !(options.escapeSlash ? NEEDS_ESCAPE_PHP : NEEDS_ESCAPE_RAW_SLASH).test(value)) return '"' + value + '"';
   let out = '"';
   let start = 0;
   for (let i = 0; i < value.length; i++) {

@@ -78,11 +78,11 @@ function describe(vs: readonly Variation[], key: CandidateKey): { message: strin
  * candidate secret and returns the simplest one that reproduces the received signature, or null
  * when none does (tampered payload or an unknown key).
  */
-export function diagnoseCallback(fields: CallbackFields, received: string, keys: readonly CandidateKey[]): Diagnosis | null {
+export function diagnoseCallback(fields: CallbackFields, received: string, keys: readonly CandidateKey[], variations: readonly Variation[] = VARIATIONS): Diagnosis | null {
   const sets: Variation[][] = [[]];
-  for (const v of VARIATIONS) sets.push([v]);
-  for (let i = 0; i < VARIATIONS.length; i++) {
-    for (let j = i + 1; j < VARIATIONS.length; j++) sets.push([VARIATIONS[i]!, VARIATIONS[j]!]);
+  for (const v of variations) sets.push([v]);
+  for (let i = 0; i < variations.length; i++) {
+    for (let j = i + 1; j < variations.length; j++) sets.push([variations[i]!, variations[j]!]);
   }
   const cache = new Map<string, string>();
   for (const set of sets) {
