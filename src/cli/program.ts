@@ -3,7 +3,7 @@ import type { CliContext } from './context.js';
 import type { Handler } from './command-env.js';
 import { EXIT_TABLE } from './exit-codes.js';
 import { Output } from './output.js';
-import { Session, type CommonOptions } from './session.js';
+import type { CommonOptions } from './session.js';
 import { VERSION } from './version.js';
 import { registerCommands } from './commands/index.js';
 
@@ -74,6 +74,8 @@ export function buildProgram(ctx: CliContext, state: RunState): Command {
     const positional = args.slice(0, -2);
     const opts = cmd.optsWithGlobals() as CommonOptions;
     const out = await Output.create(ctx, opts);
+    // Loaded here, not at the top: `--help` and `--version` never need configuration or HTTP.
+    const { Session } = await import('./session.js');
     const session = new Session(ctx, out, RUN_DURATION_TIMEOUT.has(cmd) ? { ...opts, timeout: undefined } : opts);
     try {
       const mod = await load();
