@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import { tempHome } from '../helpers/cli.js';
+import { sandbox } from '../helpers/sandbox.js';
+import { BIN } from '../helpers/spawn.js';
+import { haveTmux, Terminal } from '../helpers/tmux.js';
+
+const run = haveTmux || process.env.CI ? describe : describe.skip;
+let sb: SandboxHandle;
+let home: ReturnType<typeof tempHome>;
+let terminals: Terminal[] = [];
+
+beforeAll(async () => {
+  sb = await sandbox();
+  home = tempHome();
+});
+afterAll(async () => {
+  await Promise.all(terminals.map((t) => t.close()));
+  await sb.close();
+  home.cleanup();
+});
+
+async function term(args: string, env: Record<string, string> = {}): Promise<Terminal> {
+  expect(haveTmux, 'tmux is needed for the terminal tests (.ci/run installs it)').toBe(true);
+  const t = await Terminal.start(`"${process.execPath}" "${BIN}" ${args}`, { HOME: home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, ...env });
+  terminals.push(t);
+  return t;
+}
+
+run('prompts in a real terminal (tmux)', () => {
+  it('pay asks for the method, then only its channels, then the buyer and an item', async () => {
+    const t = await term('pay --notify-url http://127.0.0.1:9/cb --reference-id TTY-1');
+    await t.waitFor(/Payment method/);
+    await t.keys('Enter'); // va, the first
+    const channels = await t.waitFor(/Channel for va/);
+    expect(channels).toContain('bag');
+    expect(channels).not.toContain('alfamart');
+    await t.keys('Down', 'Enter'); // bca
+    await t.waitFor(/Buyer name/);
+    await t.type('Putu Ayu');
+    await t.keys('Enter');
+    await t.waitFor(/Buyer phone/);
+    await t.type('12');
+    await t.keys('Enter');
+    await t.waitFor(/digits with a leading 0 or \+62/); // validated as it is typed
+    await t.keys('BSpace', 'BSpace');
+    await t.type('08123456789');
+    await t.keys('Enter');
+    await t.waitFor(/Buyer e-mail/);
+    await t.type('putu@mail.com');
+    await t.keys('Enter');
+    await t.waitFor(/Product/);
+    await t.type('Kopi');
+    await t.keys('Enter');
+    await t.waitFor(/Quantity/);
+    await t.keys('Enter');
+    await t.waitFor(/Unit price/);
+    await t.type('25000');
+    await t.keys('Enter');
+    const screen = await t.waitFor(/payment created/);
+    expect(screen).toMatch(/8868\d{12}/);
+    expect(screen).toContain('Rp 25.000');
+    expect(await t.exitCode()).toBe(0);
+    const txn = [...sb.state.txns.values()].find((x) => x.referenceId === 'TTY-1')!;
+    expect(txn).toMatchObject({ via: 'va', channel: 'bca', amount: 25000, buyer: { name: 'Putu Ayu', phone: '08123456789' } });
+  });
+
+  it('areas pick walks the cascade with type-to-filter lists', async () => {
+    const t = await term('areas pick --no-cache');
+    await t.waitFor(/Province/);
+    await t.type('BALI');
+    await t.waitFor(/BALI \(51\)/);
+    await t.keys('Enter');
+    await t.waitFor(/City/);
+    await t.type('KOTA');
+    await t.waitFor(/KOTA DENPASAR \(5171\)/);
+    await t.keys('Enter');
+    await t.waitFor(/District/);
+    await t.type('SELATAN');
+    await t.keys('Enter');
+    await t.waitFor(/Village/);
+    await t.type('SERANGAN');
+    await t.keys('Enter');
+    const screen = await t.waitFor(/village\s+5171011001\s+SERANGAN/);
+    expect(screen).toMatch(/province\s+51\s+BALI/);
+    expect(screen).toMatch(/city\s+5171\s+KOTA DENPASAR/);
+    expect(screen).toMatch(/district\s+517101\s+DENPASAR SELATAN/);
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('config init hides the API key as it is typed', async () => {
+    const t = await term('config init', { PAYCLI_ENV: '', PAYCLI_BASE_URL: '' });
+    await t.waitFor(/Environment/);
+    await t.keys('Enter');
+    await t.waitFor(/Merchant VA/);
+    await t.type('1179000899');
+    await t.keys('Enter');
+    await t.waitFor(/API key/);
+    await t.type('TERMINAL-SECRET-KEY-123456');
+    const typing = await t.screen();
+    expect(typing).not.toContain('TERMINAL-SECRET-KEY-123456');
+    await t.keys('Enter');
+    const done = await t.waitFor(/saved profile "default"/);
+    expect(done).not.toContain('TERMINAL-SECRET-KEY-123456');
+    expect(await t.exitCode()).toBe(0);
+    const cfg = JSON.parse(readFileSync(join(home.home, '.config', 'paycli', 'config.json'), 'utf8'));
+    expect(cfg.profiles.default).toMatchObject({ env: 'sandbox', va: '1179000899', apiKey: 'TERMINAL-SECRET-KEY-123456' });
+  });
+
+  it('asks before a production payment and sends nothing when declined', async () => {
+    const before = sb.state.txns.size;
+    const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/', {
+      PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
+    });
+    const prompt = await t.waitFor(/PRODUCTION: Rp 1\.000 by va\/bca for VA …0899\. Send it\?/);
+    expect(prompt).not.toContain('SANDBOX-PAYCLI-LOCAL-0000-KEY');
+    await t.type('n');
+    await t.keys('Enter');
+    await t.waitFor(/cancelled: nothing was sent/);
+    expect(await t.exitCode()).toBe(2);
+    expect(sb.state.txns.size).toBe(before);
+  });
+});

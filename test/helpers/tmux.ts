@@ -1,0 +1,65 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+
+export const haveTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** A program running in a real terminal (tmux), driven by keys and read from the screen. */
+export class Terminal {
+  private constructor(private socket: string) {}
+
+  static async start(command: string, env: Record<string, string>): Promise<Terminal> {
+    const socket = `paycli-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const t = new Terminal(socket);
+    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+    // The shell stays a moment after the command so that its exit code can be read from the screen.
+    await exec('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '140', '-y', '50', `env -i PATH="$PATH" TERM=xterm-256color ${envArgs} ${command}; echo "EXIT=$?"; sleep 30`]);
+    return t;
+  }
+
+  async screen(): Promise<string> {
+    const { stdout } = await exec('tmux', ['-L', this.socket, 'capture-pane', '-p', '-J', '-S', '-200']);
+    return stdout;
+  }
+
+  /** Waits until the screen matches; throws with the screen when it does not in time. */
+  async waitFor(pattern: RegExp, ms = 15_000): Promise<string> {
+    const until = Date.now() + ms;
+    let last = '';
+    while (Date.now() < until) {
+      last = await this.screen();
+      if (pattern.test(last)) return last;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`screen never matched ${pattern}:\n${last}`);
+  }
+
+  async keys(...keys: string[]): Promise<void> {
+    for (const k of keys) {
+      await exec('tmux', ['-L', this.socket, 'send-keys', k]);
+      await new Promise((r) => setTimeout(r, 60));
+    }
+  }
+
+  async type(text: string): Promise<void> {
+    await exec('tmux', ['-L', this.socket, 'send-keys', '-l', text]);
+    await new Promise((r) => setTimeout(r, 60));
+  }
+
+  async exitCode(): Promise<number> {
+    const s = await this.waitFor(/EXIT=\d+/);
+    return Number(/EXIT=(\d+)/.exec(s)![1]);
+  }
+
+  async close(): Promise<void> {
+    await exec('tmux', ['-L', this.socket, 'kill-server']).catch(() => undefined);
+  }
+}
