@@ -1,4 +1,5 @@
 import { UsageError } from '../../core/errors.js';
+import { parseHttpUrl } from '../../core/http/serve.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
@@ -46,13 +47,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   }
   const path = opts.path ?? '/';
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
-  for (const url of opts.forwardTo ?? []) {
-    try {
-      new URL(url);
-    } catch {
-      throw new UsageError(`invalid --forward-to "${url}": not a URL`);
-    }
-  }
+  for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
   const store = opts.persist === false ? null : eventStore(env);
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));

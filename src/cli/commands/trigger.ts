@@ -3,6 +3,7 @@ import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/sample.js';
 import { newEventId } from '../../core/listener/event-store.js';
 import { sendRaw } from '../../core/http/raw-post.js';
+import { parseHttpUrl } from '../../core/http/serve.js';
 import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
 import { callbackVa, eventStore } from './callback-shared.js';
@@ -32,13 +33,7 @@ export function checkCallbackFlags(o: { status?: string; method?: string; channe
 }
 
 export function checkTarget(url: string, flag: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new UsageError(`invalid ${flag} "${url}": not a URL`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`invalid ${flag} "${url}": expected an http(s) URL`);
+  parseHttpUrl(url, flag);
   return url;
 }
 

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
+import { parseHttpUrl } from '../../core/http/serve.js';
 import { checkCallback, type CallbackCheck } from '../../core/callback/check.js';
 import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../../core/callback/parse.js';
 import { verifyFileParallel, verifyStream, workersFor } from './verify-batch.js';
@@ -133,12 +134,7 @@ export const signCallbackCommand: Handler<VerifyFlags> = async (env, file?: stri
   const signature = hmacHex(va, canonical);
   const { out, opts } = env;
   if (opts.curl !== undefined) {
-    let target: URL;
-    try {
-      target = new URL(opts.curl);
-    } catch {
-      throw new UsageError(`invalid --curl URL "${opts.curl}"`);
-    }
+    const target = parseHttpUrl(opts.curl, '--curl');
     const body = parsed.format === 'form' ? (parsed.body.includes('=') ? parsed.body.replace(/\r?\n$/, '') : encodeFormBody(parsed.fields as Record<string, string>)) : parsed.body;
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     out.out(

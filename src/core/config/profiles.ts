@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { AuthError, UsageError } from '../errors.js';
 import { writeSecureFile } from './secure-file.js';
+import { parseHttpUrl } from '../http/serve.js';
 
 /** Settings a profile (and partly the project config) can hold. */
 export interface Settings {
@@ -50,13 +51,7 @@ export function parseSetting(key: string, value: string): string | number {
     }
     case 'base-url':
     case 'notify-url': {
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        throw new UsageError(`invalid ${key} "${value}": not a URL`);
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`invalid ${key} "${value}": expected an http(s) URL`);
+      parseHttpUrl(value, key);
       return key === 'base-url' ? value.replace(/\/+$/, '') : value;
     }
     case 'va':

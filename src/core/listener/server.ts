@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { checkCallback } from '../callback/check.js';
 import { MalformedPayloadError, parseCallbackBody } from '../callback/parse.js';
 import { sendRaw } from '../http/raw-post.js';
+import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
 import { newEventId, type EventStore, type StoredEvent, type Verdict } from './event-store.js';
 
@@ -260,25 +260,10 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       .finally(() => inflight.delete(p));
     inflight.add(p);
   });
-  server.requestTimeout = options.requestTimeoutMs ?? 10_000;
-  server.headersTimeout = Math.min(server.requestTimeout, 10_000);
-  server.keepAliveTimeout = 5_000;
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const { origin, port } = await serve(server, { port: options.port ?? 8080, host: options.host ?? '127.0.0.1', requestTimeoutMs: options.requestTimeoutMs ?? 10_000 });
   return {
-    url: `http://${host}:${address.port}${acceptPath === '*' ? '/' : acceptPath}`,
-    port: address.port,
+    url: `${origin}${acceptPath === '*' ? '/' : acceptPath}`,
+    port,
     summary,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { hashRequestBody } from '../signing/request-signature.js';
+import { serve } from '../http/serve.js';
 import { hmacHex, signaturesEqual } from '../signing/callback-signature.js';
 import { formatJakarta } from '../signing/request-signature.js';
 import { CALLBACK_STATUSES } from '../payment-rules.js';
@@ -345,31 +345,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         envelope(res, 500, `internal emulator error: ${(err as Error).message}`, null);
       });
   });
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
-  server.keepAliveTimeout = 5_000;
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 4010, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const { origin: url, port } = await serve(server, { port: options.port ?? 4010, host: options.host ?? '127.0.0.1', requestTimeoutMs: 30_000 });
   outbox.resume();
   const sweep = setInterval(() => void expireDue().catch(() => undefined), options.expirySweepMs ?? 1000);
   sweep.unref();
-  const url = `http://${host}:${address.port}`;
   return {
     url,
     apiUrl: `${url}/api`,
-    port: address.port,
+    port,
     accounts,
     state,
     regions,
