@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AuthError, UsageError } from '../core/errors.js';
 import { userConfigPath } from '../core/config/paths.js';
-import { readUserConfig, parseSetting, type UserConfig } from '../core/config/profiles.js';
+import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
 import { requireCredentials, resolveConfig, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
 import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
@@ -93,6 +93,7 @@ export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | nu
 export class Session {
   private resolved?: Promise<ResolvedConfig>;
   private httpClient?: Promise<HttpClient>;
+  private warnedUserConfig = false;
   readonly userPath: string;
 
   constructor(readonly ctx: CliContext, readonly out: Output, readonly opts: CommonOptions) {
@@ -104,7 +105,13 @@ export class Session {
     if (mode !== undefined && (mode & 0o077) !== 0) {
       this.out.warn(`${this.userPath} has mode ${mode.toString(8).padStart(4, '0')}; it holds secrets and should be 0600 (chmod 600 ${this.userPath})`);
     }
-    return readUserConfig(this.userPath);
+    const config = await readUserConfig(this.userPath);
+    if (!this.warnedUserConfig) {
+      this.warnedUserConfig = true;
+      const text = await readFile(this.userPath, 'utf8').catch(() => undefined);
+      for (const w of userConfigWarnings(config, this.userPath, text)) this.out.warn(w);
+    }
+    return config;
   }
 
   config(): Promise<ResolvedConfig> {

@@ -67,6 +67,14 @@ run('prompts in a real terminal (tmux)', () => {
     expect(txn).toMatchObject({ via: 'va', channel: 'bca', amount: 25000, buyer: { name: 'Putu Ayu', phone: '08123456789' } });
   });
 
+  it('draws the QRIS code in the terminal', async () => {
+    const t = await term('pay --method qris --name A --phone 08123456789 --email a@b.co --item Tiket:1:102000 --notify-url http://127.0.0.1:9/');
+    const screen = await t.waitFor(/QRIS payload  000201/);
+    expect(screen).toMatch(/[▀▄█]{10,}/);
+    expect(screen).toContain('fee Rp 714');
+    expect(await t.exitCode()).toBe(0);
+  });
+
   it('areas pick walks the cascade with type-to-filter lists', async () => {
     const t = await term('areas pick --no-cache');
     await t.waitFor(/Province/);

@@ -9,7 +9,9 @@ import type { Handler } from '../command-env.js';
 /** `paycli completion bash|zsh|fish`: prints the script (the same as completions/). */
 export const completionCommand: Handler = async (env, shell: string) => {
   if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`unknown shell "${shell}"`, { hint: `shells: ${SHELLS.join(', ')}` });
-  env.ctx.stdout.write(completionScript(shell as Shell, buildProgram(env.ctx, { code: 0 })));
+  const script = completionScript(shell as Shell, buildProgram(env.ctx, { code: 0 }));
+  if (env.out.json) env.out.data({ shell, script });
+  else env.ctx.stdout.write(script);
   return 0;
 };
 

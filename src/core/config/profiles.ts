@@ -16,6 +16,7 @@ export interface Settings {
 export interface UserConfig {
   defaultProfile?: string;
   profiles: Record<string, Settings>;
+  [other: string]: unknown;
 }
 
 /** The public names of settings (`paycli config set <key>`) and their fields. */
@@ -81,9 +82,33 @@ export async function readUserConfig(path: string): Promise<UserConfig> {
     throw new AuthError(`the user config ${path} is not valid JSON: ${(err as Error).message}`, { hint: 'fix or delete it, then run `paycli config init`' });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AuthError(`the user config ${path} is not a JSON object`);
-  const obj = parsed as Partial<UserConfig>;
-  const profiles = obj.profiles && typeof obj.profiles === 'object' ? obj.profiles : {};
-  return { defaultProfile: typeof obj.defaultProfile === 'string' ? obj.defaultProfile : undefined, profiles };
+  const obj = parsed as Partial<UserConfig> & Record<string, unknown>;
+  const profiles = obj.profiles && typeof obj.profiles === 'object' && !Array.isArray(obj.profiles) ? obj.profiles : {};
+  // Keys paycli does not know are kept (and reported by userConfigWarnings), never dropped on write.
+  return { ...obj, defaultProfile: typeof obj.defaultProfile === 'string' ? obj.defaultProfile : undefined, profiles };
+}
+
+const PROFILE_FIELDS = new Set<string>(Object.values(SETTING_KEYS));
+
+/** The 1-based line of the first `"key":` in a JSON text, as `:N`, or '' when not found. */
+export function lineOf(text: string | undefined, key: string): string {
+  if (!text) return '';
+  const idx = text.split('\n').findIndex((l) => new RegExp(`(^|["'\\s])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[-_]/g, '[-_]')}["']?\\s*[:=]`).test(l));
+  return idx >= 0 ? `:${idx + 1}` : '';
+}
+
+/** Unknown keys of the user config, each with its file and line. */
+export function userConfigWarnings(config: UserConfig, path: string, text?: string): string[] {
+  const warnings: string[] = [];
+  for (const key of Object.keys(config)) {
+    if (key !== 'profiles' && key !== 'defaultProfile') warnings.push(`${path}${lineOf(text, key)}: unknown key "${key}" ignored`);
+  }
+  for (const [name, profile] of Object.entries(config.profiles)) {
+    for (const key of Object.keys(profile ?? {})) {
+      if (!PROFILE_FIELDS.has(key)) warnings.push(`${path}${lineOf(text, key)}: unknown key "${key}" in profile "${name}" ignored (known: ${[...PROFILE_FIELDS].join(', ')})`);
+    }
+  }
+  return warnings;
 }
 
 /** Writes the user config with mode 0600 in a 0700 directory. */

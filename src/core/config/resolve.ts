@@ -1,5 +1,5 @@
 import { AuthError, UsageError } from '../errors.js';
-import { BASE_URLS, ENVIRONMENTS, parseSetting, type Environment, type Settings, type UserConfig } from './profiles.js';
+import { BASE_URLS, ENVIRONMENTS, lineOf, parseSetting, type Environment, type Settings, type UserConfig } from './profiles.js';
 import type { Env } from './paths.js';
 
 /** The emulator's documented default merchant (used with `--env local` when nothing is configured). */
@@ -52,12 +52,6 @@ const ENV_NAMES: Record<keyof Settings | 'profile', string> = {
 const PUBLIC_NAMES: Record<keyof Settings, string> = {
   env: 'env', va: 'va', apiKey: 'api-key', baseUrl: 'base-url', timeout: 'timeout', notifyUrl: 'notify-url',
 };
-
-function lineOf(text: string | undefined, key: string): string {
-  if (!text) return '';
-  const idx = text.split('\n').findIndex((l) => new RegExp(`(^|["'\\s])${key.replace(/[-_]/g, '[-_]')}["']?\\s*[:=]`).test(l));
-  return idx >= 0 ? `:${idx + 1}` : '';
-}
 
 /** Checks a project config: refuses an API key, reports unknown keys. Returns settings and warnings. */
 export function readProjectSettings(project: ProjectConfig): { settings: Settings & { profile?: string }; warnings: string[] } {

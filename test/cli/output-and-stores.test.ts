@@ -1,0 +1,111 @@
+import { readFileSync, writeFileSync, mkdirSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { colorLevel } from '../../src/cli/output.js';
+import { EventStore } from '../../src/core/listener/event-store.js';
+import { run } from '../../src/cli/run.js';
+import { runCli, tempHome, testContext } from '../helpers/cli.js';
+import { receiver } from '../helpers/receiver.js';
+
+let home: ReturnType<typeof tempHome>;
+beforeAll(() => (home = tempHome()));
+afterAll(() => home.cleanup());
+
+describe('color decision (cli.md section 2)', () => {
+  const ctx = (env: Record<string, string>) => testContext({ env }).ctx;
+  it('follows NO_COLOR, --no-color, TERM=dumb, the TTY and FORCE_COLOR', () => {
+    expect(colorLevel(ctx({}), {}, true)).toBe(1);
+    expect(colorLevel(ctx({}), {}, false)).toBe(0);
+    expect(colorLevel(ctx({ NO_COLOR: '1' }), {}, true)).toBe(0);
+    expect(colorLevel(ctx({ TERM: 'dumb' }), {}, true)).toBe(0);
+    expect(colorLevel(ctx({}), { color: false }, true)).toBe(0);
+    expect(colorLevel(ctx({ FORCE_COLOR: '1' }), {}, false)).toBe(1);
+    expect(colorLevel(ctx({ FORCE_COLOR: '3', NO_COLOR: '1' }), {}, false)).toBe(3);
+    expect(colorLevel(ctx({ FORCE_COLOR: '1' }), { color: false }, true)).toBe(0);
+  });
+
+  it('colors only when asked, and never with a pipe', async () => {
+    const fixture = new URL('../../../shared/fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
+    const args = ['verify-callback', fixture, '--va', '1179000899', '--signature', 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024'];
+    expect((await runCli(args)).stdout).not.toContain('\u001b[');
+    expect((await runCli(args, { env: { FORCE_COLOR: '1' } })).stdout).toContain('\u001b[32m');
+  });
+});
+
+describe('errors', () => {
+  it('print a stack trace only with --debug', async () => {
+    const plain = await runCli(['areas', 'province', '--no-cache'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: 'http://127.0.0.1:9/api' }, home: home.home });
+    expect(plain.stderr).not.toMatch(/\n\s+at /);
+    const debug = await runCli(['areas', 'province', '--no-cache', '--debug'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: 'http://127.0.0.1:9/api' }, home: home.home });
+    expect(debug.code).toBe(5);
+    expect(debug.stderr).toMatch(/NetworkError: GET .* failed[\s\S]*\n\s+at /);
+  });
+});
+
+describe('user config checks', () => {
+  it('reports unknown keys with file and line, and keeps them when it writes', async () => {
+    const dir = join(home.home, '.config', 'paycli');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ theme: 'dark', profiles: { default: { va: '1179000899', apiKye: 'typo' } } }, null, 2), { mode: 0o600 });
+    const r = await runCli(['config', 'set', 'env', 'local'], { home: home.home });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`${file}:2: unknown key "theme" ignored`);
+    expect(r.stderr).toContain(`${file}:6: unknown key "apiKye" in profile "default" ignored`);
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    expect(saved).toMatchObject({ theme: 'dark', profiles: { default: { va: '1179000899', apiKye: 'typo', env: 'local' } } });
+  });
+});
+
+describe('event store', () => {
+  it('reads past a torn last line and appends after it', async () => {
+    const path = join(home.home, 'torn.jsonl');
+    const store = new EventStore(path);
+    const event = { id: 'evt_1', receivedAt: new Date().toISOString(), method: 'POST', path: '/', headers: {}, body: 'a=1', verdict: 'malformed' as const, variant: null, reason: 'x', duplicate: false, trx_id: null, status: null, answer: 400 };
+    await store.append(event);
+    await store.close();
+    appendFileSync(path, '{"id":"evt_2","receivedAt":"2026-'); // a crash mid-write
+    const again = new EventStore(path);
+    expect((await again.list()).map((e) => e.id)).toEqual(['evt_1']);
+    await again.append({ ...event, id: 'evt_3' });
+    await again.close();
+    expect((await new EventStore(path).list()).map((e) => e.id)).toEqual(['evt_1', 'evt_3']);
+  });
+});
+
+describe('listen options and replay --resign', () => {
+  it('stops by itself after --exit-after N, and replays re-signed with another VA', async () => {
+    const store = join(home.home, 'exit-after.jsonl');
+    const { ctx, out, err } = testContext({ env: { PAYCLI_VA: '1179000899' }, home: home.home });
+    const done = run(['listen', '--port', '0', '--exit-after', '2', '--store', store, '--json'], ctx);
+    let url = '';
+    for (let i = 0; i < 300 && !url; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      url = /"url":"([^"]+)"/.exec(err())?.[1] ?? '';
+    }
+    const env = { PAYCLI_VA: '1179000899' };
+    await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home });
+    await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home });
+    expect(await done).toBe(0);
+    expect(out().trim().split('\n')).toHaveLength(2);
+    expect(err()).toContain('"stopped"');
+
+    const events = JSON.parse((await runCli(['events', 'list', '--store', store, '--json'], { home: home.home })).stdout);
+    const rx = await receiver([200]);
+    const r = await runCli(['events', 'replay', events[0].id, '--to', rx.url, '--store', store, '--resign', '--va', '2220002220', '--json'], { home: home.home });
+    expect(r.code).toBe(0);
+    const sent = rx.received[0]!;
+    expect(sent.body.toString()).toBe(events[0].body);
+    expect(sent.headers['x-signature']).not.toBe(events[0].headers['x-signature']);
+    const check = await runCli(['verify-callback', '--data', events[0].body, '--signature', String(sent.headers['x-signature']), '--va', '2220002220'], { home: home.home });
+    expect(check.code).toBe(0);
+    await rx.close();
+  });
+});
+
+describe('completion --json', () => {
+  it('wraps the script', async () => {
+    const r = await runCli(['completion', 'fish', '--json']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ shell: 'fish', script: expect.stringContaining('complete -c paycli') });
+  });
+});
