@@ -110,5 +110,8 @@ describe('paycli sandbox pay / expire / list', () => {
     expect((await runCli(['sandbox', '--port', '70000'], { home: home.home })).code).toBe(2);
     expect((await runCli(['sandbox', '--retry-schedule', '1s,soon'], { home: home.home })).stderr).toContain('invalid --retry-schedule');
     expect((await runCli(['sandbox', '--faults', 'chaos'], { home: home.home })).code).toBe(2);
+    const noKey = await runCli(['sandbox', '--port', '0', '--va', '1234567890'], { home: home.home });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('--va needs --api-key');
   });
 });

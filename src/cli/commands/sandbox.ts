@@ -57,6 +57,10 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   }
   if (opts.va !== undefined && !/^\d{4,32}$/.test(opts.va)) throw new UsageError(`invalid --va "${opts.va}": digits expected`);
   const accounts = opts.accounts ? await readAccountsFile(opts.accounts) : undefined;
+  const apiKey = await env.session.flagApiKey();
+  if (opts.va !== undefined && apiKey === undefined && !accounts) {
+    throw new UsageError('--va needs --api-key or --api-key-file: the emulator\'s merchant must have an API key to sign with', { hint: 'or omit both to use the documented default merchant' });
+  }
   const dir = opts.inMemory ? undefined : (opts.dataDir ?? join(dataDir(ctx.env, ctx.homedir), 'sandbox'));
   const counts = { requests: 0, callbacks: 0, delivered: 0, failed: 0 };
   const sandbox = await startSandbox({
@@ -64,7 +68,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     host: opts.host ?? '127.0.0.1',
     dataDir: dir,
     va: opts.va,
-    apiKey: opts.apiKey,
+    apiKey,
     accounts,
     callbackFormat: format as 'form' | 'json' | undefined,
     retrySchedule: schedule,
