@@ -20,7 +20,9 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   } catch (err) {
     const out = await Output.create(ctx, early);
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+      // A group without its subcommand (`paycli areas`): commander printed the help on stderr.
+      if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       const raw = (state.commanderMessage ?? err.message).trim().split('\n');
       const message = raw[0]!.replace(/^error:\s*/, '');
       const suggestion = raw.slice(1).join(' ').replace(/^\((.*)\)$/, '$1');

@@ -49,6 +49,13 @@ describe('the command tree', () => {
     }
   });
 
+  it('a group without its subcommand prints its help on stderr and exits 2', async () => {
+    const r = await runCli(['areas']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('Usage: paycli areas');
+  });
+
   it('--version prints the package version', async () => {
     const r = await runCli(['--version']);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);

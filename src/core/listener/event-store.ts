@@ -24,9 +24,14 @@ export interface StoredEvent {
   source?: 'listen' | 'trigger';
 }
 
-/** A sortable, unique event id: time in base 36 plus random. */
+// Random per process, so that several writers of one store (listen, trigger) never collide.
+const PROCESS_TAG = randomBytes(3).toString('hex');
+let sequence = 0;
+
+/** A sortable, unique event id: time in base 36, a per-process tag and a counter. */
 export function newEventId(now: Date): string {
-  return `evt_${now.getTime().toString(36)}${randomBytes(4).toString('hex')}`;
+  sequence = (sequence + 1) % 1_679_616; // 36^4
+  return `evt_${now.getTime().toString(36)}${PROCESS_TAG}${sequence.toString(36).padStart(4, '0')}`;
 }
 
 /**

@@ -227,7 +227,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         envelope(res, 404, 'route not found', null);
         return;
       }
-      envelope(res, 200, 'Success', lookupRegions(regions, level!, code === undefined ? undefined : decodeURIComponent(code)));
+      let decoded: string | undefined;
+      try {
+        decoded = code === undefined ? undefined : decodeURIComponent(code);
+      } catch {
+        decoded = ''; // not a code the gateway knows: an empty result, like any unknown code
+      }
+      envelope(res, 200, 'Success', lookupRegions(regions, level!, decoded));
       return;
     }
     if (path === '/api/v2/payment/direct' || path === '/api/v2/transaction') {
