@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { CliContext } from './context.js';
 import type { Handler } from './command-env.js';
 import { EXIT_TABLE } from './exit-codes.js';
@@ -102,4 +102,3 @@ function* allCommands(cmd: Command): Generator<Command> {
   }
 }
 
-export { Option };

@@ -3,13 +3,15 @@ import { hashRequestBody } from '../signing/request-signature.js';
 import { serve } from '../http/serve.js';
 import { hmacHex, signaturesEqual } from '../signing/callback-signature.js';
 import { formatJakarta } from '../signing/request-signature.js';
-import { CALLBACK_STATUSES } from '../payment-rules.js';
+import { checkTransactionData, envelope, sendJson, transactionView } from './views.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
 import { renderPaymentPage } from './page.js';
 import { buildTransaction } from './payments.js';
 import { loadRegions, lookupRegions, type RegionIndex } from './regions.js';
 import { SandboxState, type Transaction } from './state.js';
+
+export { transactionView } from './views.js';
 
 export const DEFAULT_RETRY_SCHEDULE = [500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000];
 
@@ -74,18 +76,6 @@ export interface SandboxHandle {
 
 export type TransitionResult = { ok: true; txn: Transaction; changed: boolean } | { ok: false; status: number; message: string; txn?: Transaction };
 
-function envelope(res: ServerResponse, status: number, message: string, data: unknown, extra?: Record<string, unknown>): void {
-  const body = JSON.stringify({ Status: status, Success: status < 400, Message: message, ...(extra ?? {}), Data: data });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
 class BodyTooLarge extends Error {}
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -104,28 +94,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-/** The view of a transaction that the admin API and `paycli sandbox list` show. */
-export function transactionView(t: Transaction, state: SandboxState): Record<string, unknown> {
-  return {
-    id: t.id, referenceId: t.referenceId, status: t.status, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
-    amount: t.amount, fee: t.fee, buyer: t.buyer, notifyUrl: t.notifyUrl,
-    createdAt: formatJakarta(new Date(t.createdAt)), expiresAt: formatJakarta(new Date(t.expiresAt)),
-    paidAt: t.paidAt ? formatJakarta(new Date(t.paidAt)) : null,
-    callbacks: [...state.deliveries.values()].filter((d) => d.trxId === t.id).map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
-  };
-}
-
-function checkTransactionData(t: Transaction): Record<string, unknown> {
-  return {
-    TransactionId: t.id, SessionId: t.sid, ReferenceId: t.referenceId, Status: CALLBACK_STATUSES[t.status],
-    StatusDesc: t.status === 'berhasil' ? 'Berhasil' : t.status === 'expired' ? 'Expired' : 'Pending',
-    Amount: t.amount, Fee: t.fee, Total: t.amount, PaidOff: t.status === 'berhasil' ? t.amount - t.fee : 0,
-    Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, BuyerName: t.buyer.name, BuyerEmail: t.buyer.email, BuyerPhone: t.buyer.phone,
-    CreatedDate: formatJakarta(new Date(t.createdAt)), ExpiredDate: formatJakarta(new Date(t.expiresAt)),
-    SuccessDate: t.paidAt ? formatJakarta(new Date(t.paidAt)) : null, IsEscrow: false,
-  };
 }
 
 /**
