@@ -118,6 +118,6 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   if (timer) clearTimeout(timer);
   const summary = await listener.close();
   if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
-  else ctx.stderr.write(`\nstopped: ${summary.total} requests — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates\n`);
+  else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates\n`);
   return signal.aborted && signal.reason === 'SIGINT' ? 130 : 0;
 };
