@@ -105,10 +105,9 @@ export class Session {
     if (mode !== undefined && (mode & 0o077) !== 0) {
       this.out.warn(`${this.userPath} has mode ${mode.toString(8).padStart(4, '0')}; it holds secrets and should be 0600 (chmod 600 ${this.userPath})`);
     }
-    const config = await readUserConfig(this.userPath);
+    const { config, text } = await readUserConfig(this.userPath);
     if (!this.warnedUserConfig) {
       this.warnedUserConfig = true;
-      const text = await readFile(this.userPath, 'utf8').catch(() => undefined);
       for (const w of userConfigWarnings(config, this.userPath, text)) this.out.warn(w);
     }
     return config;

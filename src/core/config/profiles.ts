@@ -66,13 +66,13 @@ export function parseSetting(key: string, value: string): string | number {
   }
 }
 
-/** Reads the user config; a missing file is an empty config. */
-export async function readUserConfig(path: string): Promise<UserConfig> {
+/** Reads the user config and its text (for line numbers); a missing file is an empty config. */
+export async function readUserConfig(path: string): Promise<{ config: UserConfig; text?: string }> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: { profiles: {} } };
     throw new AuthError(`cannot read the user config ${path}: ${(err as Error).message}`);
   }
   let parsed: unknown;
@@ -85,7 +85,7 @@ export async function readUserConfig(path: string): Promise<UserConfig> {
   const obj = parsed as Partial<UserConfig> & Record<string, unknown>;
   const profiles = obj.profiles && typeof obj.profiles === 'object' && !Array.isArray(obj.profiles) ? obj.profiles : {};
   // Keys paycli does not know are kept (and reported by userConfigWarnings), never dropped on write.
-  return { ...obj, defaultProfile: typeof obj.defaultProfile === 'string' ? obj.defaultProfile : undefined, profiles };
+  return { config: { ...obj, defaultProfile: typeof obj.defaultProfile === 'string' ? obj.defaultProfile : undefined, profiles }, text };
 }
 
 const PROFILE_FIELDS = new Set<string>(Object.values(SETTING_KEYS));
