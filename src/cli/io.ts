@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
+import { fsError } from '../core/fs-errors.js';
 import type { CliContext } from './context.js';
 
 /** Reads all of stdin as text. */
@@ -18,7 +19,6 @@ export async function readInput(ctx: CliContext, file: string | undefined, what:
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${what} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`);
+    throw fsError(err, `${what} ${file}`);
   }
 }

@@ -1,5 +1,6 @@
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { fsError } from './fs-errors.js';
 
 /**
  * An append-only JSONL journal with group commit: records written while a write is in flight are
@@ -20,7 +21,7 @@ export class Journal<T> {
       text = await readFile(this.path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0 };
-      throw err;
+      throw fsError(err, this.path);
     }
     const records: T[] = [];
     let skipped = 0;
@@ -36,11 +37,15 @@ export class Journal<T> {
   }
 
   async open(): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    this.fh = await open(this.path, 'a', 0o600);
-    // A torn last line from a crash must not swallow the next record: end it with a newline.
-    const text = await readFile(this.path, 'utf8');
-    if (text.length > 0 && !text.endsWith('\n')) await this.fh.write('\n');
+    try {
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.fh = await open(this.path, 'a', 0o600);
+      // A torn last line from a crash must not swallow the next record: end it with a newline.
+      const text = await readFile(this.path, 'utf8');
+      if (text.length > 0 && !text.endsWith('\n')) await this.fh.write('\n');
+    } catch (err) {
+      throw fsError(err, this.path);
+    }
   }
 
   append(record: T): Promise<void> {

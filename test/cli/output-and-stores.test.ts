@@ -109,3 +109,22 @@ describe('completion --json', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ shell: 'fish', script: expect.stringContaining('complete -c paycli') });
   });
 });
+
+describe('file-system problems are one-line errors, not internal errors', () => {
+  it('names the path and the reason with the documented exit code', async () => {
+    const notDir = join(home.home, 'plain-file');
+    writeFileSync(notDir, 'x');
+    const sb = await runCli(['sandbox', '--port', '0', '--data-dir', join(notDir, 'state')], { home: home.home });
+    expect(sb.code).toBe(2);
+    expect(sb.stderr).toBe(`error: cannot use ${join(notDir, 'state', 'journal.jsonl')}: a part of the path is not a directory\n`);
+    const batch = await runCli(['verify-callback', '--jsonl', home.home, '--va', '1179000899'], { home: home.home });
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toContain('it is not a file');
+    const cfg = await runCli(['config', 'set', 'va', '1179000899'], { home: notDir });
+    expect(cfg.code).toBe(4);
+    expect(cfg.stderr).toContain('a part of the path is not a directory');
+    const area = await runCli(['areas', 'city', ''], { env: { PAYCLI_ENV: 'local' }, home: home.home });
+    expect(area.code).toBe(2);
+    expect(area.stderr).toContain('a province code is required');
+  });
+});

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
+import { fsError } from '../../core/fs-errors.js';
 import { checkCallback, type CallbackCheck } from '../../core/callback/check.js';
 import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../../core/callback/parse.js';
 import { verifyFileParallel, verifyStream, workersFor } from './verify-batch.js';
@@ -88,12 +89,14 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
   const keys = await diagnosisKeys(env);
   let size: number | undefined;
   if (path !== '-') {
+    let info;
     try {
-      size = (await stat(path)).size;
+      info = await stat(path);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new UsageError(`cannot read --jsonl ${path}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+      throw fsError(err, `--jsonl ${path}`);
     }
+    if (!info.isFile()) throw new UsageError(`cannot use --jsonl ${path}: it is not a file`);
+    size = info.size;
   }
   const workers = workersFor(size);
   const batch = size !== undefined && workers > 1 ? await verifyFileParallel(path, size, va, workers) : await verifyStream(path === '-' ? env.ctx.stdin : createReadStream(path), va);

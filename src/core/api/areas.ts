@@ -1,3 +1,5 @@
+import { UsageError } from '../errors.js';
+
 export type AreaLevel = 'province' | 'city' | 'district' | 'village';
 export const AREA_LEVELS: readonly AreaLevel[] = ['province', 'city', 'district', 'village'];
 
@@ -16,7 +18,7 @@ export const PARENT_OF: Record<AreaLevel, AreaLevel | undefined> = { province: u
 /** The API path of a region lookup (no /v2; cli.md section 1). */
 export function areaPath(level: AreaLevel, code?: string): string {
   if (level === 'province') return 'areas/province';
-  if (code === undefined || code === '') throw new Error(`a ${PARENT_OF[level]} code is required`);
+  if (code === undefined || code.trim() === '') throw new UsageError(`a ${PARENT_OF[level]} code is required`, { hint: `e.g. paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}` });
   return `areas/${level}/${encodeURIComponent(code)}`;
 }
 

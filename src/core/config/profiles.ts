@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { AuthError, UsageError } from '../errors.js';
 import { writeSecureFile } from './secure-file.js';
 import { parseHttpUrl } from '../http/serve.js';
+import { fsError } from '../fs-errors.js';
 
 /** Settings a profile (and partly the project config) can hold. */
 export interface Settings {
@@ -73,7 +74,7 @@ export async function readUserConfig(path: string): Promise<{ config: UserConfig
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: { profiles: {} } };
-    throw new AuthError(`cannot read the user config ${path}: ${(err as Error).message}`);
+    throw fsError(err, `the user config ${path}`, (m) => new AuthError(m, { hint: 'check XDG_CONFIG_HOME / HOME and their permissions' }));
   }
   let parsed: unknown;
   try {
@@ -113,5 +114,9 @@ export function userConfigWarnings(config: UserConfig, path: string, text?: stri
 
 /** Writes the user config with mode 0600 in a 0700 directory. */
 export async function writeUserConfig(path: string, config: UserConfig): Promise<void> {
-  await writeSecureFile(path, JSON.stringify(config, null, 2) + '\n');
+  try {
+    await writeSecureFile(path, JSON.stringify(config, null, 2) + '\n');
+  } catch (err) {
+    throw fsError(err, `the user config ${path}`, (m) => new AuthError(m, { hint: 'check XDG_CONFIG_HOME / HOME and their permissions' }));
+  }
 }
