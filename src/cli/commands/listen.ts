@@ -24,7 +24,9 @@ export function parseSize(text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m)?$/i.exec(text.trim());
   if (!m) throw new UsageError(`invalid size "${text}" (examples: 512kb, 1mb)`);
   const unit = (m[2] ?? 'b').toLowerCase();
-  return Math.round(Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1));
+  const bytes = Math.round(Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1));
+  if (bytes < 1) throw new UsageError(`invalid size "${text}": it must be at least 1 byte`);
+  return bytes;
 }
 
 /** `paycli listen`: a local callback receiver. */
