@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--format|--set|--repeat|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$path"
@@ -21,11 +21,12 @@ _paycli() {
     --callback-format) COMPREPLY=($(compgen -W 'form json' -- "$cur")); return 0 ;;
     --status) COMPREPLY=($(compgen -W 'berhasil pending expired' -- "$cur")); return 0 ;;
     --expired-type) COMPREPLY=($(compgen -W 'days hours minutes' -- "$cur")); return 0 ;;
+    --settlement) COMPREPLY=($(compgen -W 'immediate deferred' -- "$cur")); return 0 ;;
     --channel)
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--format|--set|--repeat|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$path"
   if [[ "$cur" == -* ]]; then
@@ -74,9 +75,9 @@ _paycli_node() {
     'events show') subs=''; flags='--store' ;;
     'events replay') subs=''; flags='--to --resign --store --timeout' ;;
     'events clear') subs=''; flags='--store' ;;
-    'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --timeout --no-persist --store' ;;
+    'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit' ;;
-    'sandbox') subs='pay expire list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults' ;;
+    'sandbox') subs='pay expire list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --settlement' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
     'sandbox expire') subs=''; flags='--sandbox-url' ;;
     'sandbox list') subs=''; flags='--sandbox-url' ;;

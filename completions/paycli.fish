@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--to' '--format' '--set' '--repeat' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--to' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -155,6 +155,7 @@ complete -c paycli -n '__paycli_at '\''trigger'\''' -l format -xa 'form json bot
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l amount -r -d 'transaction amount (default 102000)'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l set -r -d 'override a callback field (repeatable)'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l repeat -r -d 'send the same callback N times (duplicates)'
+complete -c paycli -n '__paycli_at '\''trigger'\''' -l settlement -xa 'immediate deferred' -d 'for berhasil: settled (code 1) or deferred (unsettle, code 6'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l timeout -r -d 'how long to wait for the answer (PAYCLI_TIMEOUT; default 300'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l no-persist -d 'do not write the event store'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l store -r -d 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)'
@@ -174,6 +175,7 @@ complete -c paycli -n '__paycli_at '\''sandbox'\''' -l accounts -r -d 'JSON arra
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l callback-format -xa 'form json' -d 'callback body format'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l retry-schedule -r -d 'delays between callback attempts'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l faults -r -d 'make deliveries realistic: duplicate, delay=2s'
+complete -c paycli -n '__paycli_at '\''sandbox'\''' -l settlement -xa 'immediate deferred' -d 'paid callbacks settle immediately (settled, code 1) or defer'
 complete -c paycli -n '__paycli_at '\''sandbox pay'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox expire'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'

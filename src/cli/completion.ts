@@ -10,6 +10,7 @@ const VALUES: Record<string, readonly string[]> = {
   '--callback-format': ['form', 'json'],
   '--status': ['berhasil', 'pending', 'expired'],
   '--expired-type': EXPIRED_TYPES,
+  '--settlement': ['immediate', 'deferred'],
 };
 const DYNAMIC = ['--channel', '--profile'];
 

@@ -109,12 +109,12 @@ describe('paycli listen, trigger, test-handler and events (in-process)', () => {
     expect(badSet.stderr).toContain('not a callback field');
     const th = await runCli(['test-handler', banner!.url, '--json', '--junit', join(home.home, 'junit.xml')], { env, home: home.home });
     expect(th.code).toBe(0);
-    expect(JSON.parse(th.stdout)).toMatchObject({ passed: true, failed: 0, total: 17 });
-    expect(readFileSync(join(home.home, 'junit.xml'), 'utf8')).toContain('tests="17" failures="0"');
+    expect(JSON.parse(th.stdout)).toMatchObject({ passed: true, failed: 0, total: 19 });
+    expect(readFileSync(join(home.home, 'junit.xml'), 'utf8')).toContain('tests="19" failures="0"');
     controller.abort('SIGTERM');
     expect(await done).toBe(0);
     const lines = out().trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.length).toBe(5 + 17 + 1); // trigger ×5 requests + test-handler's 17 requests (+1 duplicate pair)
+    expect(lines.length).toBe(5 + 20); // trigger ×5 requests + test-handler: 10 requests per format
     expect(lines.filter((l) => l.duplicate)).toHaveLength(3);
     expect(err()).toContain('"stopped"');
 

@@ -67,6 +67,22 @@ describe('emulator delivery faults', () => {
   });
 });
 
+describe('settlement', () => {
+  it('deferred settlement sends unsettle / code 6, still correctly signed', async () => {
+    const { parseFormBody } = await import('../../src/core/callback/parse.js');
+    const { checkCallback } = await import('../../src/core/callback/check.js');
+    const rx = await receiver([200]);
+    const sb = await sandbox({ settlement: 'deferred' });
+    await pay(sb, rx.url);
+    await rx.waitFor(1);
+    const fields = parseFormBody(rx.received[0]!.body.toString());
+    expect(fields).toMatchObject({ status: 'berhasil', status_code: '1', settlement_status: 'unsettle', transaction_status_code: '6' });
+    expect(checkCallback(fields, String(rx.received[0]!.headers['x-signature']), VA).verdict).toBe('valid');
+    await rx.close();
+    await sb.close();
+  });
+});
+
 describe('paycli sandbox with --accounts', () => {
   it('serves several merchants; inactive or keyless ones get unauthorized credential', async () => {
     const h = tempHome();

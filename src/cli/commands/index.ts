@@ -187,6 +187,7 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
         .option('--amount <rp>', 'transaction amount (default 102000)')
         .option('--set <field=value>', 'override a callback field (repeatable)', collect)
         .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
+        .addOption(new Option('--settlement <mode>', 'for berhasil: settled (code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'))
         .option('--timeout <ms>', 'how long to wait for the answer (PAYCLI_TIMEOUT; default 30000)')
         .option('--no-persist', 'do not write the event store'),
     ),
@@ -215,7 +216,8 @@ export function registerCommands(program: Command, lazy: LazyAction): void {
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
     .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
     .option('--retry-schedule <list>', 'delays between callback attempts', '500ms,1s,2s,5s,10s,30s,1m,5m')
-    .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s');
+    .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s')
+    .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'));
   examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate']);
   sandbox.action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxServe })));
   const sandboxUrl = (cmd: Command) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)', undefined);

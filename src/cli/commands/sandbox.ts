@@ -15,6 +15,7 @@ interface SandboxFlags {
   retrySchedule?: string;
   accounts?: string;
   faults?: string;
+  settlement?: 'immediate' | 'deferred';
   sandboxUrl?: string;
 }
 
@@ -72,6 +73,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     accounts,
     callbackFormat: format as 'form' | 'json' | undefined,
     retrySchedule: schedule,
+    settlement: opts.settlement,
     faults,
     onEvent: (e) => {
       if (e.type === 'request') counts.requests++;

@@ -72,9 +72,9 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
       return { error: e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ETIMEDOUT' ? `no answer within ${deadline} ms` : e.message };
     }
   };
-  const make = (status: CallbackStatus, format: 'form' | 'json', trxId?: number) => {
+  const make = (status: CallbackStatus, format: 'form' | 'json', settlement?: 'immediate' | 'deferred') => {
     const now = ctx.now();
-    const fields = sampleCallbackFields({ status, method, channel, now, url, trxId });
+    const fields = sampleCallbackFields({ status, method, channel, now, url, settlement });
     return signCallbackRequest(fields, va, format, now, externalId(now, ++seq));
   };
   const encode = (fields: Record<string, string>, format: 'form' | 'json') => (format === 'json' ? encodeJsonCallbackBody(fields) : encodeFormBody(fields));
@@ -91,6 +91,8 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
     for (const status of ['berhasil', 'pending', 'expired'] as CallbackStatus[]) {
       await expect(`valid ${status} callback is accepted`, format, make(status, format), true);
     }
+    // Paid but settled later (transaction_status_code 6, settlement_status unsettle) is still a payment.
+    await expect('valid paid-but-unsettled callback (code 6) is accepted', format, make('berhasil', format, 'deferred'), true);
     const base = make('berhasil', format);
     const tampered = { ...base.fields, amount: String(Number(base.fields.amount) + 1000), total: String(Number(base.fields.total) + 1000) };
     await expect('tampered amount is rejected', format, { body: encode(tampered, format), headers: base.headers }, false);

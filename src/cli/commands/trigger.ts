@@ -19,6 +19,7 @@ interface TriggerFlags {
   amount?: string;
   store?: string;
   persist?: boolean;
+  settlement?: 'immediate' | 'deferred';
 }
 
 /** Checks --status, --method/--channel and --format of trigger and test-handler. */
@@ -49,7 +50,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   const amount = opts.amount === undefined ? undefined : Number(opts.amount);
   if (amount !== undefined && (!Number.isInteger(amount) || amount <= 0)) throw new UsageError(`invalid --amount "${opts.amount}": a whole number of Rupiah`);
   const va = await callbackVa(env);
-  const fields = sampleCallbackFields({ status, method, channel, now: ctx.now(), url: to, amount });
+  const fields = sampleCallbackFields({ status, method, channel, now: ctx.now(), url: to, amount, settlement: opts.settlement });
   for (const assignment of opts.set ?? []) {
     const eq = assignment.indexOf('=');
     if (eq <= 0) throw new UsageError(`invalid --set "${assignment}": use FIELD=VALUE`);

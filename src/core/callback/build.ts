@@ -24,6 +24,11 @@ export interface CallbackFacts {
   url: string;
   isEscrow?: boolean;
   systemNotes?: string;
+  /**
+   * How a paid transaction settles: `immediate` (settlement_status `settled`, transaction_status_code 1,
+   * as the real QRIS capture) or `deferred` (`unsettle`, 6: payment received, settled later).
+   */
+  settlement?: 'immediate' | 'deferred';
 }
 
 /**
@@ -47,8 +52,8 @@ export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
     created_at: formatJakarta(f.createdAt),
     expired_at: formatJakarta(f.expiredAt),
     paid_at: paid && f.paidAt ? formatJakarta(f.paidAt) : '',
-    settlement_status: paid ? 'settled' : 'unsettle',
-    transaction_status_code: String(paid ? 1 : code),
+    settlement_status: paid && f.settlement !== 'deferred' ? 'settled' : 'unsettle',
+    transaction_status_code: String(paid ? (f.settlement === 'deferred' ? 6 : 1) : code),
     is_escrow: f.isEscrow ? 'true' : 'false',
     system_notes: f.systemNotes ?? 'Sandbox notify',
     via: f.via,

@@ -20,6 +20,7 @@ export interface SampleOptions {
   url: string;
   amount?: number;
   trxId?: number;
+  settlement?: 'immediate' | 'deferred';
 }
 
 /** A realistic callback for a made-up transaction: consistent amounts, fee, numbers and dates. */
@@ -44,5 +45,6 @@ export function sampleCallbackFields(o: SampleOptions): Record<string, string> {
     buyerEmail: 'putu@example.com',
     buyerPhone: '08123456789',
     url: o.url,
+    settlement: o.settlement,
   });
 }

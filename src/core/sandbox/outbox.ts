@@ -29,6 +29,8 @@ export interface CallbackAttemptEvent {
 
 export interface OutboxOptions {
   schedule: number[];
+  /** How paid transactions settle in their callbacks. */
+  settlement?: 'immediate' | 'deferred';
   attemptTimeoutMs: number;
   now: () => Date;
   faults: DeliveryFaults;
@@ -90,6 +92,7 @@ export class Outbox {
       trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status: d.status as CallbackStatus, amount: txn.amount, fee: txn.fee,
       via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
       paidAt: txn.paidAt ? new Date(txn.paidAt) : undefined, buyerName: txn.buyer.name, buyerEmail: txn.buyer.email, buyerPhone: txn.buyer.phone, url: txn.notifyUrl,
+      settlement: this.opts.settlement,
     });
     const now = this.opts.now();
     const signed = signCallbackRequest(fields, txn.merchantVa, d.format, now, externalId(now, ++this.seq));

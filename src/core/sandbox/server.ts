@@ -26,6 +26,8 @@ export interface SandboxOptions {
   /** Several merchants (replaces va/apiKey). */
   accounts?: SandboxAccount[];
   callbackFormat?: 'form' | 'json';
+  /** `immediate` (default: settled, transaction_status_code 1) or `deferred` (unsettle, 6). */
+  settlement?: 'immediate' | 'deferred';
   retrySchedule?: number[];
   callbackTimeoutMs?: number;
   faults?: DeliveryFaults;
@@ -115,6 +117,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     attemptTimeoutMs: options.callbackTimeoutMs ?? 5000,
     now,
     faults: options.faults ?? {},
+    settlement: options.settlement,
     onEvent: emit,
   });
 
