@@ -61,27 +61,31 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   const store = opts.persist === false ? null : eventStore(env);
   let failures = 0;
   const results: Record<string, unknown>[] = [];
-  for (let i = 1; i <= repeat; i++) {
-    const now = ctx.now();
-    const signed = signCallbackRequest(fields, va, format, now, externalId(now, i));
-    let res;
-    try {
-      res = await sendRaw(to, { headers: signed.headers, body: signed.body, timeoutMs: (await env.session.config()).timeout.value });
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      throw new NetworkError(`POST ${to} failed: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`, { hint: 'is your callback handler (or `paycli listen`) running on that address?' });
+  try {
+    for (let i = 1; i <= repeat; i++) {
+      const now = ctx.now();
+      const signed = signCallbackRequest(fields, va, format, now, externalId(now, i));
+      let res;
+      try {
+        res = await sendRaw(to, { headers: signed.headers, body: signed.body, timeoutMs: (await env.session.config()).timeout.value });
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        throw new NetworkError(`POST ${to} failed: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`, { hint: 'is your callback handler (or `paycli listen`) running on that address?' });
+      }
+      if (res.status !== 200) failures++;
+      await store?.append({
+        id: newEventId(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        body: signed.body, verdict: 'valid', variant: null, reason: null, duplicate: i > 1, trx_id: fields.trx_id ?? null, status: fields.status ?? null, answer: res.status, source: 'trigger',
+      });
+      const result = { attempt: i, url: to, trx_id: fields.trx_id, status: fields.status, signature: signed.signature, answer: res.status, ms: res.ms, body: res.body };
+      results.push(result);
+      if (!out.json) {
+        const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
+        out.out(`→ POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${res.body.trim().slice(0, 200)}`);
+      }
     }
-    if (res.status !== 200) failures++;
-    await store?.append({
-      id: newEventId(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
-      body: signed.body, verdict: 'valid', variant: null, reason: null, duplicate: i > 1, trx_id: fields.trx_id ?? null, status: fields.status ?? null, answer: res.status, source: 'trigger',
-    });
-    const result = { attempt: i, url: to, trx_id: fields.trx_id, status: fields.status, signature: signed.signature, answer: res.status, ms: res.ms, body: res.body };
-    results.push(result);
-    if (!out.json) {
-      const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
-      out.out(`→ POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${res.body.trim().slice(0, 200)}`);
-    }
+  } finally {
+    await store?.close();
   }
   if (failures > 0) {
     throw new GatewayError(results.at(-1)!.answer as number, `the handler answered ${failures === repeat ? '' : `${failures} of ${repeat} times `}non-200 (HTTP ${results.find((r) => r.answer !== 200)!.answer}); the gateway would retry`, {
