@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { AuthError } from '../../core/errors.js';
+import { parseSetting } from '../../core/config/profiles.js';
 import { dataDir } from '../../core/config/paths.js';
 import { EventStore } from '../../core/listener/event-store.js';
 import type { CandidateKey } from '../../core/signing/variants.js';
@@ -7,6 +8,8 @@ import type { CommandEnv } from '../command-env.js';
 
 /** The merchant VA (the callback secret) from --va or the resolved config. */
 export async function callbackVa(env: CommandEnv): Promise<string> {
+  // A flag beats every other source, so no configuration file needs reading for it.
+  if (env.opts.va !== undefined) return String(parseSetting('va', env.opts.va));
   const cfg = await env.session.config();
   if (!cfg.va) {
     throw new AuthError('no merchant VA to check callbacks with (callbacks are signed with the VA)', { hint: 'pass --va, set PAYCLI_VA, or `paycli config set va …`' });
