@@ -104,9 +104,13 @@ describe('client faults: one clear line and the documented exit code', () => {
     expect(r.stderr).toMatch(/timeout/);
   });
 
-  it('reports DNS failures', async () => {
-    const r = await runCli(['areas', 'province', '--no-cache'], { env: env('http://no-such-host.invalid/api'), home: home.home });
-    expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/DNS lookup failed|failed/);
+  it('describes DNS, TLS and timeout causes in one phrase (no lookup leaves this machine)', async () => {
+    const { describeNetworkError } = await import('../../src/core/http/client.js');
+    const withCause = (code: string) => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('x'), { code }) });
+    expect(describeNetworkError(withCause('ENOTFOUND'), 1000)).toBe('DNS lookup failed (host not found)');
+    expect(describeNetworkError(withCause('EAI_AGAIN'), 1000)).toBe('DNS lookup failed (host not found)');
+    expect(describeNetworkError(withCause('CERT_HAS_EXPIRED'), 1000)).toBe('TLS failed (CERT_HAS_EXPIRED)');
+    expect(describeNetworkError(withCause('UND_ERR_CONNECT_TIMEOUT'), 1000)).toBe('could not connect within 1000 ms');
+    expect(describeNetworkError(new DOMException('aborted', 'TimeoutError'), 1000)).toBe('no complete answer within 1000 ms (timeout)');
   });
 });
