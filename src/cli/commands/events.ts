@@ -3,7 +3,7 @@ import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
 import { parseCaptureObject } from '../../core/callback/parse.js';
 import { checkCallback } from '../../core/callback/check.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
-import { sendRaw } from '../../core/http/raw-post.js';
+import { describeSendError, endToEndHeaders, sendRaw } from '../../core/http/raw-post.js';
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
@@ -106,8 +106,7 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
   if (!opts.to) throw new UsageError('events replay needs --to URL');
   const to = checkTarget(opts.to, '--to');
   const event = await findEvent(env, id);
-  let headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(event.headers)) if (!['host', 'content-length', 'connection', 'transfer-encoding'].includes(k)) headers[k] = v;
+  let headers = endToEndHeaders(event.headers);
   let body = event.body;
   if (opts.resign) {
     const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
@@ -121,7 +120,7 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
   try {
     res = await sendRaw(to, { headers, body, timeoutMs: (await env.session.config()).timeout.value });
   } catch (err) {
-    throw new NetworkError(`replay to ${to} failed: ${(err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? 'connection refused' : (err as Error).message}`);
+    throw new NetworkError(`replay to ${to} failed: ${describeSendError(err)}`);
   }
   const result = { id: event.id, to, resigned: Boolean(opts.resign), answer: res.status, ms: res.ms, body: res.body };
   if (res.status !== 200) throw new GatewayError(res.status, `replay of ${event.id} to ${to} answered HTTP ${res.status}: ${res.body.trim().slice(0, 200)}`, { details: result });

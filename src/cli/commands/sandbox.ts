@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
 import { dataDir } from '../../core/config/paths.js';
-import { sendRaw } from '../../core/http/raw-post.js';
+import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
@@ -147,7 +147,7 @@ async function adminCall(env: CommandEnv<SandboxFlags>, method: string, path: st
   try {
     res = await sendRaw(base + path, { method, headers: { accept: 'application/json' }, timeoutMs: 10_000 });
   } catch (err) {
-    throw new NetworkError(`cannot reach the emulator at ${base}: ${(err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? 'connection refused' : (err as Error).message}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
+    throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
   }
   try {
     return { status: res.status, json: JSON.parse(res.body) as Record<string, unknown> };

@@ -4,7 +4,7 @@ import { externalId, signCallbackRequest, encodeFormBody, encodeJsonCallbackBody
 import { sampleCallbackFields } from '../../core/callback/sample.js';
 import { canonicalizeCallback } from '../../core/signing/callback-canonical.js';
 import { hmacHex } from '../../core/signing/callback-signature.js';
-import { sendRaw, type RawResponse } from '../../core/http/raw-post.js';
+import { describeSendError, sendRaw, type RawResponse } from '../../core/http/raw-post.js';
 import type { CallbackStatus } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
 import { table } from '../output.js';
@@ -68,8 +68,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
     try {
       return { res: await sendRaw(url, { headers: b.headers, body: b.body, timeoutMs: deadline }) };
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      return { error: e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ETIMEDOUT' ? `no answer within ${deadline} ms` : e.message };
+      return { error: describeSendError(err) }; // a timeout reads "no answer within DEADLINE ms"
     }
   };
   const make = (status: CallbackStatus, format: 'form' | 'json', settlement?: 'immediate' | 'deferred') => {

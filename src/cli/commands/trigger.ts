@@ -2,7 +2,7 @@ import { NetworkError, GatewayError, UsageError } from '../../core/errors.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/sample.js';
 import { newEventId } from '../../core/listener/event-store.js';
-import { sendRaw } from '../../core/http/raw-post.js';
+import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
@@ -69,8 +69,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       try {
         res = await sendRaw(to, { headers: signed.headers, body: signed.body, timeoutMs: (await env.session.config()).timeout.value });
       } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        throw new NetworkError(`POST ${to} failed: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`, { hint: 'is your callback handler (or `paycli listen`) running on that address?' });
+        throw new NetworkError(`POST ${to} failed: ${describeSendError(err)}`, { hint: 'is your callback handler (or `paycli listen`) running on that address?' });
       }
       if (res.status !== 200) failures++;
       await store?.append({

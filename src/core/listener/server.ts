@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkCallback } from '../callback/check.js';
 import { MalformedPayloadError, parseCallbackBody } from '../callback/parse.js';
-import { sendRaw } from '../http/raw-post.js';
+import { describeSendError, endToEndHeaders, sendRaw } from '../http/raw-post.js';
 import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
 import { newEventId, type EventStore, type StoredEvent, type Verdict } from './event-store.js';
@@ -56,8 +56,6 @@ export interface ListenerHandle {
   /** Stops accepting, finishes in-flight requests, returns the counts. */
   close(): Promise<ListenerSummary>;
 }
-
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'proxy-connection', 'upgrade', 'te', 'trailer']);
 
 class TooLarge extends Error {}
 
@@ -119,16 +117,14 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   }
 
   async function forward(headers: Record<string, string>, body: Buffer, method: string): Promise<ForwardResult[]> {
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k)) out[k] = v;
+    const out = endToEndHeaders(headers);
     return Promise.all(
       (options.forwardTo ?? []).map(async (url) => {
         try {
           const r = await sendRaw(url, { method, headers: out, body, timeoutMs: options.forwardTimeoutMs ?? 10_000 });
           return { url, status: r.status, ms: r.ms, body: r.body };
         } catch (err) {
-          const e = err as NodeJS.ErrnoException;
-          return { url, status: null, ms: null, error: e.code === 'ECONNREFUSED' ? 'connection refused' : e.message };
+          return { url, status: null, ms: null, error: describeSendError(err) };
         }
       }),
     );

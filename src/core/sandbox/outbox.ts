@@ -1,5 +1,5 @@
 import { buildCallbackFields, externalId, signCallbackRequest } from '../callback/build.js';
-import { sendRaw } from '../http/raw-post.js';
+import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { CallbackStatus } from '../payment-rules.js';
 import type { Delivery, SandboxState, Transaction } from './state.js';
 
@@ -100,8 +100,8 @@ export class Outbox {
       const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs });
       return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms };
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      return { ok: false, result: e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ETIMEDOUT' ? `timeout after ${this.opts.attemptTimeoutMs} ms` : e.message };
+      const timedOut = (err as NodeJS.ErrnoException).code === 'ETIMEDOUT';
+      return { ok: false, result: timedOut ? `timeout after ${this.opts.attemptTimeoutMs} ms` : describeSendError(err) };
     }
   }
 
