@@ -8,7 +8,7 @@ import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
-import { checkTarget } from './trigger.js';
+import { parseHttpUrl } from '../../core/http/serve.js';
 
 interface EventsFlags {
   store?: string;
@@ -104,7 +104,8 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
 export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
   const { opts, out, ctx } = env;
   if (!opts.to) throw new UsageError('events replay needs --to URL');
-  const to = checkTarget(opts.to, '--to');
+  const to = opts.to;
+  parseHttpUrl(to, '--to');
   const event = await findEvent(env, id);
   let headers = endToEndHeaders(event.headers);
   let body = event.body;

@@ -9,7 +9,8 @@ import type { CallbackStatus } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
 import { table } from '../output.js';
 import { callbackVa } from './callback-shared.js';
-import { checkCallbackFlags, checkTarget } from './trigger.js';
+import { checkCallbackFlags } from './trigger.js';
+import { parseHttpUrl } from '../../core/http/serve.js';
 
 interface TestFlags {
   format?: string;
@@ -52,7 +53,7 @@ export function junitXml(url: string, outcomes: CheckOutcome[]): string {
 /** `paycli test-handler URL`: a conformance suite for the merchant's own callback handler. */
 export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) => {
   const { opts, out, ctx } = env;
-  checkTarget(url, 'URL');
+  parseHttpUrl(url, 'URL');
   const formats: ('form' | 'json')[] = opts.format === undefined || opts.format === 'both' ? ['form', 'json'] : opts.format === 'form' || opts.format === 'json' ? [opts.format] : [];
   if (formats.length === 0) throw new UsageError(`invalid --format "${opts.format}": form, json or both`);
   const deadline = opts.deadline === undefined ? 5000 : Number(opts.deadline);

@@ -33,15 +33,11 @@ export function checkCallbackFlags(o: { status?: string; method?: string; channe
   return { status, method, channel };
 }
 
-export function checkTarget(url: string, flag: string): string {
-  parseHttpUrl(url, flag);
-  return url;
-}
-
 /** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
 export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   const { opts, out, ctx } = env;
-  const to = checkTarget(opts.to, '--to');
+  const to = opts.to;
+  parseHttpUrl(to, '--to');
   const { status, method, channel } = checkCallbackFlags(opts);
   const format = opts.format ?? 'form';
   if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
