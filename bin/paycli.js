@@ -1,14 +1,81 @@
 #!/usr/bin/env node
-// The only file that touches process.exitCode. `--version` is answered before anything is loaded;
-// everything else runs from the single-file bundle (dist/cli/paycli.cjs), or from the compiled
-// modules (dist/cli/main.js) when the bundle is absent.
-import { existsSync, readFileSync } from 'node:fs';
+'use strict';
+// The only file that touches process.exitCode. CommonJS (bin/package.json) because Node starts a
+// CommonJS entry ~3 ms faster than an ES module one. `--version` is answered before anything is
+// loaded; everything else runs from the single-file bundle dist/cli/paycli.cjs, compiled with V8's
+// code cache (dist/cli/paycli.cjs.cache, written by `npm run build`), or from the compiled modules
+// (dist/cli/main.js) when the bundle is absent. BENCHMARKS.md has what each step buys.
+const { readFileSync, writeFileSync, renameSync, existsSync, unlinkSync } = require('node:fs');
+const { join, dirname } = require('node:path');
 
-const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  process.stdout.write(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version + '\n');
-} else {
-  const bundle = new URL('../dist/cli/paycli.cjs', import.meta.url);
-  const { main } = existsSync(bundle) ? (await import('node:module')).createRequire(import.meta.url)(bundle.pathname) : await import('../dist/cli/main.js');
-  process.exitCode = await main(argv);
+const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'paycli.cjs');
+const CACHE = `${BUNDLE}.cache`;
+
+/**
+ * Loads the bundle like `require` would, but through vm.Script with V8's code cache: functions that
+ * earlier runs compiled are deserialized instead of parsed and compiled again. A cache that V8
+ * rejects (another Node version, a rebuilt bundle) costs only its read; it is then rewritten after
+ * the run when `refresh` allows it (best effort: a read-only install simply keeps compiling).
+ * Returns the bundle's exports and a function that writes the cache.
+ */
+function loadBundle() {
+  const vm = require('node:vm');
+  const Module = require('node:module');
+  const source = readFileSync(BUNDLE, 'utf8');
+  let cachedData;
+  try {
+    cachedData = readFileSync(CACHE);
+  } catch {
+    cachedData = undefined;
+  }
+  // The bundle's import() calls (undici, inquirer, ora, … stay external) are routed to this module's
+  // own import(): code compiled by vm.Script cannot import, least of all when it comes from a cache.
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __paycliImport) {${source}\n})`;
+  const script = new vm.Script(wrapped, { filename: BUNDLE, cachedData });
+  const mod = new Module(BUNDLE, module);
+  mod.filename = BUNDLE;
+  mod.paths = Module._nodeModulePaths(dirname(BUNDLE));
+  mod.loaded = true;
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, dirname(BUNDLE), (specifier) => import(specifier));
+  const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
+  return {
+    exports: mod.exports,
+    cacheUsed,
+    writeCache() {
+      const tmp = `${CACHE}.${process.pid}.tmp`;
+      try {
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, CACHE);
+        return true;
+      } catch {
+        try {
+          unlinkSync(tmp);
+        } catch {
+          /* nothing was written */
+        }
+        return false;
+      }
+    },
+  };
 }
+
+async function start() {
+  const argv = process.argv.slice(2);
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    process.stdout.write(JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version + '\n');
+    return;
+  }
+  if (!existsSync(BUNDLE)) {
+    const { main } = await import('../dist/cli/main.js');
+    process.exitCode = await main(argv);
+    return;
+  }
+  const bundle = loadBundle();
+  process.exitCode = await bundle.exports.main(argv);
+  // `npm run build` trains the cache by running typical commands with PAYCLI_CODE_CACHE=write, each
+  // adding the functions it compiled; an ordinary run rewrites it only when it was missing or rejected.
+  if (process.env.PAYCLI_CODE_CACHE === 'write' || (!bundle.cacheUsed && process.env.PAYCLI_CODE_CACHE !== 'off')) bundle.writeCache();
+}
+
+if (require.main === module) start();
+else module.exports = { loadBundle, BUNDLE, CACHE };

@@ -2,19 +2,66 @@
 // Bundles the compiled CLI (dist/cli) into one CommonJS file, dist/cli/paycli.cjs, which bin/paycli.js
 // prefers: one file instead of ~40 ES modules cuts start-up by about a third (BENCHMARKS.md). Heavy
 // dependencies stay external and keep loading lazily through import(). The batch worker is bundled
-// beside it, where the bundle looks for it.
+// beside it, where the bundle looks for it. Then V8's code cache for the bundle is trained by running
+// typical commands (scripts/train-code-cache.js).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const external = ['undici', 'cosmiconfig', '@inquirer/prompts', 'ora', 'qrcode', 'idn-area-data'];
 const common = { bundle: true, platform: 'node', target: 'node20', external, logLevel: 'warning' };
+const OUT = 'dist/cli/paycli.cjs';
+
+// Node built-ins that no common command needs at start-up but that some module imports at its top:
+// loading them costs up to ~2.5 ms each (node:child_process pulls in net and streams; fs/promises
+// pulls in readline, watchers and dir; commander requires child_process for executable subcommands,
+// which paycli never uses). The plugin replaces each with a stand-in whose exports are getters that
+// load the real module on first use. The export names are read from this Node at build time.
+const LAZY_BUILTINS = ['child_process', 'fs/promises', 'worker_threads', 'readline', 'http', 'https', 'net', 'dns', 'zlib'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|').replace('/', '\\/')})$`);
+    b.onResolve({ filter }, (args) =>
+      // The stand-in's own require() is the real built-in.
+      args.namespace === 'paycli-lazy-builtin' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'paycli-lazy-builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'paycli-lazy-builtin' }, async (args) => {
+      const names = Object.keys(await import(`node:${args.path}`)).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
+      const getters = names.map((k) => `  get ${k}() { return load().${k}; },`).join('\n');
+      return {
+        contents: `let real;\nconst load = () => (real ??= require('node:${args.path}'));\nmodule.exports = {\n${getters}\n};\n`,
+        loader: 'js',
+      };
+    });
+  },
+};
 
 await build({
   ...common,
   entryPoints: ['dist/cli/main.js'],
-  outfile: 'dist/cli/paycli.cjs',
+  outfile: OUT,
   format: 'cjs',
+  plugins: [lazyBuiltins],
   // The compiled code locates package.json, region data and the worker from import.meta.url.
   define: { 'import.meta.url': '__paycliModuleUrl' },
-  banner: { js: "const __paycliModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // bin/paycli.js compiles the bundle with vm.Script (for the code cache) and passes its own import()
+  // as __paycliImport; a plain require() of the bundle falls back to the bundle's import().
+  banner: {
+    js: [
+      "const __paycliModuleUrl = require('node:url').pathToFileURL(__filename).href;",
+      "var __paycliImport = typeof __paycliImport === 'function' ? __paycliImport : (specifier) => import(specifier);",
+    ].join('\n'),
+  },
 });
+// Route every dynamic import of an external package through __paycliImport, and keep the bundle strict
+// ("use strict" must come before the banner to count).
+const bundled = readFileSync(OUT, 'utf8');
+const strict = bundled.includes('"use strict";\n') ? '"use strict";\n' : '"use strict";';
+const bodyAt = bundled.indexOf(strict);
+if (bodyAt < 0) throw new Error(`${OUT}: expected esbuild's "use strict" directive`);
+const routed = bundled.slice(bodyAt + strict.length).replace(/\bimport\((?=["'])/g, '__paycliImport(');
+if (/\bimport\(/.test(routed)) throw new Error(`${OUT}: a dynamic import() with a computed specifier cannot be routed through __paycliImport`);
+writeFileSync(OUT, strict + bundled.slice(0, bodyAt) + routed);
+
 await build({ ...common, entryPoints: ['dist/cli/commands/verify-batch-worker.js'], outfile: 'dist/cli/verify-batch-worker.js', format: 'esm' });
+await import("./train-code-cache.js");

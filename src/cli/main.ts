@@ -1,4 +1,18 @@
 import { homedir } from 'node:os';
+import { fstatSync } from 'node:fs';
+
+/**
+ * Whether a standard stream is a terminal, without loading node:tty (and with it node:net) when the
+ * stream is a pipe or a file: only a character device can be a terminal.
+ */
+function isTerminal(fd: 0 | 2): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return Boolean((fd === 0 ? process.stdin : process.stderr).isTTY);
+}
 import type { CliContext } from './context.js';
 import { run } from './run.js';
 
@@ -6,12 +20,22 @@ import { run } from './run.js';
 export async function main(argv: string[]): Promise<number> {
   let controller: AbortController | undefined;
   const ctx: CliContext = {
-    stdin: process.stdin,
+    // Node creates process.stdin/stderr on first access (~1.5 ms with the stream machinery), so they
+    // are reached only when a command reads or writes them.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
-    stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    get stderr() {
+      return process.stderr;
+    },
+    get stdinIsTTY() {
+      return isTerminal(0);
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    get stderrIsTTY() {
+      return isTerminal(2);
+    },
     env: process.env,
     cwd: process.cwd(),
     homedir: homedir(),

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Trains V8's code cache for the CLI bundle (dist/cli/paycli.cjs.cache): runs the commands merchants
+// run most, one after another with PAYCLI_CODE_CACHE=write, so that each run deserializes what the
+// earlier ones compiled and writes the cache back with its own functions added. Everything runs in a
+// temporary HOME against an emulator on a loopback port; nothing outside the package is touched.
+// A cache V8 rejects later (another Node version) costs one file read and is rewritten by the next run.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/paycli.js', import.meta.url));
+const CACHE = fileURLToPath(new URL('../dist/cli/paycli.cjs.cache', import.meta.url));
+const home = mkdtempSync(join(tmpdir(), 'paycli-train-'));
+const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local/share') };
+const VA = '1179000899';
+const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
+const FORM = 'trx_id=184854&sid=a&reference_id=REF1&status=berhasil&status_code=1&sub_total=102000&total=102000&amount=102000&fee=714&paid_off=101286&created_at=2025-11-11+10%3A10%3A52&expired_at=2025-11-12+10%3A10%3A52&paid_at=2025-11-11+10%3A10%3A52&settlement_status=settled&transaction_status_code=1&is_escrow=0&system_notes=&via=qris&channel=mpm&payment_no=&buyer_name=Putu&buyer_email=putu%40mail.com&buyer_phone=08123456789&additional_info=%5B%5D&url=https%3A%2F%2Fexample.com%2Fcb';
+
+function paycli(args, extraEnv = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, PAYCLI_CODE_CACHE: 'write', ...extraEnv }, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout };
+}
+
+try {
+  try {
+    unlinkSync(CACHE);
+  } catch {
+    /* none yet */
+  }
+  const emulator = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--in-memory', '--json'], { env: { ...env, PAYCLI_CODE_CACHE: 'off' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const started = await new Promise((resolve, reject) => {
+    emulator.once('error', reject);
+    emulator.once('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
+    createInterface({ input: emulator.stdout }).once('line', (line) => resolve(JSON.parse(line)));
+  });
+  try {
+    const local = ['--env', 'local', '--base-url', started.baseUrl, '--va', VA];
+    const keyEnv = { PAYCLI_API_KEY: KEY };
+    const signed = paycli(['sign-callback', '--data', FORM, '--va', VA, '--json']);
+    const signature = JSON.parse(signed.stdout).signature;
+    const runs = [
+      [['--help']],
+      [['verify-callback', '--data', FORM, '--va', VA, '--signature', signature]],
+      [['verify-callback', '--data', FORM, '--va', VA, '--signature', '0'.repeat(64)]],
+      [['verify-callback', '--data', FORM, '--va', VA, '--signature', signature, '--json']],
+      [[...local, 'areas', 'province', '--no-cache'], keyEnv],
+      [[...local, 'areas', 'province'], keyEnv],
+      [[...local, 'areas', 'city', '51', '--json'], keyEnv],
+      [[...local, 'pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu', '--phone', '08123456789', '--email', 'putu@mail.com', '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/'], keyEnv],
+      [['areas', '--help']],
+      [['pay', '--help']],
+      [['whoami'], keyEnv],
+    ];
+    for (const [args, extra] of runs) paycli(args, extra);
+  } finally {
+    emulator.kill('SIGTERM');
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
