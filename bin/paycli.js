@@ -5,7 +5,7 @@
 // loaded; everything else runs from the single-file bundle dist/cli/paycli.cjs, compiled with V8's
 // code cache (dist/cli/paycli.cjs.cache, written by `npm run build`), or from the compiled modules
 // (dist/cli/main.js) when the bundle is absent. BENCHMARKS.md has what each step buys.
-const { readFileSync, writeFileSync, renameSync, existsSync, unlinkSync } = require('node:fs');
+const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync } = require('node:fs');
 const { join, dirname } = require('node:path');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'paycli.cjs');
@@ -62,7 +62,20 @@ function loadBundle() {
 async function start() {
   const argv = process.argv.slice(2);
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version + '\n');
+    const line = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version + '\n';
+    // One short line: written straight to the descriptor, without creating process.stdout.
+    if (process.platform === 'win32') process.stdout.write(line);
+    else {
+      try {
+        writeSync(1, line);
+      } catch (err) {
+        if (err.code === 'EAGAIN') process.stdout.write(line);
+        else if (err.code !== 'EPIPE') {
+          process.stderr.write(`error: cannot write the version to standard output: ${err.code}\n`);
+          process.exitCode = 2;
+        }
+      }
+    }
     return;
   }
   if (!existsSync(BUNDLE)) {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { fsError } from '../core/fs-errors.js';
 import type { CliContext } from './context.js';
@@ -17,7 +17,8 @@ export async function readInput(ctx: CliContext, file: string | undefined, what:
     return readStdin(ctx);
   }
   try {
-    return await readFile(file, 'utf8');
+    // Synchronous: one small file, and node:fs/promises costs ~0.7 ms to load on this path.
+    return readFileSync(file, 'utf8');
   } catch (err) {
     throw fsError(err, `${what} ${file}`);
   }

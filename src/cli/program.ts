@@ -2,10 +2,10 @@ import { Command } from 'commander';
 import type { CliContext } from './context.js';
 import type { Handler } from './command-env.js';
 import { EXIT_TABLE } from './exit-codes.js';
-import { Output } from './output.js';
+import { colorLevel, Output } from './output.js';
 import type { CommonOptions } from './session.js';
 import { VERSION } from './version.js';
-import { registerCommands } from './commands/index.js';
+import { registerCommands, TOP_LEVEL_COMMANDS } from './commands/index.js';
 
 export interface RunState {
   code: number;
@@ -38,8 +38,30 @@ export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
-/** The commander tree. Definitions only: every implementation is imported when its command runs. */
-export function buildProgram(ctx: CliContext, state: RunState): Command {
+/**
+ * The top-level command a command line runs, when it can be told without parsing: the first word that
+ * is neither an option nor the value of a global option. Undefined when there is none, when it is not
+ * a command, or when --help comes first (the root help lists every command).
+ */
+export function topLevelCommandOf(argv: readonly string[], valueOptions: ReadonlySet<string>): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h' || arg === '--help' || arg === '--') return undefined;
+    if (arg.startsWith('-')) {
+      if (valueOptions.has(arg)) i++;
+      continue;
+    }
+    return (TOP_LEVEL_COMMANDS as readonly string[]).includes(arg) ? arg : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The commander tree. Definitions only: every implementation is imported when its command runs. With
+ * `argv`, only the top-level command it names is defined (with its subcommands), when that can be
+ * told; anything else (root help, a typo for did-you-mean) gets the whole tree.
+ */
+export function buildProgram(ctx: CliContext, state: RunState, argv?: readonly string[]): Command {
   const program = new Command('paycli');
   program
     .description('The command-line companion for iPaymu API v2 merchants: regions, payments, callbacks and a local gateway emulator.')
@@ -67,6 +89,9 @@ export function buildProgram(ctx: CliContext, state: RunState): Command {
       },
       getOutHelpWidth: () => ctx.columns ?? 100,
       getErrHelpWidth: () => ctx.columns ?? 100,
+      // Our own color decision, from the context: commander's default would create process.stdout.
+      getOutHasColors: () => colorLevel(ctx, {}, ctx.stdoutIsTTY) > 0,
+      getErrHasColors: () => colorLevel(ctx, {}, ctx.stderrIsTTY) > 0,
     });
 
   const lazy: LazyAction = (load) => async (...args: unknown[]) => {
@@ -87,7 +112,8 @@ export function buildProgram(ctx: CliContext, state: RunState): Command {
     }
   };
 
-  registerCommands(program, lazy);
+  const valueOptions = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f))));
+  registerCommands(program, lazy, argv && topLevelCommandOf(argv, valueOptions));
   for (const cmd of allCommands(program)) {
     cmd.exitOverride();
     cmd.showSuggestionAfterError(true);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram, topLevelCommandOf } from '../../src/cli/program.js';
+import { TOP_LEVEL_COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli, testContext } from '../helpers/cli.js';
 
 function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
@@ -59,5 +60,31 @@ describe('the command tree', () => {
   it('--version prints the package version', async () => {
     const r = await runCli(['--version']);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('a run defines only the top-level command it names, with the same help and parsing as the whole tree', async () => {
+    const full = buildProgram(testContext().ctx, { code: 0 });
+    expect(full.commands.map((c) => c.name()).sort()).toEqual([...TOP_LEVEL_COMMANDS].sort());
+    const values = new Set(['--env', '--profile', '--va', '--api-key', '--api-key-file', '--base-url']);
+    expect(topLevelCommandOf(['--env', 'local', '--va', '1179000899', 'areas', 'province'], values)).toBe('areas');
+    expect(topLevelCommandOf(['--json', 'verify-callback', 'x.json'], values)).toBe('verify-callback');
+    expect(topLevelCommandOf(['--help', 'areas'], values)).toBeUndefined(); // the root help lists everything
+    expect(topLevelCommandOf(['--va', 'areas'], values)).toBeUndefined(); // "areas" is the VA here
+    expect(topLevelCommandOf(['verfy-callback'], values)).toBeUndefined(); // a typo needs every name
+    expect(topLevelCommandOf(['help', 'pay'], values)).toBeUndefined();
+    for (const name of TOP_LEVEL_COMMANDS.filter((n) => n !== '__complete')) {
+      const partial = buildProgram(testContext().ctx, { code: 0 }, ['--env', 'local', name]);
+      expect(partial.commands.map((c) => c.name()), name).toEqual([name]);
+      const help = (cmd: Command) => {
+        let text = '';
+        cmd.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+        cmd.outputHelp();
+        return text;
+      };
+      expect(help(partial.commands[0]!), name).toBe(help(full.commands.find((c) => c.name() === name)!));
+    }
+    // Through run(): the global options before the command still apply, and an unknown flag still gets its suggestion.
+    const r = await runCli(['--json', 'areas', 'province', '--no-cach']);
+    expect(JSON.parse(r.stderr).error.hint).toContain('--no-cache');
   });
 });
