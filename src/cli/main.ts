@@ -1,16 +1,19 @@
 import { homedir } from 'node:os';
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import { fsError } from '../core/fs-errors.js';
 import type { CliContext, TextSink } from './context.js';
 import { run } from './run.js';
 
 /**
  * Whether a standard stream is a terminal, without creating the process stream (and loading node:tty
- * and node:net with it) when it is a pipe or a file: only a character device can be a terminal.
+ * and node:net, or the stream machinery, with it) when it is a pipe, a file or /dev/null: only a
+ * character device can be a terminal, and /dev/null is the one such device that commonly is not.
  */
 function isTerminal(fd: 0 | 1 | 2): boolean {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const info = fstatSync(fd);
+    if (!info.isCharacterDevice()) return false;
+    if (process.platform !== 'win32' && info.rdev === statSync('/dev/null').rdev) return false;
   } catch {
     return false;
   }

@@ -48,9 +48,9 @@ describe('start-up', () => {
 
   it('loads the external packages from cached code (dynamic imports are routed through the bin)', () => {
     cpSync(join(ROOT, 'dist/cli/paycli.cjs.cache'), cache);
-    // Port 9 is on fetch's block list, so this request goes through the undici package, imported lazily.
+    // With a proxy, the request goes through the undici package, imported lazily. (Port 9 is closed.)
     for (let i = 0; i < 2; i++) {
-      const r = run(['--env', 'local', '--base-url', 'http://127.0.0.1:9/api', '--va', VA, 'areas', 'province', '--no-cache'], { PAYCLI_API_KEY: KEY });
+      const r = run(['--env', 'local', '--base-url', 'http://127.0.0.1:9/api', '--va', VA, 'areas', 'province', '--no-cache'], { PAYCLI_API_KEY: KEY, HTTP_PROXY: 'http://127.0.0.1:9' });
       expect(r.code).toBe(5);
       expect(r.stderr).toContain('connection refused');
     }
