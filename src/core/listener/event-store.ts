@@ -24,14 +24,15 @@ export interface StoredEvent {
   source?: 'listen' | 'trigger';
 }
 
-// Random per process, so that several writers of one store (listen, trigger) never collide.
-const PROCESS_TAG = randomBytes(3).toString('hex');
+// Random per process, so that several writers of one store (listen, trigger) never collide. Made on
+// the first id, so that merely importing this module does not load node:crypto.
+let processTag: string | undefined;
 let sequence = 0;
 
 /** A sortable, unique event id: time in base 36, a per-process tag and a counter. */
 export function newEventId(now: Date): string {
   sequence = (sequence + 1) % 1_679_616; // 36^4
-  return `evt_${now.getTime().toString(36)}${PROCESS_TAG}${sequence.toString(36).padStart(4, '0')}`;
+  return `evt_${now.getTime().toString(36)}${(processTag ??= randomBytes(3).toString('hex'))}${sequence.toString(36).padStart(4, '0')}`;
 }
 
 /**
