@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AuthError, UsageError } from '../core/errors.js';
 import { userConfigPath } from '../core/config/paths.js';
@@ -46,20 +46,30 @@ function parseJsonConfig(text: string, filepath: string): unknown {
   }
 }
 
+/** The value of `read`, or `fallback` if it throws. */
+function tryOr<T, F>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
 /**
  * Finds the project config the way cosmiconfig's `project` strategy does (module name `paycli`,
  * from the working directory up to the nearest package.json) and reads it. JSON files and the
  * `paycli` key of package.json are read directly; cosmiconfig is loaded only for YAML, rc and JS
- * files, so the common case (no project config) costs a few directory reads.
+ * files, so the common case (no project config) costs a few directory reads (synchronous: small,
+ * local, and node:fs/promises costs ~0.7 ms to load).
  */
 export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | null> {
   let dir = cwd;
   for (;;) {
-    const names = new Set(await readdir(dir).catch(() => [] as string[]));
+    const names = new Set(tryOr(() => readdirSync(dir), [] as string[]));
     for (const name of PROJECT_CONFIG_FILES) {
       if (!names.has(name)) continue;
       const filepath = join(dir, name);
-      const text = await readFile(filepath, 'utf8').catch(() => undefined);
+      const text = tryOr(() => readFileSync(filepath, 'utf8'), undefined);
       if (text === undefined) continue;
       let config: unknown;
       if (name === 'package.json') {
@@ -124,7 +134,7 @@ export class Session {
     if (!o.apiKeyFile) return o.apiKey;
     let apiKey: string;
     try {
-      apiKey = (await readFile(o.apiKeyFile, 'utf8')).trim();
+      apiKey = readFileSync(o.apiKeyFile, 'utf8').trim();
     } catch (err) {
       throw new UsageError(`cannot read --api-key-file ${o.apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { AuthError, UsageError } from '../errors.js';
 import { writeSecureFile } from './secure-file.js';
 import { parseHttpUrl } from '../http/serve.js';
@@ -71,7 +71,7 @@ export function parseSetting(key: string, value: string): string | number {
 export async function readUserConfig(path: string): Promise<{ config: UserConfig; text?: string }> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8'); // one small file; keeps node:fs/promises off every command's start-up
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { config: { profiles: {} } };
     throw fsError(err, `the user config ${path}`, (m) => new AuthError(m, { hint: 'check XDG_CONFIG_HOME / HOME and their permissions' }));

@@ -1,4 +1,5 @@
-import { chmod, mkdir, open, rename, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, rename } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -25,7 +26,7 @@ export async function writeSecureFile(path: string, content: string): Promise<vo
 /** Permission bits of a path, or undefined when it does not exist. */
 export async function modeOf(path: string): Promise<number | undefined> {
   try {
-    return (await stat(path)).mode & 0o777;
+    return statSync(path).mode & 0o777; // synchronous: one stat, without loading node:fs/promises
   } catch {
     return undefined;
   }

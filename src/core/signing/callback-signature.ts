@@ -1,24 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { canonicalizeCallback, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
-import { hmacSha256, toHex } from './sha256.js';
+import { hmacSha256Hex } from './digest.js';
 
-/**
- * How many HMACs of a process are computed in TypeScript before node:crypto takes over: enough for a
- * one-shot command (verify or sign one callback) to never load node:crypto (~1.5 ms of its start-up);
- * the listener, batches and mismatch diagnoses soon switch to OpenSSL's faster code. The results are
- * the same (test/unit/sha256.test.ts).
- */
-const SCRIPT_HMACS = 8;
-let scriptHmacs = 0;
-
-/** HMAC-SHA256 in lower-case hex. */
-export function hmacHex(key: string, text: string): string {
-  if (scriptHmacs < SCRIPT_HMACS && text.length <= 16_384) {
-    scriptHmacs++;
-    return toHex(hmacSha256(key, text));
-  }
-  return createHmac('sha256', key).update(text).digest('hex');
-}
+/** HMAC-SHA256 in lower-case hex (digest.ts: in TypeScript for a process's first few, then node:crypto). */
+export const hmacHex = hmacSha256Hex;
 
 /** The `X-Signature` the gateway sends for these fields: HMAC of the canonical JSON with the merchant VA. */
 export function signCallback(fields: CallbackFields, va: string, options?: Partial<CanonicalOptions>): string {

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { hmacSha256Hex, sha256Hex } from './digest.js';
 
 export interface RequestSignatureInput {
   method: string;
@@ -18,8 +18,7 @@ export interface RequestSignature {
 
 /** Lower-case hex SHA-256 of the body bytes; `{}` for a request without a body (spec 5.1). */
 export function hashRequestBody(body?: string | Uint8Array): string {
-  const bytes = body === undefined || body.length === 0 ? '{}' : body;
-  return createHash('sha256').update(bytes).digest('hex');
+  return sha256Hex(body === undefined || body.length === 0 ? '{}' : body);
 }
 
 /** Computes the request signature of spec 5.1: HMAC-SHA256(METHOD:VA:sha256(body):KEY, KEY). */
@@ -27,7 +26,7 @@ export function signRequest(input: RequestSignatureInput): RequestSignature {
   const method = input.method.toUpperCase();
   const bodyHash = hashRequestBody(input.body);
   const stringToSign = `${method}:${input.va}:${bodyHash}:${input.apiKey}`;
-  const signature = createHmac('sha256', input.apiKey).update(stringToSign).digest('hex');
+  const signature = hmacSha256Hex(input.apiKey, stringToSign);
   return {
     method,
     bodyHash,
