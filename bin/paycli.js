@@ -15,12 +15,11 @@ const CACHE = `${BUNDLE}.cache`;
  * Loads the bundle like `require` would, but through vm.Script with V8's code cache: functions that
  * earlier runs compiled are deserialized instead of parsed and compiled again. A cache that V8
  * rejects (another Node version, a rebuilt bundle) costs only its read; it is then rewritten after
- * the run when `refresh` allows it (best effort: a read-only install simply keeps compiling).
- * Returns the bundle's exports and a function that writes the cache.
+ * the run (best effort: a read-only install simply keeps compiling). Returns the bundle's exports,
+ * whether the cache was used, and a function that writes the cache.
  */
 function loadBundle() {
   const vm = require('node:vm');
-  const Module = require('node:module');
   const source = readFileSync(BUNDLE, 'utf8');
   let cachedData;
   try {
@@ -30,13 +29,11 @@ function loadBundle() {
   }
   // The bundle's import() calls (undici, inquirer, ora, … stay external) are routed to this module's
   // own import(): code compiled by vm.Script cannot import, least of all when it comes from a cache.
+  // Its require() calls are all for Node built-ins, so this module's own require serves them.
   const wrapped = `(function (exports, require, module, __filename, __dirname, __paycliImport) {${source}\n})`;
   const script = new vm.Script(wrapped, { filename: BUNDLE, cachedData });
-  const mod = new Module(BUNDLE, module);
-  mod.filename = BUNDLE;
-  mod.paths = Module._nodeModulePaths(dirname(BUNDLE));
-  mod.loaded = true;
-  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, dirname(BUNDLE), (specifier) => import(specifier));
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, require, mod, BUNDLE, dirname(BUNDLE), (specifier) => import(specifier));
   const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
   return {
     exports: mod.exports,

@@ -42,13 +42,14 @@ await build({
   outfile: OUT,
   format: 'cjs',
   plugins: [lazyBuiltins],
-  // The compiled code locates package.json, region data and the worker from import.meta.url.
-  define: { 'import.meta.url': '__paycliModuleUrl' },
+  // The compiled code locates region data and the worker from import.meta.url (computed on first use);
+  // the version is built in.
+  define: { 'import.meta.url': '__paycliMeta.url', __PAYCLI_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   // bin/paycli.js compiles the bundle with vm.Script (for the code cache) and passes its own import()
   // as __paycliImport; a plain require() of the bundle falls back to the bundle's import().
   banner: {
     js: [
-      "const __paycliModuleUrl = require('node:url').pathToFileURL(__filename).href;",
+      "const __paycliMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };",
       "var __paycliImport = typeof __paycliImport === 'function' ? __paycliImport : (specifier) => import(specifier);",
     ].join('\n'),
   },
@@ -61,6 +62,9 @@ const bodyAt = bundled.indexOf(strict);
 if (bodyAt < 0) throw new Error(`${OUT}: expected esbuild's "use strict" directive`);
 const routed = bundled.slice(bodyAt + strict.length).replace(/\bimport\((?=["'])/g, '__paycliImport(');
 if (/\bimport\(/.test(routed)) throw new Error(`${OUT}: a dynamic import() with a computed specifier cannot be routed through __paycliImport`);
+// bin/paycli.js hands the bundle its own require(), which is right only for Node built-ins.
+const packages = [...routed.matchAll(/\brequire\((["'])([^"']+)\1\)/g)].map((m) => m[2]).filter((id) => !id.startsWith('node:'));
+if (packages.length > 0) throw new Error(`${OUT}: require() of ${packages.join(', ')}; only node: built-ins may be required (keep packages external behind import())`);
 writeFileSync(OUT, strict + bundled.slice(0, bodyAt) + routed);
 
 await build({ ...common, entryPoints: ['dist/cli/commands/verify-batch-worker.js'], outfile: 'dist/cli/verify-batch-worker.js', format: 'esm' });
