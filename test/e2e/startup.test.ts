@@ -76,4 +76,24 @@ describe('start-up', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
   });
+
+  it('keeps heavy Node built-ins off the start-up of the common commands (no timing, just what loads)', () => {
+    // A preload prints, at exit, the built-in modules loaded after it: a guard against an eager import
+    // undoing the start-up work (BENCHMARKS.md). stdout is a pipe, as in `paycli … | jq`.
+    const preload = join(pkg, 'loaded.cjs');
+    writeFileSync(preload, "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeSync(2, '\\nLOADED ' + process.moduleLoadList.filter((m) => !before.has(m)).join(',') + '\\n'));");
+    const form = 'trx_id=184854&status=berhasil&status_code=1&amount=102000';
+    const signature = run(['sign-callback', '--data', form, '--va', VA]).stdout.trim().split(/\s+/).pop()!;
+    const cases: [string[], string[]][] = [
+      [['--help'], ['crypto', 'child_process', 'net', 'fs/promises', 'worker_threads', 'readline', 'http', 'tty']],
+      [['verify-callback', '--data', form, '--va', VA, '--signature', signature], ['crypto', 'child_process', 'net', 'fs/promises', 'worker_threads', 'readline', 'http', 'tty']],
+    ];
+    for (const [args, banned] of cases) {
+      const r = spawnSync(process.execPath, ['-r', preload, join(ROOT, 'bin/paycli.js'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' }, encoding: 'utf8' });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      const loaded = (/LOADED (.*)/.exec(r.stderr)?.[1] ?? '').split(',').map((m) => m.replace(/^NativeModule /, ''));
+      expect(loaded.length, args.join(' ')).toBeGreaterThan(0);
+      for (const name of banned) expect(loaded, `${args.join(' ')} loads ${name}`).not.toContain(name);
+    }
+  });
 });
