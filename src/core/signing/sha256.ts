@@ -87,7 +87,5 @@ export function hmacSha256(key: string | Uint8Array, message: string | Uint8Arra
 
 /** Lower-case hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (const byte of bytes) hex += (byte < 16 ? '0' : '') + byte.toString(16);
-  return hex;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
