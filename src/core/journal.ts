@@ -1,4 +1,5 @@
-import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsError } from './fs-errors.js';
 
@@ -16,33 +17,57 @@ export class Journal<T> {
 
   /** Reads every complete record; returns them and how many lines were unreadable. */
   async read(): Promise<{ records: T[]; skipped: number }> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0 };
-      throw fsError(err, this.path);
-    }
     const records: T[] = [];
+    const skipped = await this.scan((r) => records.push(r));
+    return { records, skipped };
+  }
+
+  /**
+   * Calls `onRecord` for every complete record, reading the file in 1 MiB chunks, so that memory
+   * stays flat however large the journal grows; returns how many lines were unreadable (a torn
+   * last line, a hand-edited one). A missing file has no records.
+   */
+  async scan(onRecord: (record: T) => void): Promise<number> {
     let skipped = 0;
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
+    const take = (line: string) => {
+      if (!line.trim()) return;
       try {
-        records.push(JSON.parse(line) as T);
+        onRecord(JSON.parse(line) as T);
       } catch {
         skipped++;
       }
+    };
+    let rest = '';
+    try {
+      for await (const chunk of createReadStream(this.path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+        const text = rest + (chunk as string);
+        let start = 0;
+        for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+          take(text.slice(start, nl));
+          start = nl + 1;
+        }
+        rest = text.slice(start);
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw fsError(err, this.path);
     }
-    return { records, skipped };
+    take(rest);
+    return skipped;
   }
 
   async open(): Promise<void> {
     try {
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      this.fh = await open(this.path, 'a', 0o600);
+      this.fh = await open(this.path, 'a+', 0o600);
       // A torn last line from a crash must not swallow the next record: end it with a newline.
-      const text = await readFile(this.path, 'utf8');
-      if (text.length > 0 && !text.endsWith('\n')) await this.fh.write('\n');
+      // (Only the last byte is read, however large the journal.)
+      const { size } = await this.fh.stat();
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await this.fh.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) await this.fh.write('\n');
+      }
     } catch (err) {
       throw fsError(err, this.path);
     }

@@ -71,6 +71,21 @@ describe('event store', () => {
     await again.close();
     expect((await new EventStore(path).list()).map((e) => e.id)).toEqual(['evt_1', 'evt_3']);
   });
+
+  it('streams a store larger than its read chunks: records across chunk edges, multi-byte text split by them', async () => {
+    const path = join(home.home, 'big.jsonl');
+    const base = { receivedAt: '2026-11-22T00:00:00.000Z', method: 'POST', path: '/', headers: {}, verdict: 'valid' as const, variant: null, reason: null, duplicate: false, trx_id: '1', status: 'berhasil', answer: 200 };
+    // ~3.3 MiB of events whose bodies are full of 2-, 3- and 4-byte characters, so that the 1 MiB chunks cut records and characters.
+    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ ...base, id: `evt_${i}`, body: `buyer_name=${'Ö€🌺'.repeat(200 + (i % 7))}` }));
+    writeFileSync(path, lines.join('\n') + '\n{"id":"evt_torn","body":"Ö€');
+    const seen: string[] = [];
+    await new EventStore(path).scan((e) => seen.push(`${e.id}:${e.body.length}`));
+    expect(seen).toHaveLength(1500);
+    expect(seen[1499]).toBe(`evt_1499:${'buyer_name='.length + 4 * (200 + (1499 % 7))}`);
+    expect((await new EventStore(path).list()).map((e) => e.id)).toEqual(lines.map((_, i) => `evt_${i}`));
+    await new EventStore(join(home.home, 'missing.jsonl')).scan(() => seen.push('never'));
+    expect(seen).toHaveLength(1500);
+  });
 });
 
 describe('listen options and replay --resign', () => {

@@ -35,6 +35,10 @@ export function newEventId(now: Date): string {
   return `evt_${now.getTime().toString(36)}${(processTag ??= randomBytes(3).toString('hex'))}${sequence.toString(36).padStart(4, '0')}`;
 }
 
+function isEvent(e: StoredEvent | null | undefined): e is StoredEvent {
+  return Boolean(e) && typeof e!.id === 'string';
+}
+
 /**
  * The listener's JSONL event store (default `$XDG_DATA_HOME/paycli/events.jsonl`). Appends are
  * group-committed and resolve before the request is answered; the reader skips a torn last line.
@@ -48,7 +52,14 @@ export class EventStore {
   }
 
   async list(): Promise<StoredEvent[]> {
-    return (await this.journal.read()).records.filter((e) => e && typeof e.id === 'string');
+    return (await this.journal.read()).records.filter(isEvent);
+  }
+
+  /** Calls `onEvent` for every stored event, streaming: memory stays flat for a store of any size. */
+  async scan(onEvent: (event: StoredEvent) => void): Promise<void> {
+    await this.journal.scan((e) => {
+      if (isEvent(e)) onEvent(e);
+    });
   }
 
   /** Finds an event by id or a unique id prefix. */
