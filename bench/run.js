@@ -1,7 +1,7 @@
 // paycli benchmarks: every figure is a ratio against bare Node measured in the same run on the same
 // machine. Writes BENCHMARKS.md. Run with `npm run bench` (it builds first).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -105,7 +105,16 @@ const sb = await startSandbox({ port: 0 });
   const bareRes = byRps(bareRuns);
   const listenRes = byRps(paycliRuns);
   const stored = readFileSync(join(tmp, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).length;
-  results.listener = { requests: 20_000, rounds: ROUNDS, concurrency: 50, bareRps: Math.round(bareRes.rps), paycliRps: Math.round(listenRes.rps), ratio: r2(listenRes.rps / bareRes.rps), bareP99: bareRes.p99, paycliP99: listenRes.p99, paycliP50: listenRes.p50, failures: paycliRuns.reduce((n, r) => n + r.failures, 0), stored, storedExpected: 20_000 * (ROUNDS + 1) };
+  // A restart on that store: the listener reads it to recognise retries of earlier callbacks.
+  const t0 = performance.now();
+  const again = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.jsonl'), '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise((resolve) => createInterface({ input: again.stderr }).on('line', (l) => l.includes('"listening"') && resolve()));
+  const restartMs = performance.now() - t0;
+  const restartRssMiB = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${again.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  again.kill('SIGTERM');
+  await new Promise((r) => again.on('exit', r));
+  const storeMiB = statSync(join(tmp, 'events.jsonl')).size / 2 ** 20;
+  results.listener = { restartMs: r2(restartMs), restartRssMiB: r2(restartRssMiB), storeMiB: r2(storeMiB), requests: 20_000, rounds: ROUNDS, concurrency: 50, bareRps: Math.round(bareRes.rps), paycliRps: Math.round(listenRes.rps), ratio: r2(listenRes.rps / bareRes.rps), bareP99: bareRes.p99, paycliP99: listenRes.p99, paycliP50: listenRes.p50, failures: paycliRuns.reduce((n, r) => n + r.failures, 0), stored, storedExpected: 20_000 * (ROUNDS + 1) };
 }
 
 // 4. Emulator: start-up to the first answered request, memory, village lookups/s, payments/s with callbacks.
@@ -197,6 +206,7 @@ paycli ${results.batch.paycliMs} ms vs a bare loop that only parses each line an
 | \`paycli listen\` (verify + store + NDJSON) | ${results.listener.paycliRps} | ${results.listener.paycliP99} (p50 ${results.listener.paycliP50}) |
 
 Throughput ratio **${results.listener.ratio}×** (target ≥ 0.5× — ${mark(results.listener.ratio >= 0.5)}); ${results.listener.failures} non-200 answers; ${results.listener.stored.toLocaleString('en')} of ${results.listener.storedExpected.toLocaleString('en')} requests stored (rounds and warm-up).
+A restart on that store (${results.listener.storeMiB} MiB, read to recognise retries) listens after ${results.listener.restartMs} ms, peak RSS ${results.listener.restartRssMiB} MiB.
 
 ## 4. Emulator
 
