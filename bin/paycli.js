@@ -3,29 +3,57 @@
 // The only file that touches process.exitCode. CommonJS (bin/package.json) because Node starts a
 // CommonJS entry ~3 ms faster than an ES module one. `--version` is answered before anything is
 // loaded; everything else runs from the single-file bundle dist/cli/paycli.cjs, compiled with V8's
-// code cache (dist/cli/paycli.cjs.cache, written by `npm run build`), or from the compiled modules
-// (dist/cli/main.js) when the bundle is absent. BENCHMARKS.md has what each step buys.
-const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync } = require('node:fs');
+// code cache (written by `npm run build`), or from the compiled modules (dist/cli/main.js) when the
+// bundle is absent. BENCHMARKS.md has what each step buys.
+const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync, mkdirSync } = require('node:fs');
 const { join, dirname } = require('node:path');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'paycli.cjs');
-const CACHE = `${BUNDLE}.cache`;
+const BUNDLE_ID = '// paycli-bundle ';
+
+/**
+ * The code cache's file name: the bundle's content id (its first line, written by scripts/bundle.js)
+ * and V8's version. V8 itself checks a cache only against the source's length, so a rebuilt bundle of
+ * the same length must never meet the old cache: the id keeps them apart.
+ */
+function cacheName(source) {
+  const id = source.startsWith(BUNDLE_ID) ? source.slice(BUNDLE_ID.length, source.indexOf('\n')) : 'unversioned';
+  return `paycli.cjs.${id}.v8-${process.versions.v8}.cache`;
+}
+
+/** The fallback place for the cache when the package directory is read-only (a system-wide install). */
+function userCacheFile(name) {
+  const base = process.env.XDG_CACHE_HOME || join(require('node:os').homedir(), '.cache');
+  return join(base, 'paycli', name);
+}
+
+function readOrUndefined(file) {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Loads the bundle like `require` would, but through vm.Script with V8's code cache: functions that
- * earlier runs compiled are deserialized instead of parsed and compiled again. A cache that V8
- * rejects (another Node version, a rebuilt bundle) costs only its read; it is then rewritten after
- * the run (best effort: a read-only install simply keeps compiling). Returns the bundle's exports,
- * whether the cache was used, and a function that writes the cache.
+ * earlier runs compiled are deserialized instead of parsed and compiled again. The cache is looked
+ * for beside the bundle, then in the user's cache directory; when there is none (another Node, a new
+ * build) or V8 rejects it, it is written after the run, beside the bundle or else in the user's cache
+ * directory (best effort). Returns the bundle's exports, whether a cache was used, and a function that
+ * writes the cache.
  */
 function loadBundle() {
   const vm = require('node:vm');
   const source = readFileSync(BUNDLE, 'utf8');
-  let cachedData;
-  try {
-    cachedData = readFileSync(CACHE);
-  } catch {
-    cachedData = undefined;
+  const name = cacheName(source);
+  const beside = join(dirname(BUNDLE), name);
+  let cacheFile = beside;
+  let cachedData = readOrUndefined(beside);
+  if (cachedData === undefined) {
+    const user = userCacheFile(name);
+    cachedData = readOrUndefined(user);
+    if (cachedData !== undefined) cacheFile = user;
   }
   // The bundle's import() calls (undici, inquirer, ora, … stay external) are routed to this module's
   // own import(): code compiled by vm.Script cannot import, least of all when it comes from a cache.
@@ -39,19 +67,24 @@ function loadBundle() {
     exports: mod.exports,
     cacheUsed,
     writeCache() {
-      const tmp = `${CACHE}.${process.pid}.tmp`;
-      try {
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, CACHE);
-        return true;
-      } catch {
+      const data = script.createCachedData();
+      const write = (file) => {
+        const tmp = `${file}.${process.pid}.tmp`;
         try {
-          unlinkSync(tmp);
+          mkdirSync(dirname(file), { recursive: true });
+          writeFileSync(tmp, data);
+          renameSync(tmp, file);
+          return true;
         } catch {
-          /* nothing was written */
+          try {
+            unlinkSync(tmp);
+          } catch {
+            /* nothing was written */
+          }
+          return false;
         }
-        return false;
-      }
+      };
+      return write(cacheFile) || (cacheFile === beside && write(userCacheFile(name)));
     },
   };
 }
@@ -88,4 +121,4 @@ async function start() {
 }
 
 if (require.main === module) start();
-else module.exports = { loadBundle, BUNDLE, CACHE };
+else module.exports = { loadBundle, cacheName, BUNDLE };

@@ -4,6 +4,7 @@
 // dependencies stay external and keep loading lazily through import(). The batch worker is bundled
 // beside it, where the bundle looks for it. Then V8's code cache for the bundle is trained by running
 // typical commands (scripts/train-code-cache.js).
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -65,7 +66,10 @@ if (/\bimport\(/.test(routed)) throw new Error(`${OUT}: a dynamic import() with 
 // bin/paycli.js hands the bundle its own require(), which is right only for Node built-ins.
 const packages = [...routed.matchAll(/\brequire\((["'])([^"']+)\1\)/g)].map((m) => m[2]).filter((id) => !id.startsWith('node:'));
 if (packages.length > 0) throw new Error(`${OUT}: require() of ${packages.join(', ')}; only node: built-ins may be required (keep packages external behind import())`);
-writeFileSync(OUT, strict + bundled.slice(0, bodyAt) + routed);
+// The first line names the content: bin/paycli.js keys the code cache by it (V8 alone would accept a
+// cache made for another bundle of the same length).
+const content = strict + bundled.slice(0, bodyAt) + routed;
+writeFileSync(OUT, `// paycli-bundle ${createHash('sha256').update(content).digest('hex').slice(0, 16)}\n${content}`);
 
 await build({ ...common, entryPoints: ['dist/cli/commands/verify-batch-worker.js'], outfile: 'dist/cli/verify-batch-worker.js', format: 'esm' });
 await import("./train-code-cache.js");

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Trains V8's code cache for the CLI bundle (dist/cli/paycli.cjs.cache): runs the commands merchants
+// Trains V8's code cache for the CLI bundle (dist/cli/paycli.cjs.<id>.v8-<version>.cache, named by
+// bin/paycli.js): runs the commands merchants
 // run most, one after another with PAYCLI_CODE_CACHE=write, so that each run deserializes what the
 // earlier ones compiled and writes the cache back with its own functions added. Everything runs in a
 // temporary HOME against an emulator on a loopback port; nothing outside the package is touched.
@@ -7,14 +8,14 @@
 // Best effort: if training cannot run here (no loopback, a slow machine), the build goes on and the
 // first ordinary run writes the cache.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/paycli.js', import.meta.url));
-const CACHE = fileURLToPath(new URL('../dist/cli/paycli.cjs.cache', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/cli/', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'paycli-train-'));
 const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local/share') };
 const VA = '1179000899';
@@ -27,11 +28,8 @@ function paycli(args, extraEnv = {}) {
 }
 
 try {
-  try {
-    unlinkSync(CACHE);
-  } catch {
-    /* none yet */
-  }
+  // Caches of earlier builds are dead weight (their names carry another content id).
+  for (const name of readdirSync(DIST)) if (/^paycli\.cjs\.(.*\.)?cache$/.test(name)) unlinkSync(join(DIST, name));
   const emulator = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--in-memory', '--json'], { env: { ...env, PAYCLI_CODE_CACHE: 'off' }, stdio: ['ignore', 'pipe', 'ignore'] });
   const started = await new Promise((resolve, reject) => {
     emulator.once('error', reject);

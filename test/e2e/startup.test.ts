@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,14 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 let pkg: string;
 let bin: string;
 let cache: string;
+let shipped: string;
+
+/** The code cache beside a bundle: named by the bundle's content id and V8's version. */
+function cacheBeside(dir: string): string {
+  const names = readdirSync(join(dir, 'dist/cli')).filter((n) => /^paycli\.cjs\.[0-9a-f]{16}\.v8-.+\.cache$/.test(n));
+  expect(names, dir).toHaveLength(1);
+  return join(dir, 'dist/cli', names[0]!);
+}
 
 function run(args: string[], env: Record<string, string> = {}, stdout: 'pipe' | number = 'pipe') {
   const r = spawnSync(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', ...env }, stdio: ['ignore', stdout, 'pipe'], encoding: 'utf8' });
@@ -23,13 +31,15 @@ beforeAll(() => {
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(pkg, part), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
   bin = join(pkg, 'bin/paycli.js');
-  cache = join(pkg, 'dist/cli/paycli.cjs.cache');
+  shipped = cacheBeside(ROOT);
+  cache = cacheBeside(pkg);
 });
 afterAll(() => rmSync(pkg, { recursive: true, force: true }));
 
 describe('start-up', () => {
   it('ships a trained code cache, and a rejected one is harmless and rewritten; a valid one is left alone', () => {
-    expect(statSync(join(ROOT, 'dist/cli/paycli.cjs.cache')).size).toBeGreaterThan(50_000);
+    expect(statSync(shipped).size).toBeGreaterThan(50_000);
+    expect(shipped).toContain(`.v8-${process.versions.v8}.cache`);
     const expected = spawnSync(process.execPath, [join(ROOT, 'bin/paycli.js'), '--help'], { encoding: 'utf8' }).stdout;
     writeFileSync(cache, 'not a V8 code cache');
     const first = run(['--help']);
@@ -42,12 +52,49 @@ describe('start-up', () => {
     expect(run(['--help']).stdout).toBe(expected);
     expect(statSync(cache).mtimeMs).toBe(mtime);
     rmSync(cache);
-    expect(run(['--help'], { PAYCLI_CODE_CACHE: 'off' }).code).toBe(0);
+    const userCache = join(pkg, 'user-cache');
+    expect(run(['--help'], { PAYCLI_CODE_CACHE: 'off', XDG_CACHE_HOME: userCache }).code).toBe(0);
     expect(existsSync(cache)).toBe(false);
+    expect(existsSync(userCache)).toBe(false);
+  });
+
+  it('falls back to the user cache directory when the package directory cannot take the cache', () => {
+    // As root, permissions cannot make the directory read-only: a directory in the file's place
+    // makes the write fail the same way.
+    rmSync(cache, { force: true });
+    mkdirSync(cache);
+    const userCache = join(pkg, 'user-cache');
+    const env = { XDG_CACHE_HOME: userCache };
+    expect(run(['--help'], env).code).toBe(0);
+    const fallback = join(userCache, 'paycli', cache.split('/').pop()!);
+    expect(statSync(fallback).size).toBeGreaterThan(50_000);
+    const mtime = statSync(fallback).mtimeMs;
+    expect(run(['--help'], env).code).toBe(0);
+    expect(statSync(fallback).mtimeMs).toBe(mtime); // found and used, not rewritten
+    rmSync(cache, { recursive: true });
+    rmSync(userCache, { recursive: true });
+  });
+
+  it('never runs a cache made for another build, even of the same length', () => {
+    // V8 checks a cache only against the source's length: a one-word change of the same length, with
+    // the new content id scripts/bundle.js would write, must not meet the old cache.
+    cpSync(shipped, cache);
+    const bundlePath = join(pkg, 'dist/cli/paycli.cjs');
+    const original = readFileSync(bundlePath, 'utf8');
+    const changed = original.replace('"show help"', '"SHOW HELP"').replace(/^\/\/ paycli-bundle [0-9a-f]{16}/, '// paycli-bundle 0123456789abcdef');
+    expect(changed.length).toBe(original.length);
+    expect(changed).toContain('"SHOW HELP"');
+    writeFileSync(bundlePath, changed);
+    try {
+      const r = run(['--help'], { PAYCLI_CODE_CACHE: 'off' });
+      expect(r.stdout).toContain('SHOW HELP');
+    } finally {
+      writeFileSync(bundlePath, original);
+    }
   });
 
   it('loads the external packages from cached code (dynamic imports are routed through the bin)', () => {
-    cpSync(join(ROOT, 'dist/cli/paycli.cjs.cache'), cache);
+    cpSync(shipped, cache);
     // With a proxy, the request goes through the undici package, imported lazily. (Port 9 is closed.)
     for (let i = 0; i < 2; i++) {
       const r = run(['--env', 'local', '--base-url', 'http://127.0.0.1:9/api', '--va', VA, 'areas', 'province', '--no-cache'], { PAYCLI_API_KEY: KEY, HTTP_PROXY: 'http://127.0.0.1:9' });
