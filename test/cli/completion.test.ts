@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,6 +67,28 @@ COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${word
     expect(await bashComplete('paycli areas city ')).toEqual(['51', '52']);
     expect(await bashComplete('paycli areas city 5')).toEqual(['51', '52']);
   });
+
+  // zsh through its real completion system, driven in a pseudo-terminal (test/helpers/zsh-capture.zsh).
+  const haveZsh = spawnSync('zsh', ['--version']).status === 0;
+  const inCi = Boolean(process.env.CI);
+  it.skipIf(!haveZsh && !inCi)(`works in zsh's completion system (bashcompinit), dynamic values included${haveZsh ? '' : ' (skipped: apt-get install zsh)'}`, async () => {
+    expect(haveZsh, 'zsh is missing: .ci/run installs it').toBe(true);
+    const file = new URL('../../completions/_paycli', import.meta.url).pathname;
+    const capture = new URL('../helpers/zsh-capture.zsh', import.meta.url).pathname;
+    let n = 0;
+    const complete = async (line: string) => {
+      const out = join(home.home, `zsh-offers-${n++}`);
+      const { stdout } = await exec('zsh', ['-f', capture, file, line, out], { env: { PATH: `${bin}:${process.env.PATH}`, HOME: home.home }, timeout: 20_000 });
+      return stdout.split('\n').filter(Boolean);
+    };
+    expect(await complete('paycli ar')).toEqual(['areas']);
+    expect(await complete('paycli areas ')).toEqual(['cache', 'city', 'district', 'pick', 'province', 'village']);
+    expect(await complete('paycli pay --method ')).toEqual(['cc', 'cod', 'cstore', 'ewallet', 'paylater', 'qris', 'va']);
+    // These run `paycli __complete`: they need PATH intact inside the completion function.
+    expect(await complete('paycli pay --method ewallet --channel ')).toEqual(['dana', 'shopeepay']);
+    expect(await complete('paycli --profile ')).toEqual(['prod', 'staging']);
+    expect(await complete('paycli areas city ')).toEqual(['51', '52']);
+  }, 60_000);
 
   it('works in fish when fish is installed', async () => {
     const fish = await exec('fish', ['--version']).then(() => true, () => false);
