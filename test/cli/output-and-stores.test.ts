@@ -72,6 +72,36 @@ describe('event store', () => {
     expect((await new EventStore(path).list()).map((e) => e.id)).toEqual(['evt_1', 'evt_3']);
   });
 
+  it('lists the newest matches with --limit and the filters, and finds events by id or unique prefix', async () => {
+    const store = join(home.home, 'query.jsonl');
+    const base = { receivedAt: '2026-11-22T00:00:00.000Z', method: 'POST', path: '/', headers: {}, body: 'a=1', variant: null, reason: null, duplicate: false, trx_id: '1', answer: 200 };
+    const rows = [
+      { id: 'evt_aa1', verdict: 'valid', status: 'berhasil' },
+      { id: 'evt_aa', verdict: 'invalid', status: 'berhasil' },
+      { id: 'evt_ab1', verdict: 'valid', status: 'pending' },
+      { id: 'evt_b1', verdict: 'malformed', status: null },
+      { id: 'evt_b2', verdict: 'valid-variant', status: 'berhasil' },
+    ];
+    writeFileSync(store, rows.map((r) => JSON.stringify({ ...base, ...r })).join('\n') + '\n');
+    const ids = async (...args: string[]) => {
+      const r = await runCli(['events', 'list', '--store', store, '--json', ...args], { home: home.home });
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { id: string }[]).map((e) => e.id);
+    };
+    expect(await ids()).toEqual(rows.map((r) => r.id));
+    expect(await ids('--limit', '2')).toEqual(['evt_b1', 'evt_b2']);
+    expect(await ids('--valid', '--limit', '2')).toEqual(['evt_ab1', 'evt_b2']);
+    expect(await ids('--invalid')).toEqual(['evt_aa', 'evt_b1']);
+    expect(await ids('--status', 'berhasil', '--limit', '1')).toEqual(['evt_b2']);
+    expect((await runCli(['events', 'list', '--store', store, '--limit', '0'], { home: home.home })).code).toBe(2);
+    const show = async (id: string) => runCli(['events', 'show', id, '--store', store, '--json'], { home: home.home });
+    expect(JSON.parse((await show('evt_aa')).stdout).id).toBe('evt_aa'); // exact, though also a prefix of evt_aa1
+    expect(JSON.parse((await show('evt_ab')).stdout).id).toBe('evt_ab1'); // unique prefix
+    const ambiguous = await show('evt_b');
+    expect(ambiguous.code).toBe(2);
+    expect(JSON.parse(ambiguous.stderr).error.message).toContain('no event "evt_b"');
+  });
+
   it('streams a store larger than its read chunks: records across chunk edges, multi-byte text split by them', async () => {
     const path = join(home.home, 'big.jsonl');
     const base = { receivedAt: '2026-11-22T00:00:00.000Z', method: 'POST', path: '/', headers: {}, verdict: 'valid' as const, variant: null, reason: null, duplicate: false, trx_id: '1', status: 'berhasil', answer: 200 };

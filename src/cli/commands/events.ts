@@ -29,15 +29,20 @@ async function findEvent(env: CommandEnv<EventsFlags>, id: string): Promise<Stor
 
 export const eventsList: Handler<EventsFlags> = async (env) => {
   const { opts, out } = env;
-  let events = await eventStore(env).list();
-  if (opts.status) events = events.filter((e) => e.status === opts.status);
-  if (opts.valid) events = events.filter((e) => e.verdict === 'valid' || e.verdict === 'valid-variant');
-  if (opts.invalid) events = events.filter((e) => e.verdict === 'invalid' || e.verdict === 'malformed');
-  if (opts.limit !== undefined) {
-    const n = Number(opts.limit);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`invalid --limit "${opts.limit}": a whole number above 0`);
-    events = events.slice(-n);
-  }
+  const limit = opts.limit === undefined ? Infinity : Number(opts.limit);
+  if (limit !== Infinity && (!Number.isInteger(limit) || limit <= 0)) throw new UsageError(`invalid --limit "${opts.limit}": a whole number above 0`);
+  const wanted = (e: StoredEvent) =>
+    (!opts.status || e.status === opts.status) &&
+    (!opts.valid || e.verdict === 'valid' || e.verdict === 'valid-variant') &&
+    (!opts.invalid || e.verdict === 'invalid' || e.verdict === 'malformed');
+  // Streamed, keeping only the newest `limit` matches: `--limit 20` on a store of any size stays small.
+  let events: StoredEvent[] = [];
+  await eventStore(env).scan((e) => {
+    if (!wanted(e)) return;
+    events.push(e);
+    if (events.length > 2 * limit) events = events.slice(-limit);
+  });
+  if (events.length > limit) events = events.slice(-limit);
   if (out.json) {
     out.data(events);
     return 0;

@@ -62,13 +62,16 @@ export class EventStore {
     });
   }
 
-  /** Finds an event by id or a unique id prefix. */
+  /** Finds an event by id or a unique id prefix (streaming the store: only candidates are kept). */
   async find(id: string): Promise<StoredEvent | undefined> {
-    const all = await this.list();
-    const exact = all.find((e) => e.id === id);
+    let exact: StoredEvent | undefined;
+    const prefixed: StoredEvent[] = [];
+    await this.scan((e) => {
+      if (e.id === id) exact ??= e;
+      else if (e.id.startsWith(id) && prefixed.length < 2) prefixed.push(e);
+    });
     if (exact) return exact;
-    const matches = all.filter((e) => e.id.startsWith(id));
-    return matches.length === 1 ? matches[0] : undefined;
+    return prefixed.length === 1 ? prefixed[0] : undefined;
   }
 
   async append(event: StoredEvent): Promise<void> {
