@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--to' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--to' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -136,6 +136,7 @@ complete -c paycli -n '__paycli_at '\''events'\''' -a 'list' -d 'list stored req
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'show' -d 'headers, body, canonical JSON and verdict of one request (id'
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'replay' -d 'send a stored request again, byte for byte'
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'clear' -d 'delete every stored event'
+complete -c paycli -n '__paycli_at '\''events'\''' -a 'prune' -d 'drop old events: those older than --older-than, and all but '
 complete -c paycli -n '__paycli_at '\''events list'\''' -l limit -r -d 'only the newest N'
 complete -c paycli -n '__paycli_at '\''events list'\''' -l status -xa 'berhasil pending expired' -d 'only this callback status'
 complete -c paycli -n '__paycli_at '\''events list'\''' -l valid -d 'only valid ones'
@@ -147,6 +148,9 @@ complete -c paycli -n '__paycli_at '\''events replay'\''' -l resign -d 're-sign 
 complete -c paycli -n '__paycli_at '\''events replay'\''' -l store -r -d 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)'
 complete -c paycli -n '__paycli_at '\''events replay'\''' -l timeout -r -d 'request timeout in milliseconds (PAYCLI_TIMEOUT; default 300'
 complete -c paycli -n '__paycli_at '\''events clear'\''' -l store -r -d 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)'
+complete -c paycli -n '__paycli_at '\''events prune'\''' -l keep -r -d 'keep only the newest N events'
+complete -c paycli -n '__paycli_at '\''events prune'\''' -l older-than -r -d 'drop events received longer ago than this (e.g. 7d, 12h)'
+complete -c paycli -n '__paycli_at '\''events prune'\''' -l store -r -d 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l to -r -d 'your callback handler'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l status -xa 'berhasil pending expired' -d 'callback status'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l method -xa 'va cstore cod qris cc paylater ewallet' -d 'payment method'

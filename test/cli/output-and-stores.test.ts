@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdirSync, appendFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, appendFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colorLevel } from '../../src/cli/output.js';
@@ -171,5 +171,57 @@ describe('file-system problems are one-line errors, not internal errors', () => 
     const area = await runCli(['areas', 'city', ''], { env: { PAYCLI_ENV: 'local' }, home: home.home });
     expect(area.code).toBe(2);
     expect(area.stderr).toContain('a province code is required');
+  });
+});
+
+describe('events prune', () => {
+  const base = { method: 'POST', path: '/', headers: {}, body: 'a=1', verdict: 'valid', variant: null, reason: null, duplicate: false, trx_id: '1', status: 'berhasil', answer: 200 };
+  const now = new Date('2026-11-22T12:00:00Z');
+  const write = (path: string, ages: number[]) =>
+    writeFileSync(path, ages.map((h, i) => JSON.stringify({ ...base, id: `evt_${i}`, receivedAt: new Date(now.getTime() - h * 3_600_000).toISOString() })).join('\n') + '\n{"id":"evt_torn"');
+  const prune = (store: string, ...args: string[]) => runCli(['events', 'prune', '--store', store, '--json', ...args], { home: home.home, now: () => now });
+  const ids = (store: string) => readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+
+  it('drops events older than --older-than and beyond the newest --keep, in a 0600 file', async () => {
+    const store = join(home.home, 'prune.jsonl');
+    write(store, [200, 100, 30, 5, 1]); // hours ago, oldest first
+    const r = await prune(store, '--older-than', '2d');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ store, before: 5, removed: 2, kept: 3, unreadable: 1 });
+    expect(ids(store)).toEqual(['evt_2', 'evt_3', 'evt_4']);
+    expect(statSync(store).mode & 0o777).toBe(0o600);
+    expect(JSON.parse((await prune(store, '--keep', '2')).stdout)).toMatchObject({ before: 3, removed: 1, kept: 2 });
+    expect(ids(store)).toEqual(['evt_3', 'evt_4']);
+    expect(JSON.parse((await prune(store, '--older-than', '2h', '--keep', '5')).stdout)).toMatchObject({ removed: 1, kept: 1 });
+    expect(ids(store)).toEqual(['evt_4']);
+    for (const bad of [[], ['--keep', '-1'], ['--keep', 'x'], ['--older-than', 'soon']]) expect((await prune(store, ...bad)).code, bad.join(' ')).toBe(2);
+    expect(ids(store)).toEqual(['evt_4']);
+  });
+
+  it('refuses to prune or clear a store a running listener writes to, and forgets what a crash left', async () => {
+    const store = join(home.home, 'busy.jsonl');
+    const { ctx, err } = testContext({ env: { PAYCLI_VA: '1179000899' }, home: home.home });
+    const done = run(['listen', '--port', '0', '--exit-after', '2', '--store', store, '--json'], ctx);
+    let url = '';
+    for (let i = 0; i < 300 && !url; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      url = /"url":"([^"]+)"/.exec(err())?.[1] ?? '';
+    }
+    const env = { PAYCLI_VA: '1179000899' };
+    await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home }); // the listener now holds the store open
+    for (const args of [['prune', '--keep', '0'], ['clear']]) {
+      const r = await runCli(['events', ...args, '--store', store], { home: home.home });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/in use by process \d+/);
+    }
+    await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home });
+    expect(await done).toBe(0);
+    expect(ids(store)).toHaveLength(2); // nothing was lost
+    mkdirSync(`${store}.writers`, { recursive: true });
+    writeFileSync(`${store}.writers/999999999-crashed`, ''); // a listener killed with -9
+    const r = await prune(store, '--keep', '1');
+    expect(r.code, r.stderr).toBe(0);
+    expect(ids(store)).toHaveLength(1);
+    expect(existsSync(`${store}.writers/999999999-crashed`)).toBe(false);
   });
 });

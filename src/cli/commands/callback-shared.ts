@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { AuthError } from '../../core/errors.js';
+import { AuthError, UsageError } from '../../core/errors.js';
 import { parseSetting } from '../../core/config/profiles.js';
 import { dataDir } from '../../core/config/paths.js';
 import { EventStore } from '../../core/listener/event-store.js';
@@ -26,7 +26,36 @@ export async function diagnosisKeys(env: CommandEnv): Promise<CandidateKey[]> {
   return keys;
 }
 
-/** The event store: `--store FILE` or `$XDG_DATA_HOME/paycli/events.jsonl`. */
+/**
+ * The event store: `--store FILE` or `$XDG_DATA_HOME/paycli/events.jsonl`. While it appends, it is
+ * registered as this process (`<pid>-<random>`), so that prune and clear can refuse to pull the file
+ * from under a running listener.
+ */
 export function eventStore(env: CommandEnv<{ store?: string }>): EventStore {
-  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'));
+  const writer = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'), { writer });
+}
+
+/** Whether a process runs (signal 0 only asks; EPERM means it runs under another user). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Refuses (exit 2) while a running paycli process appends to the store; forgets registrations that
+ * a crash left behind.
+ */
+export async function ensureStoreIdle(store: EventStore): Promise<void> {
+  for (const tag of await store.writers()) {
+    const pid = Number(tag.split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && processRuns(pid)) {
+      throw new UsageError(`the event store ${store.path} is in use by process ${pid} (paycli listen or trigger)`, { hint: 'stop it first: what it appends after the store is rewritten would be lost' });
+    }
+    await store.forgetWriter(tag);
+  }
 }

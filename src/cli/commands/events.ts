@@ -7,7 +7,8 @@ import { describeSendError, endToEndHeaders, sendRaw } from '../../core/http/raw
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
-import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
+import { callbackVa, diagnosisKeys, ensureStoreIdle, eventStore } from './callback-shared.js';
+import { parseDuration } from '../../core/sandbox/outbox.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 
 interface EventsFlags {
@@ -18,6 +19,8 @@ interface EventsFlags {
   invalid?: boolean;
   to?: string;
   resign?: boolean;
+  keep?: string;
+  olderThan?: string;
 }
 
 async function findEvent(env: CommandEnv<EventsFlags>, id: string): Promise<StoredEvent> {
@@ -137,9 +140,34 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
 
 export const eventsClear: Handler<EventsFlags> = async (env) => {
   const store = eventStore(env);
+  await ensureStoreIdle(store);
   const n = (await store.list()).length;
   await rm(store.path, { force: true });
   if (env.out.json) env.out.data({ cleared: n, store: store.path });
   else env.out.out(`cleared ${n} events from ${store.path}`);
+  return 0;
+};
+
+/** `events prune`: drops events older than --older-than and beyond the newest --keep, in place. */
+export const eventsPrune: Handler<EventsFlags> = async (env) => {
+  const { opts, out, ctx } = env;
+  if (opts.keep === undefined && opts.olderThan === undefined) {
+    throw new UsageError('events prune needs --keep N, --older-than DURATION, or both', { hint: 'e.g. `paycli events prune --older-than 7d` or `paycli events prune --keep 1000`' });
+  }
+  const keepNewest = opts.keep === undefined ? undefined : Number(opts.keep);
+  if (keepNewest !== undefined && (!Number.isInteger(keepNewest) || keepNewest < 0)) throw new UsageError(`invalid --keep "${opts.keep}": a whole number, 0 or more`);
+  let notBefore: Date | undefined;
+  if (opts.olderThan !== undefined) {
+    try {
+      notBefore = new Date(ctx.now().getTime() - parseDuration(opts.olderThan));
+    } catch (err) {
+      throw new UsageError(`invalid --older-than: ${(err as Error).message}`);
+    }
+  }
+  const store = eventStore(env);
+  await ensureStoreIdle(store);
+  const result = await store.prune({ keepNewest, notBefore });
+  if (out.json) out.data({ store: store.path, ...result });
+  else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept${result.unreadable ? ` (${result.unreadable} unreadable line${result.unreadable === 1 ? '' : 's'} dropped)` : ''}`);
   return 0;
 };

@@ -197,7 +197,7 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
   }
   if (want('events')) {
     const events = program.command('events').description('the event store of `paycli listen` and `paycli trigger`');
-    examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback']);
+    examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events prune --older-than 7d']);
     examples(
       store(events.command('list').description('list stored requests, oldest first').option('--limit <n>', 'only the newest N').option('--status <status>', 'only this callback status').option('--valid', 'only valid ones').option('--invalid', 'only invalid or malformed ones')),
       ['paycli events list', 'paycli events list --invalid --limit 20 --json'],
@@ -210,6 +210,10 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
     ).action(lazy(async () => ({ default: (await import('./events.js')).eventsReplay })));
     examples(store(events.command('clear').description('delete every stored event')), ['paycli events clear', 'paycli events clear --store ./events.jsonl'])
       .action(lazy(async () => ({ default: (await import('./events.js')).eventsClear })));
+    examples(
+      store(events.command('prune').description('drop old events: those older than --older-than, and all but the newest --keep').option('--keep <n>', 'keep only the newest N events').option('--older-than <duration>', 'drop events received longer ago than this (e.g. 7d, 12h)')),
+      ['paycli events prune --older-than 7d', 'paycli events prune --keep 1000 --json'],
+    ).action(lazy(async () => ({ default: (await import('./events.js')).eventsPrune })));
   }
   if (want('trigger')) {
     examples(
