@@ -118,16 +118,22 @@ describe('event store', () => {
   });
 });
 
+/** `paycli listen --exit-after 2` on a free port, in this process; resolves once it listens. */
+async function listenInProcess(store: string) {
+  const { ctx, out, err } = testContext({ env: { PAYCLI_VA: '1179000899' }, home: home.home });
+  const done = run(['listen', '--port', '0', '--exit-after', '2', '--store', store, '--json'], ctx);
+  let url = '';
+  for (let i = 0; i < 300 && !url; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    url = /"url":"([^"]+)"/.exec(err())?.[1] ?? '';
+  }
+  return { done, url, out, err };
+}
+
 describe('listen options and replay --resign', () => {
   it('stops by itself after --exit-after N, and replays re-signed with another VA', async () => {
     const store = join(home.home, 'exit-after.jsonl');
-    const { ctx, out, err } = testContext({ env: { PAYCLI_VA: '1179000899' }, home: home.home });
-    const done = run(['listen', '--port', '0', '--exit-after', '2', '--store', store, '--json'], ctx);
-    let url = '';
-    for (let i = 0; i < 300 && !url; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      url = /"url":"([^"]+)"/.exec(err())?.[1] ?? '';
-    }
+    const { done, url, out, err } = await listenInProcess(store);
     const env = { PAYCLI_VA: '1179000899' };
     await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home });
     await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home });
@@ -200,13 +206,7 @@ describe('events prune', () => {
 
   it('refuses to prune or clear a store a running listener writes to, and forgets what a crash left', async () => {
     const store = join(home.home, 'busy.jsonl');
-    const { ctx, err } = testContext({ env: { PAYCLI_VA: '1179000899' }, home: home.home });
-    const done = run(['listen', '--port', '0', '--exit-after', '2', '--store', store, '--json'], ctx);
-    let url = '';
-    for (let i = 0; i < 300 && !url; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      url = /"url":"([^"]+)"/.exec(err())?.[1] ?? '';
-    }
+    const { done, url } = await listenInProcess(store);
     const env = { PAYCLI_VA: '1179000899' };
     await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home }); // the listener now holds the store open
     for (const args of [['prune', '--keep', '0'], ['clear']]) {
