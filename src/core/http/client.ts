@@ -1,6 +1,7 @@
-import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { NetworkError } from '../errors.js';
+import { flattenHeaders, sendRaw } from './raw-post.js';
 import type { Env } from '../config/paths.js';
 
 export interface HttpRequest {
@@ -100,54 +101,22 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
         bodyTimeout: options.timeoutMs,
         signal: AbortSignal.timeout(options.timeoutMs + 1_000),
       });
-      const text = await res.body.text();
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-      return { status: res.statusCode, headers: out, text };
+      return { status: res.statusCode, headers: flattenHeaders(res.headers), text: await res.body.text() };
     }
     return nodeRequest(req, headers);
   }
 
-  /** One request through node:http or node:https; every failure rejects with a coded error. */
+  /** One request through node:http or node:https (sendRaw) on a keep-alive agent per protocol. */
   async function nodeRequest(req: HttpRequest, headers: Record<string, string>): Promise<Omit<HttpResponse, 'attempts'>> {
-    const url = new URL(req.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw Object.assign(new Error(`unsupported protocol ${url.protocol}`), { code: 'ERR_INVALID_URL' });
-    const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-    let agent = agents.get(url.protocol);
-    if (!agent) agents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
-    const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
-    if (body) headers = { ...headers, 'content-length': String(body.length) };
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const finish = (err: Error | undefined, value?: Omit<HttpResponse, 'attempts'>) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (err) {
-          request.destroy();
-          reject(err);
-        } else resolve(value!);
-      };
-      const request = mod.request(url, { method: req.method.toUpperCase(), headers, agent }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const out: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-          finish(undefined, { status: res.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8') });
-        });
-        const cut = () => finish(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }));
-        res.on('aborted', cut);
-        res.on('error', cut);
-        res.on('close', () => {
-          if (!res.complete) cut();
-        });
-      });
-      timer = setTimeout(() => finish(Object.assign(new Error(`no complete answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })), options.timeoutMs);
-      request.on('error', (err) => finish(err));
-      request.end(body);
-    });
+    const { protocol } = new URL(req.url);
+    if (protocol !== 'http:' && protocol !== 'https:') throw Object.assign(new Error(`unsupported protocol ${protocol}`), { code: 'ERR_INVALID_URL' });
+    let agent = agents.get(protocol);
+    if (!agent) {
+      const { Agent } = protocol === 'https:' ? await import('node:https') : await import('node:http');
+      agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
+    }
+    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent });
+    return { status: res.status, headers: res.headers, text: res.body };
   }
 
   return {

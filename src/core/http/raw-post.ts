@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'proxy-connection', 'upgrade', 'te', 'trailer']);
@@ -16,6 +16,13 @@ export function describeSendError(err: unknown): string {
   return e?.code === 'ECONNREFUSED' ? 'connection refused' : (e?.message ?? String(err));
 }
 
+/** Response headers as one string each (repeated ones joined with ", "). */
+export function flattenHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
 export interface RawResponse {
   status: number;
   headers: Record<string, string>;
@@ -30,6 +37,8 @@ export interface RawRequestOptions {
   timeoutMs: number;
   /** Milliseconds since an epoch, for latency; performance.now by default. */
   clock?: () => number;
+  /** A keep-alive agent for connections to reuse; a fresh connection per request by default. */
+  agent?: Agent;
 }
 
 /**
@@ -52,28 +61,33 @@ export function sendRaw(url: string, options: RawRequestOptions): Promise<RawRes
     const headers: Record<string, string | number> = { ...options.headers };
     if (body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['Content-Length'] = body.length;
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, { method: options.method ?? 'POST', headers, agent: false }, (res) => {
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(err);
+    };
+    const req = send(target, { method: options.method ?? 'POST', headers, agent: options.agent ?? false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        const h: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h[k] = Array.isArray(v) ? v.join(', ') : v;
-        resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks).toString('utf8'), ms: Math.round((clock() - started) * 10) / 10 });
+        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8'), ms: Math.round((clock() - started) * 10) / 10 });
       });
-      res.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
+      res.on('error', fail);
+      // A connection that closes mid-body: a truncated answer, never a complete one.
+      res.on('close', () => {
+        if (!res.complete) fail(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }));
       });
     });
     const timer = setTimeout(() => {
       const err = Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' });
       req.destroy(err);
     }, options.timeoutMs);
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
+    req.on('error', fail);
     req.end(body);
   });
 }
