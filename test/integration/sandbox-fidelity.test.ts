@@ -197,3 +197,38 @@ describe('callbacks', () => {
     await new Promise((r) => server.close(r));
   });
 });
+
+describe('the official samples\' demo credentials', () => {
+  // The public sandbox key that the gateway's PHP/Python samples and Go SDK tests pair with VA 1179000899.
+  const SAMPLES_KEY = 'QbGcoO0Qds9sQFDmY0MWg1Tq.xtuh1';
+
+  it('paycli sandbox --va 1179000899 --api-key-file FILE lets the samples run unmodified', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { run } = await import('../../src/cli/run.js');
+    const { tempHome, testContext } = await import('../helpers/cli.js');
+    const h = tempHome();
+    const keyFile = join(h.home, 'samples-key.txt');
+    writeFileSync(keyFile, `${SAMPLES_KEY}\n`, { mode: 0o600 });
+    const controller = new AbortController();
+    const { ctx, out } = testContext({ home: h.home, signal: controller.signal });
+    const done = run(['sandbox', '--port', '0', '--in-memory', '--va', '1179000899', '--api-key-file', keyFile, '--json'], ctx);
+    for (let i = 0; i < 300 && !out().includes('"started"'); i++) await new Promise((r) => setTimeout(r, 10));
+    const started = JSON.parse(out().split('\n')[0]!) as { baseUrl: string; apiKey: string };
+    expect(started.apiKey).not.toContain('O0Qds9sQFDmY0MWg1Tq'); // masked
+    // The PHP sample's request, signed as the sample signs it, with only the base URL changed.
+    const body = '{"name":"Putu Made Nyoman Ketut","phone":"081234567890","email":"test@example.com","amount":100000.0,"notifyUrl":"https://your-website.com/callback-url","referenceId":"1234","paymentMethod":"va","paymentChannel":"bca"}';
+    const req = buildSignedRequest({ baseUrl: started.baseUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: '1179000899', apiKey: SAMPLES_KEY }, now: new Date() });
+    const res = await request(req.url, { method: 'POST', headers: req.headers, body });
+    expect(res.statusCode).toBe(200);
+    expect(((await res.body.json()) as { Data: { PaymentName: string } }).Data.PaymentName).toBe('BCA');
+    // paycli's own default key is then refused for that VA, as a different key would be by the gateway.
+    const other = buildSignedRequest({ baseUrl: started.baseUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: '1179000899', apiKey: KEY }, now: new Date() });
+    const refused = await request(other.url, { method: 'POST', headers: other.headers, body });
+    expect(refused.statusCode).toBe(401);
+    await refused.body.text();
+    controller.abort('SIGTERM');
+    expect(await done).toBe(0);
+    h.cleanup();
+  });
+});

@@ -18,6 +18,7 @@ export const LIMITS = {
   maxDimension: 1_000_000,
   maxExpiryMs: 366 * 86_400_000,
   maxText: 255,
+  maxUrl: 2048,
 } as const;
 
 export const EXPIRY_UNITS_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 };
@@ -65,7 +66,7 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
-  const text = (field: string, required: boolean): string | undefined => {
+  const text = (field: string, required: boolean, max: number = LIMITS.maxText): string | undefined => {
     const v = body[field];
     if (absent(v)) {
       if (required) add(field, `${field} wajib diisi.`);
@@ -76,7 +77,7 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
       return undefined;
     }
     const s = String(v);
-    if (s.length > LIMITS.maxText) add(field, `${field} maksimal ${LIMITS.maxText} karakter.`);
+    if (s.length > max) add(field, `${field} maksimal ${max} karakter.`);
     return s;
   };
   /** A whole number in [min, max]; numeric strings accepted. */
@@ -93,7 +94,7 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
   const name = text('name', true);
   const phone = text('phone', true);
   const email = text('email', true);
-  const notifyUrl = text('notifyUrl', true);
+  const notifyUrl = text('notifyUrl', true, LIMITS.maxUrl);
   const referenceId = text('referenceId', false) ?? '';
   const comments = text('comments', false);
   if (email !== undefined && !EMAIL.test(email)) add('email', 'email tidak valid.');
