@@ -10,14 +10,14 @@ import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } f
 
 const isRoot = process.getuid?.() === 0;
 
-async function create(sb: SandboxHandle, n: number): Promise<{ status: number; json: { Status: number; Message: string; Data: { TransactionId: number; PaymentNo: string } | null } }> {
+async function create(sb: SandboxHandle, n: number): Promise<{ status: number; retryAfter: unknown; json: { Status: number; Message: string; Data: { TransactionId: number; PaymentNo: string } | null } }> {
   const body = JSON.stringify({
     name: `Buyer ${n} ${'x'.repeat(200)}`, phone: '08123456789', email: 'a@b.co', amount: 10_000 + n, notifyUrl: 'http://127.0.0.1:9/cb',
     referenceId: `REF-${n}-${'r'.repeat(100)}`, paymentMethod: 'va', paymentChannel: 'bca',
   });
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body });
-  return { status: res.statusCode, json: (await res.body.json()) as never };
+  return { status: res.statusCode, retryAfter: res.headers['retry-after'], json: (await res.body.json()) as never };
 }
 
 describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped: needs root to mount a small tmpfs)'}`, () => {
@@ -38,6 +38,7 @@ describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped:
           expect(r.status).toBe(503);
           expect(r.json).toMatchObject({ Status: 503, Success: false, Data: null });
           expect(r.json.Message).toMatch(/cannot store/);
+          expect(r.retryAfter).toBe('5');
           refused++;
         }
       }
