@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
+import type { CallbackFields } from '../../src/core/signing/callback-canonical.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { LIMITS } from '../../src/core/sandbox/validate.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
@@ -157,7 +158,7 @@ describe('callbacks', () => {
     await rx.waitFor(1);
     const body = rx.received[0]!.body.toString();
     const signature = String(rx.received[0]!.headers['x-signature']);
-    const parsed = JSON.parse(body) as Record<string, unknown>;
+    const parsed = JSON.parse(body) as CallbackFields;
     expect(parsed).toMatchObject({ trx_id: r.json.Data.TransactionId, status_code: 1, transaction_status_code: 1, paid_off: 101286, is_escrow: false, additional_info: [], amount: '102000', fee: '714', status: 'berhasil' });
     for (const [k, v] of Object.entries(parsed)) {
       if (!['trx_id', 'status_code', 'transaction_status_code', 'paid_off', 'is_escrow', 'additional_info'].includes(k)) expect(typeof v, k).toBe('string');

@@ -54,7 +54,7 @@ export function totalOf(t: Transaction): number {
 export function paymentData(t: Transaction, base: string): Record<string, unknown> {
   const data: Record<string, unknown> = {
     SessionId: t.sid, TransactionId: t.id, ReferenceId: t.referenceId, Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, PaymentName: t.paymentName,
-    Total: totalOf(t), Fee: t.fee, Expired: formatJakarta(new Date(t.expiresAt)), Note: t.comments ?? null, Url: `${base}/pay/${t.id}`,
+    Total: totalOf(t), Fee: t.fee, Expired: formatJakarta(new Date(t.expiresAt)), Note: null, Url: `${base}/pay/${t.id}`,
   };
   if (t.qrString) {
     Object.assign(data, {
