@@ -1,6 +1,28 @@
 /** `paycli/sandbox`: the gateway emulator as a library for merchants' own test suites. */
-export { startSandbox, DEFAULT_RETRY_SCHEDULE, transactionView } from './core/sandbox/server.js';
-export type { SandboxOptions, SandboxHandle, SandboxEvent, TransitionResult } from './core/sandbox/server.js';
+import { startSandbox as startCore, type LockOwner, type SandboxHandle, type SandboxOptions } from './core/sandbox/server.js';
+
+export { DEFAULT_RETRY_SCHEDULE, transactionView } from './core/sandbox/server.js';
+export type { SandboxOptions, SandboxHandle, SandboxEvent, TransitionResult, LockOwner } from './core/sandbox/server.js';
 export type { SandboxAccount } from './core/sandbox/accounts.js';
 export { DEFAULT_ACCOUNT } from './core/sandbox/accounts.js';
 export { EMULATOR_DEFAULT_VA, EMULATOR_DEFAULT_API_KEY } from './core/config/resolve.js';
+
+/** This process as the holder of a data dir's lock: its pid, and `kill(pid, 0)` to see whether another is alive. */
+export function processLockOwner(): LockOwner {
+  return {
+    pid: process.pid,
+    isAlive(pid) {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    },
+  };
+}
+
+/** Starts the emulator (see SandboxOptions); with a `dataDir`, this process holds its lock. */
+export function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  return startCore({ lockOwner: processLockOwner(), ...options });
+}

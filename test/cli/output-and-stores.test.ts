@@ -167,7 +167,7 @@ describe('file-system problems are one-line errors, not internal errors', () => 
     writeFileSync(notDir, 'x');
     const sb = await runCli(['sandbox', '--port', '0', '--data-dir', join(notDir, 'state')], { home: home.home });
     expect(sb.code).toBe(2);
-    expect(sb.stderr).toBe(`error: cannot use ${join(notDir, 'state', 'journal.jsonl')}: a part of the path is not a directory\n`);
+    expect(sb.stderr).toBe(`error: cannot use the emulator data dir ${join(notDir, 'state')}: a part of the path is not a directory\n`);
     const batch = await runCli(['verify-callback', '--jsonl', home.home, '--va', '1179000899'], { home: home.home });
     expect(batch.code).toBe(2);
     expect(batch.stderr).toContain('it is not a file');

@@ -34,7 +34,7 @@ export function parsePort(value: string | undefined, fallback: number): number {
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */
 export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const { opts, out, ctx } = env;
-  const { startSandbox } = await import('../../core/sandbox/server.js');
+  const { startSandbox } = await import('../../sandbox.js');
   const { parseDurationList, parseDuration } = await import('../../core/sandbox/outbox.js');
   const { readAccountsFile } = await import('../../core/sandbox/accounts.js');
   const format = opts.callbackFormat;

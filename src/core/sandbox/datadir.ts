@@ -9,6 +9,15 @@ const STALE_MS = 10_000;
 const DEAD_HOLDER_STALE_MS = 2000;
 const UPDATE_MS = 1000;
 
+/** Who takes the lock: this process's id, and how to tell whether another process is still running. */
+export interface LockOwner {
+  pid: number;
+  isAlive(pid: number): boolean;
+}
+
+/** For callers that cannot say (the core never reads `process`): holders are presumed alive. */
+const UNKNOWN_OWNER: LockOwner = { pid: 0, isAlive: () => true };
+
 export interface DataDirLock {
   /** The data directory, symlinks resolved. */
   dir: string;
@@ -19,19 +28,10 @@ export interface DataDirLock {
   release(): Promise<void>;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function holder(dir: string): Promise<number | undefined> {
   try {
     const owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as { pid?: unknown };
-    return Number.isSafeInteger(owner.pid) ? (owner.pid as number) : undefined;
+    return Number.isSafeInteger(owner.pid) && (owner.pid as number) > 0 ? (owner.pid as number) : undefined;
   } catch {
     return undefined;
   }
@@ -41,11 +41,12 @@ async function holder(dir: string): Promise<number | undefined> {
  * Makes this process the only emulator on a data dir. The lock is `DIR/sandbox.lock`
  * (proper-lockfile: an atomic mkdir, refreshed every second); `DIR/owner.json` names the holder's
  * pid. A second emulator is refused (exit 2) with the dir and that pid. A lock left by a crash
- * (kill -9) is recognised: when the recorded holder's process is gone the lock is taken over as
- * soon as it has gone unrefreshed for 2 s, and in any case after 10 s. Then partial `*.tmp` files
- * of an interrupted write are removed.
+ * (kill -9) is recognised: when `owner` says the recorded holder's process is gone, the lock is
+ * taken over as soon as it has gone unrefreshed for 2 s; any lock unrefreshed for 10 s is stale
+ * (the library's own rule, which also covers a reused pid). Then partial `*.tmp` files of an
+ * interrupted write are removed.
  */
-export async function lockDataDir(dataDir: string, onCompromised: (err: Error) => void): Promise<DataDirLock> {
+export async function lockDataDir(dataDir: string, onCompromised: (err: Error) => void, owner: LockOwner = UNKNOWN_OWNER): Promise<DataDirLock> {
   let dir: string;
   try {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -67,21 +68,21 @@ export async function lockDataDir(dataDir: string, onCompromised: (err: Error) =
       await new Promise((r) => setTimeout(r, 50));
       pid = await holder(dir);
     }
-    if (pid !== undefined && alive(pid)) {
-      throw new UsageError(`the emulator data dir ${dir} is in use by another paycli sandbox (pid ${pid})`, {
+    if (pid === undefined || owner.isAlive(pid)) {
+      throw new UsageError(`the emulator data dir ${dir} is in use by another paycli sandbox${pid === undefined ? '' : ` (pid ${pid})`}`, {
         hint: 'stop that emulator, or give this one another --data-dir (or --in-memory)',
       });
     }
-    // The holder is gone (or never said who it was): wait for its lock to go unrefreshed, then take it.
-    const until = Date.now() + STALE_MS + 2000;
+    // The holder's process is gone: wait for its lock to go unrefreshed, then take it.
+    const until = Date.now() + DEAD_HOLDER_STALE_MS + 3000;
     for (;;) {
       try {
-        release = await lockfile.lock(dir, options(pid !== undefined ? DEAD_HOLDER_STALE_MS : STALE_MS));
+        release = await lockfile.lock(dir, options(DEAD_HOLDER_STALE_MS));
         tookOverFrom = pid;
         break;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ELOCKED' || Date.now() > until) {
-          throw new UsageError(`the emulator data dir ${dir} is locked${pid !== undefined ? ` (pid ${pid})` : ''} and the lock is still being refreshed`, {
+          throw new UsageError(`the emulator data dir ${dir} is locked (pid ${pid}) and the lock is still being refreshed`, {
             hint: 'another paycli sandbox uses it; stop it or pick another --data-dir',
           });
         }
@@ -90,8 +91,8 @@ export async function lockDataDir(dataDir: string, onCompromised: (err: Error) =
     }
   }
   try {
-    const tmp = join(dir, `owner.json.${process.pid}.tmp`);
-    await writeFile(tmp, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }) + '\n', { mode: 0o600 });
+    const tmp = join(dir, `owner.json.${owner.pid}.tmp`);
+    await writeFile(tmp, `${JSON.stringify({ pid: owner.pid > 0 ? owner.pid : null, since: new Date().toISOString() })}\n`, { mode: 0o600 });
     await rename(tmp, join(dir, 'owner.json'));
     const removedTmp: string[] = [];
     for (const name of await readdir(dir)) {

@@ -10,11 +10,12 @@ import { renderPaymentPage } from './page.js';
 import { buildTransaction } from './payments.js';
 import { readPaymentRequest } from './validate.js';
 import { StoreError } from './log.js';
-import { lockDataDir, type DataDirLock } from './datadir.js';
+import { lockDataDir, type DataDirLock, type LockOwner } from './datadir.js';
 import { loadRegions, lookupRegions, type RegionIndex } from './regions.js';
 import { SandboxState, type Transaction } from './state.js';
 
 export { transactionView } from './views.js';
+export type { LockOwner } from './datadir.js';
 
 export const DEFAULT_RETRY_SCHEDULE = [500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000];
 
@@ -24,6 +25,11 @@ export interface SandboxOptions {
   host?: string;
   /** Journal directory; in memory when absent. */
   dataDir?: string;
+  /**
+   * This process, for the data dir's lock (its pid is recorded; a crashed holder is recognised by
+   * `isAlive`). Without it the holder of a lock is presumed alive until the lock goes stale (10 s).
+   */
+  lockOwner?: LockOwner;
   va?: string;
   apiKey?: string;
   /** Several merchants (replaces va/apiKey). */
@@ -137,7 +143,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const limit = options.maxBodyBytes ?? 1024 * 1024;
   let lock: DataDirLock | undefined;
   if (options.dataDir) {
-    lock = await lockDataDir(options.dataDir, (err) => emit({ type: 'store-error', message: `the data-dir lock was lost: ${err.message}` }));
+    lock = await lockDataDir(options.dataDir, (err) => emit({ type: 'store-error', message: `the data-dir lock was lost: ${err.message}` }), options.lockOwner);
   }
   let regions: RegionIndex;
   let state: SandboxState;
