@@ -416,8 +416,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const queued = new Set([...state.deliveries.values()].map((d) => `${d.trxId}:${d.status}`));
   for (const t of state.txns.values()) {
     if (t.status === 'pending' || queued.has(`${t.id}:${t.status}`)) continue;
-    outbox.start(await state.addDelivery(Outbox.entry(t, t.status, formatOf(t))));
-    reconciled++;
+    try {
+      outbox.start(await state.addDelivery(Outbox.entry(t, t.status, formatOf(t))));
+      reconciled++;
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      emit({ type: 'store-error', message: `${err.message}; the callback of trx ${t.id} will be queued on the next start` });
+      break;
+    }
   }
   const startup: StartupEvent = { type: 'startup', skippedLines: state.skipped, reconciled, removedTmp: lock?.removedTmp ?? [], ...(lock?.tookOverFrom !== undefined ? { tookOverFrom: lock.tookOverFrom } : {}) };
   emit(startup);

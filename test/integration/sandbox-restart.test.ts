@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseFormBody } from '../../src/core/callback/parse.js';
+import type { Transaction } from '../../src/core/sandbox/state.js';
+import { receiver } from '../helpers/receiver.js';
+import { sandbox } from '../helpers/sandbox.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('restarting on a journal written by an older version', () => {
+  it('queues the callback of a transition journalled without one, and delivers it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paycli-upgrade-'));
+    dirs.push(dir);
+    const rx = await receiver([200]);
+    const txn: Transaction = {
+      id: 100_001, sid: 'sid', merchantVa: '1179000899', referenceId: 'REF', via: 'va', channel: 'bca', paymentNo: '8868000000100001', paymentName: 'BCA',
+      amount: 10_000, fee: 4000, status: 'pending', createdAt: Date.now() - 60_000, expiresAt: Date.now() + 3_600_000, notifyUrl: rx.url,
+      buyer: { name: 'A', phone: '0812345678', email: 'a@b.co' }, items: [],
+    };
+    // Before this version, a status change and its callback were two records; a crash between them left this.
+    writeFileSync(join(dir, 'journal.jsonl'), `${JSON.stringify({ t: 'txn', txn })}\n${JSON.stringify({ t: 'status', id: 100_001, status: 'berhasil', at: Date.now() - 30_000 })}\n`);
+    const sb = await sandbox({ dataDir: dir });
+    expect(sb.startup).toMatchObject({ skippedLines: 0, reconciled: 1 });
+    await rx.waitFor(1);
+    expect(parseFormBody(rx.received[0]!.body.toString())).toMatchObject({ trx_id: '100001', status: 'berhasil' });
+    expect(await sb.idle(5000)).toBe(true);
+    await sb.close();
+    // Queued once: the next start finds nothing to reconcile.
+    const again = await sandbox({ dataDir: dir });
+    expect(again.startup.reconciled).toBe(0);
+    await again.close();
+    await rx.close();
+  });
+});
