@@ -37,3 +37,29 @@ describe('restarting on a journal written by an older version', () => {
     await rx.close();
   });
 });
+
+describe('losing the data-dir lock', () => {
+  it('stops writing (every change answers 503) instead of interleaving with another emulator', async () => {
+    const { request } = await import('undici');
+    const { buildSignedRequest } = await import('../../src/core/api/signed-request.js');
+    const { EMULATOR_DEFAULT_API_KEY: KEY, EMULATOR_DEFAULT_VA: VA } = await import('../helpers/sandbox.js');
+    const dir = mkdtempSync(join(tmpdir(), 'paycli-fence-'));
+    dirs.push(dir);
+    const messages: string[] = [];
+    const sb = await sandbox({ dataDir: dir, onEvent: (e) => e.type === 'store-error' && messages.push(e.message) });
+    const create = async () => {
+      const body = JSON.stringify({ name: 'A', phone: '08123456789', email: 'a@b.co', amount: 1000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
+      const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+      const res = await request(req.url, { method: 'POST', headers: req.headers, body });
+      await res.body.text();
+      return res.statusCode;
+    };
+    expect(await create()).toBe(200);
+    rmSync(join(dir, 'sandbox.lock'), { recursive: true, force: true }); // as if another process had taken it
+    for (let i = 0; i < 100 && messages.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(messages[0]).toMatch(/lock was lost/);
+    expect(await create()).toBe(503);
+    expect(sb.state.txns.size).toBe(1);
+    await sb.close();
+  });
+});

@@ -38,6 +38,7 @@ export class SandboxLog<T> {
   private queue: { line: string; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private writing = false;
   private drained: (() => void)[] = [];
+  private fenced?: string;
 
   constructor(
     readonly path: string,
@@ -65,7 +66,16 @@ export class SandboxLog<T> {
     }
   }
 
+  /**
+   * Refuses every later append (the data dir's lock was lost: another emulator may be writing the
+   * same journal now, and two writers would interleave records).
+   */
+  fence(reason: string): void {
+    this.fenced = reason;
+  }
+
   append(record: T): Promise<void> {
+    if (this.fenced) return Promise.reject(new StoreError(Object.assign(new Error(this.fenced), { code: 'ELOCKLOST' }), this.path));
     if (!this.fh) return Promise.reject(new StoreError(Object.assign(new Error('the journal is closed'), { code: 'EBADF' }), this.path));
     return new Promise((resolve, reject) => {
       this.queue.push({ line: JSON.stringify(record) + '\n', resolve, reject });

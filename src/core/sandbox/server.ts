@@ -142,13 +142,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const byVa = new Map(accounts.map((a) => [a.va, a]));
   const limit = options.maxBodyBytes ?? 1024 * 1024;
   let lock: DataDirLock | undefined;
+  let opened: SandboxState | undefined;
   if (options.dataDir) {
-    lock = await lockDataDir(options.dataDir, (err) => emit({ type: 'store-error', message: `the data-dir lock was lost: ${err.message}` }), options.lockOwner);
+    lock = await lockDataDir(
+      options.dataDir,
+      (err) => {
+        // Another emulator may own the journal now: stop writing to it (every change answers 503).
+        const reason = `the data-dir lock was lost (${err.message}); restart the emulator`;
+        opened?.fence(reason);
+        emit({ type: 'store-error', message: reason });
+      },
+      options.lockOwner,
+    );
   }
   let regions: RegionIndex;
   let state: SandboxState;
   try {
     [regions, state] = await Promise.all([loadRegions(), SandboxState.open(lock?.dir)]);
+    opened = state;
   } catch (err) {
     await lock?.release();
     throw err;

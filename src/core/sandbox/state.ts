@@ -249,6 +249,11 @@ export class SandboxState {
     return undefined;
   }
 
+  /** Stops all further changes (each is refused with a StoreError, answered 503). */
+  fence(reason: string): void {
+    this.log?.fence(reason);
+  }
+
   async close(): Promise<void> {
     await this.log?.close();
   }
