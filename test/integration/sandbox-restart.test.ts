@@ -63,3 +63,28 @@ describe('losing the data-dir lock', () => {
     await sb.close();
   });
 });
+
+describe('concurrent transitions of one payment', () => {
+  it('exactly one wins and queues exactly one callback, also with a journal between check and change', async () => {
+    const { request } = await import('undici');
+    const { buildSignedRequest } = await import('../../src/core/api/signed-request.js');
+    const { EMULATOR_DEFAULT_API_KEY: KEY, EMULATOR_DEFAULT_VA: VA } = await import('../helpers/sandbox.js');
+    const dir = mkdtempSync(join(tmpdir(), 'paycli-race-'));
+    dirs.push(dir);
+    const rx = await receiver([200]);
+    const sb = await sandbox({ dataDir: dir });
+    for (let round = 0; round < 20; round++) {
+      const body = JSON.stringify({ name: 'A', phone: '08123456789', email: 'a@b.co', amount: 1000 + round, notifyUrl: rx.url, paymentMethod: 'va', paymentChannel: 'bca' });
+      const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+      const res = await request(req.url, { method: 'POST', headers: req.headers, body });
+      const id = String(((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId);
+      const results = await Promise.all([sb.pay(id), sb.expire(id), sb.pay(id), sb.expire(id)]);
+      expect(results.filter((r) => r.ok && r.changed)).toHaveLength(1);
+      expect([...sb.state.deliveries.values()].filter((d) => d.trxId === Number(id))).toHaveLength(1);
+    }
+    expect(await sb.idle(10_000)).toBe(true);
+    expect(rx.received).toHaveLength(20);
+    await sb.close();
+    await rx.close();
+  });
+});
