@@ -25,7 +25,7 @@ describe('color decision (cli.md section 2)', () => {
   });
 
   it('colors only when asked, and never with a pipe', async () => {
-    const fixture = new URL('../../../shared/fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
+    const fixture = new URL('../fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
     const args = ['verify-callback', fixture, '--va', '1179000899', '--signature', 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024'];
     expect((await runCli(args)).stdout).not.toContain('\u001b[');
     expect((await runCli(args, { env: { FORCE_COLOR: '1' } })).stdout).toContain('\u001b[32m');

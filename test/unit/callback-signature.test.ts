@@ -8,7 +8,7 @@ import { encodeJson, encodeJsonString, PHP_DEFAULT } from '../../src/core/signin
 import { checkCallback } from '../../src/core/callback/check.js';
 import { encodeFormBody } from '../../src/core/callback/build.js';
 
-const FIXTURE = readFileSync(new URL('../../../shared/fixtures/callback-qris-sandbox.form', import.meta.url), 'utf8');
+const FIXTURE = readFileSync(new URL('../fixtures/callback-qris-sandbox.form', import.meta.url), 'utf8');
 const VA = '1179000899';
 const SIGNATURE = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
 

@@ -1,7 +1,7 @@
 import { canonicalizeCallback, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
-import { hmacSha256Hex } from './digest.js';
+import { hexDigestsEqual, hmacSha256Hex } from './digest.js';
 
-/** HMAC-SHA256 in lower-case hex (digest.ts: in TypeScript for a process's first few, then node:crypto). */
+/** HMAC-SHA256 in lower-case hex (node:crypto). */
 export const hmacHex = hmacSha256Hex;
 
 /** The `X-Signature` the gateway sends for these fields: HMAC of the canonical JSON with the merchant VA. */
@@ -9,14 +9,12 @@ export function signCallback(fields: CallbackFields, va: string, options?: Parti
   return hmacHex(va, canonicalizeCallback(fields, options));
 }
 
-/** Constant-time comparison of two hex signatures, case-insensitive, surrounding space ignored. */
+/**
+ * Constant-time comparison of two hex signatures (`timingSafeEqual` on the decoded bytes),
+ * case-insensitive, surrounding space ignored. Empty or non-hex input is never equal, not even to itself.
+ */
 export function signaturesEqual(expected: string, received: string): boolean {
-  const a = expected.trim().toLowerCase();
-  const b = received.trim().toLowerCase();
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
+  return hexDigestsEqual(expected, received);
 }
 
 export interface VerifyCallbackInput {
