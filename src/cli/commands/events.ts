@@ -84,7 +84,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
     const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
     const cfg = await env.session.config();
     if (cfg.va) {
-      check = checkCallback(parsed.fields, parsed.headerSignature ?? '', cfg.va.value, await diagnosisKeys(env));
+      check = checkCallback(parsed.fields, parsed.headerSignature ?? '', cfg.va.value, { diagnose: true, otherKeys: await diagnosisKeys(env) });
       canonical = check.canonical;
     }
   } catch {

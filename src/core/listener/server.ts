@@ -174,7 +174,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
             [verdict, answer, reason] = ['invalid', 400, 'missing X-Signature header'];
             text = 'invalid signature: missing X-Signature header\n';
           } else {
-            const check = checkCallback(fields as never, signature, options.va, options.otherKeys ?? []);
+            const check = checkCallback(fields as never, signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
             verdict = check.verdict;
             variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
             reason = check.verdict === 'valid' ? null : check.reason;
