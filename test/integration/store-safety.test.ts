@@ -12,7 +12,9 @@ import { EventStore, StoreBusyError, type StoredEvent } from '../../src/core/lis
 import { startListener, type StoreTrouble } from '../../src/core/listener/server.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { runCli, tempHome, testContext } from '../helpers/cli.js';
+import { run } from '../../src/cli/run.js';
+import { withStore } from '../../src/cli/commands/callback-shared.js';
 import { BIN } from '../helpers/spawn.js';
 
 const VA = '1179000899';
@@ -175,6 +177,42 @@ describe('listen says on stderr, once, that it cannot store', () => {
     expect(errs).toEqual(['failing EIO', 'recovered after 5']);
     const events = await store.list();
     expect(events.map((e) => [e.trx_id, e.duplicate])).toEqual([[cb.fields.trx_id, false]]);
+  });
+});
+
+describe('paycli listen when its store breaks', () => {
+  it('answers 503, prints one line on stderr when storing fails and one when it works again, and a busy lock is exit 2', async () => {
+    const dir = join(home.home, 'breaks');
+    mkdirSync(dir);
+    const path = join(dir, 'events.jsonl');
+    const { ctx, out, err } = testContext({ env: { PAYCLI_VA: VA }, home: home.home });
+    const done = run(['listen', '--port', '0', '--exit-after', '5', '--store', path], ctx);
+    let url = '';
+    for (let i = 0; i < 300 && !url; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      url = /notifyUrl\s+(\S+)/.exec(err())?.[1] ?? '';
+    }
+    const first = callback();
+    expect((await post(url, first.headers, first.body)).status).toBe(200);
+    rmSync(path);
+    mkdirSync(path); // the store's path cannot be opened for writing any more
+    for (let i = 0; i < 3; i++) {
+      const cb = callback();
+      expect((await post(url, cb.headers, cb.body)).status).toBe(503);
+    }
+    rmSync(path, { recursive: true });
+    const last = callback();
+    expect((await post(url, last.headers, last.body)).status).toBe(200);
+    expect(await done).toBe(0);
+    const notices = err().split('\n').filter((l) => /cannot store|storing again/.test(l));
+    expect(notices).toEqual([
+      `cannot store requests in ${path}: EISDIR: illegal operation on a directory, open '${path}'; answering 503 (the gateway retries) until it can`,
+      `storing again in ${path}; 3 requests were answered 503 meanwhile`,
+    ]);
+    expect(err()).toContain('3 not stored (answered 503)');
+    expect(out().split('\n').filter((l) => / 503 /.test(l))).toHaveLength(3);
+    expect((await new EventStore(path).list()).map((e) => e.trx_id)).toEqual([last.fields.trx_id]);
+    await expect(withStore(async () => Promise.reject(new StoreBusyError('the event store x is locked')))).rejects.toMatchObject({ kind: 'usage', message: 'the event store x is locked' });
   });
 });
 
