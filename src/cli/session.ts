@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { AuthError, UsageError } from '../core/errors.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
-import { requireCredentials, resolveConfig, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { requireCredentials, resolveConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { findProjectConfig } from '../core/config/project-file.js';
 import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
 import { parseEnvelope, type Envelope } from '../core/http/envelope.js';
@@ -30,70 +30,6 @@ export interface CommonOptions {
   dryRun?: boolean;
   curl?: boolean;
   cache?: boolean;
-}
-
-/** Where a project config may live, nearest directory first (cli.md section 3). */
-export const PROJECT_CONFIG_FILES = [
-  'package.json', '.paycli.json', '.paycli.yaml', '.paycli.yml', '.paycli.js', '.paycli.cjs', '.paycli.mjs',
-  '.payclirc', '.payclirc.json', '.payclirc.yaml', '.payclirc.yml', 'paycli.config.js', 'paycli.config.cjs', 'paycli.config.mjs',
-];
-
-function parseJsonConfig(text: string, filepath: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`cannot read the project config ${filepath}: ${(err as Error).message}`);
-  }
-}
-
-/** The value of `read`, or `fallback` if it throws. */
-function tryOr<T, F>(read: () => T, fallback: F): T | F {
-  try {
-    return read();
-  } catch {
-    return fallback;
-  }
-}
-
-/**
- * Finds the project config the way cosmiconfig's `project` strategy does (module name `paycli`,
- * from the working directory up to the nearest package.json) and reads it. JSON files and the
- * `paycli` key of package.json are read directly; cosmiconfig is loaded only for YAML, rc and JS
- * files, so the common case (no project config) costs a few directory reads (synchronous: small,
- * local, and node:fs/promises costs ~0.7 ms to load).
- */
-export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | null> {
-  let dir = cwd;
-  for (;;) {
-    const names = new Set(tryOr(() => readdirSync(dir), [] as string[]));
-    for (const name of PROJECT_CONFIG_FILES) {
-      if (!names.has(name)) continue;
-      const filepath = join(dir, name);
-      const text = tryOr(() => readFileSync(filepath, 'utf8'), undefined);
-      if (text === undefined) continue;
-      let config: unknown;
-      if (name === 'package.json') {
-        const pkg = parseJsonConfig(text, filepath) as Record<string, unknown> | null;
-        if (!pkg || typeof pkg !== 'object' || pkg.paycli === undefined) continue;
-        config = pkg.paycli;
-      } else if (name.endsWith('.json')) {
-        config = parseJsonConfig(text, filepath);
-      } else {
-        const { cosmiconfig } = await import('cosmiconfig');
-        try {
-          config = (await cosmiconfig('paycli').load(filepath))?.config;
-        } catch (err) {
-          throw new UsageError(`cannot read the project config ${filepath}: ${(err as Error).message.split('\n')[0]}`);
-        }
-      }
-      if (config === undefined || config === null) continue;
-      if (typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`the project config ${filepath} is not an object of settings`);
-      return { filepath, config: config as Record<string, unknown>, text };
-    }
-    const parent = dirname(dir);
-    if (names.has('package.json') || parent === dir) return null;
-    dir = parent;
-  }
 }
 
 /**
@@ -153,7 +89,9 @@ export class Session {
       timeout: o.timeout !== undefined ? Number(parseSetting('timeout', o.timeout)) : undefined,
       profile: o.profile,
     };
-    const [project, user] = await Promise.all([loadProjectConfig(this.ctx.cwd), this.userConfig()]);
+    const [search, user] = await Promise.all([findProjectConfig(this.ctx.cwd, this.ctx.homedir), this.userConfig()]);
+    for (const note of search.notes) this.out.warn(note);
+    const project = search.project;
     const resolved = resolveConfig({ flags, env: this.ctx.env, project, user, userPath: this.userPath });
     for (const w of resolved.warnings) this.out.warn(w);
     return resolved;
