@@ -1,4 +1,4 @@
-import { isPaycliError, type PaycliError } from '../core/errors.js';
+import { isPaycliError, PaycliError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
 
@@ -72,6 +72,9 @@ export class Output {
 
   /** Writes an error per the contract and returns its exit code. */
   fail(err: unknown): number {
+    // Ctrl-C at a prompt (@inquirer's ExitPromptError/AbortPromptError): interrupted, exit 130.
+    const name = (err as Error | undefined)?.name;
+    if (!isPaycliError(err) && (name === 'ExitPromptError' || name === 'AbortPromptError')) err = new PaycliError('interrupted', 'interrupted');
     const pe: PaycliError | undefined = isPaycliError(err) ? err : undefined;
     const code = pe ? EXIT_BY_KIND[pe.kind] : EXIT.internal;
     const message = pe ? pe.message : `internal error: ${(err as Error)?.message ?? String(err)}`;

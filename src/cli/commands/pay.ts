@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
+import { checkPaymentData } from '../../core/http/envelope.js';
 import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
 import { CHANNEL_NAMES, PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
 import { formatJakarta, maskSecret } from '../../core/signing/request-signature.js';
@@ -106,7 +107,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   const creds = await session.credentials();
   await session.guardProduction(`${rupiah(request.amount)} by ${request.paymentMethod}/${request.paymentChannel} for VA ${maskSecret(creds.va)}`);
   if (!opts.referenceId) out.info(out.e.dim(`reference id ${referenceId} (generated)`));
-  const envelope = await withSpinner(env, `creating ${request.paymentMethod}/${request.paymentChannel} payment`, () => session.send<DirectPaymentData>(req));
+  const envelope = await withSpinner(env, `creating ${request.paymentMethod}/${request.paymentChannel} payment`, () => session.send<DirectPaymentData>(req, { checkData: checkPaymentData, paymentReferenceId: referenceId }));
   if (opts.raw) out.data(envelope);
   else if (out.json) out.data(envelope.Data);
   else await render(env, envelope.Data, referenceId);
