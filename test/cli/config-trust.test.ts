@@ -57,6 +57,10 @@ describe('item 13: no code configs, search bounded by the repository or home', (
       ['.paycli.json', '{"env": "local"}'],
       ['.paycli.yaml', 'env: local\n'],
       ['.payclirc', 'env: local\n'],
+      ['.payclirc', '{"env": "local"}'],
+      ['.paycli.yml', 'env: local\n'],
+      ['.payclirc.json', '{"env": "local"}'],
+      ['.payclirc.yml', 'env: local\n'],
       ['package.json', '{"name": "shop", "paycli": {"env": "local"}}'],
     ] as const) {
       writeFileSync(join(dir, name), text);
@@ -157,6 +161,9 @@ describe('item 14: a project config cannot redirect production; plain http only 
     writeFileSync(join(home, '.config', 'paycli', 'config.json'), JSON.stringify({ defaultProfile: 'p', profiles: { p: { env: 'production', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', baseUrl: other } } }), { mode: 0o600 });
     const profile = await runCli(['whoami'], { home });
     expect(profile.code).toBe(4);
+    const httpProfile = JSON.stringify({ defaultProfile: 'p', profiles: { p: { env: 'sandbox', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', baseUrl: 'http://gw.example.com/api' } } });
+    writeFileSync(join(home, '.config', 'paycli', 'config.json'), httpProfile, { mode: 0o600 });
+    expect((await runCli(['whoami'], { home })).stderr).toContain('refusing plain http for the base URL http://gw.example.com');
     expect(profile.stderr).toContain('sets the base URL to https://proxy.example.com/api');
   });
 
