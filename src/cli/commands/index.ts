@@ -13,7 +13,7 @@ function apiFlags(cmd: Command): Command {
 /** The top-level commands, as registered below (a test keeps the two in step). */
 export const TOP_LEVEL_COMMANDS = [
   '__complete', 'whoami', 'sign', 'pay', 'verify-callback', 'sign-callback', 'listen', 'events', 'trigger', 'test-handler',
-  'areas', 'demo', 'config', 'doctor', 'completion', 'sandbox',
+  'areas', 'demo', 'config', 'doctor', 'completion', 'sandbox', 'transaction', 'history', 'balance', 'channels',
 ] as const;
 
 /**
@@ -140,6 +140,47 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       'paycli pay --method ewallet --channel dana … --json | jq -r .Url',
     ]);
     pay.action(lazy(async () => ({ default: (await import('./pay.js')).payCommand })));
+  }
+
+  if (want('transaction')) {
+    const transaction = program
+      .command('transaction <id>')
+      .description('the gateway\'s record of a transaction: status (PaidStatus), amounts, dates (WIB), method, buyer')
+      .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
+      .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
+      .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
+      .option('--dry-run', 'print the signed request; send nothing')
+      .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+    RUN_DURATION_TIMEOUT.add(transaction);
+    examples(transaction, ['paycli transaction 100001', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus'])
+      .action(lazy(async () => ({ default: (await import('./merchant.js')).transactionCommand })));
+  }
+  if (want('history')) {
+    const history = program
+      .command('history')
+      .description('the merchant\'s transactions, newest first: filter by dates and status, page or --all')
+      .option('--from <date>', 'first day (YYYY-MM-DD, WIB)')
+      .option('--to <date>', 'last day (YYYY-MM-DD, WIB)')
+      .option('--paid-date', '--from/--to select by payment date, not creation date')
+      .option('--status <status>', 'pending, paid, paid-unsettled, expired, cancelled, refund, failed, or a code')
+      .option('--limit <n>', 'transactions per page (1-20, default 20)')
+      .option('--page <n>', 'the page to show (default 1)')
+      .option('--order <order>', 'asc or desc (by id; default desc)')
+      .option('--all', 'follow every page (NDJSON with --json)')
+      .option('--csv', 'CSV for spreadsheets (header and one line per transaction)');
+    apiFlags(history);
+    examples(history, ['paycli history', 'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv', 'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"'])
+      .action(lazy(async () => ({ default: (await import('./merchant.js')).historyCommand })));
+  }
+  if (want('balance')) {
+    examples(apiFlags(program.command('balance').description('the merchant balance: available, and paid but still settling when the gateway says')), ['paycli balance', 'paycli --env local balance --json'])
+      .action(lazy(async () => ({ default: (await import('./merchant.js')).balanceCommand })));
+  }
+  if (want('channels')) {
+    examples(
+      apiFlags(program.command('channels').description('payment methods and channels with fees and availability (cached for pay)').option('--method <method>', 'only this method\'s channels').option('--legacy', 'use the older POST payment-method-list endpoint')),
+      ['paycli channels', 'paycli --env local channels --method va --json', 'paycli channels --legacy'],
+    ).action(lazy(async () => ({ default: (await import('./merchant.js')).channelsCommand })));
   }
 
   program.commandsGroup('Callback commands:');
