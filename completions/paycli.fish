@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -39,6 +39,7 @@ complete -c paycli -n '__paycli_at '\'''\''' -a 'listen' -d 'receive callbacks l
 complete -c paycli -n '__paycli_at '\'''\''' -a 'events' -d 'the event store of `paycli listen` and `paycli trigger`'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'trigger' -d 'send a realistic, correctly signed callback to a URL, as the'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'test-handler' -d 'conformance suite for your callback handler: valid accepted,'
+complete -c paycli -n '__paycli_at '\'''\''' -a 'recover' -d 'find payments whose callback your server missed (orders unpa'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'sandbox' -d 'run the offline gateway emulator (regions, payments, payment'
 complete -c paycli -l version -d 'print the version'
 complete -c paycli -s V -d 'print the version'
@@ -197,6 +198,14 @@ complete -c paycli -n '__paycli_at '\''test-handler'\''' -l method -xa 'va cstor
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l channel -xa '(paycli __complete channels -- (commandline -opc) 2>/dev/null)' -d 'payment channel of the sample callbacks'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l deadline -r -d 'each answer must come within this many ms'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l junit -r -d 'also write a JUnit XML report'
+complete -c paycli -n '__paycli_at '\''recover'\''' -l orders -r -d 'your orders: CSV or JSON lines with trx_id or reference_id, '
+complete -c paycli -n '__paycli_at '\''recover'\''' -l since -r -d 'instead: payments of this window (e.g. 2d) with no callback '
+complete -c paycli -n '__paycli_at '\''recover'\''' -l deliver-to -r -d 'post each missed callback, rebuilt from the gateway'\''s record'
+complete -c paycli -n '__paycli_at '\''recover'\''' -l format -xa 'form json both' -d 'callback body format'
+complete -c paycli -n '__paycli_at '\''recover'\''' -l store -r -d 'the event store for --since (default $XDG_DATA_HOME/paycli/e'
+complete -c paycli -n '__paycli_at '\''recover'\''' -l delivery-timeout -r -d 'how long to wait for each answer (default 10s)'
+complete -c paycli -n '__paycli_at '\''recover'\''' -l dry-run -d 'with --deliver-to: show what would be delivered; send nothin'
+complete -c paycli -n '__paycli_at '\''recover'\''' -l curl -d 'with --deliver-to: print a curl command per callback; send n'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'pay' -d 'simulate the buyer paying (transaction id or payment number)'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'expire' -d 'let a pending payment expire; sends the callback'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'list' -d 'list the emulator'\''s transactions and their callbacks'

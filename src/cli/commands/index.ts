@@ -13,7 +13,7 @@ function apiFlags(cmd: Command): Command {
 /** The top-level commands, as registered below (a test keeps the two in step). */
 export const TOP_LEVEL_COMMANDS = [
   '__complete', 'whoami', 'sign', 'pay', 'verify-callback', 'sign-callback', 'listen', 'events', 'trigger', 'test-handler',
-  'areas', 'demo', 'config', 'doctor', 'completion', 'sandbox', 'transaction', 'history', 'balance', 'channels',
+  'areas', 'demo', 'config', 'doctor', 'completion', 'sandbox', 'transaction', 'history', 'balance', 'channels', 'recover',
 ] as const;
 
 /**
@@ -289,6 +289,23 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
         .option('--junit <file>', 'also write a JUnit XML report'),
       ['paycli --env local test-handler http://127.0.0.1:3000/callback', 'paycli test-handler https://staging.shop.example/ipaymu/callback --va 1179000899 --junit report.xml'],
     ).action(lazy(async () => ({ default: (await import('./test-handler.js')).testHandlerCommand })));
+  }
+
+  if (want('recover')) {
+    examples(
+      program
+        .command('recover')
+        .description('find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again')
+        .option('--orders <file>', 'your orders: CSV or JSON lines with trx_id or reference_id, and status (- for stdin)')
+        .option('--since <duration>', 'instead: payments of this window (e.g. 2d) with no callback answered 200 in the event store')
+        .option('--deliver-to <url>', 'post each missed callback, rebuilt from the gateway\'s record and signed with the VA')
+        .addOption(new Option('--format <format>', 'callback body format').choices(['form', 'json']).default('form'))
+        .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.jsonl)')
+        .option('--delivery-timeout <duration>', 'how long to wait for each answer (default 10s)')
+        .option('--dry-run', 'with --deliver-to: show what would be delivered; send nothing')
+        .option('--curl', 'with --deliver-to: print a curl command per callback; send nothing'),
+      ['paycli recover --orders orders.csv', 'paycli recover --orders orders.jsonl --deliver-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local recover --since 2d --deliver-to http://127.0.0.1:3000/callback --json'],
+    ).action(lazy(async () => ({ default: (await import('./recover.js')).recoverCommand })));
   }
 
   program.commandsGroup('Emulator commands:');
