@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -116,6 +116,10 @@ complete -c paycli -n '__paycli_at '\''pay'\''' -l reference-id -r -d 'your own 
 complete -c paycli -n '__paycli_at '\''pay'\''' -l delivery-area -r -d 'delivery postal code (COD)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l delivery-address -r -d 'delivery address (COD)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l raw -d 'with --json: print the whole envelope, not just Data'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l redirect -d 'a redirect payment: a hosted page where the buyer chooses th'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l return-url -r -d 'with --redirect: where the buyer goes after paying'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l cancel-url -r -d 'with --redirect: where the buyer goes on cancel (default: --'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l open -d 'with --redirect: open the page in the desktop browser'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l timeout -r -d 'request timeout in milliseconds (PAYCLI_TIMEOUT; default 300'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l dry-run -d 'print the signed request; send nothing'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l curl -d 'print an equivalent curl command (secrets as $PAYCLI_* place'

@@ -130,7 +130,11 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')
       .option('--delivery-area <postal>', 'delivery postal code (COD)')
       .option('--delivery-address <text>', 'delivery address (COD)')
-      .option('--raw', 'with --json: print the whole envelope, not just Data');
+      .option('--raw', 'with --json: print the whole envelope, not just Data')
+      .option('--redirect', 'a redirect payment: a hosted page where the buyer chooses the method (--method pre-selects)')
+      .option('--return-url <url>', 'with --redirect: where the buyer goes after paying')
+      .option('--cancel-url <url>', 'with --redirect: where the buyer goes on cancel (default: --return-url)')
+      .option('--open', 'with --redirect: open the page in the desktop browser');
     apiFlags(pay);
     examples(pay, [
       'paycli pay --method va --channel bca --name Putu --phone 08123456789 --email putu@mail.com --item "Kopi Bali:2:50000" --notify-url https://shop.example/callback',
@@ -138,6 +142,7 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       'paycli pay --method cod --channel rpx --item "Kaos:1:75000:0.3:20:5:30" --delivery-area 80361 --delivery-address "Jl. Sunset Road 1, Kuta" …',
       'paycli pay --method va --channel bni … --dry-run',
       'paycli pay --method ewallet --channel dana … --json | jq -r .Url',
+      'paycli pay --redirect --item "Kaos:1:75000" --notify-url https://shop.example/cb --return-url https://shop.example/thanks --open',
     ]);
     pay.action(lazy(async () => ({ default: (await import('./pay.js')).payCommand })));
   }

@@ -79,6 +79,7 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
 /** `paycli pay`: validates locally, signs over the exact bytes, sends once, and shows how to pay. */
 export const payCommand: Handler<PayFlags> = async (env) => {
   const { opts, out, session, ctx } = env;
+  if ((opts as { redirect?: boolean }).redirect) return (await import('./pay-redirect.js')).payRedirect(env);
   const cfg = await session.config();
   const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
   const v: Collected = {
