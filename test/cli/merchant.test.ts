@@ -151,3 +151,45 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect((await cli(['channels', '--method', 'nope'])).code).toBe(2);
   });
 });
+
+describe('cached channels feed pay\'s prompt and the completions', () => {
+  it('completes the available cached channels of the --method, else the built-in table', async () => {
+    const home = tempHome();
+    try {
+      const env = { XDG_CACHE_HOME: join(home.home, 'cache') };
+      const before = await runCli(['__complete', 'channels', '--', 'pay', '--method', 'cstore'], { env, home: home.home });
+      expect(before.stdout).toBe('alfamart\nindomaret\n');
+      const { writeChannelCache, channelCacheFile } = await import('../../src/core/api/channel-cache.js');
+      const row = { method: 'cstore', methodName: 'Convenience Store', name: 'Alfamart', feeType: 'FLAT', fee: 5000, additionalFee: 0, status: 'active', health: 'online' };
+      await writeChannelCache(channelCacheFile(join(home.home, 'cache', 'paycli'), 'sandbox', 'https://sandbox.ipaymu.com/api'), [
+        { ...row, channel: 'alfamart' },
+        { ...row, channel: 'indomaret', name: 'Indomaret', health: 'offline' },
+      ], new Date());
+      const after = await runCli(['__complete', 'channels', '--', 'pay', '--method', 'cstore'], { env, home: home.home });
+      expect(after.stdout).toBe('alfamart\n');
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('pay\'s channel prompt lists cached channels with fees, and the table without a cache', async () => {
+    const { channelChoices } = await import('../../src/cli/commands/merchant.js');
+    const { writeChannelCache, channelCacheFile } = await import('../../src/core/api/channel-cache.js');
+    const home = tempHome();
+    try {
+      const ctx = { env: { XDG_CACHE_HOME: join(home.home, 'c') }, homedir: home.home };
+      const session = { config: async () => ({ env: { value: 'local' }, baseUrl: { value: 'http://127.0.0.1:4010/api' } }) };
+      const env = { ctx, session } as unknown as Parameters<typeof channelChoices>[0];
+      expect((await channelChoices(env, 'ewallet')).map((c) => c.name)).toEqual(['dana — DANA', 'shopeepay — ShopeePay']);
+      const row = { method: 'ewallet', methodName: 'E-Wallet', feeType: 'PERCENT', fee: 1.5, additionalFee: 0, status: 'active', health: 'online' };
+      await writeChannelCache(channelCacheFile(join(home.home, 'c', 'paycli'), 'local', 'http://127.0.0.1:4010/api'), [
+        { ...row, channel: 'dana', name: 'DANA' },
+        { ...row, channel: 'shopeepay', name: 'ShopeePay', status: 'inactive' },
+        { ...row, channel: 'ovo', name: 'OVO' },
+      ], new Date());
+      expect(await channelChoices(env, 'ewallet')).toEqual([{ value: 'dana', name: 'dana — DANA · fee 1.5%' }]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});

@@ -1,5 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { availableChannels, channelCacheFile, readChannelCache, writeChannelCache } from '../../core/api/channel-cache.js';
+import { CHANNEL_NAMES, channelsOf } from '../../core/payment-rules.js';
 import {
   BALANCE_PATH, CHANNELS_PATH, checkDate, csvLine, describeFee, encodeBalanceBody, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH,
   isFinalStatus, isPaidStatus, METHOD_LIST_PATH, parseStatusFilter, readBalance, readChannels, readHistory, STATUS_WORDS, TRANSACTION_PATH,
@@ -230,12 +230,6 @@ export const balanceCommand: Handler = async (env) => {
   return 0;
 };
 
-/** Where `paycli channels` keeps the last list it fetched, per environment and base URL. */
-export function channelsCachePath(env: CommandEnv, envName: string, baseUrl: string): string {
-  const key = `${envName}-${baseUrl}`.replace(/[^A-Za-z0-9.-]+/g, '_');
-  return join(cacheDir(env.ctx.env, env.ctx.homedir), 'channels', `${key}.json`);
-}
-
 interface ChannelsFlags {
   legacy?: boolean;
   method?: string;
@@ -249,10 +243,7 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   const envelope = await withSpinner(env, opts.legacy ? 'POST payment-method-list' : 'GET payment-channels', () => session.send<unknown>(req));
   let rows = readChannels(envelope.Data);
   const cfg = await session.config();
-  const path = channelsCachePath(env, cfg.env.value, cfg.baseUrl.value);
-  await mkdir(dirname(path), { recursive: true })
-    .then(() => writeFile(path, JSON.stringify({ fetchedAt: env.ctx.now().toISOString(), channels: rows }), { mode: 0o600 }))
-    .catch(() => undefined);
+  await writeChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value), rows, env.ctx.now()).catch(() => undefined);
   if (opts.method) {
     rows = rows.filter((r) => r.method === opts.method);
     if (rows.length === 0) throw new UsageError(`no channels for method "${opts.method}"`);
@@ -265,3 +256,17 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   return 0;
 };
 
+
+/**
+ * The channel choices `pay` prompts with: the channels of the last `paycli channels` for this
+ * environment that are available and known to the local validation, with their fees; the built-in
+ * table when nothing is cached.
+ */
+export async function channelChoices(env: CommandEnv, method: string): Promise<{ value: string; name: string }[]> {
+  const builtIn = channelsOf(method);
+  const cfg = await env.session.config();
+  const cached = await readChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value));
+  const rows = cached ? availableChannels(cached, method).filter((r) => builtIn.includes(r.channel)) : [];
+  if (rows.length > 0) return rows.map((r) => ({ value: r.channel, name: `${r.channel} — ${r.name} · fee ${describeFee(r, rupiah)}` }));
+  return builtIn.map((c) => ({ value: c, name: `${c} — ${CHANNEL_NAMES[c] ?? c}` }));
+}

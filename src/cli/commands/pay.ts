@@ -32,7 +32,7 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
   }
   if (!v.channel) {
     const channels = channelsOf(v.method);
-    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: channels.map((c) => ({ value: c, name: `${c} — ${CHANNEL_NAMES[c] ?? c}` })) }, io);
+    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('./merchant.js')).channelChoices(env, v.method) }, io);
   }
   v.name ??= await input({ message: 'Buyer name', validate: (s) => s.trim() !== '' || 'required' }, io);
   v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: (s) => /^(\+62|62|0)\d{6,14}$/.test(s.replace(/[\s-]/g, '')) || 'digits with a leading 0 or +62' }, io);
