@@ -102,6 +102,19 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(timeout.stderr).toMatch(/still pending after/);
   });
 
+  it('transaction --wait: a spinner only on a terminal; exit 130 when interrupted while pending', async () => {
+    const quiet = await cli(['transaction', ids[2]!, '--wait', '--interval', '20ms']);
+    expect(quiet.stderr).not.toContain('waiting for transaction');
+    const tty = await cli(['transaction', ids[2]!, '--wait', '--interval', '20ms'], true);
+    expect(tty.stderr).toContain('waiting for transaction');
+    const ac = new AbortController();
+    const waiting = runCli(['transaction', ids[5]!, '--wait', '--interval', '20ms', '--timeout', '30s'], { env: localEnv(sb), home: home.home, now: () => new Date(clock), signal: ac.signal });
+    setTimeout(() => ac.abort(), 100);
+    const r = await waiting;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toMatch(/· pending/);
+  });
+
   it('history: a table of page 1 with a note, --page, --status, --all --json as NDJSON, --csv', async () => {
     const r = await cli(['history']);
     expect(r.code, r.stderr).toBe(0);
@@ -126,6 +139,9 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect((await cli(['history', '--limit', '50'])).code).toBe(2);
     expect((await cli(['history', '--from', '2026-13-01'])).code).toBe(2);
     expect((await cli(['history', '--csv', '--json'])).code).toBe(2);
+    const asc = JSON.parse((await cli(['history', '--order', 'asc', '--limit', '2', '--json'])).stdout);
+    expect(asc.transactions.map((t: { TransactionId: number }) => String(t.TransactionId))).toEqual([ids[0], ids[1]]);
+    expect((await cli(['history', '--order', 'up'])).code).toBe(2);
     const none = await cli(['history', '--from', '2020-01-01', '--to', '2020-01-02']);
     expect(none.code).toBe(0);
     expect(none.stderr).toContain('no transactions match');
@@ -144,6 +160,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^va +bca +BCA +Rp 4\.000 +available$/m);
     expect(r.stdout).toMatch(/^cc +cc +Credit Card +2\.9% \+ Rp 2\.000 +available$/m);
+    expect(r.stdout).toMatch(/^cod +rpx +RPX \(COD\) +3% \(min Rp 5\.000\) +available$/m);
     const legacy = await cli(['channels', '--legacy', '--method', 'qris', '--json']);
     expect(JSON.parse(legacy.stdout)).toEqual([expect.objectContaining({ method: 'qris', channel: 'mpm', fee: 0.7, feeType: 'PERCENT' })]);
     const dir = join(home.home, '.cache', 'paycli', 'channels');

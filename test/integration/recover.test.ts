@@ -69,7 +69,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
     const file = join(home.home, 'orders.csv');
     // The merchant's own view: all unpaid, except SHOP-3 (still pending at the gateway too) and one
     // identified by transaction id only.
-    writeFileSync(file, ['reference_id,trx_id,status', `SHOP-0,,unpaid`, `,${trx[1]!.id},pending`, `SHOP-2,,unpaid`, `SHOP-3,,unpaid`, `SHOP-4,,unpaid`, 'SHOP-404,,unpaid'].join('\n'));
+    writeFileSync(file, ['reference_id,trx_id,status', `SHOP-0,,unpaid`, `,${trx[1]!.id},pending`, `SHOP-2,,unpaid`, `SHOP-3,,unpaid`, `SHOP-4,,unpaid`, 'SHOP-404,,unpaid', 'SHOP-3,,paid'].join('\n'));
     return file;
   };
 
@@ -82,7 +82,8 @@ describe('paycli recover: a handler that was down while payments were made', () 
     expect(r.stdout).toMatch(new RegExp(`${trx[2]!.id} +SHOP-2 +unpaid +expired +not delivered \\(dry\\)`));
     expect(r.stdout).not.toContain('SHOP-3');
     expect(r.stderr).toContain('reference SHOP-404 is unknown to the gateway');
-    expect(r.stderr).toContain('4 of 6 missed · add --deliver-to URL to deliver them');
+    expect(r.stderr).toContain('line 8: reference SHOP-3 is "paid" in your orders but pending at the gateway');
+    expect(r.stderr).toContain('4 of 7 missed · add --deliver-to URL to deliver them');
   });
 
   it('--dry-run and --curl with --deliver-to show the signed callbacks and send nothing', async () => {
@@ -106,7 +107,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
       const r = await cli(['recover', '--orders', ordersCsv(), '--deliver-to', rx.url, '--json']);
       expect(r.code).toBe(6); // one answer was 500
       const report = JSON.parse(r.stdout);
-      expect(report).toMatchObject({ checked: 6, delivered: 3, failed: 1 });
+      expect(report).toMatchObject({ checked: 7, delivered: 3, failed: 1 });
       expect(report.missed.map((m: { delivery: { status: number } }) => m.delivery.status)).toEqual([200, 200, 500, 200]);
       expect(rx.received).toHaveLength(4);
       for (const req of rx.received) {
@@ -156,6 +157,24 @@ describe('paycli recover: a handler that was down while payments were made', () 
     const report = JSON.parse(r.stdout);
     expect(report.checked).toBe(5);
     expect(report.missed.map((m: { trxId: number }) => m.trxId).sort()).toEqual([trx[1]!.id, trx[2]!.id, trx[4]!.id].sort());
+  });
+
+  it('delivering to production needs --yes', async () => {
+    const rx = await receiver([200]);
+    try {
+      const orders = join(home.home, 'one.jsonl');
+      writeFileSync(orders, `{"trx_id": ${trx[0]!.id}, "status": "unpaid"}\n`);
+      const prod = { ...localEnv(sb), PAYCLI_ENV: 'production', PAYCLI_VA: sb.accounts[0]!.va, PAYCLI_API_KEY: sb.accounts[0]!.apiKey! };
+      const refused = await runCli(['recover', '--orders', orders, '--deliver-to', rx.url], { env: prod, home: home.home });
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toMatch(/refusing to deliver 1 production callback/);
+      expect(rx.received).toHaveLength(0);
+      const yes = await runCli(['recover', '--orders', orders, '--deliver-to', rx.url, '--yes'], { env: prod, home: home.home });
+      expect(yes.code, yes.stderr).toBe(0);
+      expect(rx.received).toHaveLength(1);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('usage errors: exit 2 with one line', async () => {

@@ -44,6 +44,9 @@ describe('paycli pay --redirect (request building and the CLI)', () => {
     expect(missing.stderr).toContain('missing --notify-url, --return-url for a redirect payment');
     const channel = await cli(['pay', '--redirect', '--channel', 'bca', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok']);
     expect(channel.code).toBe(2);
+    const open = await runCli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--open'], { env: localEnv(sb), home: home.home });
+    expect(open.code).toBe(0);
+    expect(open.stderr).toContain('warning: no desktop to open the page in; open the URL yourself');
     const dry = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--dry-run']);
     expect(dry.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v2\/payment\n/);
   });

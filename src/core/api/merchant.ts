@@ -145,6 +145,8 @@ export interface ChannelInfo {
   feeType: string;
   fee: number;
   additionalFee: number;
+  /** A floor on a percentage fee (the emulator's `MinimumFee` for COD), when stated. */
+  minimumFee?: number;
   status: string;
   health: string;
   instructions?: string;
@@ -166,6 +168,7 @@ export function readChannels(data: unknown): ChannelInfo[] {
         feeType: String(fee.ActualFeeType ?? ''),
         fee: num(fee.ActualFee),
         additionalFee: num(fee.AdditionalFee),
+        ...(fee.MinimumFee !== undefined ? { minimumFee: num(fee.MinimumFee) } : {}),
         status: String(c.FeatureStatus ?? 'active'),
         health: String(c.HealthStatus ?? 'online'),
         instructions: typeof (c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) === 'string' ? String(c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) : undefined,
@@ -177,7 +180,7 @@ export function readChannels(data: unknown): ChannelInfo[] {
 
 /** A fee as people read it: `Rp 4.000`, `0.7%`, `2.9% + Rp 2.000`. */
 export function describeFee(c: ChannelInfo, rupiah: (n: number) => string): string {
-  if (c.feeType.toUpperCase() === 'PERCENT') return `${c.fee}%${c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : ''}`;
+  if (c.feeType.toUpperCase() === 'PERCENT') return `${c.fee}%${c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : ''}${c.minimumFee ? ` (min ${rupiah(c.minimumFee)})` : ''}`;
   return rupiah(c.fee) + (c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : '');
 }
 
