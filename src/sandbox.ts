@@ -4,3 +4,5 @@ export type { SandboxOptions, SandboxHandle, SandboxEvent, TransitionResult } fr
 export type { SandboxAccount } from './core/sandbox/accounts.js';
 export { DEFAULT_ACCOUNT } from './core/sandbox/accounts.js';
 export { EMULATOR_DEFAULT_VA, EMULATOR_DEFAULT_API_KEY } from './core/config/resolve.js';
+export { MerchantApi } from './core/sandbox/merchant-api.js';
+export type { RedirectSession } from './core/sandbox/merchant-api.js';

@@ -35,7 +35,7 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
   }
   if (!v.channel) {
     const channels = channelsOf(v.method);
-    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: channels.map((c) => ({ value: c, name: `${c} — ${CHANNEL_NAMES[c] ?? c}` })) }, io);
+    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('./merchant.js')).channelChoices(env, v.method) }, io);
   }
   v.name ??= await input({ message: 'Buyer name', validate: (s) => s.trim() !== '' || 'required' }, io);
   v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: (s) => ok(() => normalizePhone(s, 'phone')) }, io);
@@ -92,6 +92,7 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
 /** `paycli pay`: validates locally, signs over the exact bytes, sends once, and shows how to pay. */
 export const payCommand: Handler<PayFlags> = async (env) => {
   const { opts, out, session, ctx } = env;
+  if ((opts as { redirect?: boolean }).redirect) return (await import('./pay-redirect.js')).payRedirect(env);
   const cfg = await session.config();
   const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
   const v: Collected = {
