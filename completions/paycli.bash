@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$cmd_path"
@@ -26,7 +26,7 @@ _paycli() {
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--method|--path|--body|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$cmd_path"
   if [[ "$cur" == -* ]]; then
@@ -44,7 +44,7 @@ _paycli() {
 }
 _paycli_node() {
   case "$1" in
-    '') subs='areas demo config doctor completion whoami sign pay verify-callback sign-callback listen events trigger test-handler sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
+    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels verify-callback sign-callback listen events trigger test-handler recover sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
     'areas') subs='province city district village pick cache'; flags='' ;;
     'areas province') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
     'areas city') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
@@ -54,19 +54,25 @@ _paycli_node() {
     'areas cache') subs='clear'; flags='' ;;
     'areas cache clear') subs=''; flags='' ;;
     'demo') subs=''; flags='' ;;
-    'config') subs='init set get unset list path'; flags='' ;;
-    'config init') subs=''; flags='' ;;
+    'config') subs='init set get unset list profiles use path'; flags='' ;;
+    'config init') subs=''; flags='--default' ;;
     'config set') subs=''; flags='' ;;
     'config get') subs=''; flags='--reveal' ;;
     'config unset') subs=''; flags='' ;;
     'config list') subs=''; flags='--show-origin' ;;
+    'config profiles') subs=''; flags='' ;;
+    'config use') subs=''; flags='' ;;
     'config path') subs=''; flags='' ;;
     'doctor') subs=''; flags='--offline' ;;
     'completion') subs=''; flags='' ;;
     'whoami') subs=''; flags='' ;;
     'sign') subs='request'; flags='' ;;
     'sign request') subs=''; flags='--method --path --body' ;;
-    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --raw --timeout --dry-run --curl' ;;
+    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --raw --redirect --return-url --cancel-url --open --timeout --dry-run --curl' ;;
+    'transaction') subs=''; flags='--wait --interval --timeout --dry-run --curl' ;;
+    'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --all --csv --timeout --dry-run --curl' ;;
+    'balance') subs=''; flags='--timeout --dry-run --curl' ;;
+    'channels') subs=''; flags='--method --legacy --timeout --dry-run --curl' ;;
     'verify-callback') subs=''; flags='--signature --data --event --store --show-canonical --jsonl' ;;
     'sign-callback') subs=''; flags='--data --show-canonical --curl' ;;
     'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --store' ;;
@@ -78,6 +84,7 @@ _paycli_node() {
     'events prune') subs=''; flags='--keep --older-than --store' ;;
     'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit' ;;
+    'recover') subs=''; flags='--orders --since --deliver-to --format --store --delivery-timeout --dry-run --curl' ;;
     'sandbox') subs='pay expire list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --settlement' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
     'sandbox expire') subs=''; flags='--sandbox-url' ;;

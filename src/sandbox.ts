@@ -6,6 +6,8 @@ export type { SandboxOptions, SandboxHandle, SandboxEvent, TransitionResult, Loc
 export type { SandboxAccount } from './core/sandbox/accounts.js';
 export { DEFAULT_ACCOUNT } from './core/sandbox/accounts.js';
 export { EMULATOR_DEFAULT_VA, EMULATOR_DEFAULT_API_KEY } from './core/config/resolve.js';
+export { MerchantApi } from './core/sandbox/merchant-api.js';
+export type { RedirectSession } from './core/sandbox/merchant-api.js';
 
 /** This process as the holder of a data dir's lock: its pid, and `kill(pid, 0)` to see whether another is alive. */
 export function processLockOwner(): LockOwner {

@@ -28,7 +28,12 @@ export const completeCommand: Handler<{ describe?: boolean }> = async (env, kind
       items = [];
     }
   } else if (kind === 'channels') {
-    items = channelCandidates(args);
+    // The last `paycli channels` list when there is one (available channels only), else the built-in table.
+    const { availableChannels, newestChannelCache } = await import('../../core/api/channel-cache.js');
+    const cached = await newestChannelCache(cacheDir(ctx.env, ctx.homedir));
+    const i = args.lastIndexOf('--method');
+    const rows = cached ? availableChannels(cached, i >= 0 ? args[i + 1] : undefined) : [];
+    items = rows.length > 0 ? [...new Set(rows.map((r) => r.channel))] : channelCandidates(args);
   } else if (kind === 'areas' && PARENT[args[0] ?? '']) {
     const dir = join(cacheDir(ctx.env, ctx.homedir), 'areas');
     const files = await readdir(dir).catch(() => [] as string[]);

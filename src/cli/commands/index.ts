@@ -13,7 +13,7 @@ function apiFlags(cmd: Command): Command {
 /** The top-level commands, as registered below (a test keeps the two in step). */
 export const TOP_LEVEL_COMMANDS = [
   '__complete', 'whoami', 'sign', 'pay', 'verify-callback', 'sign-callback', 'listen', 'events', 'trigger', 'test-handler',
-  'areas', 'demo', 'config', 'doctor', 'completion', 'sandbox',
+  'areas', 'demo', 'config', 'doctor', 'completion', 'sandbox', 'transaction', 'history', 'balance', 'channels', 'recover',
 ] as const;
 
 /**
@@ -56,17 +56,21 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
     const config = program.command('config').description('manage profiles and settings in the user config');
     examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
     examples(
-      config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)'),
+      config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)').option('--default', 'make it the default profile (a production profile never becomes the default otherwise)'),
       ['paycli config init', 'paycli config init --profile prod --env production --va 1234567890 --api-key-file key.txt --no-input'],
     ).action(lazy(async () => ({ default: (await import('./config.js')).configInit })));
     examples(config.command('set <key> <value>').description('set a setting of the profile (value "-" reads stdin); keys: env, va, api-key, base-url, timeout, notify-url'), ['paycli config set env local', 'paycli config set api-key - < key.txt'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configSet })));
-    examples(config.command('get <key>').description('print one resolved setting (the API key masked unless --reveal)').option('--reveal', 'print the API key in full'), ['paycli config get va', 'paycli config get api-key --reveal'])
+    examples(config.command('get <key>').description('print one resolved setting (the VA and API key masked unless --reveal)').option('--reveal', 'print the VA or API key in full'), ['paycli config get va', 'paycli config get api-key --reveal'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configGet })));
     examples(config.command('unset <key>').description('remove a setting from the profile'), ['paycli config unset base-url', 'paycli --profile prod config unset notify-url'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configUnset })));
     examples(config.command('list').description('list resolved settings').option('--show-origin', 'say where each value came from'), ['paycli config list', 'paycli config list --show-origin --json'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configList })));
+    examples(config.command('profiles').description('list the profiles: environment, masked VA, the active one marked'), ['paycli config profiles', 'paycli config profiles --json'])
+      .action(lazy(async () => ({ default: (await import('./config.js')).configProfiles })));
+    examples(config.command('use <name>').description('make a profile the default'), ['paycli config use sandbox', 'paycli config use prod'])
+      .action(lazy(async () => ({ default: (await import('./config.js')).configUse })));
     examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configPath })));
   }
@@ -130,7 +134,11 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')
       .option('--delivery-area <postal>', 'delivery postal code (COD)')
       .option('--delivery-address <text>', 'delivery address (COD)')
-      .option('--raw', 'with --json: print the whole envelope, not just Data');
+      .option('--raw', 'with --json: print the whole envelope, not just Data')
+      .option('--redirect', 'a redirect payment: a hosted page where the buyer chooses the method (--method pre-selects)')
+      .option('--return-url <url>', 'with --redirect: where the buyer goes after paying')
+      .option('--cancel-url <url>', 'with --redirect: where the buyer goes on cancel (default: --return-url)')
+      .option('--open', 'with --redirect: open the page in the desktop browser');
     apiFlags(pay);
     examples(pay, [
       'paycli pay --method va --channel bca --name Putu --phone 08123456789 --email putu@mail.com --item "Kopi Bali:2:50000" --notify-url https://shop.example/callback',
@@ -138,8 +146,50 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       'paycli pay --method cod --channel rpx --item "Kaos:1:75000:0.3:20:5:30" --delivery-area 80361 --delivery-address "Jl. Sunset Road 1, Kuta" …',
       'paycli pay --method va --channel bni … --dry-run',
       'paycli pay --method ewallet --channel dana … --json | jq -r .Url',
+      'paycli pay --redirect --item "Kaos:1:75000" --notify-url https://shop.example/cb --return-url https://shop.example/thanks --open',
     ]);
     pay.action(lazy(async () => ({ default: (await import('./pay.js')).payCommand })));
+  }
+
+  if (want('transaction')) {
+    const transaction = program
+      .command('transaction <id>')
+      .description('the gateway\'s record of a transaction: status (PaidStatus), amounts, dates (WIB), method, buyer')
+      .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
+      .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
+      .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
+      .option('--dry-run', 'print the signed request; send nothing')
+      .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+    RUN_DURATION_TIMEOUT.add(transaction);
+    examples(transaction, ['paycli transaction 100001', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus'])
+      .action(lazy(async () => ({ default: (await import('./merchant.js')).transactionCommand })));
+  }
+  if (want('history')) {
+    const history = program
+      .command('history')
+      .description('the merchant\'s transactions, newest first: filter by dates and status, page or --all')
+      .option('--from <date>', 'first day (YYYY-MM-DD, WIB)')
+      .option('--to <date>', 'last day (YYYY-MM-DD, WIB)')
+      .option('--paid-date', '--from/--to select by payment date, not creation date')
+      .option('--status <status>', 'pending, paid, paid-unsettled, expired, cancelled, refund, failed, or a code')
+      .option('--limit <n>', 'transactions per page (1-20, default 20)')
+      .option('--page <n>', 'the page to show (default 1)')
+      .option('--order <order>', 'asc or desc (by id; default desc)')
+      .option('--all', 'follow every page (NDJSON with --json)')
+      .option('--csv', 'CSV for spreadsheets (header and one line per transaction)');
+    apiFlags(history);
+    examples(history, ['paycli history', 'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv', 'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"'])
+      .action(lazy(async () => ({ default: (await import('./merchant.js')).historyCommand })));
+  }
+  if (want('balance')) {
+    examples(apiFlags(program.command('balance').description('the merchant balance: available, and paid but still settling when the gateway says')), ['paycli balance', 'paycli --env local balance --json'])
+      .action(lazy(async () => ({ default: (await import('./merchant.js')).balanceCommand })));
+  }
+  if (want('channels')) {
+    examples(
+      apiFlags(program.command('channels').description('payment methods and channels with fees and availability (cached for pay)').option('--method <method>', 'only this method\'s channels').option('--legacy', 'use the older POST payment-method-list endpoint')),
+      ['paycli channels', 'paycli --env local channels --method va --json', 'paycli channels --legacy'],
+    ).action(lazy(async () => ({ default: (await import('./merchant.js')).channelsCommand })));
   }
 
   program.commandsGroup('Callback commands:');
@@ -248,6 +298,23 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
         .option('--junit <file>', 'also write a JUnit XML report'),
       ['paycli --env local test-handler http://127.0.0.1:3000/callback', 'paycli test-handler https://staging.shop.example/ipaymu/callback --va 1179000899 --junit report.xml'],
     ).action(lazy(async () => ({ default: (await import('./test-handler.js')).testHandlerCommand })));
+  }
+
+  if (want('recover')) {
+    examples(
+      program
+        .command('recover')
+        .description('find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again')
+        .option('--orders <file>', 'your orders: CSV or JSON lines with trx_id or reference_id, and status (- for stdin)')
+        .option('--since <duration>', 'instead: payments of this window (e.g. 2d) with no callback answered 200 in the event store')
+        .option('--deliver-to <url>', 'post each missed callback, rebuilt from the gateway\'s record and signed with the VA')
+        .addOption(new Option('--format <format>', 'callback body format').choices(['form', 'json']).default('form'))
+        .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.jsonl)')
+        .option('--delivery-timeout <duration>', 'how long to wait for each answer (default 10s)')
+        .option('--dry-run', 'with --deliver-to: show what would be delivered; send nothing')
+        .option('--curl', 'with --deliver-to: print a curl command per callback; send nothing'),
+      ['paycli recover --orders orders.csv', 'paycli recover --orders orders.jsonl --deliver-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local recover --since 2d --deliver-to http://127.0.0.1:3000/callback --json'],
+    ).action(lazy(async () => ({ default: (await import('./recover.js')).recoverCommand })));
   }
 
   program.commandsGroup('Emulator commands:');

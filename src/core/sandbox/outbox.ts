@@ -38,19 +38,7 @@ export interface OutboxOptions {
   onEvent: (e: CallbackAttemptEvent) => void;
 }
 
-/** Parses `500ms,1s,2s,1m` into milliseconds. */
-export function parseDurationList(text: string): number[] {
-  return text.split(',').map((part) => parseDuration(part.trim()));
-}
-
-/** Parses `500ms`, `2s`, `1m`, `1h`, `7d` or bare milliseconds. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text);
-  if (!m) throw new Error(`invalid duration "${text}" (examples: 500ms, 2s, 1m, 7d)`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!);
-}
+export { parseDuration, parseDurationList } from '../duration.js';
 
 /**
  * Delivers callbacks from the durable outbox: signs each attempt anew (fresh X-External-ID and

@@ -3,7 +3,7 @@ import { hashRequestBody } from '../signing/request-signature.js';
 import { serve } from '../http/serve.js';
 import { hmacHex, signaturesEqual } from '../signing/callback-signature.js';
 import { formatJakarta } from '../signing/request-signature.js';
-import { checkTransactionData, envelope, paymentData, sendJson, transactionView } from './views.js';
+import { envelope, paymentData, sendJson, transactionView } from './views.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
 import { renderPaymentPage } from './page.js';
@@ -11,6 +11,7 @@ import { buildTransaction } from './payments.js';
 import { readPaymentRequest } from './validate.js';
 import { StoreError } from './log.js';
 import { lockDataDir, type DataDirLock, type LockOwner } from './datadir.js';
+import { MerchantApi, notEmulated } from './merchant-api.js';
 import { loadRegions, lookupRegions, type RegionIndex } from './regions.js';
 import { SandboxState, type Transaction } from './state.js';
 
@@ -93,6 +94,8 @@ export interface SandboxHandle {
   accounts: SandboxAccount[];
   state: SandboxState;
   regions: RegionIndex;
+  /** Check transaction, history, balance, channels and redirect payments, as the API answers them. */
+  merchant: MerchantApi;
   /** Marks a pending payment paid and sends its callback. */
   pay(idOrPaymentNo: string): Promise<TransitionResult>;
   /** Expires a pending payment and sends its callback. */
@@ -221,6 +224,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return n;
   }
 
+  const merchant = await MerchantApi.open({
+    state, accounts: byVa, now, settlement: options.settlement ?? 'immediate', dataDir: options.dataDir,
+    pay: (t) => transition(t, 'berhasil', 'buyer'),
+  });
+
   /** Spec 5.1 and 7: checked before any route logic. Returns the account or answers 401. */
   function authenticate(req: IncomingMessage, body: Buffer, res: ServerResponse): SandboxAccount | undefined {
     const va = req.headers['va'];
@@ -272,7 +280,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       envelope(res, 200, 'Success', lookupRegions(regions, level!, decoded));
       return;
     }
-    if (path === '/api/v2/payment/direct' || path === '/api/v2/transaction') {
+    if (path === '/api/v2/payment/direct') {
       const account = authenticate(req, body, res);
       if (!account) return;
       if (method !== 'POST') {
@@ -281,16 +289,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       const json = parseJson(body, res);
       if (!json) return;
-      if (path === '/api/v2/transaction') {
-        const id = Number(json.transactionId);
-        const t = Number.isInteger(id) ? state.txns.get(id) : undefined;
-        if (!t || t.merchantVa !== account.va) {
-          envelope(res, 404, 'transaction not found', null);
-          return;
-        }
-        envelope(res, 200, 'Success', checkTransactionData(t));
-        return;
-      }
       const read = readPaymentRequest(json);
       if (!read.ok) {
         envelope(res, 400, 'error - invalid request', null, { Error: read.errors });
@@ -348,7 +346,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       await admin(path, method, res);
       return;
     }
-    envelope(res, 404, 'route not found', null);
+    if (path.startsWith('/api/v2/')) {
+      const account = authenticate(req, body, res);
+      if (!account || (await merchant.api(req, res, body, path, method, account))) return;
+    } else if (await merchant.page(req, res, body, path, method)) return;
+    envelope(res, 404, notEmulated(method, path), null);
   }
 
   async function admin(path: string, method: string, res: ServerResponse): Promise<void> {
@@ -447,6 +449,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     accounts,
     state,
     regions,
+    merchant,
     pay: (id) => act(id, 'berhasil', 'admin'),
     expire: (id) => act(id, 'expired', 'admin'),
     expireDue,
@@ -459,6 +462,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await merchant.close();
       await state.close();
       await lock?.release();
     },

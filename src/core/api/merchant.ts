@@ -1,0 +1,195 @@
+import { UsageError } from '../errors.js';
+import { encodeJson, REQUEST_BODY } from '../signing/php-json.js';
+
+/**
+ * The merchant API beyond payments (check transaction, history, balance, channel lists): paths,
+ * request bodies, and readers that accept every response shape the sources show (docs examples and
+ * real responses disagree; docs/merchant-api.md records which is which).
+ */
+export const TRANSACTION_PATH = 'v2/transaction';
+export const HISTORY_PATH = 'v2/history';
+export const BALANCE_PATH = 'v2/balance';
+export const CHANNELS_PATH = 'v2/payment-channels';
+export const METHOD_LIST_PATH = 'v2/payment-method-list';
+
+/** Check-transaction status codes (gateway docs) and paycli's words for them. */
+export const STATUS_WORDS: Record<string, string> = {
+  '0': 'pending', '1': 'paid', '2': 'cancelled', '3': 'refund', '4': 'error', '5': 'failed', '6': 'paid-unsettled', '7': 'escrow', '-2': 'expired',
+};
+const CODE_BY_WORD: Record<string, number> = { ...Object.fromEntries(Object.entries(STATUS_WORDS).map(([c, w]) => [w, Number(c)])), unsettled: 6, berhasil: 1, success: 1 };
+
+/** A status filter: a word (`paid`, `pending`, `expired`, …) or a code (`1`, `-2`, …). */
+export function parseStatusFilter(text: string): number {
+  const t = text.trim().toLowerCase();
+  if (/^-?\d+$/.test(t) && t in STATUS_WORDS) return Number(t);
+  const code = CODE_BY_WORD[t];
+  if (code === undefined) throw new UsageError(`invalid --status "${text}" (pending, paid, paid-unsettled, expired, cancelled, refund, failed, error, escrow, or a code: 0, 1, 6, -2, …)`);
+  return code;
+}
+
+/** Final states end `transaction --wait`: paid (1, 6, 7), expired, cancelled, refund, error, failed. */
+export function isFinalStatus(code: number): boolean {
+  return code !== 0;
+}
+
+export function isPaidStatus(code: number, paidStatus?: unknown): boolean {
+  return paidStatus === 'paid' || code === 1 || code === 6 || code === 7;
+}
+
+/** The transaction id as the Go SDK sends it: a JSON number. Refuses anything but digits. */
+export function encodeTransactionBody(id: string): string {
+  if (!/^\d{1,15}$/.test(id)) throw new UsageError(`invalid transaction id "${id}" (digits, as in TransactionId)`);
+  return encodeJson({ transactionId: Number(id) }, REQUEST_BODY);
+}
+
+export function encodeBalanceBody(va: string): string {
+  return encodeJson({ account: va }, REQUEST_BODY);
+}
+
+export interface HistoryRequest {
+  status?: number;
+  from?: string;
+  to?: string;
+  dateField?: 'created_at' | 'indate';
+  page?: number;
+  limit?: number;
+  order?: 'ASC' | 'DESC';
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Checks a `YYYY-MM-DD` flag value. */
+export function checkDate(text: string, flag: string): string {
+  if (!DATE.test(text) || Number.isNaN(Date.parse(text + 'T00:00:00Z')) || new Date(text + 'T00:00:00Z').toISOString().slice(0, 10) !== text) {
+    throw new UsageError(`invalid ${flag} "${text}" (a date: YYYY-MM-DD)`);
+  }
+  return text;
+}
+
+/** The history body with the documented field names (`startdate`, `enddate`, `orderBy`, …). */
+export function encodeHistoryBody(r: HistoryRequest): string {
+  const body: Record<string, unknown> = {};
+  if (r.status !== undefined) body.status = r.status;
+  if (r.dateField && (r.from || r.to)) body.date = r.dateField;
+  if (r.from) body.startdate = r.from;
+  if (r.to) body.enddate = r.to;
+  body.page = r.page ?? 1;
+  body.limit = r.limit ?? 20;
+  body.orderBy = 'id';
+  body.order = r.order ?? 'DESC';
+  return encodeJson(body, REQUEST_BODY);
+}
+
+/** One transaction as check transaction or history answers it. */
+export type TransactionRecord = Record<string, unknown> & { TransactionId: number; Status: number };
+
+export interface HistoryPage {
+  transactions: TransactionRecord[];
+  page: number;
+  totalPages: number;
+  total: number;
+  perPage: number;
+}
+
+const num = (v: unknown, fallback = 0): number => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : fallback;
+};
+
+function record(v: unknown): TransactionRecord {
+  const r = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  return { ...r, TransactionId: num(r.TransactionId), Status: num(r.Status) };
+}
+
+/**
+ * Reads a history `Data` in either shape: real responses (`Transaction[]` + `Pagination{total, count,
+ * per_page, current_page, total_pages}`, as the Go SDK decodes) or the docs' example (`Results[]`,
+ * `Total`, `Per_Page`, `Current_Page`, `Total_Page`).
+ */
+export function readHistory(data: unknown): HistoryPage {
+  const d = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  if (Array.isArray(d.Transaction) || d.Pagination) {
+    const p = (d.Pagination ?? {}) as Record<string, unknown>;
+    const rows = Array.isArray(d.Transaction) ? d.Transaction.map(record) : [];
+    return { transactions: rows, page: num(p.current_page, 1), totalPages: num(p.total_pages, 1), total: num(p.total, rows.length), perPage: num(p.per_page, rows.length) };
+  }
+  const rows = Array.isArray(d.Results) ? d.Results.map(record) : Array.isArray(data) ? (data as unknown[]).map(record) : [];
+  return { transactions: rows, page: num(d.Current_Page, 1), totalPages: num(d.Total_Page, 1), total: num(d.Total, rows.length), perPage: num(d.Per_Page, rows.length) };
+}
+
+export interface Balance {
+  va: string;
+  /** Available (settled) balance. */
+  merchantBalance: number;
+  memberBalance: number;
+  /** Paid but not yet settled, when the gateway reports it (the emulator does). */
+  unsettledBalance?: number;
+}
+
+/** Reads a balance `Data`: numbers or numeric strings (the docs' example uses strings, the Go SDK numbers). */
+export function readBalance(data: unknown): Balance {
+  const d = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  return {
+    va: String(d.Va ?? d.VA ?? ''),
+    merchantBalance: num(d.MerchantBalance),
+    memberBalance: num(d.MemberBalance),
+    ...(d.UnsettledBalance !== undefined ? { unsettledBalance: num(d.UnsettledBalance) } : {}),
+  };
+}
+
+export interface ChannelInfo {
+  method: string;
+  methodName: string;
+  channel: string;
+  name: string;
+  feeType: string;
+  fee: number;
+  additionalFee: number;
+  /** A floor on a percentage fee (the emulator's `MinimumFee` for COD), when stated. */
+  minimumFee?: number;
+  status: string;
+  health: string;
+  instructions?: string;
+}
+
+/** Reads either channel list (`payment-channels` or the older `payment-method-list`) into rows. */
+export function readChannels(data: unknown): ChannelInfo[] {
+  const methods = Array.isArray(data) ? data : [];
+  const rows: ChannelInfo[] = [];
+  for (const m of methods as Record<string, unknown>[]) {
+    const channels = (Array.isArray(m.Channels) ? m.Channels : Array.isArray(m.PaymentMethod) ? m.PaymentMethod : []) as Record<string, unknown>[];
+    for (const c of channels) {
+      const fee = (c.TransactionFee ?? {}) as Record<string, unknown>;
+      rows.push({
+        method: String(m.Code ?? ''),
+        methodName: String(m.Name ?? m.Description ?? m.Code ?? ''),
+        channel: String(c.Code ?? ''),
+        name: String(c.Name ?? c.Description ?? c.Code ?? ''),
+        feeType: String(fee.ActualFeeType ?? ''),
+        fee: num(fee.ActualFee),
+        additionalFee: num(fee.AdditionalFee),
+        ...(fee.MinimumFee !== undefined ? { minimumFee: num(fee.MinimumFee) } : {}),
+        status: String(c.FeatureStatus ?? 'active'),
+        health: String(c.HealthStatus ?? 'online'),
+        instructions: typeof (c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) === 'string' ? String(c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) : undefined,
+      });
+    }
+  }
+  return rows;
+}
+
+/** A fee as people read it: `Rp 4.000`, `0.7%`, `2.9% + Rp 2.000`. */
+export function describeFee(c: ChannelInfo, rupiah: (n: number) => string): string {
+  if (c.feeType.toUpperCase() === 'PERCENT') return `${c.fee}%${c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : ''}${c.minimumFee ? ` (min ${rupiah(c.minimumFee)})` : ''}`;
+  return rupiah(c.fee) + (c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : '');
+}
+
+/** RFC 4180 CSV: quotes a field when it holds a comma, quote or line break. */
+export function csvLine(cells: unknown[]): string {
+  return cells
+    .map((v) => {
+      const s = v === null || v === undefined ? '' : String(v);
+      return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    })
+    .join(',');
+}

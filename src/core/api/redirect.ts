@@ -1,0 +1,51 @@
+import type { PaymentItem } from '../payment-rules.js';
+import { encodeJson, REQUEST_BODY } from '../signing/php-json.js';
+
+/** Redirect (hosted page) payment: `POST {base}/v2/payment` (the Go SDK adds a trailing `/`). */
+export const REDIRECT_PAYMENT_PATH = 'v2/payment';
+
+export interface RedirectPaymentRequest {
+  items: PaymentItem[];
+  notifyUrl: string;
+  returnUrl: string;
+  cancelUrl: string;
+  referenceId?: string;
+  buyerName?: string;
+  buyerEmail?: string;
+  buyerPhone?: string;
+  expired?: number;
+  expiredType?: string;
+  /** Pre-selects a method on the page. */
+  paymentMethod?: string;
+}
+
+/** `Data` of a redirect payment (docs: `SessionID` and `Url`). */
+export interface RedirectPaymentData {
+  SessionID?: string;
+  SessionId?: string;
+  Url: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The request bytes with the documented field names: item arrays (`description` = the product name,
+ * the docs mark it required), the three URLs, the buyer as `buyerName`/`buyerEmail`/`buyerPhone`.
+ * Absent optional fields are left out (never `null`).
+ */
+export function encodeRedirectBody(r: RedirectPaymentRequest): string {
+  const body: Record<string, unknown> = {
+    product: r.items.map((i) => i.product),
+    qty: r.items.map((i) => i.qty),
+    price: r.items.map((i) => i.price),
+    description: r.items.map((i) => i.product),
+    returnUrl: r.returnUrl,
+    notifyUrl: r.notifyUrl,
+    cancelUrl: r.cancelUrl,
+  };
+  const optional: [string, unknown][] = [
+    ['referenceId', r.referenceId], ['buyerName', r.buyerName], ['buyerEmail', r.buyerEmail], ['buyerPhone', r.buyerPhone],
+    ['expired', r.expired], ['expiredType', r.expiredType], ['paymentMethod', r.paymentMethod],
+  ];
+  for (const [k, v] of optional) if (v !== undefined && v !== '') body[k] = v;
+  return encodeJson(body, REQUEST_BODY);
+}

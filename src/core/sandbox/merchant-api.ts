@@ -1,0 +1,365 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { Journal } from '../journal.js';
+import { CHANNEL_NAMES, channelsOf, METHOD_NAMES } from '../payment-rules.js';
+import type { SandboxAccount } from './accounts.js';
+import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
+import { feeFor, paymentNumber } from './payments.js';
+import { renderChoicePage } from './redirect-page.js';
+import type { SandboxState, Transaction } from './state.js';
+import { envelope } from './views.js';
+
+/** A redirect (hosted page) payment before and after the buyer chose a method. */
+export interface RedirectSession {
+  sid: string;
+  merchantVa: string;
+  createdAt: number;
+  expiresAt: number;
+  amount: number;
+  items: { product: string; qty: number; price: number; description?: string }[];
+  buyer: { name: string; phone: string; email: string };
+  notifyUrl: string;
+  returnUrl?: string;
+  cancelUrl?: string;
+  referenceId: string;
+  /** Pre-selected method (`paymentMethod`), if any. */
+  method?: string;
+  comments?: string;
+}
+
+export interface MerchantApiDeps {
+  state: SandboxState;
+  accounts: Map<string, SandboxAccount>;
+  now: () => Date;
+  settlement: Settlement;
+  dataDir?: string;
+  /** Marks a transaction paid (journalled, callback queued), as the buyer on a page does. */
+  pay: (t: Transaction) => Promise<{ ok: boolean; status?: number; message?: string }>;
+}
+
+const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 };
+const present = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+function numberish(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v)) return Number(v);
+  return undefined;
+}
+
+function stringOf(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/**
+ * Validates a redirect-payment body (`POST /api/v2/payment`) as the official clients send it: items
+ * as `product`/`qty`/`price` arrays (numbers or numeric strings: the Node SDK and the docs send
+ * strings), buyer as `name`/`email`/`phone` or `buyerName`/… (the PHP SDK sends both), `null` for
+ * absent, `notifyUrl` required; `returnUrl`/`cancelUrl`/`description` optional (the SDKs send them
+ * only when set).
+ */
+export function parseRedirectRequest(body: Record<string, unknown>, va: string, sid: string, now: number): { ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> } {
+  const errors: Record<string, string[]> = {};
+  const add = (f: string, m: string) => (errors[f] ??= []).push(m);
+  const list = (f: string): unknown[] | undefined => {
+    const v = body[f];
+    if (!present(v)) return undefined;
+    return Array.isArray(v) ? v : [v];
+  };
+  const products = list('product');
+  const qtys = list('qty');
+  const prices = list('price');
+  const descriptions = list('description');
+  for (const [f, v] of [['product', products], ['qty', qtys], ['price', prices]] as const) if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
+  const items: RedirectSession['items'] = [];
+  if (products && qtys && prices) {
+    if (qtys.length !== products.length || prices.length !== products.length) add('product', 'product, qty dan price harus sama panjang.');
+    products.forEach((p, i) => {
+      const qty = numberish(qtys[i]);
+      const price = numberish(prices[i]);
+      if (typeof p !== 'string' || p.trim() === '') add(`product.${i}`, `product.${i} wajib diisi.`);
+      if (qty === undefined || qty <= 0 || !Number.isInteger(qty)) add(`qty.${i}`, `qty.${i} harus berupa angka lebih dari 0.`);
+      if (price === undefined || price <= 0) add(`price.${i}`, `price.${i} harus berupa angka lebih dari 0.`);
+      const d = descriptions?.[i];
+      items.push({ product: String(p), qty: qty ?? 0, price: price ?? 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}) });
+    });
+  }
+  const url = (f: string, required: boolean): string | undefined => {
+    const v = body[f];
+    if (!present(v)) {
+      if (required) add(f, `${f} wajib diisi.`);
+      return undefined;
+    }
+    if (typeof v !== 'string' || !/^https?:\/\/\S+$/.test(v)) {
+      add(f, `${f} harus berupa URL.`);
+      return undefined;
+    }
+    return v;
+  };
+  const notifyUrl = url('notifyUrl', true);
+  const returnUrl = url('returnUrl', false);
+  const cancelUrl = url('cancelUrl', false);
+  let method: string | undefined;
+  if (present(body.paymentMethod)) {
+    if (typeof body.paymentMethod !== 'string' || !METHOD_NAMES.includes(body.paymentMethod)) add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
+    else method = body.paymentMethod;
+  }
+  let expired = 24;
+  if (present(body.expired)) {
+    const e = numberish(body.expired);
+    if (e === undefined || e <= 0) add('expired', 'expired harus berupa angka lebih dari 0.');
+    else expired = e;
+  }
+  let unit = 'hours';
+  if (present(body.expiredType)) {
+    if (typeof body.expiredType !== 'string' || !(body.expiredType in UNIT_MS)) add('expiredType', 'expiredType harus seconds, minutes, hours atau days.');
+    else unit = body.expiredType;
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const amount = Math.round(items.reduce((s, it) => s + it.qty * it.price, 0));
+  return {
+    ok: true,
+    session: {
+      sid,
+      merchantVa: va,
+      createdAt: now,
+      expiresAt: now + expired * UNIT_MS[unit]!,
+      amount,
+      items,
+      buyer: {
+        name: stringOf(body.buyerName) ?? stringOf(body.name) ?? '',
+        phone: stringOf(body.buyerPhone) ?? stringOf(body.phone) ?? '',
+        email: stringOf(body.buyerEmail) ?? stringOf(body.email) ?? '',
+      },
+      notifyUrl: notifyUrl!,
+      returnUrl,
+      cancelUrl,
+      referenceId: stringOf(body.referenceId) ?? '',
+      method,
+      comments: stringOf(body.comments),
+    },
+  };
+}
+
+type SessionRecord = { t: 'session'; s: RedirectSession };
+
+/**
+ * The merchant API beyond direct payment — check transaction, history, balance, the channel lists and
+ * redirect payments — and the hosted page of redirect payments. Redirect sessions are journalled
+ * (`DATA_DIR/redirects.jsonl`) before they are answered; the transaction a buyer creates on the page
+ * goes into the emulator's own journal, so both survive `kill -9`.
+ */
+export class MerchantApi {
+  readonly sessions = new Map<string, RedirectSession>();
+  private journal?: Journal<SessionRecord>;
+
+  private constructor(private deps: MerchantApiDeps) {}
+
+  static async open(deps: MerchantApiDeps): Promise<MerchantApi> {
+    const api = new MerchantApi(deps);
+    if (deps.dataDir) {
+      api.journal = new Journal<SessionRecord>(join(deps.dataDir, 'redirects.jsonl'));
+      const { records } = await api.journal.read();
+      for (const r of records) if (r.t === 'session') api.sessions.set(r.s.sid, r.s);
+      await api.journal.open();
+    }
+    return api;
+  }
+
+  private nowMs(): number {
+    return this.deps.now().getTime();
+  }
+
+  private merchantName(va: string): string {
+    return this.deps.accounts.get(va)?.name ?? va;
+  }
+
+  // ---- the operations, for the library and the routes ----
+
+  /** Check transaction `Data` for a transaction of this merchant, or undefined. */
+  transaction(va: string, id: number): Record<string, unknown> | undefined {
+    const t = this.deps.state.txns.get(id);
+    if (!t || t.merchantVa !== va) return undefined;
+    return transactionRecord(t, this.merchantName(va), this.deps.settlement, this.nowMs());
+  }
+
+  /** A page of history (`Data` of `POST /api/v2/history`); throws on an invalid query. */
+  history(va: string, body: Record<string, unknown> = {}): Record<string, unknown> {
+    const q = parseHistoryQuery(body);
+    if (!q.ok) throw new Error(`invalid history query: ${JSON.stringify(q.errors)}`);
+    return historyPage(this.deps.state.txns.values(), va, this.merchantName(va), q.query, this.deps.settlement, this.nowMs());
+  }
+
+  /** `Data` of `POST /api/v2/balance`. */
+  balance(va: string): Record<string, unknown> {
+    const b = balanceOf(this.deps.state.txns.values(), va, this.deps.settlement, this.nowMs());
+    return { Va: va, MerchantBalance: b.settled, MemberBalance: 0, UnsettledBalance: b.unsettled, PaidTransactions: b.paidCount };
+  }
+
+  channels(base: string): Record<string, unknown>[] {
+    return paymentChannels(base);
+  }
+
+  /** The transaction a redirect session became, if the buyer chose a method. */
+  sessionTransaction(s: RedirectSession): Transaction | undefined {
+    for (const t of this.deps.state.txns.values()) if (t.sid === s.sid && t.merchantVa === s.merchantVa) return t;
+    return undefined;
+  }
+
+  /** Creates a redirect session; resolves once it is journalled. */
+  async createRedirect(va: string, body: Record<string, unknown>): Promise<{ ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> }> {
+    const r = parseRedirectRequest(body, va, randomUUID().toUpperCase(), this.nowMs());
+    if (!r.ok) return r;
+    await this.journal?.append({ t: 'session', s: r.session });
+    this.sessions.set(r.session.sid, r.session);
+    return r;
+  }
+
+  /** The buyer picks method and channel: the session becomes a pending transaction (journalled). */
+  async choose(s: RedirectSession, method: string, channel: string): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
+    const existing = this.sessionTransaction(s);
+    if (existing) return { ok: true, txn: existing };
+    if (s.expiresAt <= this.nowMs()) return { ok: false, status: 409, message: 'this payment session has expired' };
+    if (!METHOD_NAMES.includes(method) || !channelsOf(method).includes(channel) || (s.method && s.method !== method)) {
+      return { ok: false, status: 400, message: `channel "${channel}" is not offered for method "${method}"` };
+    }
+    const id = await this.deps.state.reserveId();
+    const merchant = this.merchantName(s.merchantVa);
+    const { paymentNo, qrString } = paymentNumber(method, channel, id, merchant, s.amount);
+    const txn: Transaction = {
+      id, sid: s.sid, merchantVa: s.merchantVa, referenceId: s.referenceId, via: method, channel, paymentNo,
+      paymentName: CHANNEL_NAMES[channel] ?? channel, qrString, amount: s.amount, fee: feeFor(method, s.amount), status: 'pending',
+      createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl, buyer: { ...s.buyer },
+      items: s.items.map(({ product, qty, price }) => ({ product, qty, price })), comments: s.comments,
+    };
+    await this.deps.state.addTransaction(txn);
+    return { ok: true, txn };
+  }
+
+  // ---- HTTP ----
+
+  /**
+   * Routes under `/api/v2/` after authentication. Returns false when the route is not one of these
+   * (the server then answers 404).
+   */
+  async api(req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string, account: SandboxAccount): Promise<boolean> {
+    const route = path.replace(/\/+$/, '');
+    const base = `http://${req.headers.host ?? 'sandbox'}`;
+    const known = ['/api/v2/transaction', '/api/v2/history', '/api/v2/balance', '/api/v2/payment', '/api/v2/payment-method-list', '/api/v2/payment-channels'];
+    if (!known.includes(route)) return false;
+    if (route === '/api/v2/payment-channels') {
+      if (method !== 'GET' && method !== 'POST') envelope(res, 405, 'method not allowed', null);
+      else envelope(res, 200, 'Success', this.channels(base));
+      return true;
+    }
+    if (method !== 'POST') {
+      envelope(res, 405, 'method not allowed', null);
+      return true;
+    }
+    const json = parseBody(body, res);
+    if (!json) return true;
+    const invalid = (errors: Record<string, string[]>, message = 'error - invalid request'): true => {
+      envelope(res, 400, message, null, { Error: errors });
+      return true;
+    };
+    switch (route) {
+      case '/api/v2/transaction': {
+        const raw = json.transactionId;
+        if (!present(raw)) return invalid({ transactionId: ['transaction id wajib diisi.'] });
+        const id = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+        if (!Number.isSafeInteger(id)) return invalid({ transactionId: ['transaction id harus berupa angka.'] });
+        const data = this.transaction(account.va, id);
+        if (!data) envelope(res, 404, 'transaction not found', null);
+        else envelope(res, 200, 'success', data);
+        return true;
+      }
+      case '/api/v2/history': {
+        const q = parseHistoryQuery(json);
+        if (!q.ok) return invalid(q.errors);
+        envelope(res, 200, 'Success', historyPage(this.deps.state.txns.values(), account.va, account.name, q.query, this.deps.settlement, this.nowMs()));
+        return true;
+      }
+      case '/api/v2/balance': {
+        if (!present(json.account)) return invalid({ account: ['account wajib diisi.'] });
+        if (String(json.account) !== account.va) return invalid({ account: ['Invalid va'] });
+        envelope(res, 200, 'success', this.balance(account.va));
+        return true;
+      }
+      case '/api/v2/payment-method-list':
+        envelope(res, 200, 'Success', paymentMethodList(base));
+        return true;
+      case '/api/v2/payment': {
+        const r = await this.createRedirect(account.va, json);
+        if (!r.ok) return invalid(r.errors, 'invalid request');
+        envelope(res, 200, 'success', { SessionID: r.session.sid, Url: `${base}/payment/${r.session.sid}` });
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The hosted page of redirect payments: `/payment/SID` (choose, then pay), no authentication. */
+  async page(req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
+    const m = /^\/payment\/([0-9A-Fa-f-]{36})(?:\/(choose|pay|cancel))?\/?$/.exec(path);
+    if (!m) return false;
+    const s = this.sessions.get(m[1]!.toUpperCase());
+    if (!s) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment session\n');
+      return true;
+    }
+    const action = m[2];
+    if (!action) {
+      const html = await renderChoicePage(s, this.sessionTransaction(s), this.merchantName(s.merchantVa), this.nowMs());
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+      return true;
+    }
+    if (method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return true;
+    }
+    const text = (status: number, message: string) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(message + '\n');
+    const back = (location: string) => res.writeHead(303, { location }).end();
+    if (action === 'choose') {
+      const form = new URLSearchParams(body.toString('utf8'));
+      const [chosenMethod, channel] = (form.get('channel') ?? '').split(':');
+      const r = await this.choose(s, chosenMethod ?? '', channel ?? '');
+      if (!r.ok) text(r.status, r.message);
+      else back(`/payment/${s.sid}`);
+      return true;
+    }
+    if (action === 'cancel') {
+      back(s.cancelUrl ?? `/payment/${s.sid}`);
+      return true;
+    }
+    const t = this.sessionTransaction(s);
+    if (!t) {
+      text(409, 'choose a payment method first');
+      return true;
+    }
+    const r = await this.deps.pay(t);
+    if (!r.ok) text(r.status ?? 409, r.message ?? 'cannot pay');
+    else back(s.returnUrl ?? `/payment/${s.sid}`);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    await this.journal?.close();
+  }
+}
+
+function parseBody(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(body.toString('utf8') || '{}') as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    /* answered below */
+  }
+  envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
+  return undefined;
+}
+
+/** The 404 of every route the emulator does not implement. */
+export function notEmulated(method: string, path: string): string {
+  return `not emulated by paycli sandbox: ${method} ${path}`;
+}
+
