@@ -60,7 +60,9 @@ function stringOf(v: unknown): string | undefined {
  */
 export function parseRedirectRequest(body: Record<string, unknown>, va: string, sid: string, now: number): { ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
-  const add = (f: string, m: string) => (errors[f] ??= []).push(m);
+  const add = (f: string, m: string): void => {
+    errors[f] = [...(errors[f] ?? []), m];
+  };
   const list = (f: string): unknown[] | undefined => {
     const v = body[f];
     if (!present(v)) return undefined;
