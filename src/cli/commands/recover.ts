@@ -137,7 +137,7 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
       if (outcome !== 'berhasil' && outcome !== 'expired') continue;
       if (received.has(`${r.TransactionId}:${outcome}`)) continue;
       const full = (await lookup(env, r.TransactionId)) ?? r;
-      missed.push({ trxId: r.TransactionId, referenceId: r.ReferenceId ? String(r.ReferenceId) : null, merchant: 'no callback answered 200', gateway: outcome, record: full });
+      missed.push({ trxId: r.TransactionId, referenceId: r.ReferenceId ? String(r.ReferenceId) : null, merchant: 'not seen', gateway: outcome, record: full });
     }
   }
 
@@ -178,7 +178,9 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
     if (missed.length === 0) out.out(`all ${checked} checked ${opts.orders ? 'orders agree with the gateway' : 'payments had their callback answered 200'}: nothing to recover`);
     else {
       const result = (m: Missed) => (!m.delivery ? (opts.deliverTo ? '-' : 'not delivered (dry)') : m.delivery.error ? `unreachable: ${m.delivery.error}` : opts.dryRun ? `would send (X-Signature ${m.delivery.signature!.slice(0, 12)}…)` : `HTTP ${m.delivery.status}${m.delivery.body ? ` ${m.delivery.body.slice(0, 30)}` : ''}`);
-      out.out(table(missed.map((m) => [String(m.trxId), (m.referenceId ?? '-').slice(0, 20), m.merchant.slice(0, 16), m.gateway, result(m)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
+      const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+      // Fits 80 columns: TRX, REFERENCE ≤ 16, MERCHANT ≤ 10, GATEWAY 8, DELIVERY ≤ 32 (--json has everything).
+      out.out(table(missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
       out.info(out.e.dim(`${missed.length} of ${checked} missed${opts.deliverTo && !opts.dryRun ? ` · ${delivered} delivered, ${unreachable + refused} failed` : opts.deliverTo ? ' · dry run: nothing was sent' : ' · add --deliver-to URL to deliver them'}`));
     }
   }
