@@ -163,6 +163,37 @@ describe('redirect payments in the emulator', () => {
     expect(Object.keys(bad.json.Error)).toEqual(expect.arrayContaining(['price', 'notifyUrl']));
   });
 
+  it('the page refuses a channel of another method, and a session past its expiry', async () => {
+    let clock = Date.parse('2026-05-01T00:00:00Z');
+    const timed = await sandbox({ now: () => new Date(clock) });
+    try {
+      const r = await api(timed, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'qris', expired: 30, expiredType: 'seconds' }));
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      const page = `${timed.url}/payment/${r.json.Data.SessionID}`;
+      const post = (action: string, body = '') => request(`${page}/${action}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+      const wrong = await post('choose', 'channel=va%3Abca');
+      expect(wrong.statusCode).toBe(400);
+      expect(await wrong.body.text()).toContain('channel "bca" is not offered for method "va"');
+      const early = await post('pay');
+      expect(early.statusCode).toBe(409);
+      await early.body.dump();
+      clock += 31_000;
+      const late = await post('choose', 'channel=qris%3Ampm');
+      expect(late.statusCode).toBe(409);
+      expect(await late.body.text()).toContain('expired');
+      const shown = await (await request(page)).body.text();
+      expect(shown).toContain('id="status">Expired');
+      expect(shown).not.toContain('id="choose"');
+      const cancel = await post('cancel');
+      expect(cancel.statusCode).toBe(303);
+      expect(cancel.headers.location).toBe(`/payment/${r.json.Data.SessionID}`);
+      await cancel.body.dump();
+      expect((await request(`${timed.url}/payment/00000000-0000-0000-0000-000000000000`)).statusCode).toBe(404);
+    } finally {
+      await timed.close();
+    }
+  });
+
   it('a session survives a restart; choosing makes a transaction in the same ledger', async () => {
     const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [30000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'R-2' }));
     const sid = r.json.Data.SessionID as string;
