@@ -12,7 +12,7 @@ import { buildSignedRequest } from '../dist/core/api/signed-request.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/paycli.js');
-const FIXTURE = join(ROOT, '../shared/fixtures/callback-qris-sandbox.form');
+const FIXTURE = join(ROOT, 'test/fixtures/callback-qris-sandbox.form');
 const VA = '1179000899';
 const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);

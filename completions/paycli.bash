@@ -54,12 +54,14 @@ _paycli_node() {
     'areas cache') subs='clear'; flags='' ;;
     'areas cache clear') subs=''; flags='' ;;
     'demo') subs=''; flags='' ;;
-    'config') subs='init set get unset list path'; flags='' ;;
-    'config init') subs=''; flags='' ;;
+    'config') subs='init set get unset list profiles use path'; flags='' ;;
+    'config init') subs=''; flags='--default' ;;
     'config set') subs=''; flags='' ;;
     'config get') subs=''; flags='--reveal' ;;
     'config unset') subs=''; flags='' ;;
     'config list') subs=''; flags='--show-origin' ;;
+    'config profiles') subs=''; flags='' ;;
+    'config use') subs=''; flags='' ;;
     'config path') subs=''; flags='' ;;
     'doctor') subs=''; flags='--offline' ;;
     'completion') subs=''; flags='' ;;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
-const external = ['undici', 'cosmiconfig', '@inquirer/prompts', 'ora', 'qrcode', 'idn-area-data'];
+const external = ['undici', 'yaml', '@inquirer/prompts', 'ora', 'qrcode', 'idn-area-data', 'proper-lockfile'];
 const common = { bundle: true, platform: 'node', target: 'node20', external, logLevel: 'warning' };
 const OUT = 'dist/cli/paycli.cjs';
 

@@ -6,12 +6,12 @@ export { signRequest, hashRequestBody, maskSecret, jakartaTimestamp, formatJakar
 export type { RequestSignature, RequestSignatureInput } from './core/signing/request-signature.js';
 export { canonicalizeCallback, GATEWAY_CANONICAL } from './core/signing/callback-canonical.js';
 export type { CallbackFields, CallbackValue, CanonicalOptions } from './core/signing/callback-canonical.js';
-export { signCallback, verifyCallback, signaturesEqual } from './core/signing/callback-signature.js';
+export { signCallback, verifyCallback, signaturesEqual, MissingVaError } from './core/signing/callback-signature.js';
 export type { VerifyCallbackInput, VerifyCallbackResult } from './core/signing/callback-signature.js';
-export { diagnoseCallback, VARIATIONS } from './core/signing/variants.js';
-export type { Diagnosis, CandidateKey, Variation } from './core/signing/variants.js';
+export { diagnoseCallback, diagnoseCallbackBounded, DIAGNOSIS_BUDGET, VARIATIONS } from './core/signing/variants.js';
+export type { Diagnosis, CandidateKey, Variation, DiagnosisBudget, BoundedDiagnosis } from './core/signing/variants.js';
 export { checkCallback } from './core/callback/check.js';
-export type { CallbackCheck } from './core/callback/check.js';
+export type { CallbackCheck, CheckCallbackOptions } from './core/callback/check.js';
 export { parseCallbackBody, parseCallbackInput, parseFormBody, parseJsonBody, parseHttpCapture, MalformedPayloadError } from './core/callback/parse.js';
 export type { ParsedCallback, BodyFormat } from './core/callback/parse.js';
 export { buildCallbackFields, signCallbackRequest, encodeFormBody, encodeJsonCallbackBody } from './core/callback/build.js';

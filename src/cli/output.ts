@@ -1,4 +1,4 @@
-import { isPaycliError, type PaycliError } from '../core/errors.js';
+import { isPaycliError, PaycliError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
 
@@ -47,6 +47,7 @@ export class Output {
   }
 
   static async create(ctx: CliContext, flags: GlobalFlags): Promise<Output> {
+    setTableWidth(ctx.stdoutIsTTY ? (ctx.columns ?? 80) : undefined);
     return new Output(ctx, flags, await colors(colorLevel(ctx, flags, ctx.stdoutIsTTY)), await colors(colorLevel(ctx, flags, ctx.stderrIsTTY)));
   }
 
@@ -72,6 +73,9 @@ export class Output {
 
   /** Writes an error per the contract and returns its exit code. */
   fail(err: unknown): number {
+    // Ctrl-C at a prompt (@inquirer's ExitPromptError/AbortPromptError): interrupted, exit 130.
+    const name = (err as Error | undefined)?.name;
+    if (!isPaycliError(err) && (name === 'ExitPromptError' || name === 'AbortPromptError')) err = new PaycliError('interrupted', 'interrupted');
     const pe: PaycliError | undefined = isPaycliError(err) ? err : undefined;
     const code = pe ? EXIT_BY_KIND[pe.kind] : EXIT.internal;
     const message = pe ? pe.message : `internal error: ${(err as Error)?.message ?? String(err)}`;
@@ -90,15 +94,101 @@ export class Output {
   }
 }
 
-/** Aligns rows into columns (no borders), for human tables. */
-export function table(rows: string[][], header?: string[], style?: (s: string) => string): string {
+// The width human tables must fit: the terminal's columns when stdout is a terminal (Output.create
+// sets it for the run), none otherwise (a pipe or file gets whole rows).
+let tableWidth: number | undefined;
+
+/** Sets the width `table` fits rows into; undefined means no limit. */
+export function setTableWidth(width: number | undefined): void {
+  tableWidth = width !== undefined && Number.isFinite(width) && width > 0 ? Math.max(40, Math.floor(width)) : undefined;
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** The number of terminal columns a cell takes (color codes take none). */
+export function visibleLength(text: string): number {
+  return [...text.replace(ANSI, '')].length;
+}
+
+/** Shortens text to `width` columns with a trailing `…` (colors are dropped from a shortened cell). */
+export function truncate(text: string, width: number): string {
+  if (visibleLength(text) <= width) return text;
+  const chars = [...text.replace(ANSI, '')];
+  return width <= 1 ? '…'.slice(0, width) : chars.slice(0, width - 1).join('') + '…';
+}
+
+/**
+ * Wraps text into lines of at most `width` columns at spaces; a word is split only when it alone is
+ * wider than a line. Numbers and amounts (`Rp 102.000`) keep their spaces' neighbours together.
+ */
+export function wrap(text: string, width: number): string[] {
+  const plain = visibleLength(text) === [...text].length ? text : text.replace(ANSI, '');
+  if ([...plain].length <= width) return [text];
+  const words = plain.replace(/\bRp (?=\d)/g, 'Rp\u00a0').split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (let word of words) {
+    while ([...word].length > width) {
+      if (line) {
+        lines.push(line);
+        line = '';
+      }
+      lines.push([...word].slice(0, width).join(''));
+      word = [...word].slice(width).join('');
+    }
+    if (!line) line = word;
+    else if ([...line].length + 1 + [...word].length <= width) line += ' ' + word;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => l.replace(/\u00a0/g, ' '));
+}
+
+/** A cell that is a number, an amount, a time or a code: never shortened. */
+const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%))?$/;
+
+/**
+ * Aligns rows into columns (no borders), for human tables. Rows fit the table width (see
+ * setTableWidth, or `opts.width`): when they do not, the widest free-text column shrinks — the last
+ * column wraps onto indented continuation lines, another is shortened with `…` — and columns of
+ * numbers and amounts are never cut.
+ */
+export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number } = {}): string {
   const all = header ? [header, ...rows] : rows;
   if (all.length === 0) return '';
-  const widths: number[] = [];
-  for (const row of all) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, [...cell].length)));
-  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - [...cell].length))).join('  ');
-  const lines = all.map(line);
-  if (header && style) lines[0] = style(lines[0]!);
+  const columns = Math.max(...all.map((r) => r.length));
+  const widths: number[] = new Array(columns).fill(0);
+  for (const row of all) row.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, visibleLength(cell))));
+  const limit = opts.width ?? tableWidth;
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (columns - 1);
+  if (limit !== undefined && total() > limit) {
+    const body = header ? rows : all;
+    const free = widths.map((_, i) => !body.every((r) => r[i] === undefined || r[i] === '' || NUMERIC_CELL.test(r[i]!.replace(ANSI, ''))));
+    for (;;) {
+      const over = total() - limit;
+      if (over <= 0) break;
+      let pick = -1;
+      for (let i = 0; i < columns; i++) if (free[i] && widths[i]! > 8 && (pick < 0 || widths[i]! > widths[pick]!)) pick = i;
+      if (pick < 0) break;
+      widths[pick] = Math.max(8, widths[pick]! - over);
+      free[pick] = widths[pick]! > 8 && free[pick]!;
+    }
+  }
+  const pad = (cell: string, i: number) => cell + ' '.repeat(Math.max(0, widths[i]! - visibleLength(cell)));
+  const indent = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
+  const lines: string[] = [];
+  all.forEach((row, r) => {
+    const cells = row.map((cell, i) => (i < row.length - 1 ? pad(truncate(cell, widths[i]!), i) : cell));
+    const last = cells.length - 1;
+    const lastLines = last === columns - 1 ? wrap(cells[last]!, widths[last]!) : [cells[last]!];
+    let line = [...cells.slice(0, last), lastLines[0]!].join('  ').trimEnd();
+    if (r === 0 && header && style) line = style(line);
+    lines.push(line);
+    for (const more of lastLines.slice(1)) lines.push(' '.repeat(indent) + more);
+  });
   return lines.join('\n');
 }
 

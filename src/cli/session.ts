@@ -1,12 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { AuthError, UsageError } from '../core/errors.js';
+import { readFileSync } from 'node:fs';
+import { AuthError, PaycliError, UsageError } from '../core/errors.js';
+import { isLoopbackUrl } from '../core/http/loopback.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
-import { requireCredentials, resolveConfig, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { findProjectConfig } from '../core/config/project-file.js';
 import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
-import { parseEnvelope, type Envelope } from '../core/http/envelope.js';
+import { parseEnvelope, paymentMayExistHint, type Envelope, type EnvelopeExpectation } from '../core/http/envelope.js';
 import { buildSignedRequest, toCurl, type SignedRequest } from '../core/api/signed-request.js';
 import { maskSecret } from '../core/signing/request-signature.js';
 import type { CliContext } from './context.js';
@@ -30,70 +31,6 @@ export interface CommonOptions {
   dryRun?: boolean;
   curl?: boolean;
   cache?: boolean;
-}
-
-/** Where a project config may live, nearest directory first (cli.md section 3). */
-export const PROJECT_CONFIG_FILES = [
-  'package.json', '.paycli.json', '.paycli.yaml', '.paycli.yml', '.paycli.js', '.paycli.cjs', '.paycli.mjs',
-  '.payclirc', '.payclirc.json', '.payclirc.yaml', '.payclirc.yml', 'paycli.config.js', 'paycli.config.cjs', 'paycli.config.mjs',
-];
-
-function parseJsonConfig(text: string, filepath: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`cannot read the project config ${filepath}: ${(err as Error).message}`);
-  }
-}
-
-/** The value of `read`, or `fallback` if it throws. */
-function tryOr<T, F>(read: () => T, fallback: F): T | F {
-  try {
-    return read();
-  } catch {
-    return fallback;
-  }
-}
-
-/**
- * Finds the project config the way cosmiconfig's `project` strategy does (module name `paycli`,
- * from the working directory up to the nearest package.json) and reads it. JSON files and the
- * `paycli` key of package.json are read directly; cosmiconfig is loaded only for YAML, rc and JS
- * files, so the common case (no project config) costs a few directory reads (synchronous: small,
- * local, and node:fs/promises costs ~0.7 ms to load).
- */
-export async function loadProjectConfig(cwd: string): Promise<ProjectConfig | null> {
-  let dir = cwd;
-  for (;;) {
-    const names = new Set(tryOr(() => readdirSync(dir), [] as string[]));
-    for (const name of PROJECT_CONFIG_FILES) {
-      if (!names.has(name)) continue;
-      const filepath = join(dir, name);
-      const text = tryOr(() => readFileSync(filepath, 'utf8'), undefined);
-      if (text === undefined) continue;
-      let config: unknown;
-      if (name === 'package.json') {
-        const pkg = parseJsonConfig(text, filepath) as Record<string, unknown> | null;
-        if (!pkg || typeof pkg !== 'object' || pkg.paycli === undefined) continue;
-        config = pkg.paycli;
-      } else if (name.endsWith('.json')) {
-        config = parseJsonConfig(text, filepath);
-      } else {
-        const { cosmiconfig } = await import('cosmiconfig');
-        try {
-          config = (await cosmiconfig('paycli').load(filepath))?.config;
-        } catch (err) {
-          throw new UsageError(`cannot read the project config ${filepath}: ${(err as Error).message.split('\n')[0]}`);
-        }
-      }
-      if (config === undefined || config === null) continue;
-      if (typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`the project config ${filepath} is not an object of settings`);
-      return { filepath, config: config as Record<string, unknown>, text };
-    }
-    const parent = dirname(dir);
-    if (names.has('package.json') || parent === dir) return null;
-    dir = parent;
-  }
 }
 
 /**
@@ -153,7 +90,9 @@ export class Session {
       timeout: o.timeout !== undefined ? Number(parseSetting('timeout', o.timeout)) : undefined,
       profile: o.profile,
     };
-    const [project, user] = await Promise.all([loadProjectConfig(this.ctx.cwd), this.userConfig()]);
+    const [search, user] = await Promise.all([findProjectConfig(this.ctx.cwd, this.ctx.homedir), this.userConfig()]);
+    for (const note of search.notes) this.out.warn(note);
+    const project = search.project;
     const resolved = resolveConfig({ flags, env: this.ctx.env, project, user, userPath: this.userPath });
     for (const w of resolved.warnings) this.out.warn(w);
     return resolved;
@@ -196,21 +135,39 @@ export class Session {
     if (!this.opts.dryRun) return false;
     const headers = { ...req.headers, va: maskSecret(req.headers.va) };
     if (this.out.json) {
-      this.out.data({ method: req.method, url: req.url, headers, body: req.body ?? null, bodyHash: req.signature.bodyHash, stringToSign: req.signature.stringToSignMasked });
+      this.out.data({ method: req.method, url: req.url, headers, body: req.body ?? null, bodyHash: req.signature.bodyHash, stringToSign: maskedStringToSign(req) });
     } else {
       const lines = [`${req.method} ${req.url}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ''];
       if (req.body) lines.push(req.body);
-      lines.push('', `# body sha256:   ${req.signature.bodyHash}`, `# string to sign: ${req.signature.stringToSignMasked}`, '# dry run: nothing was sent');
+      lines.push('', `# body sha256:   ${req.signature.bodyHash}`, `# string to sign: ${maskedStringToSign(req)}`, '# dry run: nothing was sent');
       this.out.out(lines.join('\n'));
     }
     return true;
   }
 
-  /** Sends a signed request and parses the envelope into data or a typed error. */
-  async send<T>(req: SignedRequest): Promise<Envelope<T>> {
+  /**
+   * Sends a signed request and parses the envelope into data or a typed error. Ctrl-C aborts the
+   * request at once (exit 130). For a payment POST (`paymentReferenceId`), any failure after the
+   * request may have reached the gateway says the payment may exist and how to look it up.
+   */
+  async send<T>(req: SignedRequest, expectation: EnvelopeExpectation = {}): Promise<Envelope<T>> {
     const client = await this.client();
-    const res = await client.send({ method: req.method, url: req.url, headers: req.headers, body: req.body });
-    return parseEnvelope<T>(res, req.url);
+    let res;
+    try {
+      res = await client.send({ method: req.method, url: req.url, headers: req.headers, body: req.body, signal: this.ctx.interrupts() });
+    } catch (err) {
+      const ref = expectation.paymentReferenceId;
+      if (ref && err instanceof PaycliError && (err.kind === 'interrupted' || (err.kind === 'network' && !notSent(err)))) {
+        throw new PaycliError(err.kind, err.message, { cause: err.cause, hint: paymentMayExistHint(ref) });
+      }
+      throw err;
+    }
+    try {
+      return parseEnvelope<T>(res, req.url, expectation);
+    } catch (err) {
+      if (err instanceof AuthError && res.status === 401 && isLoopbackUrl(req.url)) throw emulatorAuthError(err, req);
+      throw err;
+    }
   }
 
   /** Refuses a money-moving request to production without confirmation. */
@@ -224,6 +181,30 @@ export class Session {
     const ok = await confirm({ message: `PRODUCTION: ${summary}. Send it?`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });
     if (!ok) throw new UsageError('cancelled: nothing was sent');
   }
+}
+
+/**
+ * The string to sign as it may be shown: `METHOD:VA:sha256(body):API key` with the VA and the API
+ * key both masked by maskSecret (the VA is the callback signing secret).
+ */
+export function maskedStringToSign(req: SignedRequest): string {
+  const { method, bodyHash, stringToSignMasked } = req.signature;
+  const maskedKey = stringToSignMasked.slice(stringToSignMasked.lastIndexOf(':') + 1);
+  return `${method}:${maskSecret(req.headers.va)}:${bodyHash}:${maskedKey}`;
+}
+
+/** Whether a network failure happened before anything was sent (refused, DNS, TLS). */
+function notSent(err: PaycliError): boolean {
+  const code = (err.cause as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code ?? '';
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code);
+}
+
+/** A 401 from a loopback base URL: say which VA was sent and what the emulator accepts. */
+function emulatorAuthError(err: AuthError, req: SignedRequest): AuthError {
+  return new AuthError(`${err.message} — sent VA ${maskSecret(req.headers.va)} to ${new URL(req.url).host}`, {
+    details: err.details,
+    hint: `a paycli sandbox started without --va/--accounts accepts its default merchant: VA ${EMULATOR_DEFAULT_VA}, API key ${maskSecret(EMULATOR_DEFAULT_API_KEY)} (what --env local uses when no local credentials are given); ${err.hint ?? ''}`.replace(/; $/, ''),
+  });
 }
 
 /** Prompts only when stdin and stderr are TTYs and --no-input is absent (cli.md section 2). */

@@ -4,7 +4,10 @@ import type { CommandEnv } from './command-env.js';
 export async function withSpinner<T>(env: CommandEnv, text: string, task: () => Promise<T>): Promise<T> {
   if (!env.ctx.stderrIsTTY || env.out.json) return task();
   const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: env.ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan' }).start();
+  // discardStdin off: ora's discarder puts the terminal in raw mode but never starts reading stdin,
+  // so Ctrl-C became a byte nobody read and was ignored until the request ended. In the terminal's
+  // normal mode Ctrl-C is SIGINT, which aborts the request (ctx.interrupts()).
+  const spinner = ora({ text, stream: env.ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan', discardStdin: false }).start();
   try {
     return await task();
   } finally {

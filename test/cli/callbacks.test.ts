@@ -5,7 +5,7 @@ import { runCli, tempHome } from '../helpers/cli.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
 
-const FIXTURE_PATH = new URL('../../../shared/fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
+const FIXTURE_PATH = new URL('../fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
 const FIXTURE = readFileSync(FIXTURE_PATH, 'utf8');
 const SIG = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
 const VA = '1179000899';

@@ -48,9 +48,9 @@ describe('paycli config', () => {
     expect(set.stdout).toBe('set api-key = sk-l…wxyz in profile "default"\n');
     expect((await runCli(['config', 'get', 'api-key'], { home: home.home })).stdout).toBe('sk-l…wxyz\n');
     expect((await runCli(['config', 'get', 'api-key', '--reveal'], { home: home.home })).stdout).toBe(KEY + '\n');
-    const list = await runCli(['config', 'list', '--show-origin', '--json'], { home: home.home, env: { PAYCLI_ENV: 'local' } });
+    const list = await runCli(['config', 'list', '--show-origin', '--json'], { home: home.home, env: { PAYCLI_ENV: 'sandbox' } });
     const rows = JSON.parse(list.stdout) as { key: string; value: string; origin: string }[];
-    expect(rows.find((r) => r.key === 'env')).toEqual({ key: 'env', value: 'local', origin: 'env PAYCLI_ENV' });
+    expect(rows.find((r) => r.key === 'env')).toEqual({ key: 'env', value: 'sandbox', origin: 'env PAYCLI_ENV' });
     expect(rows.find((r) => r.key === 'va')?.origin).toMatch(/^profile "default"/);
     expect(list.stdout).not.toContain(KEY);
     expect((await runCli(['config', 'unset', 'va'], { home: home.home })).stdout).toContain('removed va');

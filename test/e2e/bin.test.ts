@@ -127,7 +127,7 @@ describe('the built bin', () => {
 
   it('prints curl commands that really work', async () => {
     const l = await startListener({ port: 0, va: VA, store: null });
-    const fixture = new URL('../../../shared/fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
+    const fixture = new URL('../fixtures/callback-qris-sandbox.form', import.meta.url).pathname;
     const cmd = await runPaycli(['sign-callback', fixture, '--va', VA, '--curl', l.url]);
     const { stdout: out } = await exec('bash', ['-c', cmd.stdout.trimEnd() + ' -m 10 -w " %{http_code}"'], { encoding: 'utf8' });
     expect(out).toBe('{"status":"OK"} 200');

@@ -11,7 +11,7 @@ describe('the package as a library', () => {
       import { checkCallback, parseCallbackBody, verifyCallback, signCallback } from 'paycli';
       import { startSandbox } from 'paycli/sandbox';
       import { readFileSync } from 'node:fs';
-      const body = readFileSync(${JSON.stringify(new URL('../../../shared/fixtures/callback-qris-sandbox.form', import.meta.url).pathname)}, 'utf8');
+      const body = readFileSync(${JSON.stringify(new URL('../fixtures/callback-qris-sandbox.form', import.meta.url).pathname)}, 'utf8');
       const { fields } = parseCallbackBody(body, 'application/x-www-form-urlencoded');
       const sig = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
       const sb = await startSandbox({ port: 0 });

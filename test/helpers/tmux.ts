@@ -16,12 +16,12 @@ export const haveTmux = (() => {
 export class Terminal {
   private constructor(private socket: string) {}
 
-  static async start(command: string, env: Record<string, string>): Promise<Terminal> {
+  static async start(command: string, env: Record<string, string>, size: { width?: number; height?: number } = {}): Promise<Terminal> {
     const socket = `paycli-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
     const t = new Terminal(socket);
     const envArgs = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
     // The shell stays a moment after the command so that its exit code can be read from the screen.
-    await exec('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '140', '-y', '50', `env -i PATH="$PATH" TERM=xterm-256color ${envArgs} ${command}; echo "EXIT=$?"; sleep 30`]);
+    await exec('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', String(size.width ?? 140), '-y', String(size.height ?? 50), `env -i PATH="$PATH" TERM=xterm-256color ${envArgs} ${command}; echo "EXIT=$?"; sleep 30`]);
     return t;
   }
 

@@ -101,7 +101,7 @@ describe('direct payment', () => {
     const a = await api('POST', 'v2/payment/direct', validBody());
     const b = await api('POST', 'v2/payment/direct', validBody({ amount: '2000', qty: ['1'], price: ['2000'] }));
     expect(a.status).toBe(200);
-    expect(Object.keys(a.json.Data).sort()).toEqual(['Channel', 'Expired', 'Fee', 'Note', 'PaymentName', 'PaymentNo', 'ReferenceId', 'Total', 'TransactionId', 'Url', 'Via'].sort());
+    expect(Object.keys(a.json.Data).sort()).toEqual(['Channel', 'Expired', 'Fee', 'Note', 'PaymentName', 'PaymentNo', 'ReferenceId', 'SessionId', 'Total', 'TransactionId', 'Url', 'Via'].sort());
     expect(b.json.Data.TransactionId).toBeGreaterThan(a.json.Data.TransactionId);
     expect(b.json.Data.PaymentNo).not.toBe(a.json.Data.PaymentNo);
     expect(a.json.Data).toMatchObject({ ReferenceId: 'REF-1', Via: 'va', Channel: 'bca', PaymentName: 'BCA', Total: 100000, Fee: 4000, Note: null });

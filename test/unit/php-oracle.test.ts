@@ -82,3 +82,117 @@ describe('cross-check against PHP (json_encode + hash_hmac)', () => {
     }
   });
 });
+
+type Case = { format: 'form' | 'json'; body: string; va: string };
+
+/** Runs the PHP oracle over the cases and expects paycli's canonical JSON and HMAC to equal PHP's on each. */
+function agreeWithPhp(cases: Case[]): void {
+  const dir = mkdtempSync(join(tmpdir(), 'paycli-php-'));
+  try {
+    writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
+    const results = JSON.parse(execFileSync('php', ['-d', 'display_errors=stderr', ORACLE, join(dir, 'cases.json')], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] })) as { json: string | false; hmac: string }[];
+    expect(results).toHaveLength(cases.length);
+    const disagreements: string[] = [];
+    cases.forEach((c, i) => {
+      const want = results[i]!;
+      expect(typeof want.json, `PHP could not encode case ${i}: ${c.body}`).toBe('string');
+      const { fields } = parseCallbackBody(c.body, c.format === 'json' ? 'application/json' : 'application/x-www-form-urlencoded');
+      const canonical = canonicalizeCallback(fields);
+      if (canonical !== want.json || hmacHex(c.va, canonical) !== want.hmac) disagreements.push(`case ${i} (${c.format}) ${c.body}\n  php:    ${String(want.json)}\n  paycli: ${canonical}`);
+    });
+    expect(disagreements.slice(0, 5).join('\n'), `${disagreements.length} of ${cases.length} disagree`).toBe('');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const BASE = 'trx_id=184854&status=berhasil&status_code=1&amount=102000';
+const FORM_SHAPES = [
+  // lists, as PHP writes additional_info in a form body, and every other bracket form
+  'additional_info%5B0%5D=a&additional_info%5B1%5D=b', 'additional_info[]=a&additional_info[]=b%2Fc', 'additional_info[0]=x',
+  'additional_info[1]=x', 'additional_info[a][b][c]=1', 'a[b][c]=1&a[b][d]=2&a[e]=3', 'a[]=x&a[5]=y&a[]=z', 'a[-5]=1&a[]=2',
+  'a[x]=1&a[0]=2', 'a[1]=x&a[0]=y', 'a[01]=x&a[1]=y', 'a[b=1', 'a.b[c=1', 'a[b][c=1', 'a[b]c=1', 'a]b=1', 'a[ x]=1', 'a[x.y z]=1',
+  't[][]=1&t[][]=2', 'n[a]=1&n=2', 'o=1&o[a]=2', 'a[]=1&a[]=2&a[1]=z', 'a[9223372036854775807]=x&a[]=y', 'a[9223372036854775808]=x',
+  'a[-0]=1', 'a[]=&a[]=', 'a[0][0]=1&a[0][1]=2&a[1]=3', 'a' + '[x]'.repeat(64) + '=1', 'a' + '[x]'.repeat(65) + '=1',
+  // . and space in names, leading spaces, empty names, NUL
+  'a.b=1', 'c+d=2', '+e=3', '++=4', '.x=5', 'x.=6', '=7', 'f%2Eg=8', 'h%00i=9', 'tr x.id=10', '%5B%5D=1', 'a%5Bb%5D=1',
+  // integer fields as PHP's (int) reads them
+  'trx_id=4e18', 'trx_id=1e400', 'trx_id=+12', 'trx_id=%2012', 'trx_id=12abc', 'trx_id=%0A12%20', 'trx_id=0x1A', 'trx_id=1e', 'trx_id=.5',
+  'trx_id=-0', 'trx_id=1.9e2', 'trx_id=-1e19', 'trx_id=1e19', 'trx_id=9223372036854775808', 'trx_id=-9223372036854775809',
+  `trx_id=${'9'.repeat(400)}`, `paid_off=-${'9'.repeat(30)}`, 'paid_off=9007199254740993', 'status_code=1e-400', 'status_code=%0B7',
+  'transaction_status_code[]=6', 'transaction_status_code[a]=', 'is_escrow=TRUE', 'is_escrow=True', 'is_escrow[]=1', 'status_code=%09-2',
+];
+
+describe('PHP semantics, hand-picked (parse_str, json_decode, (int), (string))', () => {
+  it.skipIf(!havePhp && !process.env.CI)(`agrees with PHP on form bodies with lists, nesting, dots and spaces, and PHP integer casts${havePhp ? '' : ' (php not installed: apt-get install php-cli)'}`, () => {
+    expect(havePhp, 'php-cli must be installed in CI (.ci/run installs it)').toBe(true);
+    const cases: Case[] = FORM_SHAPES.map((shape) => ({ format: 'form', body: `${BASE}&${shape}`, va: '1179000899' }));
+    // only the first 1 000 pairs count
+    cases.push({ format: 'form', body: `${Array.from({ length: 1100 }, (_, i) => `v${i}=${i}`).join('&')}&trx_id=5`, va: '1179000899' });
+    cases.push({ format: 'form', body: `${'a[]=1&'.repeat(999)}trx_id=5&b=2`, va: '1179000899' });
+    agreeWithPhp(cases);
+  });
+
+  it.skipIf(!havePhp && !process.env.CI)(`agrees with PHP on JSON bodies with big integers, doubles and nested objects${havePhp ? '' : ' (php not installed)'}`, () => {
+    expect(havePhp, 'php-cli must be installed in CI (.ci/run installs it)').toBe(true);
+    const bodies = [
+      '{"trx_id":9007199254740993,"paid_off":9223372036854775807,"status_code":-9223372036854775808}',
+      '{"trx_id":9223372036854775808,"paid_off":12345678901234567890,"status_code":1e19,"transaction_status_code":-1e19}',
+      '{"trx_id":1.9,"paid_off":-1.9,"status_code":1e30,"transaction_status_code":4e18}',
+      '{"trx_id":-0,"paid_off":-0.0,"status_code":0.0,"amount":-0.0,"fee":-0}',
+      '{"amount":1e25,"fee":0.30000000000000004,"total":714.5,"sub_total":1e14,"x1":1e13,"x2":1e15,"x3":0.0001,"x4":0.00001,"x5":100000.0}',
+      '{"amount":123456789012345,"fee":123456789012345.0,"total":12345678901234.5,"sub_total":0.000030517578125,"x":9007199254740993}',
+      '{"amount":12345678901234567890,"fee":1.5e300,"total":5e-324,"sub_total":1.7976931348623157e308}',
+      '{"is_escrow":1,"x":1}', '{"is_escrow":1.0}', '{"is_escrow":"TRUE"}', '{"is_escrow":2}', '{"is_escrow":[1]}',
+      '{"additional_info":{"0":"a","1":"b"}}', '{"additional_info":{"1":"a","0":"b"}}', '{"additional_info":{}}', '{"additional_info":{"x":1,"0":2}}',
+      '{"additional_info":[1.0,10.0,1e25,0.1,1e17,1e16,-0.0,5e-7,9007199254740993,12345678901234567890]}',
+      '{"additional_info":[{"b":1,"a":{"2":"x","1":"y"}},[],{}]}', '{"additional_info":5}', '{"additional_info":"abc"}', '{"additional_info":true}',
+      '{"additional_info":"[1]"}', '{"a":{"x":{"y":{"0":1}}},"b":[[[]]]}', '{"k":{"__proto__":1,"constructor":2}}',
+      '{"trx_id":"4e18","paid_off":" 12","status_code":"12abc","transaction_status_code":"1e400"}',
+      '{"trx_id":[],"paid_off":{},"status_code":[0],"transaction_status_code":{"a":null}}',
+      '{"trx_id":1,"trx_id":2}', '{"a":{"x":1,"x":2,"0":3}}', `{"a":${'['.repeat(500)}${']'.repeat(500)}}`,
+      '{"\\u00e9":"1","e":"2","\\ud83c\\udf3a":"3","\\uffff":"4","Z":"5","_":"6"}',
+    ];
+    agreeWithPhp(bodies.map((body) => ({ format: 'json', body, va: '1179000899' })));
+  });
+
+  it.skipIf(!havePhp && !process.env.CI)(`agrees with PHP on 600 random bodies of these shapes${havePhp ? '' : ' (php not installed)'}`, () => {
+    expect(havePhp, 'php-cli must be installed in CI (.ci/run installs it)').toBe(true);
+    const r = rng(20261123);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+    const nameParts = ['a', 'trx_id', 'additional_info', 'x.y', 'p q', ' lead', 'is_escrow', 'fee', '0', '12', '-3', 'z'];
+    const idx = () => pick(['', '0', '1', '2', 'k', 'x.y', '-1', '01', ' s', '[', '9223372036854775807']);
+    const ints = ['4e18', '1e400', ' 12', '12abc', '-0', '1.5', '9007199254740993', '99999999999999999999', '-1e19', 'abc', '0x10', '\t7', '+3'];
+    const cases: Case[] = [];
+    for (let i = 0; i < 600; i++) {
+      if (r() < 0.5) {
+        const pairs: string[] = [];
+        const n = 1 + Math.floor(r() * 8);
+        for (let j = 0; j < n; j++) {
+          let name = pick(nameParts);
+          const depth = Math.floor(r() * 4);
+          for (let d = 0; d < depth; d++) name += `[${idx()}]`;
+          if (r() < 0.1) name = name.slice(0, -1); // an unclosed bracket
+          const value = r() < 0.5 ? pick(ints) : pick(['x', 'a/b', 'Ö', '', '[]', '1', 'true']);
+          pairs.push(`${encodeURIComponent(name).replace(/%20/g, '+')}=${encodeURIComponent(value)}`);
+        }
+        pairs.push(`status=${pick(ints)}`); // at least one plain field: a body with none is refused on purpose
+        cases.push({ format: 'form', body: pairs.join('&'), va: '1179000899' });
+      } else {
+        const num = () => pick([() => String(Math.floor(r() * 1e6)), () => `${Math.floor(r() * 9e18)}${Math.floor(r() * 10)}`, () => (r() * 1e6).toFixed(Math.floor(r() * 4)), () => `${Math.floor(r() * 9) + 1}e${Math.floor(r() * 40) - 20}`, () => `-${Math.floor(r() * 1e17)}`, () => '1.0'])();
+        const val = (d: number): string => {
+          const k = r();
+          if (d < 3 && k < 0.15) return `[${Array.from({ length: Math.floor(r() * 3) }, () => val(d + 1)).join(',')}]`;
+          if (d < 3 && k < 0.3) return `{${Array.from({ length: Math.floor(r() * 3) }, () => `${JSON.stringify(pick(['0', '1', '2', 'a', 'b', '10']))}:${val(d + 1)}`).join(',')}}`;
+          if (k < 0.6) return num();
+          if (k < 0.7) return pick(['true', 'false', 'null']);
+          return JSON.stringify(pick([...ints, 'x', 'a/b', 'Ö 🌺']));
+        };
+        const keys = ['trx_id', 'status_code', 'paid_off', 'transaction_status_code', 'is_escrow', 'additional_info', 'amount', 'fee', 'note'];
+        const body = `{${keys.filter(() => r() < 0.7).map((k) => `${JSON.stringify(k)}:${val(0)}`).join(',')}}`;
+        cases.push({ format: 'json', body, va: '0000001234567890' });
+      }
+    }
+    agreeWithPhp(cases);
+  });
+});

@@ -3,6 +3,7 @@ import { AuthError } from '../../core/errors.js';
 import { AreaCache } from '../../core/api/area-cache.js';
 import { areaPath, regionsFromData, type AreaLevel, type Region, PARENT_OF } from '../../core/api/areas.js';
 import { cacheDir } from '../../core/config/paths.js';
+import { checkRegionsData } from '../../core/http/envelope.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
 import { canPrompt } from '../session.js';
@@ -30,7 +31,7 @@ export async function fetchAreas(env: CommandEnv, level: AreaLevel, code?: strin
   }
   const req = await session.signed('GET', path);
   if (await session.preview(req)) return null;
-  const envelope = await withSpinner(env, `GET ${path}`, () => session.send<unknown>(req));
+  const envelope = await withSpinner(env, `GET ${path}`, () => session.send<unknown>(req, { checkData: checkRegionsData }));
   const regions = regionsFromData(envelope.Data);
   // An empty answer may be a typo'd code; only non-empty lookups are worth keeping.
   if (regions.length > 0) await cache.set(cfg.env.value, cfg.baseUrl.value, path, regions, env.ctx.now()).catch(() => undefined);

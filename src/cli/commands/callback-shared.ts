@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { AuthError, UsageError } from '../../core/errors.js';
 import { parseSetting } from '../../core/config/profiles.js';
 import { dataDir } from '../../core/config/paths.js';
-import { EventStore } from '../../core/listener/event-store.js';
+import { EventStore, StoreBusyError } from '../../core/listener/event-store.js';
 import type { CandidateKey } from '../../core/signing/variants.js';
 import type { CommandEnv } from '../command-env.js';
 
@@ -27,35 +27,19 @@ export async function diagnosisKeys(env: CommandEnv): Promise<CandidateKey[]> {
 }
 
 /**
- * The event store: `--store FILE` or `$XDG_DATA_HOME/paycli/events.jsonl`. While it appends, it is
- * registered as this process (`<pid>-<random>`), so that prune and clear can refuse to pull the file
- * from under a running listener.
+ * The event store: `--store FILE` or `$XDG_DATA_HOME/paycli/events.jsonl`. Writers, prune and clear
+ * share its lock (see EventStore).
  */
 export function eventStore(env: CommandEnv<{ store?: string }>): EventStore {
-  const writer = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'), { writer });
+  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'));
 }
 
-/** Whether a process runs (signal 0 only asks; EPERM means it runs under another user). */
-function processRuns(pid: number): boolean {
+/** Runs a store operation; a store that stays locked is a usage error (exit 2) naming the lock. */
+export async function withStore<R>(fn: () => Promise<R>): Promise<R> {
   try {
-    process.kill(pid, 0);
-    return true;
+    return await fn();
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Refuses (exit 2) while a running paycli process appends to the store; forgets registrations that
- * a crash left behind.
- */
-export async function ensureStoreIdle(store: EventStore): Promise<void> {
-  for (const tag of await store.writers()) {
-    const pid = Number(tag.split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && processRuns(pid)) {
-      throw new UsageError(`the event store ${store.path} is in use by process ${pid} (paycli listen or trigger)`, { hint: 'stop it first: what it appends after the store is rewritten would be lost' });
-    }
-    await store.forgetWriter(tag);
+    if (err instanceof StoreBusyError) throw new UsageError(err.message, { hint: 'a paycli listen or trigger holds it only while writing; a lock left by a crash is taken over after 10 s' });
+    throw err;
   }
 }

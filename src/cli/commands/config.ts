@@ -17,12 +17,25 @@ function checkKey(key: string): SettingKey {
   return key as SettingKey;
 }
 
+/** Secrets (the API key, and the VA: the callback signing key) are shown masked unless revealed. */
 function display(key: string, value: unknown, reveal = false): string {
   if (value === undefined) return '';
-  return key === 'api-key' && !reveal ? maskSecret(String(value)) : String(value);
+  return (key === 'api-key' || key === 'va') && !reveal ? maskSecret(String(value)) : String(value);
 }
 
-export const configInit: Handler<{ baseUrl?: string }> = async (env) => {
+/**
+ * A production profile's secrets are changed only when the command names the profile with
+ * --profile: `config set va …` after `config init --profile prod …` must not overwrite production.
+ */
+function guardProductionSecret(env: CommandEnv, user: UserConfig, name: string, key: SettingKey, action: string): void {
+  if (key !== 'va' && key !== 'api-key') return;
+  if ((user.profiles[name]?.env ?? 'sandbox') !== 'production' || env.opts.profile === name) return;
+  throw new UsageError(`refusing to ${action} ${key} of profile "${name}": it is a production profile, selected ${env.ctx.env.PAYCLI_PROFILE ? 'by PAYCLI_PROFILE' : 'as the default'}`, {
+    hint: `name it to confirm: paycli config ${action} ${key} … --profile ${name}`,
+  });
+}
+
+export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = async (env) => {
   const { session, opts, ctx, out } = env;
   const user = await session.userConfig();
   const name = profileName(env, user);
@@ -56,11 +69,17 @@ export const configInit: Handler<{ baseUrl?: string }> = async (env) => {
     out.warn('this profile targets production; payments will need confirmation (or --yes)');
   }
   user.profiles[name] = settings;
-  user.defaultProfile ??= name;
+  // Production never becomes the default by accident: only with --default.
+  if (opts.default) user.defaultProfile = name;
+  else if (settings.env !== 'production') user.defaultProfile ??= name;
   await writeUserConfig(session.userPath, user);
-  const summary = { profile: name, env: settings.env, va: maskSecret(settings.va), apiKey: maskSecret(settings.apiKey), path: session.userPath };
+  const isDefault = user.defaultProfile === name;
+  const summary = { profile: name, env: settings.env, va: maskSecret(settings.va), apiKey: maskSecret(settings.apiKey), default: isDefault, path: session.userPath };
   if (out.json) out.data(summary);
-  else out.out(`saved profile "${name}" (${settings.env}, VA ${summary.va}, API key ${summary.apiKey}) to ${session.userPath}`);
+  else {
+    out.out(`saved profile "${name}" (${settings.env}, VA ${summary.va}, API key ${summary.apiKey}) to ${session.userPath}`);
+    if (!isDefault) out.info(`"${name}" is not the default profile: use it with --profile ${name}, or make it the default with \`paycli config use ${name}\``);
+  }
   return 0;
 };
 
@@ -72,6 +91,7 @@ export const configSet: Handler = async (env, key: string, rawValue: string) => 
   const parsed = parseSetting(k, value);
   const user = await session.userConfig();
   const name = profileName(env, user);
+  guardProductionSecret(env, user, name, k, 'set');
   const profile = (user.profiles[name] ??= {});
   (profile as Record<string, unknown>)[SETTING_KEYS[k]] = parsed;
   user.defaultProfile ??= name;
@@ -86,6 +106,7 @@ export const configUnset: Handler = async (env, key: string) => {
   const { session, out } = env;
   const user = await session.userConfig();
   const name = profileName(env, user);
+  guardProductionSecret(env, user, name, k, 'unset');
   const profile = user.profiles[name];
   const had = profile !== undefined && SETTING_KEYS[k] in profile;
   if (profile) delete (profile as Record<string, unknown>)[SETTING_KEYS[k]];
@@ -123,6 +144,44 @@ export const configList: Handler<{ showOrigin?: boolean }> = async (env) => {
   const rows = entries(cfg).map(([k, s]) => ({ key: k, value: s ? display(k, s.value) : null, origin: s?.origin ?? null }));
   if (env.out.json) env.out.data(rows);
   else env.out.out(table(rows.map((r) => (env.opts.showOrigin ? [r.key, r.value ?? '-', r.origin ?? ''] : [r.key, r.value ?? '-']))));
+  return 0;
+};
+
+/** `paycli config profiles`: every profile, its environment and masked VA; the active one marked. */
+export const configProfiles: Handler = async (env) => {
+  const { session, out } = env;
+  const user = await session.userConfig();
+  const active = profileName(env, user);
+  const rows = Object.entries(user.profiles).map(([name, p]) => ({
+    name, active: name === active, default: name === user.defaultProfile, env: p.env ?? 'sandbox', va: p.va ? maskSecret(p.va) : null, apiKey: p.apiKey ? maskSecret(p.apiKey) : null,
+  }));
+  if (out.json) {
+    out.data(rows);
+    return 0;
+  }
+  if (rows.length === 0) {
+    out.info(`no profiles in ${session.userPath}; create one with \`paycli config init\``);
+    return 0;
+  }
+  out.out(table(rows.map((r) => [r.active ? '*' : ' ', r.name, r.env, r.va ?? '-', r.apiKey ? 'key set' : 'no key', r.default ? 'default' : '']), [' ', 'PROFILE', 'ENV', 'VA', 'API KEY', ''], (t) => out.c.bold(t)));
+  return 0;
+};
+
+/** `paycli config use NAME`: makes a profile the default. */
+export const configUse: Handler = async (env, name: string) => {
+  const { session, out } = env;
+  const user = await session.userConfig();
+  const profile = user.profiles[name];
+  if (!profile) {
+    const known = Object.keys(user.profiles);
+    throw new UsageError(`no profile "${name}" in ${session.userPath}`, { hint: known.length ? `profiles: ${known.join(', ')}` : `create it with \`paycli config init --profile ${name}\`` });
+  }
+  user.defaultProfile = name;
+  await writeUserConfig(session.userPath, user);
+  const envName = profile.env ?? 'sandbox';
+  if (out.json) out.data({ profile: name, env: envName, default: true });
+  else out.out(`default profile is now "${name}" (${envName})`);
+  if (envName === 'production') out.warn('the default profile is now production: every command without --profile or --env talks to the real gateway');
   return 0;
 };
 

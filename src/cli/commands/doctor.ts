@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { promisify } from 'node:util';
 import { modeOf } from '../../core/config/secure-file.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { redactUrl } from '../../core/http/client.js';
@@ -15,8 +14,6 @@ interface Check {
   status: Status;
   detail: string;
 }
-
-const run = promisify(execFile);
 
 function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
@@ -42,17 +39,37 @@ async function fileChecks(env: CommandEnv): Promise<Check[]> {
   return checks;
 }
 
+/**
+ * Runs `git grep` for a fixed string given on its standard input (`-f -`), never on its command
+ * line: a process's argv is readable by every local user (ps, /proc/PID/cmdline).
+ */
+function gitGrep(cwd: string, secret: string, env: NodeJS.ProcessEnv): Promise<{ code: number | string; stdout: string }> {
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn('git', ['grep', '-l', '-F', '-f', '-'], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'], timeout: 10_000 });
+    } catch (err) {
+      resolve({ code: (err as NodeJS.ErrnoException).code ?? 'ERROR', stdout: '' });
+      return;
+    }
+    let stdout = '';
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stdin!.on('error', () => undefined); // git may exit before reading (not a repository)
+    child.stdin!.end(secret + '\n');
+    child.once('error', (err: NodeJS.ErrnoException) => resolve({ code: err.code ?? 'ERROR', stdout }));
+    child.once('close', (code) => resolve({ code: code ?? 'SIGNAL', stdout }));
+  });
+}
+
 async function gitCheck(env: CommandEnv, apiKey: string | undefined): Promise<Check> {
   if (!apiKey) return { check: 'API key in git', status: 'skip', detail: 'no API key configured' };
-  try {
-    const { stdout } = await run('git', ['grep', '-l', '-F', '-e', apiKey], { cwd: env.ctx.cwd, timeout: 10_000 });
+  const { code, stdout } = await gitGrep(env.ctx.cwd, apiKey, { ...process.env, ...env.ctx.env } as NodeJS.ProcessEnv);
+  if (code === 0) {
     const files = stdout.trim().split('\n').filter(Boolean);
     return { check: 'API key in git', status: 'fail', detail: `found in tracked files: ${files.join(', ')} — remove it and rotate the key` };
-  } catch (err) {
-    const e = err as { code?: number | string; stderr?: string };
-    if (e.code === 1) return { check: 'API key in git', status: 'ok', detail: 'not in any tracked file' };
-    return { check: 'API key in git', status: 'skip', detail: e.code === 'ENOENT' ? 'git not installed' : 'not a git repository' };
   }
+  if (code === 1) return { check: 'API key in git', status: 'ok', detail: 'not in any tracked file' };
+  return { check: 'API key in git', status: 'skip', detail: code === 'ENOENT' ? 'git not installed' : 'not a git repository' };
 }
 
 async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {

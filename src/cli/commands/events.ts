@@ -1,15 +1,16 @@
-import { rm } from 'node:fs/promises';
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
 import { parseCaptureObject } from '../../core/callback/parse.js';
 import { checkCallback } from '../../core/callback/check.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
-import { describeSendError, endToEndHeaders, sendRaw } from '../../core/http/raw-post.js';
+import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
+import { forwardableHeaders } from '../../core/listener/forward.js';
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
-import { callbackVa, diagnosisKeys, ensureStoreIdle, eventStore } from './callback-shared.js';
-import { parseDuration } from '../../core/sandbox/outbox.js';
+import { callbackVa, diagnosisKeys, eventStore, withStore } from './callback-shared.js';
+import { parseDuration } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
+import { escapeControl as esc } from '../../core/terminal-text.js';
 
 interface EventsFlags {
   store?: string;
@@ -40,12 +41,15 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
     (!opts.invalid || e.verdict === 'invalid' || e.verdict === 'malformed');
   // Streamed, keeping only the newest `limit` matches: `--limit 20` on a store of any size stays small.
   let events: StoredEvent[] = [];
-  await eventStore(env).scan((e) => {
+  const store = eventStore(env);
+  const unreadable = await store.scan((e) => {
     if (!wanted(e)) return;
     events.push(e);
     if (events.length > 2 * limit) events = events.slice(-limit);
   });
   if (events.length > limit) events = events.slice(-limit);
+  // Lines that are not events (torn by a crash, edited by hand) are skipped, never fatal, but said.
+  if (unreadable > 0) out.warn(`${unreadable} unreadable line${unreadable === 1 ? '' : 's'} skipped in ${store.path}`);
   if (out.json) {
     out.data(events);
     return 0;
@@ -61,12 +65,13 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
         let amount = '';
         try {
           const f = parseCaptureObject({ headers: e.headers, body: e.body }).fields;
-          amount = typeof f.amount === 'string' ? rupiah(f.amount) : '';
+          amount = typeof f.amount === 'string' ? esc(rupiah(f.amount)) : '';
         } catch {
           amount = '';
         }
-        const verdict = e.verdict === 'valid' ? c.green('valid') : e.verdict === 'valid-variant' ? c.yellow('valid*') : c.red(e.verdict);
-        return [e.id, e.receivedAt.replace('T', ' ').slice(0, 19), e.source ?? 'listen', e.trx_id ?? '-', e.status ?? '-', amount, verdict, e.duplicate ? 'dup' : '', String(e.answer)];
+        const verdict = e.verdict === 'valid' ? c.green('valid') : e.verdict === 'valid-variant' ? c.yellow('valid*') : c.red(esc(String(e.verdict)));
+        // A store is a file anyone may have edited, and its fields came from senders: escaped.
+        return [esc(e.id), esc(String(e.receivedAt).replace('T', ' ').slice(0, 19)), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))];
       }),
       ['ID', 'RECEIVED (UTC)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'],
       (s) => c.bold(s),
@@ -84,7 +89,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
     const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
     const cfg = await env.session.config();
     if (cfg.va) {
-      check = checkCallback(parsed.fields, parsed.headerSignature ?? '', cfg.va.value, await diagnosisKeys(env));
+      check = checkCallback(parsed.fields, parsed.headerSignature ?? '', cfg.va.value, { diagnose: true, otherKeys: await diagnosisKeys(env) });
       canonical = check.canonical;
     }
   } catch {
@@ -95,15 +100,16 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
     return 0;
   }
   const c = out.c;
+  // Headers, body and fields came from the sender: control characters escaped (the body keeps its lines).
   out.out(
     [
-      `${c.bold(event.id)}  ${event.receivedAt}  ${event.method} ${event.path}  → ${event.answer}`,
-      `verdict: ${event.verdict}${event.variant ? ` (${event.variant})` : ''}${event.reason ? ` — ${event.reason}` : ''}${event.duplicate ? ' · duplicate' : ''}`,
+      `${c.bold(esc(event.id))}  ${esc(String(event.receivedAt))}  ${esc(event.method)} ${esc(event.path)}  → ${esc(String(event.answer))}`,
+      `verdict: ${esc(String(event.verdict))}${event.variant ? ` (${esc(event.variant)})` : ''}${event.reason ? ` — ${esc(event.reason)}` : ''}${event.duplicate ? ' · duplicate' : ''}`,
       '',
-      ...Object.entries(event.headers).map(([k, v]) => `${k}: ${v}`),
+      ...Object.entries(event.headers).map(([k, v]) => `${esc(k)}: ${esc(String(v))}`),
       '',
-      event.body,
-      ...(canonical ? ['', c.dim('canonical JSON:'), canonical] : []),
+      esc(event.body, { multiline: true }),
+      ...(canonical ? ['', c.dim('canonical JSON:'), esc(canonical)] : []),
     ].join('\n'),
   );
   return 0;
@@ -115,7 +121,7 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
   const to = opts.to;
   parseHttpUrl(to, '--to');
   const event = await findEvent(env, id);
-  let headers = endToEndHeaders(event.headers);
+  let headers = forwardableHeaders(event.headers);
   let body = event.body;
   if (opts.resign) {
     const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
@@ -140,11 +146,9 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
 
 export const eventsClear: Handler<EventsFlags> = async (env) => {
   const store = eventStore(env);
-  await ensureStoreIdle(store);
-  const n = (await store.list()).length;
-  await rm(store.path, { force: true });
-  if (env.out.json) env.out.data({ cleared: n, store: store.path });
-  else env.out.out(`cleared ${n} events from ${store.path}`);
+  const { cleared, unreadable } = await withStore(() => store.clear());
+  if (env.out.json) env.out.data({ cleared, unreadable, store: store.path });
+  else env.out.out(`cleared ${cleared} events from ${store.path}${unreadable ? ` (and ${unreadable} unreadable line${unreadable === 1 ? '' : 's'})` : ''}`);
   return 0;
 };
 
@@ -159,15 +163,14 @@ export const eventsPrune: Handler<EventsFlags> = async (env) => {
   let notBefore: Date | undefined;
   if (opts.olderThan !== undefined) {
     try {
-      notBefore = new Date(ctx.now().getTime() - parseDuration(opts.olderThan));
+      notBefore = new Date(ctx.now().getTime() - parseDuration(opts.olderThan, { maxMs: 100 * 365 * 86_400_000 }));
     } catch (err) {
       throw new UsageError(`invalid --older-than: ${(err as Error).message}`);
     }
   }
   const store = eventStore(env);
-  await ensureStoreIdle(store);
-  const result = await store.prune({ keepNewest, notBefore });
+  const result = await withStore(() => store.prune({ keepNewest, notBefore }));
   if (out.json) out.data({ store: store.path, ...result });
-  else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept${result.unreadable ? ` (${result.unreadable} unreadable line${result.unreadable === 1 ? '' : 's'} dropped)` : ''}`);
+  else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept${result.unreadable ? ` (${result.unreadable} unreadable line${result.unreadable === 1 ? '' : 's'} moved to ${result.unreadablePath})` : ''}`);
   return 0;
 };

@@ -56,17 +56,21 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
     const config = program.command('config').description('manage profiles and settings in the user config');
     examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
     examples(
-      config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)'),
+      config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)').option('--default', 'make it the default profile (a production profile never becomes the default otherwise)'),
       ['paycli config init', 'paycli config init --profile prod --env production --va 1234567890 --api-key-file key.txt --no-input'],
     ).action(lazy(async () => ({ default: (await import('./config.js')).configInit })));
     examples(config.command('set <key> <value>').description('set a setting of the profile (value "-" reads stdin); keys: env, va, api-key, base-url, timeout, notify-url'), ['paycli config set env local', 'paycli config set api-key - < key.txt'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configSet })));
-    examples(config.command('get <key>').description('print one resolved setting (the API key masked unless --reveal)').option('--reveal', 'print the API key in full'), ['paycli config get va', 'paycli config get api-key --reveal'])
+    examples(config.command('get <key>').description('print one resolved setting (the VA and API key masked unless --reveal)').option('--reveal', 'print the VA or API key in full'), ['paycli config get va', 'paycli config get api-key --reveal'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configGet })));
     examples(config.command('unset <key>').description('remove a setting from the profile'), ['paycli config unset base-url', 'paycli --profile prod config unset notify-url'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configUnset })));
     examples(config.command('list').description('list resolved settings').option('--show-origin', 'say where each value came from'), ['paycli config list', 'paycli config list --show-origin --json'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configList })));
+    examples(config.command('profiles').description('list the profiles: environment, masked VA, the active one marked'), ['paycli config profiles', 'paycli config profiles --json'])
+      .action(lazy(async () => ({ default: (await import('./config.js')).configProfiles })));
+    examples(config.command('use <name>').description('make a profile the default'), ['paycli config use sandbox', 'paycli config use prod'])
+      .action(lazy(async () => ({ default: (await import('./config.js')).configUse })));
     examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json'])
       .action(lazy(async () => ({ default: (await import('./config.js')).configPath })));
   }

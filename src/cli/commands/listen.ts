@@ -2,6 +2,7 @@ import { UsageError } from '../../core/errors.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
+import { escapeControl as esc } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
@@ -33,7 +34,7 @@ export function parseSize(text: string): number {
 export const listenCommand: Handler<ListenFlags> = async (env) => {
   const { opts, out, ctx } = env;
   const { startListener } = await import('../../core/listener/server.js');
-  const { parseDuration } = await import('../../core/sandbox/outbox.js');
+  const { parseDuration } = await import('../../core/duration.js');
   const va = await callbackVa(env);
   const otherKeys = await diagnosisKeys(env);
   const maxBody = parseSize(opts.maxBody ?? '1mb');
@@ -68,34 +69,59 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
       render(e);
       if (exitAfter !== undefined && ++count >= exitAfter) stop();
     },
+    onForward: ({ id, result: f }) => {
+      if (out.json) emit(JSON.stringify({ forward: id, url: f.url, status: f.status, ms: f.ms, ...(f.error ? { error: f.error } : {}) }));
+      else emit(f.status === null ? out.c.red(`  ↳ ${id} → ${f.url} failed: ${esc(f.error ?? '')}`) : out.c.dim(`  ↳ ${id} → ${f.url} ${f.status} ${f.ms}ms`));
+    },
+    onStoreTrouble: (t) => {
+      // Once per episode, not per request.
+      if (out.json) ctx.stderr.write(JSON.stringify({ event: t.failing ? 'store-failing' : 'store-recovered', store: store?.path, ...t }) + '\n');
+      else if (t.failing) ctx.stderr.write(`${out.e.red('cannot store requests')} in ${store?.path}: ${t.error}; answering 503 (the gateway retries) until it can\n`);
+      else ctx.stderr.write(`${out.e.green('storing again')} in ${store?.path}; ${t.refused} request${t.refused === 1 ? ' was' : 's were'} answered 503 meanwhile\n`);
+    },
   }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 8080} is already in use`, { hint: 'pick another --port (0 for any free port)' });
     throw err;
   });
 
+  // Lines are written once per event-loop turn: the store answers a whole group write in one turn.
+  let pending: string[] = [];
+  const flushLines = () => {
+    if (pending.length === 0) return;
+    const text = pending.join('\n') + '\n';
+    pending = [];
+    ctx.stdout.write(text);
+  };
+  function emit(line: string): void {
+    if (pending.push(line) === 1) setImmediate(flushLines);
+  }
+
   function render(e: ListenerEvent): void {
     const ev = e.event;
     if (out.json) {
-      out.data({ id: ev.id, receivedAt: ev.receivedAt, trx_id: ev.trx_id, status: ev.status, via: e.summary.via, channel: e.summary.channel, amount: e.summary.amount, verdict: ev.verdict, variant: ev.variant, reason: ev.reason, duplicate: ev.duplicate, answer: ev.answer, forwards: e.forwards, ms: e.ms }, false);
+      emit(JSON.stringify({ id: ev.id, receivedAt: ev.receivedAt, trx_id: ev.trx_id, status: ev.status, via: e.summary.via, channel: e.summary.channel, amount: e.summary.amount, verdict: ev.verdict, variant: ev.variant, reason: ev.reason, duplicate: ev.duplicate, answer: ev.answer, stored: e.stored, forwards: e.forwards, ms: e.ms }));
       return;
     }
     const c = out.c;
+    // Everything below but our own words comes from the sender: control characters are escaped.
+    const reason = esc(ev.reason ?? '');
     const verdict =
-      ev.verdict === 'valid' ? c.green('✓ valid') : ev.verdict === 'valid-variant' ? c.yellow(`✓ valid (${ev.variant}: ${ev.reason})`) : ev.verdict === 'invalid' ? c.red(`✗ invalid: ${ev.reason}`) : c.red(`✗ ${ev.reason ?? 'malformed'}`);
+      ev.verdict === 'valid' ? c.green('✓ valid') : ev.verdict === 'valid-variant' ? c.yellow(`✓ valid (${esc(ev.variant ?? '')}: ${reason})`) : ev.verdict === 'invalid' ? c.red(`✗ invalid: ${reason}`) : c.red(`✗ ${reason || 'malformed'}`);
     const parts = [
       c.dim(new Date(ev.receivedAt).toTimeString().slice(0, 8)),
-      ev.trx_id ? `trx ${ev.trx_id}` : ev.method,
-      ev.status ?? '',
-      e.summary.via ? `${e.summary.via}/${e.summary.channel ?? ''}` : '',
-      e.summary.amount ? rupiah(e.summary.amount) : '',
+      ev.trx_id ? `trx ${esc(ev.trx_id)}` : esc(ev.method),
+      esc(ev.status ?? ''),
+      e.summary.via ? `${esc(e.summary.via)}/${esc(e.summary.channel ?? '')}` : '',
+      e.summary.amount ? esc(rupiah(e.summary.amount)) : '',
       verdict,
       ev.duplicate ? c.cyan('duplicate') : '',
-      ...e.forwards.map((f) => (f.status === null ? c.red(`→ ${f.url} failed: ${f.error}`) : `→ ${f.url} ${f.status} ${f.ms}ms`)),
+      ...e.forwards.map((f) => (f.status === null ? c.red(`→ ${f.url} failed: ${esc(f.error ?? '')}`) : `→ ${f.url} ${f.status} ${f.ms}ms`)),
       c.dim(`${ev.answer} ${e.ms}ms`),
     ].filter(Boolean);
-    out.out(parts.join('  '));
+    emit(parts.join('  '));
   }
 
+  if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
   const banner = { event: 'listening', url: listener.url, va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [] };
   if (out.json) ctx.stderr.write(JSON.stringify(banner) + '\n');
   else {
@@ -119,7 +145,8 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   await stopped;
   if (timer) clearTimeout(timer);
   const summary = await listener.close();
+  if (pending.length > 0) flushLines();
   if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
-  else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates\n`);
+  else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
   return signal.aborted && signal.reason === 'SIGINT' ? 130 : 0;
 };

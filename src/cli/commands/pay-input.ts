@@ -1,4 +1,7 @@
 import { UsageError } from '../../core/errors.js';
+import { parseQuantity, parseRupiah } from '../../core/money.js';
+import { normalizePhone } from '../../core/phone.js';
+import { rupiah } from '../output.js';
 import { CHANNEL_ALIASES, channelsOf, METHOD_NAMES, validatePaymentRequest, type DirectPaymentRequest, type PaymentItem } from '../../core/payment-rules.js';
 
 export interface PayFlags {
@@ -41,18 +44,24 @@ function num(value: string, flag: string): number {
   return n;
 }
 
-/** Parses `--item "NAME:QTY:PRICE[:WEIGHT:WIDTH:HEIGHT:LENGTH]"`; the name may itself contain colons. */
+/** A trailing `--item` field that looks like a number or an amount (`2`, `0.3`, `25.000`, `Rp 25.000`). */
+const NUMERIC_FIELD = /^\s*(?:rp\.?\s*)?\d[\d.,-]*\s*$/i;
+
+/**
+ * Parses `--item "NAME:QTY:PRICE[:WEIGHT:WIDTH:HEIGHT:LENGTH]"`; the name may itself contain colons.
+ * QTY is a whole number, PRICE is Rupiah as parseRupiah reads it (`25.000` is twenty-five thousand).
+ */
 export function parseItem(text: string): PaymentItem {
   const parts = text.split(':');
   let trailing = 0;
-  for (let i = parts.length - 1; i >= 1 && /^\s*\d+(\.\d+)?\s*$/.test(parts[i]!); i--) trailing++;
+  for (let i = parts.length - 1; i >= 1 && NUMERIC_FIELD.test(parts[i]!); i--) trailing++;
   const dims = trailing >= 6 && parts.length >= 7 ? 6 : trailing >= 2 ? 2 : 0;
   if (dims === 0) throw new UsageError(`invalid --item "${text}": expected NAME:QTY:PRICE`, { hint: 'use NAME:QTY:PRICE, or NAME:QTY:PRICE:WEIGHT:WIDTH:HEIGHT:LENGTH for COD' });
-  const nums = parts.slice(parts.length - dims).map(Number);
+  const fields = parts.slice(parts.length - dims);
   const product = parts.slice(0, parts.length - dims).join(':').trim();
   if (!product) throw new UsageError(`invalid --item "${text}": the product name is empty`);
-  const item: PaymentItem = { product, qty: nums[0]!, price: nums[1]! };
-  if (dims === 6) Object.assign(item, { weight: nums[2], width: nums[3], height: nums[4], length: nums[5] });
+  const item: PaymentItem = { product, qty: parseQuantity(fields[0]!, `quantity in --item "${text}"`), price: parseRupiah(fields[1]!, `price in --item "${text}"`) };
+  if (dims === 6) Object.assign(item, { weight: num(fields[2]!, '--item weight'), width: num(fields[3]!, '--item width'), height: num(fields[4]!, '--item height'), length: num(fields[5]!, '--item length') });
   return item;
 }
 
@@ -66,7 +75,7 @@ export function collectItems(f: PayFlags): PaymentItem[] {
       if (n !== products.length) throw new UsageError(`${flag} was given ${n} times for ${products.length} --product: give one per product`);
     }
     products.forEach((product, i) => {
-      const item: PaymentItem = { product, qty: num(f.qty![i]!, '--qty'), price: num(f.price![i]!, '--price') };
+      const item: PaymentItem = { product, qty: parseQuantity(f.qty![i]!, '--qty'), price: parseRupiah(f.price![i]!, '--price') };
       for (const k of ['weight', 'width', 'height', 'length'] as const) {
         const list = f[k];
         if (list && list.length > 0) {
@@ -106,11 +115,13 @@ export function buildPaymentRequest(values: {
   const sum = values.items.reduce((s, i) => s + i.qty * i.price, 0);
   const amount = values.amount ?? sum;
   if (values.amount !== undefined && values.amount !== sum && !values.allowAmountMismatch) {
-    throw new UsageError(`--amount ${values.amount} differs from the items' total ${sum} (qty × price)`, { hint: 'drop --amount to use the total, or add --allow-amount-mismatch' });
+    throw new UsageError(`--amount ${rupiah(values.amount)} differs from the items' total ${rupiah(sum)} (qty × price)`, { hint: 'drop --amount to use the total, or add --allow-amount-mismatch' });
   }
+  if (!Number.isSafeInteger(sum)) throw new UsageError(`the items' total (qty × price) is more than paycli handles`);
+  const phone = values.phone ? normalizePhone(values.phone) : values.phone;
   const cod = values.method === 'cod';
   const req: DirectPaymentRequest = {
-    name: values.name, phone: values.phone, email: values.email, amount, notifyUrl: values.notifyUrl,
+    name: values.name, phone, email: values.email, amount, notifyUrl: values.notifyUrl,
     expired: values.expired, expiredType: values.expiredType, comments: values.comments, referenceId: values.referenceId,
     paymentMethod: values.method, paymentChannel: values.channel,
     product: values.items.map((i) => i.product), qty: values.items.map((i) => i.qty), price: values.items.map((i) => i.price),
@@ -123,13 +134,44 @@ export function buildPaymentRequest(values: {
   const errors = validatePaymentRequest(req as unknown as Record<string, unknown>);
   const fields = Object.keys(errors);
   if (fields.length > 0) {
-    const detail = fields.map((f) => `${FLAG_OF[f] ?? f}: ${errors[f]!.join('; ')}`).join(', ');
+    const detail = fields.map((f) => `${FLAG_OF[f] ?? f}: ${errors[f]!.map(inEnglish).join('; ')}`).join(', ');
     throw new UsageError(`the payment is not valid, nothing was sent: ${detail}`, {
       hint: cod ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L) plus --delivery-area (postal code) and --delivery-address' : undefined,
       details: errors,
     });
   }
   return req;
+}
+
+/**
+ * The English reading of the field errors validatePaymentRequest words as the gateway does (in
+ * Indonesian): paycli speaks English; only the gateway's own answers are quoted as received.
+ */
+export function inEnglish(message: string): string {
+  const rules: [RegExp, (m: RegExpExecArray) => string][] = [
+    [/^\S+ wajib diisi\.$/, () => 'required'],
+    [/^\S+ harus berupa teks\.$/, () => 'must be text'],
+    [/^email tidak valid\.$/, () => 'not an e-mail address'],
+    [/^phone tidak valid\.$/, () => 'not a phone number (08…, 62… or +62…)'],
+    [/^notifyUrl harus berupa URL\.$/, () => 'must be an http(s) URL'],
+    [/^\S+ harus berupa angka lebih dari 0\.$/, () => 'must be a number above 0'],
+    [/^paymentMethod tidak valid\. Pilihan: (.*)\.$/, (m) => `unknown method; one of ${m[1]}`],
+    [/^paymentChannel tidak valid untuk (\S+)\. Pilihan: (.*)\.$/, (m) => `not a channel of ${m[1]}; one of ${m[2]}`],
+    [/^expiredType tidak valid\. Pilihan: (.*)\.$/, (m) => `one of ${m[1]}`],
+    [/^\S+ harus berupa array\.$/, () => 'must be a list'],
+    [/^\S+ harus berjumlah sama dengan product\.$/, () => 'needs one value per product'],
+    [/^deliveryArea harus berupa kode pos 5 digit\.$/, () => 'must be a 5-digit postal code'],
+  ];
+  for (const [re, say] of rules) {
+    const m = re.exec(message);
+    if (m) return say(m);
+  }
+  return message;
+}
+
+/** Parses --amount: Rupiah as parseRupiah reads them. */
+export function amountFlag(value: string | undefined, flag = '--amount'): number | undefined {
+  return value === undefined ? undefined : parseRupiah(value, flag);
 }
 
 export function numberFlag(value: string | undefined, flag: string): number | undefined {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
+import { checkPaymentData } from '../../core/http/envelope.js';
 import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
 import { CHANNEL_NAMES, PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
 import { formatJakarta, maskSecret } from '../../core/signing/request-signature.js';
@@ -7,7 +8,9 @@ import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
 import { canPrompt } from '../session.js';
 import { withSpinner } from '../spinner.js';
-import { buildPaymentRequest, collectItems, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
+import { amountFlag, buildPaymentRequest, collectItems, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
+import { parseQuantity, parseRupiah } from '../../core/money.js';
+import { normalizePhone } from '../../core/phone.js';
 
 /** A unique, findable reference: PAYCLI-YYYYMMDDHHmmss-xxxx (Jakarta time). */
 export function generateReferenceId(now: Date): string {
@@ -25,7 +28,7 @@ interface Collected {
 }
 
 async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<void> {
-  const { select, input, number } = await import('@inquirer/prompts');
+  const { select, input } = await import('@inquirer/prompts');
   const io = { input: env.ctx.stdin, output: env.ctx.stderr };
   if (!v.method) {
     v.method = await select<string>({ message: 'Payment method', choices: PAYMENT_METHODS.map((m) => ({ value: m.method, name: `${m.method} — ${m.label}` })) }, io);
@@ -35,14 +38,24 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
     v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('./merchant.js')).channelChoices(env, v.method) }, io);
   }
   v.name ??= await input({ message: 'Buyer name', validate: (s) => s.trim() !== '' || 'required' }, io);
-  v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: (s) => /^(\+62|62|0)\d{6,14}$/.test(s.replace(/[\s-]/g, '')) || 'digits with a leading 0 or +62' }, io);
+  v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: (s) => ok(() => normalizePhone(s, 'phone')) }, io);
   v.email ??= await input({ message: 'Buyer e-mail', validate: (s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || 'an e-mail address' }, io);
   v.notifyUrl ??= await input({ message: 'Callback URL (notifyUrl)', validate: (s) => /^https?:\/\/\S+$/.test(s) || 'an http(s) URL' }, io);
   if (v.items.length === 0) {
     const product = await input({ message: 'Product', validate: (s) => s.trim() !== '' || 'required' }, io);
-    const qty = (await number({ message: 'Quantity', default: 1, min: 1, required: true }, io)) ?? 1;
-    const price = (await number({ message: 'Unit price (Rp)', min: 1, required: true }, io)) ?? 0;
+    const qty = parseQuantity(await input({ message: 'Quantity', default: '1', validate: (s) => ok(() => parseQuantity(s, 'quantity')) }, io), 'quantity');
+    const price = parseRupiah(await input({ message: 'Unit price (Rp, e.g. 25.000)', validate: (s) => ok(() => parseRupiah(s, 'price')) }, io), 'price');
     v.items.push({ product, qty, price });
+  }
+}
+
+/** A prompt validator from a parser: true, or the parser's message. */
+function ok(parse: () => unknown): true | string {
+  try {
+    parse();
+    return true;
+  } catch (err) {
+    return (err as Error).message;
   }
 }
 
@@ -97,7 +110,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   const referenceId = opts.referenceId ?? generateReferenceId(ctx.now());
   const request = buildPaymentRequest({
     name: v.name!, phone: v.phone!, email: v.email!, notifyUrl: v.notifyUrl!, method: v.method!, channel: v.channel!, items: v.items,
-    amount: numberFlag(opts.amount, '--amount'), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
+    amount: amountFlag(opts.amount), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
     comments: opts.comments, referenceId, deliveryArea: opts.deliveryArea, deliveryAddress: opts.deliveryAddress,
     allowAmountMismatch: opts.allowAmountMismatch,
   });
@@ -107,7 +120,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   const creds = await session.credentials();
   await session.guardProduction(`${rupiah(request.amount)} by ${request.paymentMethod}/${request.paymentChannel} for VA ${maskSecret(creds.va)}`);
   if (!opts.referenceId) out.info(out.e.dim(`reference id ${referenceId} (generated)`));
-  const envelope = await withSpinner(env, `creating ${request.paymentMethod}/${request.paymentChannel} payment`, () => session.send<DirectPaymentData>(req));
+  const envelope = await withSpinner(env, `creating ${request.paymentMethod}/${request.paymentChannel} payment`, () => session.send<DirectPaymentData>(req, { checkData: checkPaymentData, paymentReferenceId: referenceId }));
   if (opts.raw) out.data(envelope);
   else if (out.json) out.data(envelope.Data);
   else await render(env, envelope.Data, referenceId);

@@ -76,6 +76,12 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     settlement: opts.settlement,
     faults,
     onEvent: (e) => {
+      if (e.type === 'startup') return; // part of the banner
+      if (e.type === 'store-error') {
+        if (out.json) out.data({ time: ctx.now().toISOString(), ...e }, false);
+        else ctx.stderr.write(`${out.e.red('cannot store')}: ${e.message} (answered 503, nothing changed)\n`);
+        return;
+      }
       if (e.type === 'request') counts.requests++;
       if (e.type === 'callback') {
         counts.callbacks++;
@@ -113,7 +119,16 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     dataDir: dir ?? null,
     transactions: sandbox.state.txns.size,
     regions: sandbox.regions.counts,
+    skippedLines: sandbox.startup.skippedLines,
+    reconciled: sandbox.startup.reconciled,
+    removedTmp: sandbox.startup.removedTmp,
+    ...(sandbox.startup.tookOverFrom !== undefined ? { tookOverFrom: sandbox.startup.tookOverFrom } : {}),
   };
+  const notes: string[] = [];
+  if (sandbox.startup.tookOverFrom !== undefined) notes.push(`took over the data-dir lock of a crashed emulator (pid ${sandbox.startup.tookOverFrom})`);
+  if (sandbox.startup.skippedLines > 0) notes.push(`${sandbox.startup.skippedLines} unreadable journal line${sandbox.startup.skippedLines === 1 ? '' : 's'} skipped`);
+  if (sandbox.startup.reconciled > 0) notes.push(`${sandbox.startup.reconciled} callback${sandbox.startup.reconciled === 1 ? '' : 's'} queued for transitions that had none`);
+  if (sandbox.startup.removedTmp.length > 0) notes.push(`removed ${sandbox.startup.removedTmp.length} partial file${sandbox.startup.removedTmp.length === 1 ? '' : 's'} of an interrupted write (${sandbox.startup.removedTmp.join(', ')})`);
   if (out.json) out.data(banner, false);
   else {
     ctx.stderr.write(
@@ -123,6 +138,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         `  VA         ${main.va}`,
         `  API key    ${maskSecret(main.apiKey)}${main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY ? ' (the documented default; paycli --env local uses it)' : ''}`,
         `  state      ${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`,
+        ...notes.map((n) => `  ${out.e.yellow('note')}       ${n}`),
         `  admin      paycli sandbox list | pay ID | expire ID`,
         `  Ctrl-C to stop`,
         '',

@@ -2,6 +2,7 @@ import { UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { readInput } from '../io.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
+import { maskedStringToSign } from '../session.js';
 
 /** `paycli sign request`: shows every step of spec 5.1 for one request. */
 export const signRequestCommand: Handler<{ method: string; path: string; body?: string }> = async (env) => {
@@ -16,7 +17,7 @@ export const signRequestCommand: Handler<{ method: string; path: string; body?: 
     url: req.url,
     bodyHashed: body === undefined || body.length === 0 ? '{}' : `${Buffer.byteLength(body)} bytes`,
     bodyHash: req.signature.bodyHash,
-    stringToSign: req.signature.stringToSignMasked,
+    stringToSign: maskedStringToSign(req),
     signature: req.signature.signature,
     headers,
   };

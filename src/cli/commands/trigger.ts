@@ -1,4 +1,5 @@
 import { NetworkError, GatewayError, UsageError } from '../../core/errors.js';
+import { parseRupiah } from '../../core/money.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/sample.js';
 import { newEventId } from '../../core/listener/event-store.js';
@@ -43,8 +44,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
   const repeat = opts.repeat === undefined ? 1 : Number(opts.repeat);
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10_000) throw new UsageError(`invalid --repeat "${opts.repeat}": 1 to 10000`);
-  const amount = opts.amount === undefined ? undefined : Number(opts.amount);
-  if (amount !== undefined && (!Number.isInteger(amount) || amount <= 0)) throw new UsageError(`invalid --amount "${opts.amount}": a whole number of Rupiah`);
+  const amount = opts.amount === undefined ? undefined : parseRupiah(opts.amount, '--amount');
   const va = await callbackVa(env);
   const fields = sampleCallbackFields({ status, method, channel, now: ctx.now(), url: to, amount, settlement: opts.settlement });
   for (const assignment of opts.set ?? []) {

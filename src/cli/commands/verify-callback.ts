@@ -79,8 +79,8 @@ export const verifyCallbackCommand: Handler<VerifyFlags> = async (env, file?: st
   const va = await callbackVa(env);
   const sig = pickSignature(env, parsed);
   // The other secrets (API key, other profiles' VAs) are only read when the signature does not match.
-  let check = checkCallback(parsed.fields, sig.value, va, [], { diagnose: false });
-  if (check.verdict === 'invalid') check = checkCallback(parsed.fields, sig.value, va, await diagnosisKeys(env));
+  let check = checkCallback(parsed.fields, sig.value, va);
+  if (check.verdict === 'invalid') check = checkCallback(parsed.fields, sig.value, va, { diagnose: true, otherKeys: await diagnosisKeys(env) });
   render(env, check, sig.from);
   return check.verdict === 'invalid' ? 6 : 0;
 };
@@ -113,7 +113,7 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
     }
     // Full diagnosis for the failures listed; past that, only whether an undocumented encoding explains it.
     const listed = failures.length < MAX_LISTED;
-    const check = checkCallback(o.fields, o.received, va, listed ? keys : [], { diagnose: listed });
+    const check = checkCallback(o.fields, o.received, va, { diagnose: listed, otherKeys: listed ? keys : [] });
     if (check.verdict === 'valid-variant') {
       counts.validVariant++;
       continue;

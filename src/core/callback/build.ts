@@ -29,6 +29,12 @@ export interface CallbackFacts {
    * as the real QRIS capture) or `deferred` (`unsettle`, 6: payment received, settled later).
    */
   settlement?: 'immediate' | 'deferred';
+  /**
+   * Who bears the fee: `MERCHANT` (default: total = amount, paid_off = amount − fee, as the real
+   * QRIS capture) or `BUYER` (sub_total = amount, total = amount + fee, paid_off = amount, as the
+   * gateway's published callback sample).
+   */
+  feeDirection?: 'MERCHANT' | 'BUYER';
 }
 
 /**
@@ -38,6 +44,8 @@ export interface CallbackFacts {
 export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
   const code = CALLBACK_STATUSES[f.status];
   const paid = f.status === 'berhasil';
+  const buyerPays = f.feeDirection === 'BUYER';
+  const total = f.amount + (buyerPays ? f.fee : 0);
   const fields: Record<string, string> = {
     trx_id: String(f.trxId),
     sid: f.sid,
@@ -45,10 +53,10 @@ export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
     status: f.status,
     status_code: String(code),
     sub_total: String(f.amount),
-    total: String(f.amount),
-    amount: String(f.amount),
+    total: String(total),
+    amount: String(total),
     fee: String(f.fee),
-    paid_off: String(paid ? f.amount - f.fee : 0),
+    paid_off: String(paid ? (buyerPays ? f.amount : f.amount - f.fee) : 0),
     created_at: formatJakarta(f.createdAt),
     expired_at: formatJakarta(f.expiredAt),
     paid_at: paid && f.paidAt ? formatJakarta(f.paidAt) : '',
@@ -83,10 +91,26 @@ export function encodeFormBody(fields: Record<string, string>): string {
     .join('&');
 }
 
-/** A JSON callback body: strings as on the wire, additional_info as an array. */
-export function encodeJsonCallbackBody(fields: Record<string, string>): string {
+/** The callback fields that spec 2.7 types as integers in a JSON body. */
+const INTEGER_FIELDS = new Set(['trx_id', 'status_code', 'transaction_status_code', 'paid_off']);
+
+/**
+ * How a JSON callback body carries its values: `typed` as the gateway's field table says
+ * (`trx_id`, `status_code`, `transaction_status_code`, `paid_off` numbers, `is_escrow` a boolean,
+ * `additional_info` an array, the rest strings), or `strings` (every value a string but
+ * `additional_info`, as some senders do). Both carry the same signature: the canonical form is typed.
+ */
+export type JsonCallbackShape = 'typed' | 'strings';
+
+/** A JSON callback body in the given shape (default: all strings, additional_info as an array). */
+export function encodeJsonCallbackBody(fields: Record<string, string>, shape: JsonCallbackShape = 'strings'): string {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = k === 'additional_info' && v === '[]' ? [] : v;
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === 'additional_info' && v === '[]') out[k] = [];
+    else if (shape === 'typed' && INTEGER_FIELDS.has(k) && /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v))) out[k] = Number(v);
+    else if (shape === 'typed' && k === 'is_escrow') out[k] = v === 'true' || v === '1';
+    else out[k] = v;
+  }
   return JSON.stringify(out);
 }
 
@@ -98,12 +122,13 @@ export interface SignedCallback {
 }
 
 /**
- * Encodes and signs a callback as the gateway sends it: body in the chosen format, headers
+ * Encodes and signs a callback as the gateway sends it: body in the chosen format (JSON typed by
+ * default), headers
  * Accept, Content-Type, X-External-ID (digits), X-Signature (canonical HMAC with the VA), X-Timestamp.
  */
-export function signCallbackRequest(fields: Record<string, string>, va: string, format: 'form' | 'json', now: Date, externalId: string): SignedCallback {
+export function signCallbackRequest(fields: Record<string, string>, va: string, format: 'form' | 'json', now: Date, externalId: string, jsonShape: JsonCallbackShape = 'typed'): SignedCallback {
   const signature = hmacHex(va, canonicalizeCallback(fields as CallbackFields));
-  const body = format === 'json' ? encodeJsonCallbackBody(fields) : encodeFormBody(fields);
+  const body = format === 'json' ? encodeJsonCallbackBody(fields, jsonShape) : encodeFormBody(fields);
   return {
     body,
     signature,

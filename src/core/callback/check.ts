@@ -1,6 +1,6 @@
 import type { CallbackFields } from '../signing/callback-canonical.js';
-import { verifyCallback } from '../signing/callback-signature.js';
-import { diagnoseCallback, VARIATIONS, type CandidateKey, type Diagnosis } from '../signing/variants.js';
+import { requireVa, verifyCallback } from '../signing/callback-signature.js';
+import { DIAGNOSIS_BUDGET, diagnoseCallbackBounded, VARIATIONS, type CandidateKey, type DiagnosisBudget, type Diagnosis } from '../signing/variants.js';
 
 export interface CallbackCheck {
   verdict: 'valid' | 'valid-variant' | 'invalid';
@@ -10,26 +10,55 @@ export interface CallbackCheck {
   diagnosis: Diagnosis | null;
   /** One line for the merchant. */
   reason: string;
+  /** Set when a requested diagnosis stopped at its budget (the verdict is then "invalid"). */
+  notDiagnosed?: string;
+}
+
+export interface CheckCallbackOptions {
+  /**
+   * Explain a mismatch: try the known signing mistakes and other keys (bounded by `budget`).
+   * Off by default: a forged callback then costs about what a valid one does.
+   */
+  diagnose?: boolean;
+  /** Other secrets a signer may have used by mistake (the API key, other VAs); only with `diagnose`. */
+  otherKeys?: readonly CandidateKey[];
+  /** Limits on the diagnosis (docs/gateway.md, "Bounds on untrusted input"). */
+  budget?: DiagnosisBudget;
 }
 
 const NO_MATCH = 'no known variant or key reproduces it: the payload was changed after signing, or it was signed with a key paycli does not know';
+const MISMATCH = 'the signature does not match (ask for a diagnosis to learn why)';
+const ENCODINGS = VARIATIONS.filter((v) => v.undocumentedEncoding);
 
 /**
- * Verifies a callback signature and, on a mismatch, explains it. A match through an undocumented
- * encoding of the gateway (non-ASCII raw, null as null) with the merchant VA is `valid-variant`:
- * authentic, but worth a warning.
+ * Verifies a callback signature with the merchant VA. A match through an undocumented encoding
+ * of the gateway (non-ASCII raw, null as null) is `valid-variant`: authentic, but worth a warning.
+ * With `{ diagnose: true }`, a mismatch is explained (within a budget). A missing or empty VA
+ * throws MissingVaError. The 4th argument may also be the list of other keys (older form).
  */
-export function checkCallback(fields: CallbackFields, received: string, va: string, otherKeys: readonly CandidateKey[] = [], options: { diagnose?: boolean } = {}): CallbackCheck {
-  const v = verifyCallback({ fields, signature: received, va });
+export function checkCallback(fields: CallbackFields, received: string, va: string | undefined, options: CheckCallbackOptions | readonly CandidateKey[] = {}, legacy: CheckCallbackOptions = {}): CallbackCheck {
+  const o: CheckCallbackOptions = Array.isArray(options) ? { ...legacy, otherKeys: options as readonly CandidateKey[] } : (options as CheckCallbackOptions);
+  const key = requireVa(va);
+  const v = verifyCallback({ fields, signature: received, va: key });
   if (v.valid) return { verdict: 'valid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: 'signature matches the canonical JSON signed with the merchant VA' };
   const trimmed = received.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(trimmed)) {
     const what = trimmed === '' ? 'the signature is empty' : `the signature is not 64 hex characters (${trimmed.length} characters)`;
     return { verdict: 'invalid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: what };
   }
-  const vaKey: CandidateKey = { kind: 'va', label: 'the merchant VA', key: va };
-  // Without a full diagnosis, only the undocumented encodings of the gateway are tried (a cheap check).
-  const diagnosis = options.diagnose === false ? diagnoseCallback(fields, trimmed, [vaKey], VARIATIONS.filter((v) => v.undocumentedEncoding)) : diagnoseCallback(fields, trimmed, [vaKey, ...otherKeys]);
-  if (diagnosis?.authentic) return { verdict: 'valid-variant', expected: v.expected, received, canonical: v.canonical, diagnosis, reason: diagnosis.message };
-  return { verdict: 'invalid', expected: v.expected, received, canonical: v.canonical, diagnosis, reason: diagnosis ? diagnosis.message : NO_MATCH };
+  const full = o.diagnose === true;
+  const maxLength = o.budget?.maxLength ?? DIAGNOSIS_BUDGET.maxLength;
+  if (v.canonical.length > maxLength) {
+    // Too large to try variants on (the first canonical form is already known to be this long).
+    const notDiagnosed = `not diagnosed: the signed JSON is over ${maxLength} characters`;
+    return { verdict: 'invalid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: full ? notDiagnosed : MISMATCH, notDiagnosed };
+  }
+  const vaKey: CandidateKey = { kind: 'va', label: 'the merchant VA', key };
+  // Without a diagnosis, only the gateway's undocumented encodings are tried (a few HMACs, same budget).
+  const { diagnosis, notDiagnosed } = full ? diagnoseCallbackBounded(fields, trimmed, [vaKey, ...(o.otherKeys ?? [])], VARIATIONS, o.budget) : diagnoseCallbackBounded(fields, trimmed, [vaKey], ENCODINGS, o.budget);
+  const base = { expected: v.expected, received, canonical: v.canonical, diagnosis };
+  if (diagnosis?.authentic) return { verdict: 'valid-variant', ...base, reason: diagnosis.message };
+  if (diagnosis) return { verdict: 'invalid', ...base, reason: diagnosis.message };
+  if (notDiagnosed) return { verdict: 'invalid', ...base, reason: full ? notDiagnosed : MISMATCH, notDiagnosed };
+  return { verdict: 'invalid', ...base, reason: full ? NO_MATCH : MISMATCH };
 }

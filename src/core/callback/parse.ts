@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { CallbackFields, CallbackValue } from '../signing/callback-canonical.js';
+import { attachPhpShape, fitsInt64, isPhpIntKey } from '../signing/php-values.js';
 
 /** A callback body or capture that cannot be read. Exit 2 in the CLI; 400 in the listener. */
 export class MalformedPayloadError extends UsageError {
@@ -33,17 +34,134 @@ function decodeComponent(text: string, pair: number, part: 'name' | 'value'): st
   }
 }
 
+/** PHP's `max_input_vars`: parse_str reads this many pairs and ignores the rest. */
+export const FORM_MAX_PAIRS = 1000;
+/** PHP's `max_input_nesting_level`: a name nested deeper is dropped with its whole variable. */
+export const FORM_MAX_NESTING = 64;
+/** Containers nested deeper than this are refused, as PHP's `json_decode` (default depth 512) does. */
+export const JSON_MAX_NESTING = 511;
+
+/** A PHP array while it is being built: keys in insertion order, and the next index `[]` takes. */
+class PhpArray {
+  readonly map = new Map<string, string | PhpArray>();
+  next: bigint | undefined;
+
+  /** Sets `key` (`null` appends); false when PHP cannot append (the next index is taken at 2^63 − 1). */
+  set(key: string | null, value: string | PhpArray): boolean {
+    if (key === null) {
+      const k = this.next ?? 0n;
+      if (this.map.has(k.toString())) return false;
+      this.map.set(k.toString(), value);
+      this.next = k < INT64_MAX ? k + 1n : INT64_MAX;
+      return true;
+    }
+    if (isPhpIntKey(key)) {
+      const k = BigInt(key);
+      if (this.next === undefined || k >= this.next) this.next = k < INT64_MAX ? k + 1n : INT64_MAX;
+    }
+    this.map.set(key, value);
+    return true;
+  }
+
+  /** The array at `key` (created, or replacing a plain value); `null` appends a new one (null when it cannot). */
+  child(key: string | null): PhpArray | null {
+    const current = key === null ? undefined : this.map.get(key);
+    if (current instanceof PhpArray) return current;
+    const created = new PhpArray();
+    return this.set(key, created) ? created : null;
+  }
+}
+
+const INT64_MAX = 9223372036854775807n;
+
+/** Turns a finished PHP array into a JavaScript list (keys 0, 1, 2, … in order) or an object that remembers PHP's key order. */
+function fromPhpArray(a: PhpArray): CallbackValue {
+  const keys = [...a.map.keys()];
+  if (keys.every((k, i) => k === String(i))) return keys.map((k) => materialize(a.map.get(k)!));
+  const obj = Object.create(null) as Record<string, CallbackValue>;
+  for (const k of keys) obj[k] = materialize(a.map.get(k)!);
+  const enumerated = Object.keys(obj);
+  if (enumerated.some((k, i) => k !== keys[i])) attachPhpShape(obj, { order: keys });
+  return obj;
+}
+
+function materialize(v: string | PhpArray): CallbackValue {
+  return typeof v === 'string' ? v : fromPhpArray(v);
+}
+
 /**
- * Parses an `application/x-www-form-urlencoded` body as PHP does: `+` is a space, repeated keys keep
- * the last value, `key[]` collects an array and `key[sub]` an object. (One pass with indexOf: this
- * runs for every request `paycli listen` receives.)
+ * Registers one decoded pair as PHP's parse_str does (php_register_variable_ex): leading spaces
+ * of the name dropped, `.` and space before the first `[` turned into `_`, `a[b][]` nesting, a
+ * `[` without `]` turned into `_`, text after a `]` ignored, too deep a nesting drops the variable.
+ */
+function registerPhpVariable(fields: Record<string, string | PhpArray>, rawName: string, value: string): void {
+  let name = rawName;
+  const nul = name.indexOf('\0');
+  if (nul >= 0) name = name.slice(0, nul); // PHP reads the name as a C string
+  if (name.charCodeAt(0) === 32) name = name.replace(/^ +/, '');
+  const open = name.indexOf('[');
+  let base = open < 0 ? name : name.slice(0, open);
+  if (base.indexOf(' ') >= 0 || base.indexOf('.') >= 0) base = base.replace(/[ .]/g, '_');
+  if (base === '') return;
+  if (open < 0) {
+    fields[base] = value;
+    return;
+  }
+  const indices: (string | null)[] = [];
+  let pos = open;
+  for (let level = 1; ; level++) {
+    if (level > FORM_MAX_NESTING) {
+      delete fields[base];
+      return;
+    }
+    const start = pos + 1;
+    let close: number;
+    if (name.charCodeAt(start) === 93 /* ] */) {
+      indices.push(null);
+      close = start;
+    } else {
+      close = name.indexOf(']', start);
+      if (close < 0) {
+        if (indices.length === 0) {
+          // Not an index after all: the `[` and what follows become part of a plain name.
+          fields[`${base}_${name.slice(start).replace(/[ .[]/g, '_')}`] = value;
+          return;
+        }
+        break;
+      }
+      indices.push(name.slice(start, close));
+    }
+    pos = close + 1;
+    if (name.charCodeAt(pos) !== 91 /* [ */) break;
+  }
+  const top = fields[base];
+  let container: PhpArray;
+  if (top instanceof PhpArray) container = top;
+  else {
+    container = new PhpArray();
+    fields[base] = container;
+  }
+  for (let i = 0; i < indices.length - 1; i++) {
+    const next = container.child(indices[i]!);
+    if (next === null) return; // PHP drops the pair
+    container = next;
+  }
+  container.set(indices[indices.length - 1]!, value);
+}
+
+/**
+ * Parses an `application/x-www-form-urlencoded` body exactly as PHP's `parse_str` does
+ * (docs/gateway.md, "PHP semantics"): `+` is a space, repeated names keep the last value, `a[]`
+ * lists, `a[k]` and `a[b][c]` nested arrays, `.` and space in names become `_`, only the first
+ * 1 000 pairs count. A malformed percent-escape is an error (PHP would keep it literally).
+ * (One pass with indexOf: this runs for every request `paycli listen` receives.)
  */
 export function parseFormBody(body: string): CallbackFields {
-  const fields = Object.create(null) as CallbackFields;
+  const fields = Object.create(null) as Record<string, string | PhpArray>;
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   const end = body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
-  let any = false;
-  for (let start = 0, n = 1; start <= end; n++) {
+  let nested = false;
+  for (let start = 0, n = 1; start <= end && n <= FORM_MAX_PAIRS; ) {
     let amp = body.indexOf('&', start);
     if (amp < 0 || amp > end) amp = end;
     if (amp > start) {
@@ -51,31 +169,186 @@ export function parseFormBody(body: string): CallbackFields {
       if (eq > amp) eq = -1;
       const value = eq < 0 ? '' : decodeComponent(body.slice(eq + 1, amp), n, 'value');
       const key = decodeComponent(body.slice(start, eq < 0 ? amp : eq), n, 'name');
-      if (key === '') throw new MalformedPayloadError(`pair ${n} of the form body has no name`);
-      any = true;
-      const m = key.endsWith(']') ? /^([^[\]]+)\[([^\]]*)\]$/.exec(key) : null;
-      if (!m) fields[key] = value;
-      else {
-        const [, base, sub] = m as unknown as [string, string, string];
-        const current = fields[base];
-        if (sub === '') {
-          if (Array.isArray(current)) current.push(value);
-          else fields[base] = [value];
-        } else {
-          const obj = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : (Object.create(null) as Record<string, CallbackValue>);
-          obj[sub] = value;
-          fields[base] = obj;
-        }
-      }
+      if (key.indexOf('[') >= 0) {
+        nested = true;
+        registerPhpVariable(fields, key, value);
+      } else if (key.charCodeAt(0) === 32 || key.indexOf('.') >= 0 || key.indexOf(' ') >= 0 || key.indexOf('\0') >= 0) registerPhpVariable(fields, key, value);
+      else if (key !== '') fields[key] = value;
+      n++;
     }
     start = amp + 1;
   }
-  if (!any) throw new MalformedPayloadError('the form body has no fields');
-  return fields;
+  if (nested) for (const k in fields) if (fields[k] instanceof PhpArray) (fields as Record<string, CallbackValue>)[k] = fromPhpArray(fields[k]);
+  for (const _ in fields) return fields as CallbackFields;
+  throw new MalformedPayloadError('the form body has no fields');
 }
 
-/** Parses a JSON callback body: it must be an object. */
+/**
+ * One pass over a JSON text, outside its strings: the deepest nesting, and whether JSON.parse
+ * would lose what PHP keeps (a number with a fraction or exponent, an integer of 16 digits or
+ * more, an object inside the top-level one, whose key order PHP keeps).
+ */
+function scanJson(text: string): { depth: number; exact: boolean } {
+  let depth = 0;
+  let max = 0;
+  let exact = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Skip the string: the next quote not escaped by an odd run of backslashes.
+      let j = i;
+      for (;;) {
+        j = text.indexOf('"', j + 1);
+        if (j < 0) return { depth: max, exact }; // unterminated: JSON.parse reports it
+        let k = j - 1;
+        while (text.charCodeAt(k) === 92) k--;
+        if ((j - 1 - k) % 2 === 0) break;
+      }
+      i = j;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth++;
+      if (depth > max) max = depth;
+      if (c === 123 && depth > 1) exact = false;
+    } else if (c === 125 || c === 93) depth--;
+    else if (c === 45 || (c >= 48 && c <= 57)) {
+      let j = i + 1;
+      let digits = c === 45 ? 0 : 1;
+      for (; j < text.length; j++) {
+        const d = text.charCodeAt(j);
+        if (d >= 48 && d <= 57) digits++;
+        else if (d === 46 || d === 101 || d === 69 || d === 43 || d === 45) exact = false;
+        else break;
+      }
+      if (digits >= 16) exact = false;
+      i = j - 1;
+    }
+  }
+  return { depth: max, exact };
+}
+
+/** A JSON reader that keeps what PHP's json_decode keeps: integer or double, exact 64-bit integers, key order. */
+class PhpJsonReader {
+  i = 0;
+  constructor(readonly text: string) {}
+
+  fail(what: string): never {
+    throw new MalformedPayloadError(`the JSON body does not parse: ${what} at position ${this.i}`);
+  }
+
+  ws(): void {
+    const t = this.text;
+    while (this.i < t.length) {
+      const c = t.charCodeAt(this.i);
+      if (c === 32 || c === 9 || c === 10 || c === 13) this.i++;
+      else break;
+    }
+  }
+
+  value(holder: { numbers?: Map<string, 'float' | string> }, key: string): CallbackValue {
+    this.ws();
+    const t = this.text;
+    const c = t[this.i];
+    if (c === '{') return this.object();
+    if (c === '[') return this.array();
+    if (c === '"') return this.string();
+    if (t.startsWith('true', this.i)) return (this.i += 4), true;
+    if (t.startsWith('false', this.i)) return (this.i += 5), false;
+    if (t.startsWith('null', this.i)) return (this.i += 4), null;
+    const m = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+    m.lastIndex = this.i;
+    const r = m.exec(t);
+    if (!r) this.fail('unexpected character');
+    this.i = m.lastIndex;
+    const n = Number(r[0]);
+    if (r[1] !== undefined || r[2] !== undefined || !fitsInt64(r[0])) (holder.numbers ??= new Map()).set(key, 'float');
+    else if (!Number.isSafeInteger(n)) (holder.numbers ??= new Map()).set(key, r[0] === '-0' ? '0' : r[0]);
+    return n;
+  }
+
+  string(): string {
+    const t = this.text;
+    let j = this.i;
+    for (;;) {
+      j = t.indexOf('"', j + 1);
+      if (j < 0) this.fail('unterminated string');
+      let k = j - 1;
+      while (t.charCodeAt(k) === 92) k--;
+      if ((j - 1 - k) % 2 === 0) break;
+    }
+    let s: string;
+    try {
+      s = JSON.parse(t.slice(this.i, j + 1)) as string;
+    } catch {
+      this.fail('bad string');
+    }
+    this.i = j + 1;
+    return s;
+  }
+
+  array(): CallbackValue[] {
+    this.i++;
+    const out: CallbackValue[] = [];
+    const shape: { numbers?: Map<string, 'float' | string> } = {};
+    this.ws();
+    if (this.text[this.i] === ']') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value(shape, String(out.length)));
+      this.ws();
+      const c = this.text[this.i++];
+      if (c === ']') break;
+      if (c !== ',') this.fail('expected , or ]');
+    }
+    if (shape.numbers) attachPhpShape(out, shape);
+    return out;
+  }
+
+  /** An object, as PHP's array: a list when its keys are 0, 1, 2, … in order. */
+  object(top = false): CallbackValue {
+    this.i++;
+    const a = new Map<string, CallbackValue>();
+    const shape: { numbers?: Map<string, 'float' | string> } = {};
+    this.ws();
+    if (this.text[this.i] === '}') this.i++;
+    else {
+      for (;;) {
+        this.ws();
+        if (this.text[this.i] !== '"') this.fail('expected a key');
+        const key = this.string();
+        this.ws();
+        if (this.text[this.i++] !== ':') this.fail('expected :');
+        shape.numbers?.delete(key);
+        a.set(key, this.value(shape, key));
+        this.ws();
+        const c = this.text[this.i++];
+        if (c === '}') break;
+        if (c !== ',') this.fail('expected , or }');
+      }
+    }
+    const keys = [...a.keys()];
+    if (!top && keys.every((k, i) => k === String(i))) {
+      const list = keys.map((k) => a.get(k)!);
+      if (shape.numbers) attachPhpShape(list, shape);
+      return list;
+    }
+    const obj = Object.create(null) as Record<string, CallbackValue>;
+    for (const k of keys) obj[k] = a.get(k)!;
+    const order = Object.keys(obj).some((k, i) => k !== keys[i]) ? keys : undefined;
+    if (order || shape.numbers) attachPhpShape(obj, { ...(order ? { order } : {}), ...(shape.numbers ? { numbers: shape.numbers } : {}) });
+    return obj;
+  }
+}
+
+/**
+ * Parses a JSON callback body: it must be an object, nested at most 511 levels (PHP's json_decode
+ * refuses deeper ones). JSON.parse reads it unless it holds something JSON.parse would lose for
+ * PHP (doubles, integers beyond 2^53, nested objects); those are read keeping PHP's view.
+ */
 export function parseJsonBody(body: string): CallbackFields {
+  const scan = scanJson(body);
+  if (scan.depth > JSON_MAX_NESTING) throw new MalformedPayloadError(`the JSON body is nested ${scan.depth} levels deep (at most ${JSON_MAX_NESTING})`);
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -85,7 +358,11 @@ export function parseJsonBody(body: string): CallbackFields {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new MalformedPayloadError('the JSON body is not an object of callback fields');
   }
-  return value as CallbackFields;
+  if (scan.exact) return value as CallbackFields;
+  const reader = new PhpJsonReader(body);
+  reader.ws();
+  const fields = reader.object(true);
+  return fields as CallbackFields;
 }
 
 /** Picks the body format from a Content-Type header, or sniffs it from the body. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { AuthError, UsageError } from '../errors.js';
 import { writeSecureFile } from './secure-file.js';
 import { parseHttpUrl } from '../http/serve.js';
+import { isLoopbackUrl } from '../http/loopback.js';
 import { fsError } from '../fs-errors.js';
 
 /** Settings a profile (and partly the project config) can hold. */
@@ -53,7 +54,10 @@ export function parseSetting(key: string, value: string): string | number {
     }
     case 'base-url':
     case 'notify-url': {
-      parseHttpUrl(value, key);
+      const url = parseHttpUrl(value, key);
+      if (key === 'base-url' && url.protocol === 'http:' && !isLoopbackUrl(value)) {
+        throw new UsageError(`refusing plain http for the base URL ${url.origin}: the VA and signed requests would travel unencrypted`, { hint: 'use https, or http only on a loopback address (127.0.0.1, ::1, localhost)' });
+      }
       return key === 'base-url' ? value.replace(/\/+$/, '') : value;
     }
     case 'va':

@@ -1,6 +1,7 @@
 import { AuthError, UsageError } from '../errors.js';
 import { BASE_URLS, ENVIRONMENTS, lineOf, parseSetting, type Environment, type Settings, type UserConfig } from './profiles.js';
 import type { Env } from './paths.js';
+import { isLoopbackUrl } from '../http/loopback.js';
 
 /** The emulator's documented default merchant (used with `--env local` when nothing is configured). */
 export const EMULATOR_DEFAULT_VA = '1179000899';
@@ -38,13 +39,47 @@ export interface ResolvedConfig {
   warnings: string[];
   /** Other VAs known from profiles, for callback diagnosis (label → VA). */
   otherVas: { label: string; va: string }[];
+  /** Set when the selected profile holds credentials for another environment than the one in use. */
+  unusedProfile?: { name: string; env: string };
 }
 
 const PROJECT_KEYS: Record<string, keyof Settings | 'profile'> = {
   env: 'env', va: 'va', baseUrl: 'baseUrl', 'base-url': 'baseUrl', timeout: 'timeout',
   notifyUrl: 'notifyUrl', 'notify-url': 'notifyUrl', profile: 'profile',
 };
-const SECRET_KEYS = ['apiKey', 'api-key', 'api_key', 'apikey', 'key'];
+/**
+ * Whether a config key names a secret: any spelling of "API key" (apiKey, API_KEY, api-key, ApiKey,
+ * APIKEY…), a bare `key` or anything ending in "key" (merchantKey, ipaymu_key), and secret,
+ * password, token, credential or private-key names, in any case and with any separator.
+ */
+export function isSecretKey(key: string): boolean {
+  const norm = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return norm.endsWith('key') || norm.endsWith('keys') || /apikey|secret|passw|token|credential|privatekey|signature/.test(norm);
+}
+
+/** The first secret-looking key in a (possibly nested) config value, as a dotted path. */
+function findSecretKey(value: unknown, path: string[] = [], depth = 0): string[] | undefined {
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!Array.isArray(value) && isSecretKey(k)) return [...path, k];
+    const inner = findSecretKey(v, [...path, k], depth + 1);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** The official base URL of production: the only one a production request goes to unasked. */
+export const OFFICIAL_PRODUCTION_BASE_URL = 'https://my.ipaymu.com/api';
+
+/** Whether a base URL is the official production one (same origin, path /api). */
+function isOfficialProduction(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' && u.hostname.toLowerCase() === 'my.ipaymu.com' && (u.port === '' || u.port === '443') && u.pathname.replace(/\/+$/, '') === '/api';
+  } catch {
+    return false;
+  }
+}
 const ENV_NAMES: Record<keyof Settings | 'profile', string> = {
   env: 'PAYCLI_ENV', va: 'PAYCLI_VA', apiKey: 'PAYCLI_API_KEY', baseUrl: 'PAYCLI_BASE_URL',
   timeout: 'PAYCLI_TIMEOUT', notifyUrl: 'PAYCLI_NOTIFY_URL', profile: 'PAYCLI_PROFILE',
@@ -57,12 +92,14 @@ const PUBLIC_NAMES: Record<keyof Settings, string> = {
 export function readProjectSettings(project: ProjectConfig): { settings: Settings & { profile?: string }; warnings: string[] } {
   const settings: Settings & { profile?: string } = {};
   const warnings: string[] = [];
+  const secret = findSecretKey(project.config);
+  if (secret) {
+    const key = secret[secret.length - 1]!;
+    throw new AuthError(`the project config ${project.filepath}${lineOf(project.text, key)} holds a secret ("${secret.join('.')}"); paycli refuses to read secrets from project files`, {
+      hint: 'remove it, rotate the key if the file was committed, and use `paycli config set api-key -` or PAYCLI_API_KEY instead',
+    });
+  }
   for (const [key, value] of Object.entries(project.config)) {
-    if (SECRET_KEYS.includes(key)) {
-      throw new AuthError(`the project config ${project.filepath}${lineOf(project.text, key)} holds an API key ("${key}"); paycli refuses to read secrets from project files`, {
-        hint: 'remove it, rotate the key if the file was committed, and use `paycli config set api-key -` or PAYCLI_API_KEY instead',
-      });
-    }
     const field = PROJECT_KEYS[key];
     if (!field) {
       warnings.push(`${project.filepath}${lineOf(project.text, key)}: unknown key "${key}" ignored (known: env, va, baseUrl, timeout, notifyUrl, profile)`);
@@ -116,15 +153,19 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   }
   const profileOrigin = `profile "${profile.value}" (${userPath})`;
 
-  function pick<K extends keyof Settings>(field: K): Sourced<NonNullable<Settings[K]>> | undefined {
+  /**
+   * One setting, by precedence. `belongsHere` filters sources of credentials: a value that belongs
+   * to another environment is skipped (credentials belong to a profile and its environment).
+   */
+  function pick<K extends keyof Settings>(field: K, belongsHere?: (source: 'env' | 'project' | 'profile') => boolean): Sourced<NonNullable<Settings[K]>> | undefined {
     const flag = flags[field];
     if (flag !== undefined && flag !== '') return { value: flag as NonNullable<Settings[K]>, origin: `flag --${PUBLIC_NAMES[field]}` };
     const e = envValue(field);
-    if (e !== undefined) return { value: parseSettingAt(PUBLIC_NAMES[field], e, `env ${ENV_NAMES[field]}`) as NonNullable<Settings[K]>, origin: `env ${ENV_NAMES[field]}` };
+    if (e !== undefined && (!belongsHere || belongsHere('env'))) return { value: parseSettingAt(PUBLIC_NAMES[field], e, `env ${ENV_NAMES[field]}`) as NonNullable<Settings[K]>, origin: `env ${ENV_NAMES[field]}` };
     const p = (project.settings as Settings)[field];
-    if (p !== undefined) return { value: p as NonNullable<Settings[K]>, origin: projectOrigin };
+    if (p !== undefined && (!belongsHere || belongsHere('project'))) return { value: p as NonNullable<Settings[K]>, origin: projectOrigin };
     const u = profileSettings?.[field];
-    if (u !== undefined && u !== '') return { value: u as NonNullable<Settings[K]>, origin: profileOrigin };
+    if (u !== undefined && u !== '' && (!belongsHere || belongsHere('profile'))) return { value: u as NonNullable<Settings[K]>, origin: profileOrigin };
     return undefined;
   }
 
@@ -133,14 +174,26 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   if (!(ENVIRONMENTS as readonly string[]).includes(environment)) {
     throw new UsageError(`invalid environment "${environment}" (from ${envPicked?.origin})`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
   }
+  const warnings = [...project.warnings];
   const baseUrl = pick('baseUrl') ?? { value: BASE_URLS[environment], origin: `default for ${environment}` };
+  checkBaseUrl(baseUrl, environment, warnings);
   const timeout = pick('timeout') ?? { value: 30_000, origin: 'default' };
-  let va = pick('va');
-  let apiKey = pick('apiKey');
+  // Where credentials come from must be meant for this environment: exported PAYCLI_VA/API_KEY
+  // belong to PAYCLI_ENV (any environment but local when it is unset), a project config's VA to its
+  // `env`, a profile's to the profile's env (sandbox when it names none). Flags always count.
+  const envOfEnvVars = envValue('env');
+  const belongsHere = (source: 'env' | 'project' | 'profile'): boolean => {
+    if (source === 'env') return envOfEnvVars ? envOfEnvVars === environment : environment !== 'local';
+    if (source === 'project') return project.settings.env ? project.settings.env === environment : environment !== 'local';
+    return (profileSettings?.env ?? 'sandbox') === environment;
+  };
+  let va = pick('va', belongsHere);
+  let apiKey = pick('apiKey', belongsHere);
   if (environment === 'local' && !va && !apiKey) {
     va = { value: EMULATOR_DEFAULT_VA, origin: 'emulator default' };
     apiKey = { value: EMULATOR_DEFAULT_API_KEY, origin: 'emulator default' };
   }
+  const skipped = (['va', 'apiKey'] as const).filter((f) => !(f === 'va' ? va : apiKey) && profileSettings?.[f] && (profileSettings.env ?? 'sandbox') !== environment);
   const otherVas: { label: string; va: string }[] = [];
   for (const [name, s] of Object.entries(user.profiles)) {
     if (s.va && s.va !== va?.value) otherVas.push({ label: `the VA of profile "${name}"${s.env ? ` (${s.env})` : ''}`, va: s.va });
@@ -154,9 +207,39 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     va,
     apiKey,
     notifyUrl: pick('notifyUrl'),
-    warnings: project.warnings,
+    warnings,
     otherVas,
+    ...(skipped.length ? { unusedProfile: { name: profile.value, env: profileSettings?.env ?? 'sandbox' } } : {}),
   };
+}
+
+/**
+ * Where requests may go: plain http only to a loopback address (the VA and a valid signature
+ * travel with every request); production only to the official URL unless --base-url or
+ * PAYCLI_BASE_URL says otherwise for this run — a project config or profile cannot redirect it —
+ * and then with a warning.
+ */
+function checkBaseUrl(baseUrl: Sourced<string>, environment: Environment, warnings: string[]): void {
+  const explicit = baseUrl.origin === 'flag --base-url' || baseUrl.origin === 'env PAYCLI_BASE_URL';
+  const Err = explicit ? UsageError : AuthError;
+  let url: URL;
+  try {
+    url = new URL(baseUrl.value);
+  } catch {
+    throw new Err(`invalid base URL "${baseUrl.value}" (from ${baseUrl.origin})`, { hint: 'an http(s) URL of the API root, including /api' });
+  }
+  if (url.protocol === 'http:' && !isLoopbackUrl(baseUrl.value)) {
+    throw new Err(`refusing plain http for the base URL ${url.origin} (from ${baseUrl.origin}): the VA and signed requests would travel unencrypted`, {
+      hint: 'use https, or http only on a loopback address (127.0.0.1, ::1, localhost)',
+    });
+  }
+  if (environment !== 'production' || isOfficialProduction(baseUrl.value)) return;
+  if (!explicit) {
+    throw new AuthError(`${baseUrl.origin} sets the base URL to ${url.origin}${url.pathname}, but production requests go only to ${OFFICIAL_PRODUCTION_BASE_URL} unless you say otherwise for this run`, {
+      hint: `remove baseUrl there; to really send production requests elsewhere (a proxy), pass --base-url or set PAYCLI_BASE_URL`,
+    });
+  }
+  warnings.push(`production requests go to ${url.origin}${url.pathname} (${baseUrl.origin}), not the official ${OFFICIAL_PRODUCTION_BASE_URL}`);
 }
 
 /** Throws the documented exit-4 error when VA or API key is missing. */
@@ -165,8 +248,11 @@ export function requireCredentials(config: ResolvedConfig): { va: string; apiKey
   if (!config.va) missing.push('VA (--va or PAYCLI_VA)');
   if (!config.apiKey) missing.push('API key (PAYCLI_API_KEY, --api-key-file or the user profile)');
   if (missing.length) {
+    const other = config.unusedProfile;
     throw new AuthError(`no credentials for the ${config.env.value} environment: missing ${missing.join(' and ')}`, {
-      hint: 'run `paycli config init`, set PAYCLI_VA and PAYCLI_API_KEY, or use `--env local` with `paycli sandbox`',
+      hint: other
+        ? `profile "${other.name}" holds ${other.env} credentials, not ${config.env.value} ones: use a profile whose env is ${config.env.value} (\`paycli config init --profile NAME --env ${config.env.value}\`), or drop --env`
+        : 'run `paycli config init`, set PAYCLI_VA and PAYCLI_API_KEY, or use `--env local` with `paycli sandbox`',
     });
   }
   return { va: config.va!.value, apiKey: config.apiKey!.value };

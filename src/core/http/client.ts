@@ -1,6 +1,6 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { NetworkError } from '../errors.js';
+import { NetworkError, PaycliError } from '../errors.js';
 import { flattenHeaders, sendRaw } from './raw-post.js';
 import type { Env } from '../config/paths.js';
 
@@ -9,6 +9,8 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** Aborts the request at once (Ctrl-C): `send` then rejects with an `interrupted` error. */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -99,7 +101,7 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
         dispatcher,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
-        signal: AbortSignal.timeout(options.timeoutMs + 1_000),
+        signal: req.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs + 1_000), req.signal]) : AbortSignal.timeout(options.timeoutMs + 1_000),
       });
       return { status: res.statusCode, headers: flattenHeaders(res.headers), text: await res.body.text() };
     }
@@ -115,7 +117,7 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       const { Agent } = protocol === 'https:' ? await import('node:https') : await import('node:http');
       agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
     }
-    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent });
+    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal });
     return { status: res.status, headers: res.headers, text: res.body };
   }
 
@@ -131,6 +133,9 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
           }
           return { ...res, attempts: attempt };
         } catch (err) {
+          if (req.signal?.aborted) {
+            throw new PaycliError('interrupted', `${req.method.toUpperCase()} ${redactUrl(req.url)} interrupted: the request was aborted`, { cause: err });
+          }
           if (retriable && attempt <= retries && isTransient(err)) {
             await sleep(baseDelay * 2 ** (attempt - 1));
             continue;

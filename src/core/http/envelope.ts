@@ -34,30 +34,71 @@ function formatFieldErrors(errors: unknown): string[] {
   return out;
 }
 
+/** What a caller expects in `Data` of a successful answer, and what a failure may have done. */
+export interface EnvelopeExpectation {
+  /** Returns why `Data` is not what this endpoint answers, or undefined when it is. */
+  checkData?: (data: unknown) => string | undefined;
+  /**
+   * Set for a payment POST: the reference id the payment was sent with. A malformed answer then
+   * says the payment may have been created and how to look it up.
+   */
+  paymentReferenceId?: string;
+}
+
+/** A short, one-line, escaped excerpt of a body, for error messages. */
+export function excerpt(text: string, max = 60): string {
+  const cut = text.length > max ? text.slice(0, max) : text;
+  const shown = JSON.stringify(cut).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.length > max ? `${shown}… (${Buffer.byteLength(text)} bytes)` : shown;
+}
+
+/** The hint of any failure after a payment POST reached the gateway: it may exist now. */
+export function paymentMayExistHint(referenceId: string): string {
+  return `the payment may have been created: check with \`paycli transaction ${referenceId}\` (its reference id) before sending it again`;
+}
+
+function malformed(res: HttpResponse, url: string, what: string, expectation: EnvelopeExpectation, withExcerpt = true): NetworkError {
+  const ref = expectation.paymentReferenceId;
+  return new NetworkError(`malformed response from ${url}: HTTP ${res.status} with ${what}${withExcerpt && res.text.length > 0 ? `: ${excerpt(res.text)}` : ''}`, {
+    hint: ref ? paymentMayExistHint(ref) : res.status >= 500 ? 'the gateway or a proxy in between failed; try again later' : 'check --base-url: it must point at the API root including /api',
+  });
+}
+
+/** A Status that is an HTTP status code: an integer 100–599, or such an integer written as text. */
+function statusCode(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{3}$/.test(value.trim()) ? Number(value) : NaN;
+  return Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
+}
+
 /**
- * Parses the gateway's envelope tolerantly (key case, missing Success) and turns failures into
- * typed errors: 401 → AuthError with a hint per message, other failures → GatewayError with the
- * per-field errors, a body that is not a JSON envelope → NetworkError (malformed response).
+ * Parses the gateway's envelope (spec 2.1) and turns failures into typed errors: 401 → AuthError
+ * with a hint per message, other failures → GatewayError with the per-field errors. Key case is
+ * tolerated; anything else that is not a well-formed envelope — not JSON, not an object, no
+ * integer `Status`, a `Success` or `Message` of the wrong type, a success without `Data`, or `Data`
+ * the endpoint never answers — is a NetworkError "malformed response" (exit 5) with the HTTP status
+ * and a short excerpt; after a payment POST its hint says the payment may exist.
  */
-export function parseEnvelope<T = unknown>(res: HttpResponse, url: string): Envelope<T> {
+export function parseEnvelope<T = unknown>(res: HttpResponse, url: string, expectation: EnvelopeExpectation = {}): Envelope<T> {
   let json: unknown;
   try {
     json = JSON.parse(res.text);
   } catch {
     const ct = res.headers['content-type'] ?? 'no content type';
     const what = res.text.length === 0 ? 'an empty body' : /^\s*</.test(res.text) ? `an HTML page (${ct})` : `a body that is not JSON (${ct}, ${res.text.length} bytes, possibly truncated)`;
-    throw new NetworkError(`malformed response from ${url}: HTTP ${res.status} with ${what}`, {
-      hint: res.status >= 500 ? 'the gateway or a proxy in between failed; try again later' : 'check --base-url: it must point at the API root including /api',
-    });
+    throw malformed(res, url, what, expectation, !/^\s*</.test(res.text));
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new NetworkError(`malformed response from ${url}: HTTP ${res.status} with JSON that is not an envelope object`);
+    throw malformed(res, url, 'JSON that is not an envelope object', expectation);
   }
   const obj = json as Record<string, unknown>;
-  const status = Number(pickKey(obj, 'Status') ?? res.status);
+  const status = statusCode(pickKey(obj, 'Status'));
+  if (status === undefined) throw malformed(res, url, `an envelope without an integer Status`, expectation);
   const successRaw = pickKey(obj, 'Success');
-  const success = successRaw === undefined ? res.status < 400 && status < 400 : successRaw === true || successRaw === 'true' || successRaw === 1;
-  const message = String(pickKey(obj, 'Message') ?? '');
+  if (successRaw !== undefined && typeof successRaw !== 'boolean') throw malformed(res, url, 'an envelope whose Success is not true or false', expectation);
+  const messageRaw = pickKey(obj, 'Message');
+  if (messageRaw !== undefined && messageRaw !== null && typeof messageRaw !== 'string') throw malformed(res, url, 'an envelope whose Message is not text', expectation);
+  const success = successRaw === undefined ? res.status < 400 && status < 400 : successRaw;
+  const message = typeof messageRaw === 'string' ? messageRaw : '';
   const env: Envelope<T> = { Status: status, Success: success, Message: message, Data: pickKey(obj, 'Data') as T };
   const errors = pickKey(obj, 'Error');
   if (errors && typeof errors === 'object') env.Error = errors as Envelope['Error'];
@@ -73,5 +114,29 @@ export function parseEnvelope<T = unknown>(res: HttpResponse, url: string): Enve
       hint: fields.length ? 'fix the fields named above and send again' : httpStatus >= 500 ? 'the gateway failed; try again later' : undefined,
     });
   }
+  if (!hasKey(obj, 'Data')) throw malformed(res, url, 'a success envelope without Data', expectation);
+  const problem = expectation.checkData?.(env.Data);
+  if (problem) throw malformed(res, url, `a success envelope whose Data ${problem}`, expectation);
   return env;
+}
+
+function hasKey(obj: Record<string, unknown>, name: string): boolean {
+  const lower = name.toLowerCase();
+  return Object.keys(obj).some((k) => k.toLowerCase() === lower);
+}
+
+/** Data of a region lookup: an array of {code, name} objects (null: no regions). */
+export function checkRegionsData(data: unknown): string | undefined {
+  if (data === null) return undefined;
+  if (!Array.isArray(data)) return 'is not a list of regions';
+  const bad = data.findIndex((r) => r === null || typeof r !== 'object' || (typeof r.code !== 'string' && typeof r.code !== 'number') || typeof r.name !== 'string');
+  return bad >= 0 ? `has an item without a code and name (item ${bad + 1})` : undefined;
+}
+
+/** Data of a direct payment (spec 2.6): an object with a TransactionId. */
+export function checkPaymentData(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment`;
+  const id = (data as Record<string, unknown>).TransactionId;
+  if (!((typeof id === 'number' && Number.isInteger(id) && id > 0) || (typeof id === 'string' && /^\d+$/.test(id)))) return 'has no TransactionId';
+  return undefined;
 }

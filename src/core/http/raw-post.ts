@@ -39,6 +39,8 @@ export interface RawRequestOptions {
   clock?: () => number;
   /** A keep-alive agent for connections to reuse; a fresh connection per request by default. */
   agent?: Agent;
+  /** Aborts the request at once (Ctrl-C); it then rejects with an AbortError. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -68,7 +70,7 @@ export function sendRaw(url: string, options: RawRequestOptions): Promise<RawRes
       clearTimeout(timer);
       reject(err);
     };
-    const req = send(target, { method: options.method ?? 'POST', headers, agent: options.agent ?? false }, (res) => {
+    const req = send(target, { method: options.method ?? 'POST', headers, agent: options.agent ?? false, signal: options.signal }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { appendFile, mkdir, open, readdir, realpath, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fsError } from '../fs-errors.js';
-import { Journal } from '../journal.js';
+import { Journal, type JournalWrite } from '../journal.js';
 
 export type Verdict = 'valid' | 'valid-variant' | 'invalid' | 'malformed';
 
@@ -38,90 +38,215 @@ export function newEventId(now: Date): string {
   return `evt_${now.getTime().toString(36)}${(processTag ??= randomBytes(3).toString('hex'))}${sequence.toString(36).padStart(4, '0')}`;
 }
 
-function isEvent(e: StoredEvent | null | undefined): e is StoredEvent {
-  return Boolean(e) && typeof e!.id === 'string';
+const VERDICTS = new Set(['valid', 'valid-variant', 'invalid', 'malformed']);
+const strOrNull = (v: unknown) => v === null || typeof v === 'string';
+
+/** Whether a parsed line has the shape of a stored event (anything else is an unreadable line). */
+export function isStoredEvent(e: unknown): e is StoredEvent {
+  if (typeof e !== 'object' || e === null) return false;
+  const x = e as Record<string, unknown>;
+  if (typeof x.id !== 'string' || typeof x.receivedAt !== 'string' || typeof x.method !== 'string' || typeof x.path !== 'string' || typeof x.body !== 'string') return false;
+  if (typeof x.verdict !== 'string' || !VERDICTS.has(x.verdict) || typeof x.answer !== 'number' || typeof x.duplicate !== 'boolean') return false;
+  if (!strOrNull(x.trx_id) || !strOrNull(x.status) || !strOrNull(x.reason ?? null) || !strOrNull(x.variant ?? null)) return false;
+  if (x.source !== undefined && x.source !== 'listen' && x.source !== 'trigger') return false;
+  if (typeof x.headers !== 'object' || x.headers === null || Array.isArray(x.headers)) return false;
+  for (const v of Object.values(x.headers)) if (typeof v !== 'string') return false;
+  return true;
 }
 
-/**
- * The listener's JSONL event store (default `$XDG_DATA_HOME/paycli/events.jsonl`). Appends are
- * group-committed and resolve before the request is answered; the reader skips a torn last line.
- */
 export interface EventStoreOptions {
-  /**
-   * A tag registered beside the store while it is open for appending (the CLI uses its process id),
-   * so that `events prune` and `events clear` can tell a listener still writes to it: replacing the
-   * file under an open writer would lose everything it appends afterwards.
-   */
-  writer?: string;
+  /** The journal's write (a seam for tests that inject failed and short writes). */
+  write?: JournalWrite;
+  /** How long prune, clear and appends wait for the store's lock before giving up (default 20 s). */
+  lockWaitMs?: number;
 }
 
 export interface PruneResult {
   before: number;
   removed: number;
   kept: number;
-  /** Lines that were not events (a torn last line): dropped. */
+  /** Lines that were not events (torn, edited): moved to the side file, not deleted. */
   unreadable: number;
+  /** Where unreadable lines are kept (`<store>.unreadable`). */
+  unreadablePath: string;
 }
 
+/** The store could not be locked in time: another paycli process holds it (or held it and crashed). */
+export class StoreBusyError extends Error {
+  readonly code = 'ESTOREBUSY';
+}
+
+/**
+ * Resolves a store path the way every process must agree on: absolute, with symlinks resolved
+ * (the file's own, or its directory's when the file does not exist yet).
+ */
+export async function canonicalStorePath(path: string): Promise<string> {
+  const abs = resolve(path);
+  try {
+    return await realpath(abs);
+  } catch {
+    try {
+      return join(await realpath(dirname(abs)), basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+type Lockfile = typeof import('proper-lockfile');
+let lockfile: Promise<Lockfile> | undefined;
+
+/**
+ * The listener's JSONL event store (default `$XDG_DATA_HOME/paycli/events.jsonl`).
+ *
+ * Every writer (listen, trigger) takes the store's lock (`<store>.lock`, a directory made atomically
+ * by proper-lockfile, refreshed while held, taken over 10 s after a crash) around each group write,
+ * and `prune` and `clear` hold it for their whole run. Under the lock a writer checks that the file
+ * at the path is still the one it has open and reopens it otherwise. So a prune or clear never
+ * loses an event appended while it runs: appends wait for it and go to the new file. The path is
+ * resolved with realpath first, so symlinks and relative spellings share one lock.
+ */
 export class EventStore {
-  private journal: Journal<StoredEvent>;
-  private opening?: Promise<void>;
-  private registered?: string;
+  private journal?: Journal<StoredEvent>;
+  private real?: string;
 
   constructor(
     readonly path: string,
     private readonly options: EventStoreOptions = {},
-  ) {
-    this.journal = new Journal<StoredEvent>(path);
+  ) {}
+
+  /** Resolves the path (once the file exists, for good) and sets up the journal. */
+  async prepare(): Promise<Journal<StoredEvent>> {
+    if (this.journal && this.real) return this.journal;
+    const real = await canonicalStorePath(this.path);
+    this.real = real;
+    this.journal = new Journal<StoredEvent>(real, { lock: () => this.lock(), tornPath: `${real}.unreadable`, write: this.options.write });
+    return this.journal;
   }
 
-  /** Where open writers register (`<store>.writers/<tag>`). */
-  get writersDir(): string {
-    return `${this.path}.writers`;
+  /** Where `prune` keeps lines that are not events. */
+  get unreadablePath(): string {
+    return `${this.real ?? this.path}.unreadable`;
   }
 
-  /** The tags of the writers registered on this store: live ones, or left behind by a crash. */
-  async writers(): Promise<string[]> {
-    try {
-      return await readdir(this.writersDir);
-    } catch {
-      return [];
+  /** Takes the store's lock; resolves to its release. Throws StoreBusyError after `lockWaitMs`. */
+  async lock(): Promise<() => Promise<void>> {
+    const real = this.real ?? (await canonicalStorePath(this.path));
+    await mkdir(dirname(real), { recursive: true, mode: 0o700 });
+    const lf = await (lockfile ??= import('proper-lockfile').then((m) => ((m as unknown as { default?: Lockfile }).default ?? m) as Lockfile));
+    const wait = this.options.lockWaitMs ?? 20_000;
+    const started = Date.now();
+    for (;;) {
+      try {
+        // Stale after 10 s without a refresh (a holder killed with -9): then taken over.
+        return await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 20, minTimeout: 2, maxTimeout: 50, factor: 1.6 }, onCompromised: () => undefined });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw fsError(err, `the event store ${this.path}`);
+        if (Date.now() - started >= wait) {
+          throw new StoreBusyError(`the event store ${this.path} is locked by another paycli process (${real}.lock) and stayed locked for ${Math.round(wait / 1000)} s`);
+        }
+      }
     }
   }
 
-  /** Removes a writer's registration (one a crash left behind). */
-  async forgetWriter(tag: string): Promise<void> {
-    await rm(join(this.writersDir, tag), { force: true });
+  /** Runs `fn` under the store's lock (a crash's half-written `*.tmp` siblings are removed first). */
+  private async locked<R>(fn: (real: string) => Promise<R>): Promise<R> {
+    await this.prepare();
+    const release = await this.lock();
+    try {
+      await this.removeTemporaries();
+      return await fn(this.real!);
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /** Removes `<store>.*.tmp` left by a prune that was interrupted (only ever called under the lock). */
+  private async removeTemporaries(): Promise<void> {
+    const real = this.real!;
+    const prefix = `${basename(real)}.`;
+    let names: string[] = [];
+    try {
+      names = await readdir(dirname(real));
+    } catch {
+      return;
+    }
+    await Promise.all(names.filter((n) => n.startsWith(prefix) && n.endsWith('.tmp')).map((n) => rm(join(dirname(real), n), { force: true })));
   }
 
   /**
    * Rewrites the store without the events older than `notBefore` and beyond the newest `keepNewest`,
-   * atomically (a temporary file renamed over it, mode 0600). The caller makes sure no writer is open.
+   * atomically (a synced temporary file renamed over it, mode 0600), under the lock. Lines that are
+   * not events are appended to `<store>.unreadable` rather than dropped. Kept lines are copied as
+   * they were, byte for byte.
    */
   async prune(rule: { keepNewest?: number; notBefore?: Date }): Promise<PruneResult> {
-    const { records, skipped } = await this.journal.read();
-    const events = records.filter(isEvent);
-    let kept = rule.notBefore ? events.filter((e) => !(Date.parse(e.receivedAt) < rule.notBefore!.getTime())) : events;
-    if (rule.keepNewest !== undefined) kept = rule.keepNewest === 0 ? [] : kept.slice(-rule.keepNewest);
-    const tmp = `${this.path}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await writeFile(tmp, kept.map((e) => JSON.stringify(e) + '\n').join(''), { mode: 0o600 });
-      await rename(tmp, this.path);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw fsError(err, `the event store ${this.path}`);
-    }
-    return { before: events.length, removed: events.length - kept.length, kept: kept.length, unreadable: skipped };
+    return this.locked(async (real) => {
+      const kept: { e: StoredEvent; line: string }[] = [];
+      const unreadable: string[] = [];
+      let before = 0;
+      await this.journal!.scan(
+        (e, line) => {
+          if (!isStoredEvent(e)) return false;
+          before++;
+          if (!(rule.notBefore && Date.parse(e.receivedAt) < rule.notBefore.getTime())) kept.push({ e, line });
+        },
+        (line) => unreadable.push(line),
+      );
+      let keep = kept;
+      if (rule.keepNewest !== undefined) keep = rule.keepNewest === 0 ? [] : kept.slice(-rule.keepNewest);
+      const tmp = `${real}.${randomBytes(4).toString('hex')}.tmp`;
+      try {
+        if (unreadable.length > 0) await appendFile(`${real}.unreadable`, unreadable.map((l) => l + '\n').join(''), { mode: 0o600 });
+        const fh = await open(tmp, 'w', 0o600);
+        try {
+          await fh.writeFile(keep.map((k) => k.line + '\n').join(''));
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        await rename(tmp, real);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw fsError(err, `the event store ${this.path}`);
+      }
+      return { before, removed: before - keep.length, kept: keep.length, unreadable: unreadable.length, unreadablePath: `${real}.unreadable` };
+    });
   }
 
+  /** Removes every event (the file), under the lock; returns how many there were. */
+  async clear(): Promise<{ cleared: number; unreadable: number }> {
+    return this.locked(async (real) => {
+      let cleared = 0;
+      const unreadable = await this.journal!.scan((e) => {
+        if (!isStoredEvent(e)) return false;
+        cleared++;
+      });
+      try {
+        await rm(real, { force: true });
+      } catch (err) {
+        throw fsError(err, `the event store ${this.path}`);
+      }
+      return { cleared, unreadable };
+    });
+  }
+
+  /** Every stored event, and how many lines were unreadable. */
   async list(): Promise<StoredEvent[]> {
-    return (await this.journal.read()).records.filter(isEvent);
+    const events: StoredEvent[] = [];
+    await this.scan((e) => events.push(e));
+    return events;
   }
 
-  /** Calls `onEvent` for every stored event, streaming: memory stays flat for a store of any size. */
-  async scan(onEvent: (event: StoredEvent) => void): Promise<void> {
-    await this.journal.scan((e) => {
-      if (isEvent(e)) onEvent(e);
+  /**
+   * Calls `onEvent` for every stored event, streaming: memory stays flat for a store of any size.
+   * Returns how many lines were skipped as unreadable (torn, not JSON, not an event).
+   */
+  async scan(onEvent: (event: StoredEvent) => void): Promise<number> {
+    const journal = await this.prepare();
+    return journal.scan((e) => {
+      if (!isStoredEvent(e)) return false;
+      onEvent(e);
     });
   }
 
@@ -137,32 +262,21 @@ export class EventStore {
     return prefixed.length === 1 ? prefixed[0] : undefined;
   }
 
+  /** Appends one event; resolves once it is written, rejects when it could not be (nothing torn is left). */
   async append(event: StoredEvent): Promise<void> {
-    this.opening ??= this.openForAppend();
-    await this.opening;
-    await this.journal.append(event);
+    await (await this.prepare()).append(event);
   }
 
-  private async openForAppend(): Promise<void> {
-    await this.journal.open();
-    const tag = this.options.writer;
-    if (tag) {
-      try {
-        await mkdir(this.writersDir, { recursive: true, mode: 0o700 });
-        await writeFile(join(this.writersDir, tag), '', { mode: 0o600 });
-        this.registered = tag;
-      } catch {
-        /* unregistered: prune and clear cannot see this writer, appending still works */
-      }
-    }
+  /**
+   * `append` without a promise, for the listener's hot path: call `prepare()` once first. `done`
+   * gets nothing once the event is written, or the error.
+   */
+  appendWith(event: StoredEvent, done: (err?: unknown) => void): void {
+    if (!this.journal) throw new Error('EventStore.appendWith before prepare()');
+    this.journal.appendWith(event, done);
   }
 
   async close(): Promise<void> {
-    if (this.opening) {
-      await this.opening.catch(() => undefined);
-      await this.journal.close();
-      if (this.registered) await this.forgetWriter(this.registered).catch(() => undefined);
-      this.registered = undefined;
-    }
+    await this.journal?.close();
   }
 }

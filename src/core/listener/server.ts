@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkCallback } from '../callback/check.js';
-import { MalformedPayloadError, parseCallbackBody } from '../callback/parse.js';
-import { describeSendError, endToEndHeaders, sendRaw } from '../http/raw-post.js';
+import { parseCallbackBody } from '../callback/parse.js';
+import { describeSendError, sendRaw } from '../http/raw-post.js';
 import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
 import { newEventId, type EventStore, type StoredEvent, type Verdict } from './event-store.js';
+import { forwardableHeaders } from './forward.js';
 
 export interface ForwardResult {
   url: string;
@@ -18,8 +19,21 @@ export interface ListenerEvent {
   event: StoredEvent;
   /** Parsed fields useful for display. */
   summary: { trx_id: string | null; status: string | null; via: string | null; channel: string | null; amount: string | null };
+  /** The first --forward-to target's result (its answer was mirrored); the others come through `onForward`. */
   forwards: ForwardResult[];
+  /** False when the store could not take the request: it was answered 503 and is not in the store. */
+  stored: boolean;
   ms: number;
+}
+
+/** The store's state changed: it started failing (first failure of an episode) or works again. */
+export interface StoreTrouble {
+  failing: boolean;
+  /** The error of the first failed write (failing: true). */
+  error?: string;
+  code?: string;
+  /** Requests answered 503 during the episode (failing: false). */
+  refused?: number;
 }
 
 export interface ListenerOptions {
@@ -32,12 +46,18 @@ export interface ListenerOptions {
   otherKeys?: CandidateKey[];
   store?: EventStore | null;
   maxBodyBytes?: number;
+  /** Valid callbacks are forwarded to each; the answer mirrors the first, the others are fire-and-forget. */
   forwardTo?: string[];
+  /** Each forward's own time limit (default 10 s). */
   forwardTimeoutMs?: number;
   /** A client must send its whole request within this many ms (slow clients get 408). */
   requestTimeoutMs?: number;
   now?: () => Date;
   onEvent?: (e: ListenerEvent) => void;
+  /** The result of a forward to a second or later target, once it is known (after the answer). */
+  onForward?: (e: { id: string; result: ForwardResult }) => void;
+  /** Called once when the store starts failing (disk full, I/O error) and once when it works again. */
+  onStoreTrouble?: (t: StoreTrouble) => void;
 }
 
 export interface ListenerSummary {
@@ -47,51 +67,24 @@ export interface ListenerSummary {
   invalid: number;
   malformed: number;
   duplicates: number;
+  /** Requests answered 503 because the store could not take them. */
+  unstored: number;
 }
 
 export interface ListenerHandle {
   url: string;
   port: number;
   summary: ListenerSummary;
+  /** Unreadable lines skipped when the store was read at start. */
+  storeUnreadable: number;
   /** Stops accepting, finishes in-flight requests, returns the counts. */
   close(): Promise<ListenerSummary>;
 }
 
-class TooLarge extends Error {}
-
-function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new TooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (c: Buffer) => {
-      if (done) return;
-      size += c.length;
-      if (size > limit) {
-        done = true;
-        reject(new TooLarge());
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (!done) resolve(Buffer.concat(chunks));
-    });
-    req.on('error', (err) => {
-      if (!done) reject(err);
-      done = true;
-    });
-  });
-}
-
 function headerMap(req: IncomingMessage): Record<string, string> {
   const h: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) h[req.rawHeaders[i]!.toLowerCase()] = req.rawHeaders[i + 1]!;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) h[raw[i]!.toLowerCase()] = raw[i + 1]!;
   return h;
 }
 
@@ -99,176 +92,275 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 }
 
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** What the listener makes of one request before storing it. */
+interface Outcome {
+  answer: number;
+  text: string;
+  contentType: string;
+  verdict: Verdict;
+  variant: string | null;
+  reason: string | null;
+  fields: Record<string, unknown>;
+  /** The retry key, for an accepted callback. */
+  key: string | null;
+  duplicate: boolean;
+  /** Accepted as a callback (valid or valid-variant): only these are forwarded. */
+  accepted: boolean;
+  close: boolean;
+}
+
+const PLAIN = 'text/plain; charset=utf-8';
+const OK_TEXT = '{"status":"OK"}';
+
 /**
  * A local receiver for the gateway's callbacks. Verifies each with the canonical signature, stores
- * every request before answering, marks retries as duplicates, optionally forwards the exact bytes
- * to the merchant's app, and answers like the gateway's reference handler. No request can crash it.
+ * every request before answering (a request the store cannot take is answered 503, so that the
+ * gateway retries), marks retries as duplicates, optionally forwards valid callbacks' exact bytes to
+ * the merchant's app, and answers like the gateway's reference handler. No request can crash it: any
+ * exception while parsing or checking a body makes it a stored, 400 "malformed" request.
+ *
+ * The hot path makes no promise per request: the body is collected from the request's events, the
+ * verdict is computed synchronously, and the store's group commit calls back, in one event-loop
+ * turn, every request whose event it wrote in one write; they are answered then.
  */
 export async function startListener(options: ListenerOptions): Promise<ListenerHandle> {
   const now = options.now ?? (() => new Date());
   const limit = options.maxBodyBytes ?? 1024 * 1024;
   const acceptPath = options.path ?? '/';
+  const forwardTo = options.forwardTo ?? [];
+  const forwardTimeoutMs = options.forwardTimeoutMs ?? 10_000;
+  const store = options.store ?? null;
   const seen = new Set<string>();
-  const summary: ListenerSummary = { total: 0, valid: 0, 'valid-variant': 0, invalid: 0, malformed: 0, duplicates: 0 };
+  const summary: ListenerSummary = { total: 0, valid: 0, 'valid-variant': 0, invalid: 0, malformed: 0, duplicates: 0, unstored: 0 };
   // Earlier valid callbacks, so that a retry after a restart is still marked a duplicate. Only their
   // keys are kept, read as a stream: with a store of 120 000 events (135 MB) the listener starts in
   // 0.35 s at 125 MB RSS instead of 0.47 s at 383 MB.
-  await options.store?.scan((e) => {
-    if ((e.verdict === 'valid' || e.verdict === 'valid-variant') && e.source !== 'trigger') seen.add(`${e.trx_id}|${e.status}|${(e.headers['x-signature'] ?? '').toLowerCase()}`);
-  });
+  let storeUnreadable = 0;
+  if (store) {
+    await store.prepare();
+    storeUnreadable = await store.scan((e) => {
+      if ((e.verdict === 'valid' || e.verdict === 'valid-variant') && e.source !== 'trigger') seen.add(`${e.trx_id}|${e.status}|${(e.headers['x-signature'] ?? '').toLowerCase()}`);
+    });
+  }
+  let failing = false;
+  let refused = 0;
+  let inflight = 0;
+  let idle: (() => void) | undefined;
+  const secondaries = new Set<Promise<void>>();
 
-  async function forward(headers: Record<string, string>, body: Buffer, method: string): Promise<ForwardResult[]> {
-    const out = endToEndHeaders(headers);
-    return Promise.all(
-      (options.forwardTo ?? []).map(async (url) => {
-        try {
-          const r = await sendRaw(url, { method, headers: out, body, timeoutMs: options.forwardTimeoutMs ?? 10_000 });
-          return { url, status: r.status, ms: r.ms, body: r.body };
-        } catch (err) {
-          return { url, status: null, ms: null, error: describeSendError(err) };
-        }
-      }),
-    );
+  function classify(method: string, path: string, headers: Record<string, string>, body: Buffer | null): Outcome {
+    const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: {}, key: null, duplicate: false, accepted: false, close: false };
+    const q = path.indexOf('?');
+    const pathOnly = q < 0 ? path : path.slice(0, q);
+    if (body === null) {
+      [o.answer, o.text, o.reason, o.close] = [413, `body over ${limit} bytes\n`, `body over ${limit} bytes`, true];
+      return o;
+    }
+    if (method !== 'POST') {
+      [o.answer, o.text, o.reason] = [405, 'callbacks must be POSTed\n', `method ${method} not allowed`];
+      return o;
+    }
+    if (acceptPath !== '*' && pathOnly !== acceptPath) {
+      [o.answer, o.text, o.reason] = [404, `this listener receives callbacks on ${acceptPath}\n`, `path ${pathOnly} is not ${acceptPath}`];
+      return o;
+    }
+    const ct = (headers['content-type'] ?? '').toLowerCase();
+    if (!(ct === '' || ct.includes('application/json') || ct.includes('application/x-www-form-urlencoded'))) {
+      [o.answer, o.text, o.reason] = [415, 'use application/x-www-form-urlencoded or application/json\n', `unsupported content type ${ct}`];
+      return o;
+    }
+    try {
+      o.fields = parseCallbackBody(body.toString('utf8'), ct).fields;
+    } catch (err) {
+      // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
+      o.reason = errorText(err);
+      o.text = `malformed callback: ${o.reason}\n`;
+      return o;
+    }
+    const signature = headers['x-signature'];
+    if (signature === undefined || signature.trim() === '') {
+      [o.verdict, o.reason] = ['invalid', 'missing X-Signature header'];
+      o.text = 'invalid signature: missing X-Signature header\n';
+      return o;
+    }
+    let check: ReturnType<typeof checkCallback>;
+    try {
+      check = checkCallback(o.fields as never, signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
+    } catch (err) {
+      o.reason = `cannot check it: ${errorText(err)}`;
+      o.text = `malformed callback: ${o.reason}\n`;
+      return o;
+    }
+    o.verdict = check.verdict;
+    o.variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
+    o.reason = check.verdict === 'valid' ? null : check.reason;
+    if (check.verdict === 'invalid') {
+      o.text = `invalid signature: ${check.reason}\n`;
+      return o;
+    }
+    o.key = `${str(o.fields.trx_id)}|${str(o.fields.status)}|${signature.trim().toLowerCase()}`;
+    o.duplicate = seen.has(o.key);
+    if (!o.duplicate) seen.add(o.key);
+    [o.answer, o.text, o.contentType, o.accepted] = [200, OK_TEXT, 'application/json', true];
+    return o;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now();
-    const receivedAt = now();
-    const headers = headerMap(req);
-    const method = (req.method ?? 'GET').toUpperCase();
-    const path = req.url ?? '/';
-    let body: Buffer = Buffer.alloc(0);
-    let answer = 200;
-    let text = '';
-    let contentType = 'text/plain; charset=utf-8';
-    let verdict: Verdict = 'malformed';
-    let variant: string | null = null;
-    let reason: string | null = null;
-    let duplicate = false;
-    let fields: Record<string, unknown> = {};
-    let tooLarge = false;
-    try {
-      body = await readLimited(req, limit);
-    } catch (err) {
-      if (!(err instanceof TooLarge)) throw err;
-      tooLarge = true;
-    }
-    const pathOnly = path.split('?')[0]!;
-    if (tooLarge) {
-      [answer, text, reason] = [413, `body over ${limit} bytes\n`, `body over ${limit} bytes`];
-    } else if (method !== 'POST') {
-      [answer, text, reason] = [405, 'callbacks must be POSTed\n', `method ${method} not allowed`];
-      res.setHeader('allow', 'POST');
-    } else if (acceptPath !== '*' && pathOnly !== acceptPath) {
-      [answer, text, reason] = [404, `this listener receives callbacks on ${acceptPath}\n`, `path ${pathOnly} is not ${acceptPath}`];
-    } else {
-      const ct = (headers['content-type'] ?? '').toLowerCase();
-      const supported = ct === '' || ct.includes('application/json') || ct.includes('application/x-www-form-urlencoded');
-      if (!supported) {
-        [answer, text, reason] = [415, 'use application/x-www-form-urlencoded or application/json\n', `unsupported content type ${ct}`];
-      } else {
-        try {
-          fields = parseCallbackBody(body.toString('utf8'), ct).fields;
-          const signature = headers['x-signature'];
-          if (signature === undefined || signature.trim() === '') {
-            [verdict, answer, reason] = ['invalid', 400, 'missing X-Signature header'];
-            text = 'invalid signature: missing X-Signature header\n';
-          } else {
-            const check = checkCallback(fields as never, signature, options.va, options.otherKeys ?? []);
-            verdict = check.verdict;
-            variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
-            reason = check.verdict === 'valid' ? null : check.reason;
-            if (check.verdict === 'invalid') {
-              answer = 400;
-              text = `invalid signature: ${check.reason}\n`;
-            } else {
-              const key = `${str(fields.trx_id)}|${str(fields.status)}|${signature.trim().toLowerCase()}`;
-              duplicate = seen.has(key);
-              seen.add(key);
-              answer = 200;
-              text = '{"status":"OK"}';
-              contentType = 'application/json';
-            }
-          }
-        } catch (err) {
-          if (!(err instanceof MalformedPayloadError)) throw err;
-          [verdict, answer, reason] = ['malformed', 400, err.message];
-          text = `malformed callback: ${err.message}\n`;
-        }
+  function finished(): void {
+    if (--inflight === 0) idle?.();
+  }
+
+  function respond(res: ServerResponse, o: Outcome, event: StoredEvent, started: number, forwards: ForwardResult[], storeError: unknown): void {
+    const stored = storeError === undefined && store !== null;
+    if (storeError !== undefined) {
+      // Never acknowledged: the gateway retries a non-200, and a retry must not count as a duplicate.
+      if (o.key && !o.duplicate) seen.delete(o.key);
+      const e = storeError as NodeJS.ErrnoException;
+      [o.answer, o.contentType, o.close] = [503, PLAIN, false];
+      o.text = `cannot store the request (${e?.code ?? errorText(e)}); try again later\n`;
+      event.answer = 503;
+      summary.unstored++;
+      refused++;
+      if (!failing) {
+        failing = true;
+        options.onStoreTrouble?.({ failing: true, error: errorText(e), code: e?.code });
       }
+    } else if (failing && store) {
+      failing = false;
+      options.onStoreTrouble?.({ failing: false, refused });
+      refused = 0;
     }
-    let forwards: ForwardResult[] = [];
-    if ((options.forwardTo?.length ?? 0) > 0 && !tooLarge && method === 'POST') {
-      const results = await forward(headers, body, method);
-      forwards = results.map(({ url, status, ms, error }) => ({ url, status, ms, ...(error ? { error } : {}) }));
-      const first = results[0]! as ForwardResult & { body?: string };
-      if (first.status === null) {
-        answer = 502;
-        text = `forward to ${first.url} failed: ${first.error}\n`;
-        contentType = 'text/plain; charset=utf-8';
-      } else {
-        answer = first.status;
-        text = first.body ?? '';
-        contentType = 'text/plain; charset=utf-8';
-      }
-    }
-    const event: StoredEvent = {
-      id: newEventId(receivedAt),
-      receivedAt: receivedAt.toISOString(),
-      method,
-      path,
-      headers,
-      body: body.toString('utf8'),
-      verdict,
-      variant,
-      reason,
-      duplicate,
-      trx_id: str(fields.trx_id),
-      status: str(fields.status),
-      answer,
-      source: 'listen',
-    };
-    summary.total++;
-    summary[verdict]++;
-    if (duplicate) summary.duplicates++;
-    // Stored before the answer: an acknowledged callback is never lost.
-    await options.store?.append(event);
-    if (tooLarge) res.setHeader('connection', 'close');
-    res.writeHead(answer, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
-    res.end(text);
+    if (o.close) res.setHeader('connection', 'close');
+    if (o.answer === 405) res.setHeader('allow', 'POST');
+    res.writeHead(o.answer, { 'content-type': o.contentType, 'content-length': Buffer.byteLength(o.text) });
+    res.end(o.text);
+    finished();
     options.onEvent?.({
       type: 'request',
       event,
-      summary: { trx_id: event.trx_id, status: event.status, via: str(fields.via), channel: str(fields.channel), amount: str(fields.amount) },
+      summary: { trx_id: event.trx_id, status: event.status, via: str(o.fields.via), channel: str(o.fields.channel), amount: str(o.fields.amount) },
       forwards,
+      stored,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   }
 
-  const inflight = new Set<Promise<void>>();
+  function store_(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, body: Buffer | null, started: number, forwards: ForwardResult[]): void {
+    const event: StoredEvent = {
+      id,
+      receivedAt: receivedAt.toISOString(),
+      method,
+      path,
+      headers,
+      body: body === null ? '' : body.toString('utf8'),
+      verdict: o.verdict,
+      variant: o.variant,
+      reason: o.reason,
+      duplicate: o.duplicate,
+      trx_id: str(o.fields.trx_id),
+      status: str(o.fields.status),
+      answer: o.answer,
+      source: 'listen',
+    };
+    summary.total++;
+    summary[o.verdict]++;
+    if (o.duplicate) summary.duplicates++;
+    // Stored before the answer: an acknowledged callback is never lost.
+    if (store) store.appendWith(event, (err) => respond(res, o, event, started, forwards, err));
+    else respond(res, o, event, started, forwards, undefined);
+  }
+
+  function forward(url: string, headers: Record<string, string>, body: Buffer): Promise<ForwardResult & { body?: string; contentType?: string }> {
+    return sendRaw(url, { method: 'POST', headers, body, timeoutMs: forwardTimeoutMs }).then(
+      (r) => ({ url, status: r.status, ms: r.ms, body: r.body, contentType: r.headers['content-type'] }),
+      (err: unknown) => ({ url, status: null, ms: null, error: describeSendError(err) }),
+    );
+  }
+
+  function complete(req: IncomingMessage, res: ServerResponse, body: Buffer | null, started: number, receivedAt: Date): void {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = req.url ?? '/';
+    const headers = headerMap(req);
+    const o = classify(method, path, headers, body);
+    const id = newEventId(receivedAt);
+    if (!o.accepted || forwardTo.length === 0 || body === null) {
+      store_(res, o, id, receivedAt, method, path, headers, body, started, []);
+      return;
+    }
+    // Forwarded: the answer mirrors the first target; the others are fire-and-forget with their own timeout.
+    const out = forwardableHeaders(headers);
+    for (const url of forwardTo.slice(1)) {
+      const p = forward(url, out, body).then((result) => options.onForward?.({ id, result: { url, status: result.status, ms: result.ms, ...(result.error ? { error: result.error } : {}) } }));
+      secondaries.add(p);
+      void p.finally(() => secondaries.delete(p));
+    }
+    void forward(forwardTo[0]!, out, body).then((first) => {
+      if (first.status === null) [o.answer, o.text, o.contentType] = [502, `forward to ${first.url} failed: ${first.error}\n`, PLAIN];
+      else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN];
+      store_(res, o, id, receivedAt, method, path, headers, body, started, [{ url: first.url, status: first.status, ms: first.ms, ...(first.error ? { error: first.error } : {}) }]);
+    });
+  }
+
   const server = createServer((req, res) => {
-    const p = handle(req, res)
-      .catch((err: unknown) => {
-        if (!res.headersSent) {
-          const msg = `listener error: ${(err as Error).message}\n`;
-          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(msg) }).end(msg);
-        } else res.destroy();
-      })
-      .finally(() => inflight.delete(p));
-    inflight.add(p);
+    const started = performance.now();
+    const receivedAt = now();
+    inflight++;
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) {
+      req.resume();
+      complete(req, res, null, started, receivedAt);
+      return;
+    }
+    let chunks: Buffer[] | null = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        done = true;
+        chunks = null;
+        complete(req, res, null, started, receivedAt);
+        return;
+      }
+      chunks!.push(c);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      complete(req, res, chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size), started, receivedAt);
+    });
+    req.on('error', () => undefined);
+    req.on('close', () => {
+      // The sender went away (or timed out) before the end of its request: nothing to store, nobody to answer.
+      if (done) return;
+      done = true;
+      res.destroy();
+      finished();
+    });
   });
   const { origin, port } = await serve(server, { port: options.port ?? 8080, host: options.host ?? '127.0.0.1', requestTimeoutMs: options.requestTimeoutMs ?? 10_000 });
   return {
     url: `${origin}${acceptPath === '*' ? '/' : acceptPath}`,
     port,
     summary,
+    storeUnreadable,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await Promise.allSettled([...inflight]);
+      if (inflight > 0) await new Promise<void>((resolve) => (idle = resolve));
       server.closeAllConnections(); // stalled clients do not hold the shutdown
       await closed;
-      await options.store?.close();
+      // Forwards to other targets get a moment to finish; each has its own timeout anyway.
+      if (secondaries.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.allSettled([...secondaries]), new Promise((r) => (timer = setTimeout(r, 1000)))]);
+        clearTimeout(timer);
+      }
+      await store?.close();
       return summary;
     },
   };

@@ -225,7 +225,7 @@ export class MerchantApi {
     if (!METHOD_NAMES.includes(method) || !channelsOf(method).includes(channel) || (s.method && s.method !== method)) {
       return { ok: false, status: 400, message: `channel "${channel}" is not offered for method "${method}"` };
     }
-    const id = this.deps.state.reserveId();
+    const id = await this.deps.state.reserveId();
     const merchant = this.merchantName(s.merchantVa);
     const { paymentNo, qrString } = paymentNumber(method, channel, id, merchant, s.amount);
     const txn: Transaction = {

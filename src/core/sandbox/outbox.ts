@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import { buildCallbackFields, externalId, signCallbackRequest } from '../callback/build.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { CallbackStatus } from '../payment-rules.js';
@@ -37,19 +38,7 @@ export interface OutboxOptions {
   onEvent: (e: CallbackAttemptEvent) => void;
 }
 
-/** Parses `500ms,1s,2s,1m` into milliseconds. */
-export function parseDurationList(text: string): number[] {
-  return text.split(',').map((part) => parseDuration(part.trim()));
-}
-
-/** Parses `500ms`, `2s`, `1m`, `1h`, `7d` or bare milliseconds. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text);
-  if (!m) throw new Error(`invalid duration "${text}" (examples: 500ms, 2s, 1m, 7d)`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!);
-}
+export { parseDuration, parseDurationList } from '../duration.js';
 
 /**
  * Delivers callbacks from the durable outbox: signs each attempt anew (fresh X-External-ID and
@@ -60,6 +49,8 @@ export class Outbox {
   private inflight = new Set<Promise<void>>();
   private closed = false;
   private seq = 0;
+  /** Callbacks reuse connections to the merchant's handler instead of one TCP connection per attempt. */
+  private agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 32, maxFreeSockets: 8, timeout: 60_000 });
 
   constructor(private state: SandboxState, private opts: OutboxOptions) {}
 
@@ -68,11 +59,25 @@ export class Outbox {
     for (const d of this.state.deliveries.values()) if (d.state === 'pending') this.schedule(d);
   }
 
-  /** Queues the callback of a transition; resolves once it is journalled. */
-  async enqueue(txn: Transaction, status: CallbackStatus, format: 'form' | 'json'): Promise<Delivery> {
-    const d = await this.state.addDelivery({ trxId: txn.id, status, url: txn.notifyUrl, format, attempts: 0, state: 'pending', nextAt: Date.now(), createdAt: Date.now() });
+  /** The outbox entry of a transition's callback, to journal with the transition itself. */
+  static entry(txn: Transaction, status: CallbackStatus, format: 'form' | 'json'): Omit<Delivery, 'id'> {
+    return { trxId: txn.id, status, url: txn.notifyUrl, format, attempts: 0, state: 'pending', nextAt: Date.now(), createdAt: Date.now() };
+  }
+
+  /** Starts delivering a journalled entry. */
+  start(d: Delivery): void {
     this.schedule(d);
-    return d;
+  }
+
+  private retryLater(d: Delivery, ms: number): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(d.id);
+      const p = this.attempt(d).finally(() => this.inflight.delete(p));
+      this.inflight.add(p);
+    }, ms);
+    timer.unref?.();
+    this.timers.set(d.id, timer);
   }
 
   private schedule(d: Delivery): void {
@@ -92,12 +97,12 @@ export class Outbox {
       trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status: d.status as CallbackStatus, amount: txn.amount, fee: txn.fee,
       via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
       paidAt: txn.paidAt ? new Date(txn.paidAt) : undefined, buyerName: txn.buyer.name, buyerEmail: txn.buyer.email, buyerPhone: txn.buyer.phone, url: txn.notifyUrl,
-      settlement: this.opts.settlement,
+      settlement: this.opts.settlement, feeDirection: txn.feeDirection,
     });
     const now = this.opts.now();
     const signed = signCallbackRequest(fields, txn.merchantVa, d.format, now, externalId(now, ++this.seq));
     try {
-      const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs });
+      const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs, agent: this.agent });
       return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms };
     } catch (err) {
       const timedOut = (err as NodeJS.ErrnoException).code === 'ETIMEDOUT';
@@ -116,7 +121,15 @@ export class Outbox {
     const delay = r.ok ? undefined : this.opts.schedule[attempt - 1];
     const state = r.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
     const nextAt = state === 'pending' ? Date.now() + delay! : null;
-    await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result);
+    try {
+      await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result);
+    } catch (err) {
+      // The journal cannot take the attempt (a full disk): the entry stays pending in memory and on
+      // disk, and is tried again; a receiver may see this callback twice, never zero times.
+      this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: r.ok, result: `${r.result}; not recorded: ${(err as Error).message}`, httpStatus: r.httpStatus, ms: r.ms, nextInMs: delay ?? this.opts.schedule.at(-1) ?? 1000, final: null });
+      this.retryLater(d, delay ?? this.opts.schedule.at(-1) ?? 1000);
+      return;
+    }
     this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: r.ok, result: r.result, httpStatus: r.httpStatus, ms: r.ms, nextInMs: state === 'pending' ? delay! : null, final: state === 'pending' ? null : state });
     if (state === 'pending') this.schedule(d);
     else if (r.ok && this.opts.faults.duplicate) {
@@ -141,5 +154,6 @@ export class Outbox {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     await Promise.allSettled([...this.inflight]);
+    this.agent.destroy();
   }
 }

@@ -43,7 +43,7 @@ footer{margin-top:1rem;font-size:.75rem;color:#7a8896}
 <body><main>
 <p class="label">paycli sandbox · test payment, no real money</p>
 <h1 id="merchant">${esc(merchantName)}</h1>
-<div class="amount" id="amount">${esc(rp(txn.amount))}</div>
+<div class="amount" id="amount">${esc(rp(txn.amount + (txn.feeDirection === 'BUYER' ? txn.fee : 0)))}</div>
 <p><span class="label">Method</span> <span id="method">${esc(txn.via)} / ${esc(txn.paymentName)} (${esc(txn.channel)})</span></p>
 <p><span class="label">Transaction</span> <span id="trx">${txn.id}</span>${txn.referenceId ? ` · <span class="label">Reference</span> ${esc(txn.referenceId)}` : ''}</p>
 ${number ? `<p class="label">Payment number</p><p class="number" id="payment-no">${esc(number)}</p>` : ''}
@@ -59,4 +59,19 @@ ${pending ? `<p><span class="label">Expires</span> ${esc(formatJakarta(new Date(
 function f(){var h=Math.floor(s/3600),m=Math.floor(s%3600/60),x=s%60;el.textContent=(s<=0?'expired':h+'h '+m+'m '+x+'s left');if(s>0){s--;setTimeout(f,1000);}}f();})();
 </script>
 </body></html>`;
+}
+
+/** The QR code of a QRIS payment as a PNG (what `QrImage` points at). */
+export async function qrPng(text: string): Promise<Buffer> {
+  const QR = await import('qrcode');
+  return QR.toBuffer(text, { type: 'png', margin: 2, errorCorrectionLevel: 'M', scale: 6 });
+}
+
+/** A printable QRIS sheet (what `QrTemplate` points at): merchant, amount and the QR image. */
+export function qrTemplate(txn: Transaction, merchantName: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>QRIS · ${esc(merchantName)} · paycli sandbox</title>
+<style>body{font-family:system-ui,sans-serif;text-align:center;padding:2rem} img{width:16rem;height:16rem}</style></head>
+<body><h1>QRIS</h1><p id="merchant">${esc(merchantName)}</p><img id="qr" alt="QRIS code" src="/qr/${txn.id}">
+<p id="amount">${esc(rp(txn.amount + (txn.feeDirection === 'BUYER' ? txn.fee : 0)))}</p><p>Transaction ${txn.id} · paycli sandbox, no real money</p></body></html>`;
 }

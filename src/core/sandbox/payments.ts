@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CHANNEL_NAMES, validatePaymentRequest, type FieldErrors } from '../payment-rules.js';
+import type { FieldErrors } from '../payment-rules.js';
+import { readPaymentRequest, type PaymentRequest } from './validate.js';
 import type { SandboxAccount } from './accounts.js';
 import type { Transaction } from './state.js';
 
@@ -73,56 +74,36 @@ export function paymentNumber(method: string, channel: string, id: number, merch
   return { paymentNo: '' };
 }
 
-const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000 };
-
-function numberish(v: unknown): unknown {
-  return typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v;
-}
-
-/** PHP-style leniency: numeric strings are accepted where numbers are expected. */
-export function coercePaymentBody(body: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...body };
-  for (const f of ['amount', 'expired']) out[f] = numberish(out[f]);
-  for (const f of ['qty', 'price', 'weight', 'width', 'height', 'length']) if (Array.isArray(out[f])) out[f] = (out[f] as unknown[]).map(numberish);
-  if (typeof out.deliveryArea === 'number') out.deliveryArea = String(out.deliveryArea);
-  return out;
-}
-
 export type CreateResult = { ok: true; txn: Transaction } | { ok: false; errors: FieldErrors };
 
-/** Validates a direct-payment request and builds its transaction (not yet stored). */
-export function buildTransaction(raw: Record<string, unknown>, account: SandboxAccount, id: number, now: number): CreateResult {
-  const body = coercePaymentBody(raw);
-  const errors = validatePaymentRequest(body);
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  const method = body.paymentMethod as string;
-  const channel = body.paymentChannel as string;
-  const amount = Math.round(body.amount as number);
-  const unit = (body.expiredType as string | undefined) ?? 'hours';
-  const expired = (body.expired as number | undefined) ?? 24;
-  const { paymentNo, qrString } = paymentNumber(method, channel, id, account.name, amount);
-  const products = body.product as string[];
+/** Builds the transaction of a checked direct-payment request (not yet stored). */
+export function buildTransaction(req: PaymentRequest, account: SandboxAccount, id: number, now: number): Transaction {
+  const { paymentNo, qrString } = paymentNumber(req.method, req.channel, id, account.name, req.amount);
   return {
-    ok: true,
-    txn: {
-      id,
-      sid: randomUUID(),
-      merchantVa: account.va,
-      referenceId: typeof body.referenceId === 'string' ? body.referenceId : '',
-      via: method,
-      channel,
-      paymentNo,
-      paymentName: CHANNEL_NAMES[channel] ?? channel,
-      qrString,
-      amount,
-      fee: feeFor(method, amount),
-      status: 'pending',
-      createdAt: now,
-      expiresAt: now + expired * UNIT_MS[unit]!,
-      notifyUrl: body.notifyUrl as string,
-      buyer: { name: body.name as string, phone: body.phone as string, email: body.email as string },
-      items: products.map((product, i) => ({ product, qty: (body.qty as number[])[i]!, price: (body.price as number[])[i]! })),
-      comments: typeof body.comments === 'string' ? body.comments : undefined,
-    },
+    id,
+    sid: randomUUID(),
+    merchantVa: account.va,
+    referenceId: req.referenceId,
+    via: req.method,
+    channel: req.channel,
+    paymentNo,
+    paymentName: req.channelName,
+    qrString,
+    amount: req.amount,
+    fee: feeFor(req.method, req.amount),
+    ...(req.feeDirection === 'BUYER' ? { feeDirection: 'BUYER' as const } : {}),
+    status: 'pending',
+    createdAt: now,
+    expiresAt: now + req.expiresInMs,
+    notifyUrl: req.notifyUrl,
+    buyer: { name: req.name, phone: req.phone, email: req.email },
+    items: req.items,
+    comments: req.comments,
   };
+}
+
+/** Reads, checks and builds in one step (for tests and tools); the server reserves the id in between. */
+export function createTransaction(raw: Record<string, unknown>, account: SandboxAccount, id: number, now: number): CreateResult {
+  const read = readPaymentRequest(raw);
+  return read.ok ? { ok: true, txn: buildTransaction(read.request, account, id, now) } : read;
 }

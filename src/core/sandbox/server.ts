@@ -3,11 +3,14 @@ import { hashRequestBody } from '../signing/request-signature.js';
 import { serve } from '../http/serve.js';
 import { hmacHex, signaturesEqual } from '../signing/callback-signature.js';
 import { formatJakarta } from '../signing/request-signature.js';
-import { envelope, sendJson, transactionView } from './views.js';
+import { envelope, paymentData, sendJson, transactionView } from './views.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
 import { renderPaymentPage } from './page.js';
 import { buildTransaction } from './payments.js';
+import { readPaymentRequest } from './validate.js';
+import { StoreError } from './log.js';
+import { lockDataDir, type DataDirLock } from './datadir.js';
 import { MerchantApi, notEmulated } from './merchant-api.js';
 import { loadRegions, lookupRegions, type RegionIndex } from './regions.js';
 import { SandboxState, type Transaction } from './state.js';
@@ -40,6 +43,25 @@ export interface SandboxOptions {
   expirySweepMs?: number;
 }
 
+/** What start-up found in the data dir (logged by `paycli sandbox`). */
+export interface StartupEvent {
+  type: 'startup';
+  /** Journal lines that could not be read and were skipped. */
+  skippedLines: number;
+  /** Paid or expired transactions found without a queued callback; queued now. */
+  reconciled: number;
+  /** Partial `*.tmp` files of an interrupted write, removed. */
+  removedTmp: string[];
+  /** The pid of a crashed emulator whose data-dir lock was taken over. */
+  tookOverFrom?: number;
+}
+
+/** The journal could not take a change (a full disk): it was answered 503 and nothing changed. */
+export interface StoreErrorEvent {
+  type: 'store-error';
+  message: string;
+}
+
 export interface RequestEvent {
   type: 'request';
   method: string;
@@ -55,7 +77,7 @@ export interface TransitionEvent {
   to: string;
   by: 'buyer' | 'admin' | 'clock';
 }
-export type SandboxEvent = RequestEvent | TransitionEvent | CallbackAttemptEvent;
+export type SandboxEvent = RequestEvent | TransitionEvent | CallbackAttemptEvent | StartupEvent | StoreErrorEvent;
 
 export interface SandboxHandle {
   /** `http://host:port` */
@@ -76,6 +98,8 @@ export interface SandboxHandle {
   expireDue(): Promise<number>;
   /** Resolves when every callback is delivered or has failed. */
   idle(timeoutMs?: number): Promise<boolean>;
+  /** What start-up found in the data dir. */
+  startup: StartupEvent;
   close(): Promise<void>;
 }
 
@@ -114,7 +138,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.callbackFormat && options.accounts) for (const a of accounts) a.callbackFormat = options.callbackFormat;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
   const limit = options.maxBodyBytes ?? 1024 * 1024;
-  const [regions, state] = await Promise.all([loadRegions(), SandboxState.open(options.dataDir)]);
+  let lock: DataDirLock | undefined;
+  if (options.dataDir) {
+    lock = await lockDataDir(options.dataDir, (err) => emit({ type: 'store-error', message: `the data-dir lock was lost: ${err.message}` }));
+  }
+  let regions: RegionIndex;
+  let state: SandboxState;
+  try {
+    [regions, state] = await Promise.all([loadRegions(), SandboxState.open(lock?.dir)]);
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
   const outbox = new Outbox(state, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     attemptTimeoutMs: options.callbackTimeoutMs ?? 5000,
@@ -124,36 +159,49 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     onEvent: emit,
   });
 
-  async function transition(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
-    if (t.status === 'pending' && to === 'berhasil' && t.expiresAt <= now().getTime()) {
-      await transition(t, 'expired', 'clock');
-    }
-    if (t.status === to) return { ok: true, txn: t, changed: false };
-    if (t.status !== 'pending') {
-      const message = t.status === 'expired' ? `transaction ${t.id} has expired and cannot be paid` : `transaction ${t.id} is already paid and cannot expire`;
-      return { ok: false, status: 409, message, txn: t };
-    }
+  const formatOf = (t: Transaction) => byVa.get(t.merchantVa)?.callbackFormat ?? 'form';
+
+  /** Journals the status change and its callback as one record, then starts the delivery. */
+  async function change(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<void> {
     const from = t.status;
-    await state.setStatus(t.id, to, now().getTime());
+    const d = await state.transition(t.id, to, now().getTime(), Outbox.entry(t, to, formatOf(t)));
     emit({ type: 'transition', trxId: t.id, from, to, by });
-    const account = byVa.get(t.merchantVa);
-    await outbox.enqueue(t, to, account?.callbackFormat ?? 'form');
-    return { ok: true, txn: t, changed: true };
+    if (d) outbox.start(d);
+  }
+
+  /** A transition, checked and journalled while no other transition of the same payment runs. */
+  function transition(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
+    return state.exclusive(t.id, async (): Promise<TransitionResult> => {
+      if (t.status === 'pending' && to === 'berhasil' && t.expiresAt <= now().getTime()) await change(t, 'expired', 'clock');
+      if (t.status === to) return { ok: true, txn: t, changed: false };
+      if (t.status !== 'pending') {
+        const message = t.status === 'expired' ? `transaction ${t.id} has expired and cannot be paid` : `transaction ${t.id} is already paid and cannot expire`;
+        return { ok: false, status: 409, message, txn: t };
+      }
+      await change(t, to, by);
+      return { ok: true, txn: t, changed: true };
+    });
   }
 
   async function act(id: string, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
     const t = state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
-    return transition(t, to, by);
+    try {
+      return await transition(t, to, by);
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      emit({ type: 'store-error', message: err.message });
+      return { ok: false, status: 503, message: `${err.message}; nothing changed, try again`, txn: t };
+    }
   }
 
   async function expireDue(): Promise<number> {
     const at = now().getTime();
     let n = 0;
-    for (const t of state.txns.values()) {
+    for (const t of [...state.txns.values()]) {
       if (t.status === 'pending' && t.expiresAt <= at) {
-        await transition(t, 'expired', 'clock');
-        n++;
+        const r = await transition(t, 'expired', 'clock');
+        if (r.ok && r.changed) n++;
       }
     }
     return n;
@@ -224,20 +272,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       const json = parseJson(body, res);
       if (!json) return;
-      const built = buildTransaction(json, account, state.reserveId(), now().getTime());
-      if (!built.ok) {
-        envelope(res, 400, 'error - invalid request', null, { Error: built.errors });
+      const read = readPaymentRequest(json);
+      if (!read.ok) {
+        envelope(res, 400, 'error - invalid request', null, { Error: read.errors });
         return;
       }
-      const t = built.txn;
+      // The id is reserved durably first; the answer goes out only once the payment is journalled.
+      const t = buildTransaction(read.request, account, await state.reserveId(), now().getTime());
       await state.addTransaction(t);
-      const base = `http://${req.headers.host ?? 'sandbox'}`;
-      const data: Record<string, unknown> = {
-        TransactionId: t.id, ReferenceId: t.referenceId, Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, PaymentName: t.paymentName,
-        Total: t.amount, Fee: t.fee, Expired: formatJakarta(new Date(t.expiresAt)), Note: null, Url: `${base}/pay/${t.id}`,
-      };
-      if (t.qrString) data.QrString = t.qrString;
-      envelope(res, 200, 'Success', data);
+      envelope(res, 200, 'Success', paymentData(t, `http://${req.headers.host ?? 'sandbox'}`));
+      return;
+    }
+    const qr = /^\/qr\/(?:(template)\/)?(\d+)$/.exec(path);
+    if (qr) {
+      const t = state.txns.get(Number(qr[2]));
+      if (!t?.qrString) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such QRIS payment\n');
+        return;
+      }
+      const { qrPng, qrTemplate } = await import('./page.js');
+      if (qr[1]) {
+        const html = qrTemplate(t, byVa.get(t.merchantVa)?.name ?? t.merchantVa);
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+      } else {
+        const png = await qrPng(t.qrString);
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
+      }
       return;
     }
     const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
@@ -287,7 +347,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire))?$/.exec(path);
     if (m) {
-      const id = decodeURIComponent(m[1]!);
+      let id: string;
+      try {
+        id = decodeURIComponent(m[1]!);
+      } catch {
+        sendJson(res, 400, { ok: false, error: 'malformed percent-encoding in the transaction id' });
+        return;
+      }
       if (!m[2]) {
         const t = state.find(id);
         if (!t) sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
@@ -321,11 +387,36 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           envelope(res, 413, `request body over ${limit} bytes`, null);
           return;
         }
+        if (err instanceof StoreError) {
+          // Nothing was stored and nothing changed: the client may retry once there is room.
+          emit({ type: 'store-error', message: err.message });
+          res.setHeader('retry-after', '5');
+          envelope(res, 503, 'service unavailable - the emulator cannot store this request now; nothing was changed', null);
+          return;
+        }
         envelope(res, 500, `internal emulator error: ${(err as Error).message}`, null);
       });
   });
-  const { origin: url, port } = await serve(server, { port: options.port ?? 4010, host: options.host ?? '127.0.0.1', requestTimeoutMs: 30_000 });
+  let url: string;
+  let port: number;
+  try {
+    ({ origin: url, port } = await serve(server, { port: options.port ?? 4010, host: options.host ?? '127.0.0.1', requestTimeoutMs: 30_000 }));
+  } catch (err) {
+    await state.close();
+    await lock?.release();
+    throw err;
+  }
   outbox.resume();
+  // Journals of older versions could hold a transition whose callback was never queued: queue it now.
+  let reconciled = 0;
+  const queued = new Set([...state.deliveries.values()].map((d) => `${d.trxId}:${d.status}`));
+  for (const t of state.txns.values()) {
+    if (t.status === 'pending' || queued.has(`${t.id}:${t.status}`)) continue;
+    outbox.start(await state.addDelivery(Outbox.entry(t, t.status, formatOf(t))));
+    reconciled++;
+  }
+  const startup: StartupEvent = { type: 'startup', skippedLines: state.skipped, reconciled, removedTmp: lock?.removedTmp ?? [], ...(lock?.tookOverFrom !== undefined ? { tookOverFrom: lock.tookOverFrom } : {}) };
+  emit(startup);
   const sweep = setInterval(() => void expireDue().catch(() => undefined), options.expirySweepMs ?? 1000);
   sweep.unref();
   return {
@@ -340,6 +431,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     expire: (id) => act(id, 'expired', 'admin'),
     expireDue,
     idle: (ms) => outbox.idle(ms),
+    startup,
     async close() {
       clearInterval(sweep);
       await outbox.close();
@@ -349,6 +441,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
       await merchant.close();
       await state.close();
+      await lock?.release();
     },
   };
 }

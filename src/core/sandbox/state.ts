@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Journal } from '../journal.js';
+import { SandboxLog } from './log.js';
 
 export type TxnStatus = 'pending' | 'berhasil' | 'expired';
 
@@ -15,6 +15,8 @@ export interface Transaction {
   qrString?: string;
   amount: number;
   fee: number;
+  /** `BUYER`: the buyer pays the fee on top of the amount (total = amount + fee). */
+  feeDirection?: 'BUYER';
   status: TxnStatus;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -44,42 +46,104 @@ export interface Delivery {
   createdAt: number;
 }
 
-type Record_ =
+export type JournalRecord =
   | { t: 'txn'; txn: Transaction }
-  | { t: 'status'; id: number; status: TxnStatus; at: number }
+  /** Ids below `upTo` may have been handed out; after a restart numbering goes on above it. */
+  | { t: 'ids'; upTo: number }
+  /** A transition and, in the same record, the callback it queues. */
+  | { t: 'status'; id: number; status: TxnStatus; at: number; d?: Delivery }
   | { t: 'delivery'; d: Delivery }
   | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string };
 
+/** Ids are reserved in durable blocks of this size (see `reserveId`). */
+export const ID_BLOCK = 1000;
+const FIRST_ID = 100_001;
+
+const STATUSES = new Set(['pending', 'berhasil', 'expired']);
+const DELIVERY_STATES = new Set(['pending', 'delivered', 'failed']);
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+
+function validTxn(t: unknown): t is Transaction {
+  return isObj(t) && isInt(t.id) && t.id > 0 && isStr(t.merchantVa) && isStr(t.via) && isStr(t.channel) && isStr(t.paymentNo) && isInt(t.amount) && isInt(t.fee) &&
+    isStr(t.status) && STATUSES.has(t.status) && isInt(t.createdAt) && isInt(t.expiresAt) && isStr(t.notifyUrl) && isObj(t.buyer) && Array.isArray(t.items);
+}
+
+function validDelivery(d: unknown): d is Delivery {
+  return isObj(d) && isStr(d.id) && /^cb-\d+$/.test(d.id) && isInt(d.trxId) && isStr(d.status) && STATUSES.has(d.status) && isStr(d.url) &&
+    (d.format === 'form' || d.format === 'json') && isInt(d.attempts) && isStr(d.state) && DELIVERY_STATES.has(d.state) && (d.nextAt === null || isInt(d.nextAt));
+}
+
+/** Whether a journal line holds a record this version can apply (anything else is counted and skipped). */
+export function validRecord(r: unknown): r is JournalRecord {
+  if (!isObj(r)) return false;
+  switch (r.t) {
+    case 'txn':
+      return validTxn(r.txn);
+    case 'ids':
+      return isInt(r.upTo) && r.upTo > 0;
+    case 'status':
+      return isInt(r.id) && isStr(r.status) && STATUSES.has(r.status) && isInt(r.at) && (r.d === undefined || validDelivery(r.d));
+    case 'delivery':
+      return validDelivery(r.d);
+    case 'attempt':
+      return isStr(r.id) && isInt(r.attempts) && isStr(r.state) && DELIVERY_STATES.has(r.state) && (r.nextAt === null || isInt(r.nextAt)) && isStr(r.result);
+    default:
+      return false;
+  }
+}
+
 /**
  * The emulator's state: transactions and the callback outbox, in memory, journalled to
- * `DATA_DIR/journal.jsonl` before any answer when a data dir is given.
+ * `DATA_DIR/journal.jsonl` when a data dir is given. Every change is written first and applied to
+ * memory only once the journal has it, so a failed write (a full disk) changes nothing and the
+ * caller answers 503; nothing is acknowledged that a restart would not find.
  */
 export class SandboxState {
   readonly txns = new Map<number, Transaction>();
   readonly deliveries = new Map<string, Delivery>();
-  private journal?: Journal<Record_>;
-  private nextId = 100_001;
+  private log?: SandboxLog<JournalRecord>;
+  private nextId = FIRST_ID;
+  /** Ids below this are covered by a durable reservation. */
+  private reservedUpTo = FIRST_ID;
+  private reserving?: Promise<void>;
   private deliverySeq = 0;
-  /** Records skipped on load (a torn last line after a crash). */
+  private locks = new Map<number, Promise<unknown>>();
+  /** Unreadable or unknown journal lines skipped on load (a torn line after a crash, a hand edit). */
   skipped = 0;
+  /** Transitions found on load without a queued callback (journals of older versions); queued now. */
+  reconciled = 0;
 
-  static async open(dataDir?: string): Promise<SandboxState> {
+  static async open(dataDir?: string, log?: SandboxLog<JournalRecord>): Promise<SandboxState> {
     const s = new SandboxState();
-    if (dataDir) {
-      s.journal = new Journal<Record_>(join(dataDir, 'journal.jsonl'));
-      const { records, skipped } = await s.journal.read();
-      s.skipped = skipped;
-      for (const r of records) s.apply(r);
-      await s.journal.open();
+    if (dataDir || log) {
+      s.log = log ?? new SandboxLog<JournalRecord>(join(dataDir!, 'journal.jsonl'));
+      let highest = FIRST_ID;
+      const unreadable = await s.log.scan((r) => {
+        if (!validRecord(r)) {
+          s.skipped++;
+          return;
+        }
+        s.apply(r);
+        if (r.t === 'ids') highest = Math.max(highest, r.upTo);
+      });
+      s.skipped += unreadable;
+      // Never hand out an id that may have been answered before: go on above every reservation.
+      s.nextId = Math.max(s.nextId, highest);
+      s.reservedUpTo = s.nextId;
+      await s.log.open();
     }
     return s;
   }
 
-  private apply(r: Record_): void {
+  private apply(r: JournalRecord): void {
     switch (r.t) {
       case 'txn':
         this.txns.set(r.txn.id, r.txn);
         this.nextId = Math.max(this.nextId, r.txn.id + 1);
+        break;
+      case 'ids':
         break;
       case 'status': {
         const t = this.txns.get(r.id);
@@ -88,11 +152,11 @@ export class SandboxState {
           if (r.status === 'berhasil') t.paidAt = r.at;
           t.endedAt = r.at;
         }
+        if (r.d) this.applyDelivery(r.d);
         break;
       }
       case 'delivery':
-        this.deliveries.set(r.d.id, { ...r.d });
-        this.deliverySeq = Math.max(this.deliverySeq, Number(r.d.id.split('-')[1] ?? 0));
+        this.applyDelivery(r.d);
         break;
       case 'attempt': {
         const d = this.deliveries.get(r.id);
@@ -102,24 +166,69 @@ export class SandboxState {
     }
   }
 
-  private async record(r: Record_): Promise<void> {
-    this.apply(r);
-    await this.journal?.append(r);
+  private applyDelivery(d: Delivery): void {
+    this.deliveries.set(d.id, { ...d });
+    this.deliverySeq = Math.max(this.deliverySeq, Number(d.id.split('-')[1] ?? 0));
   }
 
-  /** Reserves the next transaction id (monotonic, survives restarts). */
-  reserveId(): number {
+  /** Journals a record, then applies it; throws `StoreError` (memory unchanged) when it cannot be stored. */
+  private async record(r: JournalRecord): Promise<void> {
+    await this.log?.append(r);
+    this.apply(r);
+  }
+
+  /**
+   * The next transaction id: increasing, and never handed out twice, even across restarts and
+   * whatever the journal's tail holds. Ids come from blocks reserved by a journal record written
+   * before the first id of the block is used; a restart goes on above the highest reservation.
+   */
+  async reserveId(): Promise<number> {
+    while (this.log && this.nextId >= this.reservedUpTo) {
+      if (!this.reserving) {
+        const upTo = Math.max(this.nextId, this.reservedUpTo) + ID_BLOCK;
+        this.reserving = this.log
+          .append({ t: 'ids', upTo })
+          .then(() => {
+            this.reservedUpTo = Math.max(this.reservedUpTo, upTo);
+          })
+          .finally(() => {
+            this.reserving = undefined;
+          });
+      }
+      await this.reserving;
+    }
     return this.nextId++;
+  }
+
+  /** Runs `fn` alone for one transaction (a transition is checked and journalled before the next one looks). */
+  async exclusive<R>(id: number, fn: () => Promise<R>): Promise<R> {
+    const prev = this.locks.get(id) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(id, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    }
   }
 
   async addTransaction(txn: Transaction): Promise<void> {
     await this.record({ t: 'txn', txn });
   }
 
-  async setStatus(id: number, status: TxnStatus, at: number): Promise<void> {
-    await this.record({ t: 'status', id, status, at });
+  /**
+   * Changes a transaction's status and queues its callback in one journal record, so that no
+   * crash can leave a paid or expired transaction without a callback to send.
+   */
+  async transition(id: number, status: TxnStatus, at: number, callback?: Omit<Delivery, 'id'>): Promise<Delivery | undefined> {
+    const d: Delivery | undefined = callback ? { ...callback, id: `cb-${this.deliverySeq + 1}` } : undefined;
+    if (d) this.deliverySeq++; // burnt even if the write fails: never reused in this run
+    await this.record(d ? { t: 'status', id, status, at, d } : { t: 'status', id, status, at });
+    return d ? this.deliveries.get(d.id) : undefined;
   }
 
+  /** Queues a callback on its own (for transitions journalled without one by older versions). */
   async addDelivery(d: Omit<Delivery, 'id'>): Promise<Delivery> {
     const delivery: Delivery = { ...d, id: `cb-${++this.deliverySeq}` };
     await this.record({ t: 'delivery', d: delivery });
@@ -141,6 +250,6 @@ export class SandboxState {
   }
 
   async close(): Promise<void> {
-    await this.journal?.close();
+    await this.log?.close();
   }
 }

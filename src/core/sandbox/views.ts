@@ -40,3 +40,27 @@ export function checkTransactionData(t: Transaction): Record<string, unknown> {
   };
 }
 
+
+/** What the buyer pays: the amount, plus the fee when the buyer bears it. */
+export function totalOf(t: Transaction): number {
+  return t.amount + (t.feeDirection === 'BUYER' ? t.fee : 0);
+}
+
+/**
+ * The `Data` of a direct-payment answer: the documented fields plus `SessionId`; QRIS adds the
+ * documented extras (`QrString`, `QrImage` and `QrTemplate` served by the emulator, `SubTotal`,
+ * `FeeDirection`, `Terminal`, `NNSCode`).
+ */
+export function paymentData(t: Transaction, base: string): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    SessionId: t.sid, TransactionId: t.id, ReferenceId: t.referenceId, Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, PaymentName: t.paymentName,
+    Total: totalOf(t), Fee: t.fee, Expired: formatJakarta(new Date(t.expiresAt)), Note: t.comments ?? null, Url: `${base}/pay/${t.id}`,
+  };
+  if (t.qrString) {
+    Object.assign(data, {
+      QrString: t.qrString, SubTotal: t.amount, FeeDirection: t.feeDirection ?? 'MERCHANT',
+      QrImage: `${base}/qr/${t.id}`, QrTemplate: `${base}/qr/template/${t.id}`, Terminal: 'A01', NNSCode: '93600898',
+    });
+  }
+  return data;
+}

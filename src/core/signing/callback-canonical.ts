@@ -1,4 +1,5 @@
-import { encodeJson, encodeJsonString, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
+import { encodeJsonString, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
+import { phpIntOfDouble, phpIntOfString, phpJsonDouble, phpNumber, phpShapeOf, phpStringOfDouble } from './php-values.js';
 
 /** A callback field value as parsed from a form body (strings, arrays of strings) or a JSON body. */
 export type CallbackValue = string | number | boolean | null | CallbackValue[] | { [key: string]: CallbackValue };
@@ -41,73 +42,105 @@ export const GATEWAY_CANONICAL: CanonicalOptions = {
   json: PHP_DEFAULT,
 };
 
-const INT64_MAX = '9223372036854775807';
-const INT64_MIN = '-9223372036854775808';
-
-/** PHP's `(int)` cast of a string: leading whitespace, sign and digits; anything else is 0. */
-export function phpIntDigits(value: CallbackValue): JsonInteger {
+/** PHP's `(int)` of a decoded value (`container[key]`, for the number's PHP type). */
+export function phpIntOf(value: CallbackValue, container?: object, key = ''): JsonInteger {
   if (typeof value === 'boolean') return new JsonInteger(value ? '1' : '0');
-  if (typeof value === 'number') return new JsonInteger(Number.isFinite(value) ? String(Math.trunc(value)) : '0');
-  if (typeof value !== 'string') return new JsonInteger(Array.isArray(value) && value.length > 0 ? '1' : '0');
-  const m = /^[ \t\n\r\v\f]*([+-]?)(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?/.exec(value);
-  if (!m) return new JsonInteger('0');
-  if (m[2]!.includes('.') || m[3]) {
-    // A float-like numeric string: PHP converts it to a float, then truncates.
-    const n = Math.trunc(Number(m[1]! + m[2]! + (m[3] ?? '')));
-    return new JsonInteger(Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : n > 0 ? INT64_MAX : INT64_MIN.slice(0));
+  if (typeof value === 'number') {
+    const n = phpNumber(value, container, key);
+    return new JsonInteger('int' in n ? n.int : phpIntOfDouble(n.float));
   }
-  const digits = m[2]!.replace(/^0+(?=\d)/, '');
-  const negative = m[1] === '-' && digits !== '0';
-  // PHP saturates integer strings beyond the 64-bit range.
-  if (digits.length > 19 || (digits.length === 19 && digits > (negative ? INT64_MIN.slice(1) : INT64_MAX))) return new JsonInteger(negative ? INT64_MIN : INT64_MAX);
-  return new JsonInteger(negative ? `-${digits}` : digits);
+  if (typeof value === 'string') return new JsonInteger(phpIntOfString(value));
+  if (value === null) return new JsonInteger('0');
+  return new JsonInteger((Array.isArray(value) ? value.length : Object.keys(value).length) > 0 ? '1' : '0');
 }
 
-/** PHP's `(string)` cast of a scalar. */
-function phpString(value: CallbackValue): CallbackValue {
+/** PHP's `(string)` cast of a scalar; arrays and objects are kept as structures. */
+function phpString(value: CallbackValue, container: object, key: string): CallbackValue {
   if (typeof value === 'string') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
-  if (typeof value === 'boolean') return value ? '1' : '';
-  return value; // arrays and objects are kept as structures
-}
-
-function toBoolean(value: CallbackValue): boolean {
-  if (value === true || value === 1) return true;
-  return typeof value === 'string' && (value === '1' || value.toLowerCase() === 'true');
-}
-
-function toArray(value: CallbackValue): CallbackValue {
-  if (Array.isArray(value) || (value !== null && typeof value === 'object')) return value;
-  if (value === null || value === '' || value === '[]') return [];
-  if (typeof value === 'string' && /^\s*[[{]/.test(value)) {
-    try {
-      return JSON.parse(value) as CallbackValue;
-    } catch {
-      return value;
-    }
+  if (typeof value === 'number') {
+    const n = phpNumber(value, container, key);
+    return 'int' in n ? n.int : phpStringOfDouble(n.float);
   }
+  if (typeof value === 'boolean') return value ? '1' : '';
   return value;
 }
 
-function normalizeValue(key: string, value: CallbackValue, o: CanonicalOptions): unknown {
+/** The reference handler's boolean: `true`, the integer 1, or the text `1` or `true` (any case). */
+function toBoolean(value: CallbackValue, container: object, key: string): boolean {
+  if (value === true) return true;
+  if (typeof value === 'number') {
+    const n = phpNumber(value, container, key);
+    return 'int' in n && n.int === '1';
+  }
+  return typeof value === 'string' && (value === '1' || (value.length === 4 && value.toLowerCase() === 'true'));
+}
+
+function normalizeValue(key: string, value: CallbackValue, o: CanonicalOptions, fields: CallbackFields): unknown {
   if (value === null) {
-    if (key === 'additional_info' && o.normalizeTypes) return [];
+    if (o.normalizeTypes) {
+      // PHP: (int) null is 0; the boolean test fails; additional_info null is [].
+      if (INTEGER_SET.has(key)) return new JsonInteger('0');
+      if (key === 'is_escrow') return o.escrowAsNumber ? new JsonInteger('0') : false;
+      if (key === 'additional_info') return [];
+    }
     if (o.nullAs === 'null') return null;
     return o.nullAs === 'string-null' ? 'null' : '';
   }
   if (!o.normalizeTypes) return value;
-  if (INTEGER_SET.has(key)) return phpIntDigits(value);
+  if (INTEGER_SET.has(key)) return phpIntOf(value, fields, key);
   if (key === 'is_escrow') {
-    const b = toBoolean(value);
+    const b = toBoolean(value, fields, key);
     return o.escrowAsNumber ? new JsonInteger(b ? '1' : '0') : b;
   }
-  if (key === 'additional_info') return toArray(value);
-  if (o.amountsAsIntegers && AMOUNT_SET.has(key)) return phpIntDigits(value);
-  return phpString(value);
+  if (key === 'additional_info') return value === '' || value === '[]' ? [] : value;
+  if (o.amountsAsIntegers && AMOUNT_SET.has(key)) return phpIntOf(value, fields, key);
+  return phpString(value, fields, key);
+}
+
+const LIST_KEY = (k: string, i: number) => k === String(i);
+
+/**
+ * `json_encode` of a decoded value as PHP holds it: PHP arrays whose keys are 0, 1, 2, … in order
+ * (and empty ones) are lists, others objects in insertion order; integers exact, doubles in PHP's
+ * shortest form.
+ */
+export function encodePhpJson(value: unknown, json: JsonEncodeOptions, container?: object, key = ''): string {
+  if (value === null || value === undefined) return 'null';
+  if (value instanceof JsonInteger) return value.digits;
+  switch (typeof value) {
+    case 'string':
+      return encodeJsonString(value, json);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number': {
+      const n = phpNumber(value, container, key);
+      return 'int' in n ? n.int : phpJsonDouble(n.float);
+    }
+    case 'bigint':
+      return value.toString();
+    default:
+      break;
+  }
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + encodePhpJson(value[i], json, value, String(i));
+    return out + ']';
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = (phpShapeOf(obj)?.order ?? Object.keys(obj)).filter((k) => obj[k] !== undefined);
+  if (keys.every(LIST_KEY)) return '[' + keys.map((k) => encodePhpJson(obj[k], json, obj, k)).join(',') + ']';
+  return '{' + keys.map((k) => encodeJsonString(k, json) + ':' + encodePhpJson(obj[k], json, obj, k)).join(',') + '}';
+}
+
+/** Byte order of the UTF-8 forms (PHP's `ksort(…, SORT_STRING)`); code-unit order differs only around surrogates. */
+function byteOrder(keys: string[]): void {
+  keys.sort();
+  if (keys.some((k) => /[\ud800-\udfff]/.test(k))) keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
 /**
- * Builds the canonical JSON text that the gateway signs for a callback (spec 5.2, cli.md section 1):
+ * Builds the canonical JSON text that the gateway signs for a callback (docs/gateway.md,
+ * "Callback signatures" and "PHP semantics"):
  * `signature` dropped, integer and boolean fields typed, `additional_info` an array, other values
  * strings, keys in code-unit order, PHP-default JSON escaping.
  */
@@ -119,15 +152,14 @@ export function canonicalizeCallback(fields: CallbackFields, options?: Partial<C
     if (i >= 0) keys.splice(i, 1);
   }
   if (o.addMissingAdditionalInfo && !('additional_info' in fields)) keys.push('additional_info');
-  // Default sort compares UTF-16 code units: byte order for the ASCII keys of callbacks.
   if (o.sort === 'locale') keys.sort((a, b) => a.localeCompare(b));
-  else keys.sort();
+  else byteOrder(keys);
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const raw = key in fields ? fields[key]! : o.normalizeTypes ? [] : '[]';
-    const value = normalizeValue(key, raw, o);
-    out += (i === 0 ? '' : ',') + encodeJsonString(key, o.json) + ':' + (typeof value === 'string' ? encodeJsonString(value, o.json) : encodeJson(value, o.json));
+    const value = normalizeValue(key, raw, o, fields);
+    out += (i === 0 ? '' : ',') + encodeJsonString(key, o.json) + ':' + (typeof value === 'string' ? encodeJsonString(value, o.json) : encodePhpJson(value, o.json, fields, key));
   }
   return out + '}';
 }

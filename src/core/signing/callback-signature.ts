@@ -1,28 +1,46 @@
 import { canonicalizeCallback, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
-import { hmacSha256Hex } from './digest.js';
+import { AuthError } from '../errors.js';
+import { hexDigestsEqual, hmacSha256Hex } from './digest.js';
 
-/** HMAC-SHA256 in lower-case hex (digest.ts: in TypeScript for a process's first few, then node:crypto). */
+/** HMAC-SHA256 in lower-case hex (node:crypto). */
 export const hmacHex = hmacSha256Hex;
 
-/** The `X-Signature` the gateway sends for these fields: HMAC of the canonical JSON with the merchant VA. */
-export function signCallback(fields: CallbackFields, va: string, options?: Partial<CanonicalOptions>): string {
-  return hmacHex(va, canonicalizeCallback(fields, options));
+/**
+ * The merchant VA (the callback signing key) is missing or empty: for example an environment
+ * variable that is not set. Thrown by signCallback, verifyCallback and checkCallback on their
+ * first call, whatever the payload; the CLI maps it to exit 4.
+ */
+export class MissingVaError extends AuthError {
+  constructor(message = 'no merchant VA to check the callback signature with (callbacks are signed with the VA)') {
+    super(message, { hint: 'pass the merchant VA of the environment that sends the callbacks (sandbox and production differ)' });
+    this.name = 'MissingVaError';
+  }
 }
 
-/** Constant-time comparison of two hex signatures, case-insensitive, surrounding space ignored. */
+/** Returns the VA, or throws MissingVaError when it is not a non-empty string. */
+export function requireVa(va: unknown): string {
+  if (typeof va !== 'string' || va.trim() === '') throw new MissingVaError();
+  return va;
+}
+
+/** The `X-Signature` the gateway sends for these fields: HMAC of the canonical JSON with the merchant VA. */
+export function signCallback(fields: CallbackFields, va: string | undefined, options?: Partial<CanonicalOptions>): string {
+  return hmacHex(requireVa(va), canonicalizeCallback(fields, options));
+}
+
+/**
+ * Constant-time comparison of two hex signatures (`timingSafeEqual` on the decoded bytes),
+ * case-insensitive, surrounding space ignored. Empty or non-hex input is never equal, not even to itself.
+ */
 export function signaturesEqual(expected: string, received: string): boolean {
-  const a = expected.trim().toLowerCase();
-  const b = received.trim().toLowerCase();
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
+  return hexDigestsEqual(expected, received);
 }
 
 export interface VerifyCallbackInput {
   fields: CallbackFields;
   signature: string;
-  va: string;
+  /** The merchant VA; undefined or empty throws MissingVaError. */
+  va: string | undefined;
 }
 
 export interface VerifyCallbackResult {
@@ -34,10 +52,11 @@ export interface VerifyCallbackResult {
 
 /**
  * Verifies a callback's `X-Signature` against the merchant VA with the gateway's canonical form.
- * Use `diagnoseCallback` (variants.ts) on a mismatch to learn why.
+ * Use `checkCallback(…, { diagnose: true })` on a mismatch to learn why.
  */
 export function verifyCallback(input: VerifyCallbackInput): VerifyCallbackResult {
+  const va = requireVa(input.va);
   const canonical = canonicalizeCallback(input.fields);
-  const expected = hmacHex(input.va, canonical);
+  const expected = hmacHex(va, canonical);
   return { valid: signaturesEqual(expected, input.signature), expected, received: input.signature, canonical };
 }

@@ -73,28 +73,60 @@ function describe(vs: readonly Variation[], key: CandidateKey): { message: strin
   return { message, authentic, id };
 }
 
+/** Limits on one diagnosis: untrusted senders must not be able to buy seconds of CPU with one forged body. */
+export interface DiagnosisBudget {
+  /** Canonical JSON longer than this (characters) is not diagnosed. Default 16 384. */
+  maxLength?: number;
+  /** Stop after this many HMAC attempts. Default 400. */
+  maxAttempts?: number;
+  /** Stop after this many milliseconds. Default 25. */
+  maxMs?: number;
+}
+
+export const DIAGNOSIS_BUDGET: Required<DiagnosisBudget> = { maxLength: 16_384, maxAttempts: 400, maxMs: 25 };
+
+export interface BoundedDiagnosis {
+  diagnosis: Diagnosis | null;
+  /** Why the search stopped before it was complete; undefined when it was complete. */
+  notDiagnosed?: string;
+}
+
 /**
- * Explains a signature mismatch: tries each known variation (alone, then in pairs) with each
- * candidate secret and returns the simplest one that reproduces the received signature, or null
- * when none does (tampered payload or an unknown key).
+ * Explains a signature mismatch within a budget: tries each known variation (alone, then in
+ * pairs) with each candidate secret and returns the simplest one that reproduces the received
+ * signature, or none (tampered payload or an unknown key), or says why it stopped early.
  */
-export function diagnoseCallback(fields: CallbackFields, received: string, keys: readonly CandidateKey[], variations: readonly Variation[] = VARIATIONS): Diagnosis | null {
+export function diagnoseCallbackBounded(fields: CallbackFields, received: string, keys: readonly CandidateKey[], variations: readonly Variation[] = VARIATIONS, budget: DiagnosisBudget = {}): BoundedDiagnosis {
+  const b = { ...DIAGNOSIS_BUDGET, ...budget };
+  const started = performance.now();
   const sets: Variation[][] = [[]];
   for (const v of variations) sets.push([v]);
   for (let i = 0; i < variations.length; i++) {
     for (let j = i + 1; j < variations.length; j++) sets.push([variations[i]!, variations[j]!]);
   }
-  const cache = new Map<string, string>();
+  const seen = new Set<string>(); // at most 56 texts of at most maxLength characters
+  let attempts = 0;
   for (const set of sets) {
+    if (performance.now() - started > b.maxMs) return { diagnosis: null, notDiagnosed: `not diagnosed: the diagnosis took over ${b.maxMs} ms` };
     const canonical = canonicalizeCallback(fields, { ...GATEWAY_CANONICAL, ...mergeOptions(set) });
-    if (cache.has(canonical)) continue; // this variation changes nothing for these fields
-    cache.set(canonical, '');
+    if (canonical.length > b.maxLength) return { diagnosis: null, notDiagnosed: `not diagnosed: the signed JSON is over ${b.maxLength} characters` };
+    if (seen.has(canonical)) continue; // this variation changes nothing for these fields
+    seen.add(canonical);
     for (const key of keys) {
       if (set.length === 0 && key.kind === 'va') continue;
+      if (++attempts > b.maxAttempts) return { diagnosis: null, notDiagnosed: `not diagnosed: over ${b.maxAttempts} attempts` };
       if (signaturesEqual(hmacHex(key.key, canonical), received)) {
-        return { variations: set, key, ...describe(set, key) };
+        return { diagnosis: { variations: set, key, ...describe(set, key) } };
       }
     }
   }
-  return null;
+  return { diagnosis: null };
+}
+
+/**
+ * Explains a signature mismatch (see diagnoseCallbackBounded): the simplest known variation and
+ * key that reproduce the received signature, or null when none does or the budget ran out.
+ */
+export function diagnoseCallback(fields: CallbackFields, received: string, keys: readonly CandidateKey[], variations: readonly Variation[] = VARIATIONS, budget?: DiagnosisBudget): Diagnosis | null {
+  return diagnoseCallbackBounded(fields, received, keys, variations, budget).diagnosis;
 }

@@ -1,0 +1,63 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempHome } from '../helpers/cli.js';
+
+// Issue 13 item 17: doctor looks for the API key in git-tracked files without putting it on a
+// command line (argv is readable by every local user).
+
+const KEY = 'sk-live-DOCTOR-ABCDEFGH12345678-wxyz';
+let h: ReturnType<typeof tempHome>;
+beforeEach(() => (h = tempHome()));
+afterEach(() => h.cleanup());
+
+type Check = { check: string; status: string; detail: string };
+const gitCheck = (stdout: string) => (JSON.parse(stdout) as { checks: Check[] }).checks.find((c) => c.check === 'API key in git')!;
+
+const haveGit = (() => {
+  try {
+    execFileSync('git', ['--version']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('doctor: API key in git', () => {
+  it('gives git the key on stdin, never in argv (a stand-in git records both)', async () => {
+    const bin = join(h.home, 'bin');
+    mkdirSync(bin);
+    const argvFile = join(h.home, 'argv.txt');
+    const stdinFile = join(h.home, 'stdin.txt');
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${argvFile}'\ncat /proc/$$/cmdline | tr '\\0' ' ' >> '${argvFile}'\ncat > '${stdinFile}'\nexit 1\n`);
+    chmodSync(join(bin, 'git'), 0o755);
+    const r = await runCli(['doctor', '--json', '--offline'], { home: h.home, env: { PATH: `${bin}:${process.env.PATH}`, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY } });
+    expect(gitCheck(r.stdout)).toEqual({ check: 'API key in git', status: 'ok', detail: 'not in any tracked file' });
+    const argv = readFileSync(argvFile, 'utf8');
+    expect(argv.split('\n').slice(0, 5)).toEqual(['grep', '-l', '-F', '-f', '-']);
+    expect(argv).not.toContain(KEY);
+    expect(argv).not.toContain('DOCTOR');
+    expect(readFileSync(stdinFile, 'utf8')).toBe(KEY + '\n');
+  });
+
+  it.skipIf(!haveGit)('finds the key in a tracked file of a real repository', async () => {
+    const repo = join(h.home, 'shop');
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(repo, 'clean.txt'), 'nothing here\n');
+    writeFileSync(join(repo, 'settings.php'), `<?php $key = '${KEY}';\n`);
+    git('add', '.');
+    const env = { PATH: process.env.PATH ?? '', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY };
+    const found = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: repo, env });
+    expect(found.code).toBe(4);
+    expect(gitCheck(found.stdout)).toMatchObject({ status: 'fail', detail: 'found in tracked files: settings.php — remove it and rotate the key' });
+    expect(found.stdout).not.toContain(KEY);
+    git('rm', '-q', '--cached', 'settings.php');
+    const clean = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: repo, env });
+    expect(gitCheck(clean.stdout).status).toBe('ok');
+    const outside = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: h.home, env });
+    expect(gitCheck(outside.stdout)).toMatchObject({ status: 'skip', detail: 'not a git repository' });
+  });
+});

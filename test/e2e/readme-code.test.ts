@@ -1,0 +1,110 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+
+// Every TypeScript/JavaScript block of README.md compiles with tsc under `strict` against the built
+// package (imported as `paycli`, as a user would), and the callback server example, kept verbatim
+// in examples/callback-server.ts, really runs: with the VA unset it answers 500 and keeps running.
+const ROOT = new URL('../..', import.meta.url).pathname;
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+let work: string;
+
+function readmeBlocks(): { lang: string; code: string; line: number }[] {
+  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
+  const blocks: { lang: string; code: string; line: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(ts|typescript|js|javascript|mjs)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const start = i + 1;
+    let j = start;
+    while (j < lines.length && lines[j] !== '```') j++;
+    blocks.push({ lang: open[1]!, code: lines.slice(start, j).join('\n') + '\n', line: start });
+    i = j;
+  }
+  return blocks;
+}
+
+beforeAll(() => {
+  // Inside the package (not under node_modules), so that `import … from 'paycli'` resolves to this
+  // package by self-reference, as it does for a user who installed it.
+  mkdirSync(join(ROOT, 'test/.tmp'), { recursive: true });
+  work = mkdtempSync(join(ROOT, 'test/.tmp/readme-code-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('README code', () => {
+  it('every TypeScript/JavaScript block type-checks under strict (examples/ files included)', () => {
+    const blocks = readmeBlocks();
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.ts'));
+    const server = readFileSync(join(ROOT, 'examples/callback-server.ts'), 'utf8');
+    expect(blocks.some((b) => b.code === server), 'README shows examples/callback-server.ts verbatim').toBe(true);
+    const files: string[] = examples.map((f) => join(ROOT, 'examples', f));
+    blocks.forEach((b, i) => {
+      if (examples.some((f) => readFileSync(join(ROOT, 'examples', f), 'utf8') === b.code)) return;
+      const file = join(work, `readme-block-${i + 1}-line-${b.line}.ts`);
+      writeFileSync(file, b.code);
+      files.push(file);
+    });
+    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')] }, files }));
+    let output = '';
+    try {
+      execFileSync(process.execPath, [TSC, '-p', join(work, 'tsconfig.json')], { cwd: work, encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      output = String((err as { stdout?: string }).stdout ?? err);
+    }
+    expect(output).toBe('');
+  });
+
+  it('runs the callback server example: 500 without a VA (and keeps running), then 200 / 400 with one', async () => {
+    const out = join(work, 'built');
+    writeFileSync(join(work, 'tsconfig.build.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')], outDir: out, rootDir: join(ROOT, 'examples') }, files: [join(ROOT, 'examples/callback-server.ts')] }));
+    execFileSync(process.execPath, [TSC, '-p', join(work, 'tsconfig.build.json')], { cwd: work, stdio: 'pipe' });
+    const fixture = readFileSync(join(ROOT, 'test/fixtures/callback-qris-sandbox.form'), 'utf8');
+    const sig = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
+    const post = async (port: number, body: string, signature: string) => {
+      const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': signature }, body });
+      return { status: res.statusCode, text: await res.body.text() };
+    };
+    for (const va of [undefined, '1179000899']) {
+      const port = await new Promise<number>((resolve) => {
+        const s = createServer().listen(0, '127.0.0.1', () => {
+          const p = (s.address() as { port: number }).port;
+          s.close(() => resolve(p));
+        });
+      });
+      const env: Record<string, string> = { PATH: process.env.PATH ?? '', PORT: String(port) };
+      if (va) env.IPAYMU_VA = va;
+      const child = spawn(process.execPath, [join(out, 'callback-server.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c));
+      try {
+        let ready = false;
+        for (let i = 0; i < 200 && !ready; i++) {
+          ready = await post(port, 'a=1', 'x').then(() => true, () => false);
+          if (!ready) await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(ready, stderr).toBe(true);
+        if (!va) {
+          expect(await post(port, fixture, sig)).toEqual({ status: 500, text: 'IPAYMU_VA is not set' });
+          expect(await post(port, fixture, sig)).toEqual({ status: 500, text: 'IPAYMU_VA is not set' }); // still running
+          expect(child.exitCode).toBeNull();
+        } else {
+          expect(await post(port, fixture, sig)).toEqual({ status: 200, text: '{"status":"OK"}' });
+          expect((await post(port, fixture, '00721607209ced43b06cd8f24be4d8b172685bf10be9830fa4c75ddbd949de30')).status).toBe(400);
+          expect(await post(port, 'a=%zz', sig)).toMatchObject({ status: 400 });
+        }
+        expect(stderr).toBe('');
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((r) => child.once('exit', r));
+          child.kill();
+          await exited;
+        }
+      }
+    }
+  });
+});

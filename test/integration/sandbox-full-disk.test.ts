@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { buildSignedRequest } from '../../src/core/api/signed-request.js';
+import type { SandboxEvent, SandboxHandle } from '../../src/core/sandbox/server.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+
+const isRoot = process.getuid?.() === 0;
+
+async function create(sb: SandboxHandle, n: number): Promise<{ status: number; json: { Status: number; Message: string; Data: { TransactionId: number; PaymentNo: string } | null } }> {
+  const body = JSON.stringify({
+    name: `Buyer ${n} ${'x'.repeat(200)}`, phone: '08123456789', email: 'a@b.co', amount: 10_000 + n, notifyUrl: 'http://127.0.0.1:9/cb',
+    referenceId: `REF-${n}-${'r'.repeat(100)}`, paymentMethod: 'va', paymentChannel: 'bca',
+  });
+  const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+  const res = await request(req.url, { method: 'POST', headers: req.headers, body });
+  return { status: res.statusCode, json: (await res.body.json()) as never };
+}
+
+describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped: needs root to mount a small tmpfs)'}`, () => {
+  it('answers 503 in the gateway shape, changes nothing, and never loses or reissues an acknowledged payment', async () => {
+    const mnt = mkdtempSync(join(tmpdir(), 'paycli-tmpfs-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mnt]);
+    const dataDir = join(mnt, 'sandbox');
+    let sb: SandboxHandle | undefined;
+    try {
+      const events: SandboxEvent[] = [];
+      sb = await sandbox({ dataDir, onEvent: (e) => events.push(e) });
+      const acknowledged = new Map<number, string>();
+      let refused = 0;
+      for (let n = 0; n < 400 && refused < 5; n++) {
+        const r = await create(sb, n);
+        if (r.status === 200) acknowledged.set(r.json.Data!.TransactionId, r.json.Data!.PaymentNo);
+        else {
+          expect(r.status).toBe(503);
+          expect(r.json).toMatchObject({ Status: 503, Success: false, Data: null });
+          expect(r.json.Message).toMatch(/cannot store/);
+          refused++;
+        }
+      }
+      expect(refused).toBe(5); // the disk did fill up
+      expect(acknowledged.size).toBeGreaterThan(10);
+      expect(events.some((e) => e.type === 'store-error' && /no space left/.test(e.message))).toBe(true);
+      // In memory, only what was acknowledged exists.
+      expect([...sb.state.txns.keys()].sort()).toEqual([...acknowledged.keys()].sort());
+      // Transitions on a full disk: those that fit are kept with their callback, the first that does not is
+      // answered 503 and leaves its payment pending with no callback queued.
+      const paidIds: number[] = [];
+      let refusedId: number | undefined;
+      for (const id of acknowledged.keys()) {
+        const r = await sb.pay(String(id));
+        if (r.ok) paidIds.push(id);
+        else {
+          expect(r).toMatchObject({ ok: false, status: 503 });
+          refusedId = id;
+          break;
+        }
+      }
+      expect(refusedId).toBeDefined();
+      expect(sb.state.txns.get(refusedId!)!.status).toBe('pending');
+      expect([...sb.state.deliveries.values()].some((d) => d.trxId === refusedId)).toBe(false);
+      await sb.close();
+
+      // Space comes back; after a restart every acknowledged payment is there, and new ones never reuse an id or number.
+      execFileSync('mount', ['-o', 'remount,size=4m', mnt]);
+      sb = await sandbox({ dataDir });
+      expect(sb.startup.skippedLines).toBe(0); // no torn line was left behind
+      for (const [id, no] of acknowledged) expect(sb.state.txns.get(id)?.paymentNo).toBe(no);
+      expect(sb.state.txns.size).toBe(acknowledged.size);
+      for (const id of paidIds) {
+        expect(sb.state.txns.get(id)!.status).toBe('berhasil');
+        expect([...sb.state.deliveries.values()].some((d) => d.trxId === id && d.status === 'berhasil')).toBe(true);
+      }
+      expect(sb.state.txns.get(refusedId!)!.status).toBe('pending');
+      const more = await create(sb, 1000);
+      expect(more.status).toBe(200);
+      expect(more.json.Data!.TransactionId).toBeGreaterThan(Math.max(...acknowledged.keys()));
+      expect([...acknowledged.values()]).not.toContain(more.json.Data!.PaymentNo);
+      expect((await sb.pay(String(refusedId))).ok).toBe(true);
+      await sb.close();
+    } finally {
+      await sb?.close().catch(() => undefined);
+      execFileSync('umount', ['-l', mnt]);
+      rmSync(mnt, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
