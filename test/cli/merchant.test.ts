@@ -44,9 +44,10 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   let home: ReturnType<typeof tempHome>;
   let clock = Date.parse('2026-11-20T02:00:00Z');
   const ids: string[] = [];
+  let checks = 0;
   const cli = (argv: string[], tty = false) => runCli(argv, { env: localEnv(sb), home: home.home, tty, now: () => new Date(clock) });
   beforeAll(async () => {
-    sb = await sandbox({ now: () => new Date(clock) });
+    sb = await sandbox({ now: () => new Date(clock), onEvent: (e) => void (e.type === 'request' && e.path === '/api/v2/transaction' && checks++) });
     home = tempHome();
     for (let i = 0; i < 25; i++) {
       const r = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu, "Ayu"', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/cb', '--item', `Kopi:1:${10000 + i}`, '--reference-id', `ORD-${i}`, '--json']);
@@ -109,7 +110,14 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(tty.stderr).toContain('waiting for transaction');
     const ac = new AbortController();
     const waiting = runCli(['transaction', ids[5]!, '--wait', '--interval', '20ms', '--timeout', '30s'], { env: localEnv(sb), home: home.home, now: () => new Date(clock), signal: ac.signal });
-    setTimeout(() => ac.abort(), 100);
+    // Aborted once the first check was answered (under load it may take a while).
+    const before = checks;
+    const firstCheck = setInterval(() => {
+      if (checks > before) {
+        clearInterval(firstCheck);
+        setTimeout(() => ac.abort(), 30);
+      }
+    }, 5);
     const r = await waiting;
     expect(r.code).toBe(130);
     expect(r.stdout).toMatch(/· pending/);

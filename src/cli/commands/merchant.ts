@@ -116,8 +116,15 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, id: str
   let polls = 0;
   try {
     for (;;) {
-      last = await fetchTransaction(env, id, false);
-      if (!last) return 0;
+      try {
+        const next = await fetchTransaction(env, id, false);
+        if (!next) return 0;
+        last = next;
+      } catch (err) {
+        // Ctrl-C during a check: show what was last known (exit 130 below); before any answer, fail as usual.
+        if (last && signal.aborted) break;
+        throw err;
+      }
       polls++;
       if (isFinalStatus(last.Status) || signal.aborted) break;
       const elapsed = Date.now() - started;
@@ -129,6 +136,7 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, id: str
   } finally {
     spinner?.stop();
   }
+  if (!last) return 0;
   const final = isFinalStatus(last.Status);
   const paid = isPaidStatus(last.Status, last.PaidStatus);
   if (out.json) out.data({ ...last, waited: { polls, ms: Date.now() - started, final, paid } });
