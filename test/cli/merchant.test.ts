@@ -86,6 +86,10 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     const curl = await cli(['transaction', ids[0]!, '--curl']);
     expect(curl.stdout).toContain('$PAYCLI_API_KEY');
     expect((await cli(['transaction', ids[0]!, '--timeout', '5s'])).code).toBe(2);
+    const long = await cli(['transaction', ids[0]!, '--wait', '--timeout', '30d']);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/invalid --timeout: duration "30d" is too long/);
+    expect((await cli(['transaction', ids[0]!, '--wait', '--interval', '0s'])).code).toBe(2);
   });
 
   it('transaction --wait: exit 0 when it gets paid, 3 when it expires, 5 at --timeout', async () => {

@@ -7,7 +7,7 @@ import {
 } from '../../core/api/merchant.js';
 import { cacheDir } from '../../core/config/paths.js';
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
-import { parseDuration } from '../../core/sandbox/outbox.js';
+import { parseDuration } from '../../core/duration.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { EXIT } from '../exit-codes.js';
 import { rupiah, table } from '../output.js';
@@ -28,13 +28,14 @@ function positiveInt(v: string | undefined, flag: string, max?: number): number 
 
 function duration(v: string | undefined, flag: string, fallback: number): number {
   if (v === undefined) return fallback;
+  let ms: number;
   try {
-    const ms = parseDuration(v);
-    if (ms <= 0) throw new Error('zero');
-    return ms;
-  } catch {
-    throw new UsageError(`invalid ${flag} "${v}" (a duration: 500ms, 5s, 2m, 1h)`);
+    ms = parseDuration(v);
+  } catch (err) {
+    throw new UsageError(`invalid ${flag}: ${(err as Error).message}`);
   }
+  if (ms <= 0) throw new UsageError(`invalid ${flag} "${v}": it must be longer than 0`);
+  return ms;
 }
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */

@@ -4,7 +4,7 @@ import { callbackFromRecord, gatewayOutcome, parseOrders, parseWib, type Order }
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { AuthError, GatewayError, NetworkError, SignatureError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
-import { parseDuration } from '../../core/sandbox/outbox.js';
+import { parseDuration } from '../../core/duration.js';
 import { formatJakarta } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
@@ -82,9 +82,10 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
   if (opts.deliveryTimeout !== undefined) {
     try {
       deliveryTimeout = parseDuration(opts.deliveryTimeout);
-    } catch {
-      throw new UsageError(`invalid --delivery-timeout "${opts.deliveryTimeout}" (a duration: 5s, 30s)`);
+    } catch (err) {
+      throw new UsageError(`invalid --delivery-timeout: ${(err as Error).message}`);
     }
+    if (deliveryTimeout <= 0) throw new UsageError('invalid --delivery-timeout: it must be longer than 0');
   }
   const { va } = await session.credentials();
   const missed: Missed[] = [];
@@ -118,9 +119,10 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
   } else {
     let ms: number;
     try {
-      ms = parseDuration(opts.since!);
-    } catch {
-      throw new UsageError(`invalid --since "${opts.since}" (a duration: 12h, 2d)`);
+      // A window, not a timer: no timer maximum.
+      ms = parseDuration(opts.since!, { maxMs: Number.MAX_SAFE_INTEGER });
+    } catch (err) {
+      throw new UsageError(`invalid --since: ${(err as Error).message}`);
     }
     const from = new Date(ctx.now().getTime() - ms);
     const received = new Set<string>();
