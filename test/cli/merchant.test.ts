@@ -76,7 +76,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   });
 
   it('transaction: bad id is exit 2, unknown id exit 3, --dry-run and --curl send nothing', async () => {
-    expect((await cli(['transaction', 'abc'])).code).toBe(2);
+    expect((await cli(['transaction', ''])).code).toBe(2);
     const unknown = await cli(['transaction', '999999']);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/transaction not found/);
@@ -90,6 +90,22 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(long.code).toBe(2);
     expect(long.stderr).toMatch(/invalid --timeout: duration "30d" is too long/);
     expect((await cli(['transaction', ids[0]!, '--wait', '--interval', '0s'])).code).toBe(2);
+  });
+
+  it('transaction by reference id (what pay\'s "payment may exist" hint suggests), reading the history newest first', async () => {
+    const r = await cli(['transaction', 'ORD-1', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ TransactionId: Number(ids[1]), ReferenceId: 'ORD-1' });
+    // ORD-0 is the oldest: on the second page of 20.
+    expect(JSON.parse((await cli(['transaction', 'ORD-0', '--json'])).stdout).TransactionId).toBe(Number(ids[0]));
+    const missing = await cli(['transaction', 'NOPE-1']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no transaction with reference id "NOPE-1" in the history');
+    const forced = await cli(['transaction', '12345', '--reference']);
+    expect(forced.code).toBe(3);
+    expect(forced.stderr).toContain('reference id "12345"');
+    const dry = await cli(['transaction', 'ORD-1', '--dry-run']);
+    expect(dry.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v2\/history\n/);
   });
 
   it('transaction --wait: exit 0 when it gets paid, 3 when it expires, 5 at --timeout', async () => {

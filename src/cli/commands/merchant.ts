@@ -48,6 +48,26 @@ export async function fetchTransaction(env: CommandEnv, id: string, spinner = tr
   return { ...d, TransactionId: Number(d.TransactionId), Status: Number(d.Status) };
 }
 
+/**
+ * The transaction id of a reference id: check transaction takes only ids, so the history is read,
+ * newest first, until a transaction with that `ReferenceId` turns up. Null after --dry-run/--curl
+ * printed the first history request.
+ */
+export async function findByReference(env: CommandEnv, reference: string): Promise<number | null> {
+  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20 }));
+  if (await env.session.preview(first)) return null;
+  return withSpinner(env, `looking up reference ${reference} in the history`, async () => {
+    for (let page = 1; ; page++) {
+      const req = page === 1 ? first : await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20 }));
+      const h = readHistory((await env.session.send<unknown>(req)).Data);
+      const hit = h.transactions.find((t) => String(t.ReferenceId ?? '') === reference);
+      if (hit) return hit.TransactionId;
+      if (page >= h.totalPages || h.transactions.length === 0) break;
+    }
+    throw new GatewayError(404, `no transaction with reference id "${reference}" in the history`, { hint: 'a transaction id (digits) is looked up directly; --reference forces a lookup by reference' });
+  });
+}
+
 function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
   const c = env.out.c;
   const paid = isPaidStatus(r.Status, r.PaidStatus);
@@ -70,6 +90,7 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
 }
 
 interface TransactionFlags {
+  reference?: boolean;
   wait?: boolean;
   interval?: string;
   timeout?: string;
@@ -93,12 +114,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * until a final state; exit 0 when it ended paid, 3 when it ended otherwise (expired, cancelled,
  * failed, …), 5 when `--timeout` passed while it was still pending, 130 when interrupted.
  */
-export const transactionCommand: Handler<TransactionFlags> = async (env, id: string) => {
+export const transactionCommand: Handler<TransactionFlags> = async (env, idOrReference: string) => {
   const { opts, out, ctx } = env;
   if (!opts.wait && (opts.interval !== undefined || opts.timeout !== undefined)) throw new UsageError('--interval and --timeout need --wait');
   const interval = duration(opts.interval, '--interval', 3000);
   const timeout = duration(opts.timeout, '--timeout', 15 * 60_000);
-  encodeTransactionBody(id); // checks the id before anything else
+  if (idOrReference.trim() === '') throw new UsageError('give a transaction id or a reference id');
+  let id = idOrReference;
+  if (opts.reference || !/^\d{1,15}$/.test(idOrReference)) {
+    const found = await findByReference(env, idOrReference);
+    if (found === null) return 0;
+    id = String(found);
+  }
   if (!opts.wait) {
     const r = await fetchTransaction(env, id);
     if (!r) return 0;
