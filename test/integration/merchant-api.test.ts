@@ -194,6 +194,21 @@ describe('redirect payments in the emulator', () => {
     }
   });
 
+  it('a redirect session that cannot be journalled is answered 503 and not kept', async () => {
+    const journal = (sb.merchant as unknown as { journal: { append: (r: unknown) => Promise<void> } }).journal;
+    const append = journal.append;
+    journal.append = () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    try {
+      const before = sb.merchant.sessions.size;
+      const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb' }));
+      expect(r.status).toBe(503);
+      expect(r.json.Data).toBeNull();
+      expect(sb.merchant.sessions.size).toBe(before);
+    } finally {
+      journal.append = append;
+    }
+  });
+
   it('a session survives a restart; choosing makes a transaction in the same ledger', async () => {
     const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [30000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'R-2' }));
     const sid = r.json.Data.SessionID as string;

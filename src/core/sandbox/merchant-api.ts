@@ -6,6 +6,7 @@ import { CHANNEL_NAMES, channelsOf, METHOD_NAMES } from '../payment-rules.js';
 import type { SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
 import { feeFor, paymentNumber } from './payments.js';
+import { StoreError } from './log.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
 import { envelope } from './views.js';
@@ -212,7 +213,14 @@ export class MerchantApi {
   async createRedirect(va: string, body: Record<string, unknown>): Promise<{ ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> }> {
     const r = parseRedirectRequest(body, va, randomUUID().toUpperCase(), this.nowMs());
     if (!r.ok) return r;
-    await this.journal?.append({ t: 'session', s: r.session });
+    if (this.journal) {
+      try {
+        await this.journal.append({ t: 'session', s: r.session });
+      } catch (err) {
+        // Not stored, not answered 200: the server answers 503 as for the rest of its state.
+        throw new StoreError(err, this.journal.path);
+      }
+    }
     this.sessions.set(r.session.sid, r.session);
     return r;
   }
