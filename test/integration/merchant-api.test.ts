@@ -129,6 +129,12 @@ describe('merchant API of the emulator: one ledger', () => {
     const unauth = await request(`${sb.apiUrl}/v2/cod/tracking`, { method: 'POST', body: '{}' });
     expect(unauth.statusCode).toBe(401);
     await unauth.body.dump();
+    const area = await api(sb, 'GET', 'areas/regency/51');
+    expect(area.status).toBe(404);
+    expect(area.json.Message).toBe('not emulated by paycli sandbox: GET /api/areas/regency/51');
+    const areaUnsigned = await request(`${sb.apiUrl}/areas/regency/51`);
+    expect(areaUnsigned.statusCode).toBe(401);
+    await areaUnsigned.body.dump();
     const other = await request(`${sb.url}/nothing/here`);
     expect(other.statusCode).toBe(404);
     expect(((await other.body.json()) as Json).Message).toBe('not emulated by paycli sandbox: GET /nothing/here');
