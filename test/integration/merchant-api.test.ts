@@ -222,7 +222,13 @@ describe('redirect payments in the emulator', () => {
     sb = await open();
     const page = await request(`${sb.url}/payment/${sid}`);
     expect(page.statusCode).toBe(200);
-    expect(await page.body.text()).toContain('id="choose"');
+    const html = await page.body.text();
+    expect(html).toContain('id="choose"');
+    expect(html).toContain('id="buyer-email"'); // no buyer was sent: the page asks
+    const withBuyer = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', buyerName: 'Putu', buyerPhone: '0812', buyerEmail: 'p@x.co' }));
+    const asks = await (await request(withBuyer.json.Data.Url)).body.text();
+    expect(asks).toContain('id="choose"');
+    expect(asks).not.toContain('id="buyer-');
     const chosen = await request(`${sb.url}/payment/${sid}/choose`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'channel=va%3Abri' });
     expect(chosen.statusCode).toBe(303);
     await chosen.body.dump();

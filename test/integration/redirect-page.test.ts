@@ -91,11 +91,17 @@ describe('the redirect payment page in a real browser (headless Chromium)', () =
       const second = JSON.parse((await cli(['pay', '--redirect', '--item', 'Topi:1:30000', '--notify-url', notify.url, '--return-url', returnUrl, '--cancel-url', cancelUrl, '--method', 'qris', '--json'])).stdout) as { Url: string };
       await page.goto(second.Url);
       expect(await page.$$('input[name=channel]')).toHaveLength(1);
+      // No buyer was sent: the page asks for the details.
+      await page.fill('#buyer-name', 'Wayan');
+      await page.fill('#buyer-phone', '08129999999');
+      await page.fill('#buyer-email', 'wayan@mail.com');
       await page.check('#ch-qris-mpm');
       await page.click('#continue');
       const box = await (await page.waitForSelector('#qr svg')).boundingBox();
       expect(box!.width).toBeGreaterThan(100);
       await Promise.all([page.waitForURL(cancelUrl), page.click('#cancel')]);
+      const qrisTxn = [...sb.state.txns.values()].find((t) => t.via === 'qris' && t.amount === 30000);
+      expect(qrisTxn?.buyer).toEqual({ name: 'Wayan', phone: '08129999999', email: 'wayan@mail.com' });
     } finally {
       await browser.close();
       await notify.close();

@@ -226,7 +226,7 @@ export class MerchantApi {
   }
 
   /** The buyer picks method and channel: the session becomes a pending transaction (journalled). */
-  async choose(s: RedirectSession, method: string, channel: string): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
+  async choose(s: RedirectSession, method: string, channel: string, buyer: Partial<RedirectSession['buyer']> = {}): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
     const existing = this.sessionTransaction(s);
     if (existing) return { ok: true, txn: existing };
     if (s.expiresAt <= this.nowMs()) return { ok: false, status: 409, message: 'this payment session has expired' };
@@ -239,7 +239,8 @@ export class MerchantApi {
     const txn: Transaction = {
       id, sid: s.sid, merchantVa: s.merchantVa, referenceId: s.referenceId, via: method, channel, paymentNo,
       paymentName: CHANNEL_NAMES[channel] ?? channel, qrString, amount: s.amount, fee: feeFor(method, s.amount), status: 'pending',
-      createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl, buyer: { ...s.buyer },
+      createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl,
+      buyer: { name: s.buyer.name || (buyer.name ?? '').trim(), phone: s.buyer.phone || (buyer.phone ?? '').trim(), email: s.buyer.email || (buyer.email ?? '').trim() },
       items: s.items.map(({ product, qty, price }) => ({ product, qty, price })), comments: s.comments,
     };
     await this.deps.state.addTransaction(txn);
@@ -332,7 +333,7 @@ export class MerchantApi {
     if (action === 'choose') {
       const form = new URLSearchParams(body.toString('utf8'));
       const [chosenMethod, channel] = (form.get('channel') ?? '').split(':');
-      const r = await this.choose(s, chosenMethod ?? '', channel ?? '');
+      const r = await this.choose(s, chosenMethod ?? '', channel ?? '', { name: form.get('name') ?? undefined, phone: form.get('phone') ?? undefined, email: form.get('email') ?? undefined });
       if (!r.ok) text(r.status, r.message);
       else back(`/payment/${s.sid}`);
       return true;
