@@ -47,6 +47,11 @@ describe('paycli pay --redirect (request building and the CLI)', () => {
     const open = await runCli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--open'], { env: localEnv(sb), home: home.home });
     expect(open.code).toBe(0);
     expect(open.stderr).toContain('warning: no desktop to open the page in; open the URL yourself');
+    const badPhone = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--phone', '12345']);
+    expect(badPhone.code).toBe(2);
+    expect(badPhone.stderr).toContain('invalid --phone "12345"');
+    const badEmail = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--email', 'nope']);
+    expect(badEmail.code).toBe(2);
     const dry = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--dry-run']);
     expect(dry.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v2\/payment\n/);
   });
