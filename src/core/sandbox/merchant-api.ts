@@ -310,7 +310,7 @@ export class MerchantApi {
   }
 
   /** The hosted page of redirect payments: `/payment/SID` (choose, then pay), no authentication. */
-  async page(req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
+  async page(_req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
     const m = /^\/payment\/([0-9A-Fa-f-]{36})(?:\/(choose|pay|cancel))?\/?$/.exec(path);
     if (!m) return false;
     const s = this.sessions.get(m[1]!.toUpperCase());
