@@ -197,6 +197,34 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   });
 });
 
+describe('paycli channels against a gateway without the GET route', () => {
+  it('falls back to POST payment-method-list on 404, saying so', async () => {
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.on('end', () => {
+        if (req.method === 'GET') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"Status":404,"Success":false,"Message":"route not found","Data":null}');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Status: 200, Success: true, Message: 'Success', Data: [{ Code: 'va', Description: 'Virtual Account', Channels: [{ Code: 'bri', Description: 'BRI', PaymentIntrucionsDoc: '', TransactionFee: { ActualFee: 3500, ActualFeeType: 'FLAT', AdditionalFee: 0 } }] }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const home = tempHome();
+    try {
+      const port = (server.address() as { port: number }).port;
+      const r = await runCli(['channels'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: `http://127.0.0.1:${port}/api` }, home: home.home });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('GET payment-channels answered 404; using POST payment-method-list');
+      expect(r.stdout).toMatch(/^va +bri +BRI +Rp 3\.500 +available$/m);
+      expect(seen).toEqual(['GET /api/v2/payment-channels', 'POST /api/v2/payment-method-list']);
+    } finally {
+      home.cleanup();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
 describe('cached channels feed pay\'s prompt and the completions', () => {
   it('completes the available cached channels of the --method, else the built-in table', async () => {
     const home = tempHome();

@@ -276,7 +276,16 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   const { opts, out, session } = env;
   const req = opts.legacy ? await session.signed('POST', METHOD_LIST_PATH, '{"request":true}') : await session.signed('GET', CHANNELS_PATH);
   if (await session.preview(req)) return 0;
-  const envelope = await withSpinner(env, opts.legacy ? 'POST payment-method-list' : 'GET payment-channels', () => session.send<unknown>(req));
+  const envelope = await withSpinner(env, opts.legacy ? 'POST payment-method-list' : 'GET payment-channels', async () => {
+    try {
+      return await session.send<unknown>(req);
+    } catch (err) {
+      // A gateway without the documented GET route: the older POST route the Go SDK uses.
+      if (opts.legacy || !(err instanceof GatewayError) || (err.status !== 404 && err.status !== 405)) throw err;
+      out.info(out.e.dim(`GET payment-channels answered ${err.status}; using POST payment-method-list`));
+      return session.send<unknown>(await session.signed('POST', METHOD_LIST_PATH, '{"request":true}'));
+    }
+  });
   let rows = readChannels(envelope.Data);
   const cfg = await session.config();
   await writeChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value), rows, env.ctx.now()).catch(() => undefined);
