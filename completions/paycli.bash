@@ -69,7 +69,7 @@ _paycli_node() {
     'sign') subs='request'; flags='' ;;
     'sign request') subs=''; flags='--method --path --body' ;;
     'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --raw --redirect --return-url --cancel-url --open --timeout --dry-run --curl' ;;
-    'transaction') subs=''; flags='--wait --interval --timeout --dry-run --curl' ;;
+    'transaction') subs=''; flags='--reference --wait --interval --timeout --dry-run --curl' ;;
     'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --all --csv --timeout --dry-run --curl' ;;
     'balance') subs=''; flags='--timeout --dry-run --curl' ;;
     'channels') subs=''; flags='--method --legacy --timeout --dry-run --curl' ;;

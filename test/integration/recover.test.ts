@@ -144,6 +144,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
     const down = await cli(['recover', '--orders', ordersCsv(), '--deliver-to', `http://127.0.0.1:${await deadPort()}/cb`]);
     expect(down.code).toBe(5);
     expect(down.stdout).toMatch(/unreachable: /);
+    for (const line of down.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     expect(down.stderr).toMatch(/4 of 4 callbacks could not reach/);
   });
 

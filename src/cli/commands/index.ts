@@ -154,14 +154,15 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
   if (want('transaction')) {
     const transaction = program
       .command('transaction <id>')
-      .description('the gateway\'s record of a transaction: status (PaidStatus), amounts, dates (WIB), method, buyer')
+      .description('the gateway\'s record of a transaction (by id, or by reference id): status (PaidStatus), amounts, dates (WIB), method, buyer')
+      .option('--reference', 'the argument is a reference id even if it is all digits')
       .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
       .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
       .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
       .option('--dry-run', 'print the signed request; send nothing')
       .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
     RUN_DURATION_TIMEOUT.add(transaction);
-    examples(transaction, ['paycli transaction 100001', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus'])
+    examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus'])
       .action(lazy(async () => ({ default: (await import('./merchant.js')).transactionCommand })));
   }
   if (want('history')) {
