@@ -117,6 +117,15 @@ run('80 columns (tmux)', () => {
     }
   });
 
+  it('demo fits', async () => {
+    const t = await term('demo', {}, 80);
+    expect(await t.exitCode()).toBe(0);
+    const screen = await t.screen();
+    fits(screen);
+    expect(screen).toContain('all 12 steps passed');
+    expect(screen).toMatch(/total Rp 175\.000/);
+  });
+
   it('sandbox list fits, with amounts whole', async () => {
     for (let i = 0; i < 3; i++) {
       const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:1.025.000', '--notify-url', 'http://127.0.0.1:9/cb', '--reference-id', `A-VERY-LONG-REFERENCE-ID-FOR-ORDER-${i}-FROM-THE-SHOP`, '--json'], { home: home.home, env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl } });
