@@ -78,6 +78,8 @@ export function buildProgram(ctx: CliContext, state: RunState, argv?: readonly s
     .option('--api-key <key>', 'API key (discouraged: shell history; prefer PAYCLI_API_KEY or --api-key-file)')
     .option('--api-key-file <file>', 'read the API key from a file')
     .option('--base-url <url>', 'API root including /api (PAYCLI_BASE_URL)')
+    // Every subcommand's --help also lists the global flags it accepts (--json, --env, --va, …).
+    .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', ROOT_EPILOGUE)
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -87,8 +89,8 @@ export function buildProgram(ctx: CliContext, state: RunState, argv?: readonly s
       outputError: (s) => {
         state.commanderMessage = s;
       },
-      getOutHelpWidth: () => ctx.columns ?? 100,
-      getErrHelpWidth: () => ctx.columns ?? 100,
+      getOutHelpWidth: () => ctx.columns ?? 80,
+      getErrHelpWidth: () => ctx.columns ?? 80,
       // Our own color decision, from the context: commander's default would create process.stdout.
       getOutHasColors: () => colorLevel(ctx, {}, ctx.stdoutIsTTY) > 0,
       getErrHasColors: () => colorLevel(ctx, {}, ctx.stderrIsTTY) > 0,

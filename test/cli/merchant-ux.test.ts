@@ -155,6 +155,7 @@ describe('item 3: --env local works whatever else is configured', () => {
     // Explicit local credentials still count: flags, PAYCLI_* with PAYCLI_ENV=local, a local profile.
     const flagged = JSON.parse((await runCli(['--env', 'local', '--va', '5550001111', 'whoami', '--json'], { env, home: h.home })).stdout);
     expect(flagged.va.origin).toBe('flag --va');
+    expect(flagged.apiKey.origin).toBe('env PAYCLI_API_KEY'); // a flag credential lets the exported key complete it
     const exported = JSON.parse((await runCli(['whoami', '--json'], { env: { ...env, PAYCLI_ENV: 'local' }, home: h.home })).stdout);
     expect(exported.va.origin).toBe('env PAYCLI_VA');
     await runCli(['config', 'init', '--profile', 'emu', '--env', 'local', '--va', '7770007770', '--api-key', 'LOCAL-KEY-1234567890'], { home: h.home });

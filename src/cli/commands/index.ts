@@ -3,7 +3,7 @@ import { examples, RUN_DURATION_TIMEOUT, type LazyAction } from '../program.js';
 import { METHOD_NAMES, EXPIRED_TYPES } from '../../core/payment-rules.js';
 
 function timeoutFlag(cmd: Command): Command {
-  return cmd.option('--timeout <ms>', 'request timeout in milliseconds (PAYCLI_TIMEOUT; default 30000)');
+  return cmd.option('--timeout <duration>', 'request timeout: 30s, 500ms, 2m (a bare number is milliseconds; PAYCLI_TIMEOUT; default 30s)');
 }
 
 function apiFlags(cmd: Command): Command {

@@ -181,9 +181,13 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   // Where credentials come from must be meant for this environment: exported PAYCLI_VA/API_KEY
   // belong to PAYCLI_ENV (any environment but local when it is unset), a project config's VA to its
   // `env`, a profile's to the profile's env (sandbox when it names none). Flags always count.
+  // (`--env local --va X` with PAYCLI_API_KEY exported uses both: see flagCredential.)
+  // With --env local, a credential given by flag says "my own merchant": the other may then come
+  // from the exported variables too.
   const envOfEnvVars = envValue('env');
+  const flagCredential = Boolean(flags.va || flags.apiKey);
   const belongsHere = (source: 'env' | 'project' | 'profile'): boolean => {
-    if (source === 'env') return envOfEnvVars ? envOfEnvVars === environment : environment !== 'local';
+    if (source === 'env') return envOfEnvVars ? envOfEnvVars === environment : environment !== 'local' || flagCredential;
     if (source === 'project') return project.settings.env ? project.settings.env === environment : environment !== 'local';
     return (profileSettings?.env ?? 'sandbox') === environment;
   };
