@@ -203,3 +203,22 @@ describe('item 7 and issue 13 item 18: one masking style everywhere', () => {
     writeFileSync(join(h.home, 'x'), '');
   });
 });
+
+describe('item 6: one meaning per flag', () => {
+  it('--timeout takes a duration; subcommand help lists the global flags', async () => {
+    const r = await runCli(['--env', 'local', '--base-url', sb.apiUrl, 'areas', 'province', '--no-cache', '--timeout', '5s', '--json'], { home: h.home });
+    expect(r.code, r.stderr).toBe(0);
+    const bad = await runCli(['areas', 'province', '--timeout', '30d'], { home: h.home, env: { PAYCLI_ENV: 'local' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('at most 2147483647 ms');
+    const help = await runCli(['pay', '--help']);
+    expect(help.stdout).toContain('Global Options:');
+    expect(help.stdout).toMatch(/--env <name>/);
+    // Long examples continue with \ and keep each flag beside its value.
+    expect(help.stdout).toContain('--email putu@mail.com --item "Kopi Bali:2:50000" \\\n      --notify-url https://shop.example/callback');
+    for (const args of [[], ['pay'], ['areas', 'province'], ['config', 'init'], ['listen'], ['sandbox'], ['trigger'], ['verify-callback'], ['events', 'list'], ['test-handler'], ['doctor'], ['sign', 'request'], ['demo']]) {
+      const text = (await runCli([...args, '--help'])).stdout;
+      for (const line of text.split('\n')) expect([...line].length, `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(80);
+    }
+  });
+});
