@@ -88,7 +88,7 @@ run('Ctrl-C (tmux)', () => {
     expect(Date.now() - pressed).toBeLessThan(5000); // not the 60 s timeout
     const screen = await t.screen();
     expect(screen).toContain('interrupted');
-    expect(screen).toContain('the payment may have been created: check with `paycli transaction CTRL-C-1`');
+    expect(screen).toMatch(/the payment may have been created: look for reference CTRL-C-1 in\s+`paycli history --from \d{4}-\d{2}-\d{2}`/);
     expect(screen).not.toMatch(NO_APOLOGY);
   });
 
