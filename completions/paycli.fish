@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--method' '--path' '--body' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--to' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--to' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -87,8 +87,8 @@ complete -c paycli -n '__paycli_at '\''config init'\''' -l default -d 'make it t
 complete -c paycli -n '__paycli_at '\''config get'\''' -l reveal -d 'print the VA or API key in full'
 complete -c paycli -n '__paycli_at '\''config list'\''' -l show-origin -d 'say where each value came from'
 complete -c paycli -n '__paycli_at '\''doctor'\''' -l offline -d 'skip the network checks'
-complete -c paycli -n '__paycli_at '\''sign'\''' -a 'request' -d 'body hash, string to sign (API key masked), signature and he'
-complete -c paycli -n '__paycli_at '\''sign request'\''' -l method -xa 'va cstore cod qris cc paylater ewallet' -d 'HTTP method'
+complete -c paycli -n '__paycli_at '\''sign'\''' -a 'request' -d 'body hash, string to sign (VA and API key masked), signature'
+complete -c paycli -n '__paycli_at '\''sign request'\''' -l http-method -r -d 'HTTP method (GET, POST, …)'
 complete -c paycli -n '__paycli_at '\''sign request'\''' -l path -r -d 'API path, e.g. areas/province or v2/payment/direct'
 complete -c paycli -n '__paycli_at '\''sign request'\''' -l body -r -d 'the exact body bytes, from a file or - for stdin'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l method -xa 'va cstore cod qris cc paylater ewallet' -d 'payment method'

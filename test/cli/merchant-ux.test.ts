@@ -189,8 +189,14 @@ describe('item 7 and issue 13 item 18: one masking style everywhere', () => {
     expect(human.stdout).not.toContain('0000001234567890');
     const json = JSON.parse((await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--dry-run', '--json'], { env, home: h.home })).stdout);
     expect(json.stringToSign).toMatch(/^POST:0000…7890:/);
-    const sign = await runCli(['sign', 'request', '--method', 'GET', '--path', 'areas/province'], { env, home: h.home });
+    const sign = await runCli(['sign', 'request', '--http-method', 'GET', '--path', 'areas/province'], { env, home: h.home });
     expect(sign.stdout).not.toContain('0000001234567890');
+    expect(sign.stdout).toContain('GET:0000…7890:');
+    const old = await runCli(['sign', 'request', '--method', 'GET', '--path', 'areas/province'], { env, home: h.home });
+    expect(old.code).toBe(0);
+    expect(old.stderr).toContain('--method is deprecated for sign request');
+    expect(old.stdout).toBe(sign.stdout);
+    expect((await runCli(['sign', 'request', '--path', 'areas/province'], { env, home: h.home })).code).toBe(2);
   });
 
   it('config list and config get mask the VA unless --reveal', async () => {

@@ -100,11 +100,13 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
     examples(
       sign
         .command('request')
-        .description('body hash, string to sign (API key masked), signature and headers of a request')
-        .requiredOption('--method <method>', 'HTTP method')
+        .description('body hash, string to sign (VA and API key masked), signature and headers of a request')
+        .option('--http-method <method>', 'HTTP method (GET, POST, …)')
+        // `--method` is the payment method everywhere else; kept here, hidden, for old scripts.
+        .addOption(new Option('--method <method>', 'deprecated: use --http-method').hideHelp())
         .requiredOption('--path <path>', 'API path, e.g. areas/province or v2/payment/direct')
         .option('--body <file>', 'the exact body bytes, from a file or - for stdin'),
-      ['paycli sign request --method GET --path areas/province', 'paycli sign request --method POST --path v2/payment/direct --body body.json --json'],
+      ['paycli sign request --http-method GET --path areas/province', 'paycli sign request --http-method POST --path v2/payment/direct --body body.json --json'],
     ).action(lazy(async () => ({ default: (await import('./sign-request.js')).signRequestCommand })));
 
   }
