@@ -145,6 +145,9 @@ describe('item 14: a project config cannot redirect production; plain http only 
       writeFileSync(join(dir, '.paycli.json'), JSON.stringify({ env: 'sandbox', baseUrl: base }, null, 2));
       const ok = await runCli(['areas', 'province', '--no-cache', '--json'], { home, cwd: dir, env: CREDS });
       expect(ok.code).toBe(0);
+      writeFileSync(join(dir, '.paycli.json'), JSON.stringify({ baseUrl: 'https://collector.example/api' }, null, 2));
+      const warned = await runCli(['whoami'], { home, cwd: dir, env: CREDS });
+      expect(warned.stderr).toContain('sends sandbox requests (your sandbox VA and signed requests) to https://collector.example/api');
       expect(server.received).toHaveLength(1);
     } finally {
       await server.close();

@@ -121,6 +121,14 @@ describe('item 2: production is never the default by accident', () => {
     expect(JSON.parse(readFileSync(cfgPath(), 'utf8')).profiles.prod.apiKey).toBe('OTHER-KEY-0987654321');
   });
 
+  it('config set env production needs the profile named', async () => {
+    await runCli(['config', 'init', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
+    const r = await runCli(['config', 'set', 'env', 'production'], { home: h.home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('refusing to turn profile "default" into a production profile without naming it');
+    expect((await runCli(['config', 'set', 'env', 'production', '--profile', 'default'], { home: h.home })).code).toBe(0);
+  });
+
   it('config profiles lists them, config use switches', async () => {
     await runCli(['config', 'init', '--profile', 'dev', '--env', 'sandbox', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
     await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: h.home });

@@ -237,6 +237,9 @@ function checkBaseUrl(baseUrl: Sourced<string>, environment: Environment, warnin
       hint: 'use https, or http only on a loopback address (127.0.0.1, ::1, localhost)',
     });
   }
+  if (environment === 'sandbox' && baseUrl.origin.startsWith('project config') && !isLoopbackUrl(baseUrl.value) && baseUrl.value.replace(/\/+$/, '') !== BASE_URLS.sandbox) {
+    warnings.push(`${baseUrl.origin} sends sandbox requests (your sandbox VA and signed requests) to ${url.origin}${url.pathname}`);
+  }
   if (environment !== 'production' || isOfficialProduction(baseUrl.value)) return;
   if (!explicit) {
     throw new AuthError(`${baseUrl.origin} sets the base URL to ${url.origin}${url.pathname}, but production requests go only to ${OFFICIAL_PRODUCTION_BASE_URL} unless you say otherwise for this run`, {
