@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--to|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$cmd_path"
@@ -26,7 +26,7 @@ _paycli() {
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--to|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--signature|--data|--event|--store|--jsonl|--curl|--to|--port|--host|--forward-to|--max-body|--exit-after|--limit|--status|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$cmd_path"
   if [[ "$cur" == -* ]]; then
@@ -70,7 +70,7 @@ _paycli_node() {
     'sign request') subs=''; flags='--http-method --path --body' ;;
     'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --raw --timeout --dry-run --curl' ;;
     'verify-callback') subs=''; flags='--signature --data --event --store --show-canonical --jsonl' ;;
-    'sign-callback') subs=''; flags='--data --show-canonical --curl' ;;
+    'sign-callback') subs=''; flags='--data --show-canonical --curl --to' ;;
     'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --store' ;;
     'events') subs='list show replay clear prune'; flags='' ;;
     'events list') subs=''; flags='--limit --status --valid --invalid --store' ;;

@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--to' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--to' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--limit' '--status' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -125,7 +125,8 @@ complete -c paycli -n '__paycli_at '\''verify-callback'\''' -l show-canonical -d
 complete -c paycli -n '__paycli_at '\''verify-callback'\''' -l jsonl -r -d 'verify many captures, one {headers, body} per line; prints a'
 complete -c paycli -n '__paycli_at '\''sign-callback'\''' -l data -r -d 'the payload inline instead of a file'
 complete -c paycli -n '__paycli_at '\''sign-callback'\''' -l show-canonical -d 'also print the canonical JSON'
-complete -c paycli -n '__paycli_at '\''sign-callback'\''' -l curl -r -d 'print a curl command that posts the payload, signed, to URL'
+complete -c paycli -n '__paycli_at '\''sign-callback'\''' -l curl -r -d 'print a curl command that posts the payload, signed, to --to'
+complete -c paycli -n '__paycli_at '\''sign-callback'\''' -l to -r -d 'with --curl: where the callback is posted'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l port -r -d 'port (0 for any free port)'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l host -r -d 'address to bind'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l path -r -d 'the path callbacks arrive on (* for any)'

@@ -219,6 +219,21 @@ describe('item 7 and issue 13 item 18: one masking style everywhere', () => {
 });
 
 describe('item 6: one meaning per flag', () => {
+  it('--curl is a switch everywhere: sign-callback takes the URL in --to (the old spelling warns)', async () => {
+    const payload = join(h.home, 'cb.form');
+    writeFileSync(payload, 'trx_id=100001&status=berhasil&status_code=1&sid=abc&reference_id=R1&amount=102000');
+    const base = ['sign-callback', payload, '--va', '1179000899'];
+    const now = await runCli([...base, '--curl', '--to', 'http://127.0.0.1:3000/cb'], { home: h.home });
+    expect(now.code).toBe(0);
+    expect(now.stdout).toContain("curl -sS -X POST 'http://127.0.0.1:3000/cb'");
+    expect(now.stderr).toBe('');
+    const old = await runCli([...base, '--curl', 'http://127.0.0.1:3000/cb'], { home: h.home });
+    expect(old.stdout.replace(/X-External-ID[^\n]*/, '')).toBe(now.stdout.replace(/X-External-ID[^\n]*/, ''));
+    expect(old.stderr).toContain('--curl URL is deprecated: use --curl --to URL');
+    expect((await runCli([...base, '--curl'], { home: h.home })).code).toBe(2);
+    expect((await runCli([...base, '--to', 'http://127.0.0.1:3000/cb'], { home: h.home })).code).toBe(2);
+  });
+
   it('--timeout takes a duration; subcommand help lists the global flags', async () => {
     const r = await runCli(['--env', 'local', '--base-url', sb.apiUrl, 'areas', 'province', '--no-cache', '--timeout', '5s', '--json'], { home: h.home });
     expect(r.code, r.stderr).toBe(0);

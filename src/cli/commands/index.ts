@@ -176,8 +176,9 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
         .description('print the X-Signature the gateway would send for a payload')
         .option('--data <text>', 'the payload inline instead of a file')
         .option('--show-canonical', 'also print the canonical JSON')
-        .option('--curl <url>', 'print a curl command that posts the payload, signed, to URL'),
-      ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl http://127.0.0.1:3000/callback'],
+        .option('--curl [url]', 'print a curl command that posts the payload, signed, to --to URL')
+        .option('--to <url>', 'with --curl: where the callback is posted'),
+      ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback'],
     ).action(lazy(async () => ({ default: (await import('./verify-callback.js')).signCallbackCommand })));
   }
 
