@@ -73,7 +73,7 @@ async function gitCheck(env: CommandEnv, apiKey: string | undefined): Promise<Ch
   return { check: 'API key in git', status: 'skip', detail: code === 'ENOENT' ? 'git not installed' : 'not a git repository' };
 }
 
-async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {
+async function networkChecks(_env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {
   const { request } = await import('undici');
   const url = cfg.baseUrl.value;
   const started = Date.now();
