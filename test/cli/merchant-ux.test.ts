@@ -121,6 +121,17 @@ describe('item 2: production is never the default by accident', () => {
     expect(JSON.parse(readFileSync(cfgPath(), 'utf8')).profiles.prod.apiKey).toBe('OTHER-KEY-0987654321');
   });
 
+  it('a production profile named "default" is not used until named or made the default', async () => {
+    const init = await runCli(['config', 'init', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: h.home });
+    expect(init.stderr).toContain('"default" is not the default profile');
+    const who = await runCli(['whoami', '--json'], { home: h.home });
+    expect(JSON.parse(who.stdout)).toMatchObject({ env: { value: 'sandbox', origin: 'default' }, va: null });
+    expect(who.stderr).toContain('profile \\"default\\" is a production profile and not the default, so it is not used');
+    expect(JSON.parse((await runCli(['whoami', '--json', '--profile', 'default'], { home: h.home })).stdout).env.value).toBe('production');
+    await runCli(['config', 'use', 'default'], { home: h.home });
+    expect(JSON.parse((await runCli(['whoami', '--json'], { home: h.home })).stdout).env.value).toBe('production');
+  });
+
   it('config set env production needs the profile named', async () => {
     await runCli(['config', 'init', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
     const r = await runCli(['config', 'set', 'env', 'production'], { home: h.home });

@@ -144,7 +144,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   else profile = { value: 'default', origin: 'default' };
 
   const explicitProfile = profile.origin !== 'default' && profile.origin !== `user config ${userPath}`;
-  const profileSettings = user.profiles[profile.value];
+  // A production profile is used only when named or made the default: a profile called "default"
+  // that holds production settings is not picked up just because of its name.
+  const implicitProduction = profile.origin === 'default' && user.profiles[profile.value]?.env === 'production';
+  const profileSettings = implicitProduction ? undefined : user.profiles[profile.value];
   if (!profileSettings && explicitProfile) {
     const known = Object.keys(user.profiles);
     throw new AuthError(`profile "${profile.value}" (from ${profile.origin}) does not exist in ${userPath}`, {
@@ -175,6 +178,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     throw new UsageError(`invalid environment "${environment}" (from ${envPicked?.origin})`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
   }
   const warnings = [...project.warnings];
+  if (implicitProduction) warnings.push(`profile "${profile.value}" is a production profile and not the default, so it is not used: pass --profile ${profile.value}, or make it the default with \`paycli config use ${profile.value}\``);
   const baseUrl = pick('baseUrl') ?? { value: BASE_URLS[environment], origin: `default for ${environment}` };
   checkBaseUrl(baseUrl, environment, warnings);
   const timeout = pick('timeout') ?? { value: 30_000, origin: 'default' };
