@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { AuthError, PaycliError, UsageError } from '../core/errors.js';
+import { AuthError, GatewayError, PaycliError, UsageError } from '../core/errors.js';
 import { isLoopbackUrl } from '../core/http/loopback.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
@@ -167,6 +167,10 @@ export class Session {
       return parseEnvelope<T>(res, req.url, expectation);
     } catch (err) {
       if (err instanceof AuthError && res.status === 401 && isLoopbackUrl(req.url)) throw emulatorAuthError(err, req);
+      // A 5xx after a payment POST (often a proxy or a timeout behind it) does not say the payment was not made.
+      if (err instanceof GatewayError && err.status >= 500 && expectation.paymentReferenceId) {
+        throw new GatewayError(err.status, err.message, { details: err.details, hint: paymentMayExistHint(expectation.paymentReferenceId, expectation.paymentDay) });
+      }
       throw err;
     }
   }

@@ -96,5 +96,13 @@ describe('commands on a gateway that answers nonsense (exit 5)', () => {
     expect(requests - before).toBe(1);
     expect(r.stderr).toContain('HTTP 200 with a success envelope whose Data is null, not the payment');
     expect(r.stderr).toContain('hint: the payment may have been created: look for reference ORDER-77 in `paycli history --from 2026-11-23`, then check it with `paycli transaction ID`');
+     answer = '{"Status":502,"Success":false,"Message":"bad gateway","Data":null}';
+    const bad = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-78'], { env: env(), home: home.home });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain('hint: the payment may have been created: look for reference ORDER-78');
+    answer = '{"Status":400,"Success":false,"Message":"error - invalid request","Error":{"phone":["phone tidak valid."]},"Data":null}';
+    const refused = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-79'], { env: env(), home: home.home });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).not.toContain('may have been created');
   });
 });
