@@ -101,6 +101,30 @@ run('Ctrl-C (tmux)', () => {
   });
 });
 
+run('the price prompt reads Rupiah as Indonesians write them (tmux)', () => {
+  it('25.000 typed at the prompt is twenty-five thousand; 25,50 is refused as it is typed', async () => {
+    const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --notify-url http://127.0.0.1:9/cb --reference-id PROMPT-25K');
+    await t.waitFor(/Product/);
+    await t.type('Kopi');
+    await t.keys('Enter');
+    await t.waitFor(/Quantity/);
+    await t.type('2');
+    await t.keys('Enter');
+    await t.waitFor(/Unit price/);
+    await t.type('25,50');
+    await t.keys('Enter');
+    await t.waitFor(/a fractional amount; Rupiah are whole numbers/);
+    for (let i = 0; i < 5; i++) await t.keys('BSpace');
+    await t.type('Rp 25.000');
+    await t.keys('Enter');
+    const screen = await t.waitFor(/payment created/);
+    expect(screen).toMatch(/total +Rp 50\.000/); // 2 × Rp 25.000
+    expect(await t.exitCode()).toBe(0);
+    const txn = [...sb.state.txns.values()].find((x) => x.referenceId === 'PROMPT-25K')!;
+    expect(txn.amount).toBe(50000);
+  });
+});
+
 run('80 columns (tmux)', () => {
   const fits = (screen: string) => {
     // capture-pane -J joins wrapped lines, so a line wider than the pane shows up as a longer line.
