@@ -168,7 +168,7 @@ const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^\
 /**
  * Aligns rows into columns (no borders), for human tables. Rows fit the table width (see
  * setTableWidth, or `opts.width`): when they do not, free-text columns (words with spaces) shrink
- * first, widest first, then other text columns except the first (usually an id); the last column
+ * first, widest first, then other text columns; never the first (usually an id); the last column
  * wraps onto indented continuation lines, another is shortened with `…`. Numbers, amounts, dates
  * and times are never cut.
  */
@@ -185,7 +185,7 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
     const plain = (i: number) => body.map((r) => (r[i] ?? '').replace(ANSI, ''));
     const numeric = widths.map((_, i) => plain(i).every((c) => c === '' || NUMERIC_CELL.test(c)));
     const words = widths.map((_, i) => !numeric[i] && plain(i).some((c) => /\s/.test(c)));
-    for (const eligible of [(i: number) => words[i], (i: number) => !numeric[i] && i > 0]) {
+    for (const eligible of [(i: number) => words[i] && i > 0, (i: number) => !numeric[i] && i > 0]) {
       for (;;) {
         const over = total() - limit;
         if (over <= 0) break;
