@@ -60,7 +60,7 @@ describe('paycli pay input', () => {
   });
 
   it('reports local validation with flag names', () => {
-    expect(() => buildPaymentRequest({ ...buyer, email: 'nope', method: 'va', channel: 'bca', items: [{ product: 'a', qty: 1, price: 1 }] })).toThrow(/--email: email tidak valid/);
+    expect(() => buildPaymentRequest({ ...buyer, email: 'nope', method: 'va', channel: 'bca', items: [{ product: 'a', qty: 1, price: 1 }] })).toThrow(/--email: not an e-mail address/);
     expect(() => buildPaymentRequest({ ...buyer, phone: '12', method: 'va', channel: 'bca', items: [{ product: 'a', qty: 1, price: 1 }] })).toThrow(/--phone/);
   });
 });
