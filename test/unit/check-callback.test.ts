@@ -96,3 +96,20 @@ describe('nesting bounds', () => {
     expect(parseFormBody(`a${'[x]'.repeat(3000)}=1&b=2`)).toEqual({ b: '2' });
   });
 });
+
+describe('JSON string escaping of long strings', () => {
+  it('writes long strings byte for byte as the short path does', async () => {
+    const { encodeJsonString, PHP_DEFAULT, REQUEST_BODY } = await import('../../src/core/signing/php-json.js');
+    const pieces = ['Ö', '/', '"', '\\', '\n', '\u0001', '\u007f', 'x', '🌺', '\u2028', '\ud800', 'é/"'];
+    for (const options of [PHP_DEFAULT, REQUEST_BODY]) {
+      for (let n = 0; n < 30; n++) {
+        const parts = Array.from({ length: 1200 + n * 7 }, (_, i) => pieces[(i * 7 + n) % pieces.length]!);
+        const long = parts.join('');
+        expect(long.length).toBeGreaterThan(1024);
+        // the short path on pieces under the threshold, joined, is the reference
+        const expected = '"' + parts.map((p) => encodeJsonString(p, options).slice(1, -1)).join('') + '"';
+        expect(encodeJsonString(long, options)).toBe(expected);
+      }
+    }
+  });
+});

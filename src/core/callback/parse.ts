@@ -226,6 +226,12 @@ function scanJson(text: string): { depth: number; exact: boolean } {
   return { depth: max, exact };
 }
 
+const LITERALS: readonly [string, CallbackValue][] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
+
 /** A JSON reader that keeps what PHP's json_decode keeps: integer or double, exact 64-bit integers, key order. */
 class PhpJsonReader {
   i = 0;
@@ -251,17 +257,25 @@ class PhpJsonReader {
     if (c === '{') return this.object();
     if (c === '[') return this.array();
     if (c === '"') return this.string();
-    if (t.startsWith('true', this.i)) return (this.i += 4), true;
-    if (t.startsWith('false', this.i)) return (this.i += 5), false;
-    if (t.startsWith('null', this.i)) return (this.i += 4), null;
+    for (const [word, literal] of LITERALS) {
+      if (t.startsWith(word, this.i)) {
+        this.i += word.length;
+        return literal;
+      }
+    }
     const m = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
     m.lastIndex = this.i;
     const r = m.exec(t);
     if (!r) this.fail('unexpected character');
     this.i = m.lastIndex;
     const n = Number(r[0]);
-    if (r[1] !== undefined || r[2] !== undefined || !fitsInt64(r[0])) (holder.numbers ??= new Map()).set(key, 'float');
-    else if (!Number.isSafeInteger(n)) (holder.numbers ??= new Map()).set(key, r[0] === '-0' ? '0' : r[0]);
+    if (r[1] !== undefined || r[2] !== undefined || !fitsInt64(r[0])) {
+      holder.numbers ??= new Map();
+      holder.numbers.set(key, 'float');
+    } else if (!Number.isSafeInteger(n)) {
+      holder.numbers ??= new Map();
+      holder.numbers.set(key, r[0]);
+    }
     return n;
   }
 
