@@ -49,6 +49,7 @@ describe('the packed package', () => {
     expect(manifest.homepage).toMatch(/^https:\/\//);
     expect(manifest.bugs).toMatchObject({ url: expect.stringMatching(/\/issues$/) });
     expect(manifest.scripts.prepare).toBeUndefined();
+    expect(manifest.allowScripts).toBeUndefined();
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toContain('paycli contributors');
     // postpack put the clone's package.json back (with its prepare script for `npm install` in a clone)
     expect((JSON.parse(readFileSync(join(work, 'src/package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.prepare).toBe('npm run build');
