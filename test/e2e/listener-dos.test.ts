@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
@@ -94,7 +94,6 @@ describe('listen under forged 1 MiB callbacks', () => {
       maxRss = Math.max(maxRss, rssMiB(pid));
 
       const forgedEvents = l.lines.filter((line) => line.includes('"trx_id":"1"'));
-      if (process.env.PAYCLI_DEBUG_DOS) writeFileSync(process.env.PAYCLI_DEBUG_DOS, forgedEvents.join('\n'));
       const maxes = rounds.map((r) => Math.max(...r));
       const all = rounds.flat().sort((a, b) => a - b);
       console.log(`listener DoS: ${forged} forged 1 MiB posts; valid answered in max ${maxes.map((m) => m.toFixed(1)).join(' / ')} ms per round of 20 (median ${all[Math.floor(all.length / 2)]!.toFixed(1)} ms); max RSS ${maxRss.toFixed(0)} MiB`);

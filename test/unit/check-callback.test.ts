@@ -78,6 +78,17 @@ describe('checkCallback', () => {
   });
 });
 
+describe('line breaks at the end of a form body', () => {
+  it('are part of the body from the network (as PHP reads it), not of a file', async () => {
+    const { parseCallbackInput } = await import('../../src/core/callback/parse.js');
+    expect(parseFormBody('a=1&url=x\n').url).toBe('x\n');
+    expect(parseCallbackBody('a=1&url=x\r\n', 'application/x-www-form-urlencoded').fields.url).toBe('x\r\n');
+    expect(parseCallbackInput('a=1&url=x\n').fields.url).toBe('x');
+    expect(parseCallbackInput('POST / HTTP/1.1\ncontent-type: application/x-www-form-urlencoded\n\na=1&url=x\n').fields.url).toBe('x');
+    expect(parseFormBody('a=1&url=x\n', { fromFile: true }).url).toBe('x');
+  });
+});
+
 describe('nesting bounds', () => {
   it('refuses JSON nested 3 000 levels with MalformedPayloadError, and accepts 511 levels as PHP does', () => {
     const deep = `{"trx_id":1,"a":${'['.repeat(3000)}${']'.repeat(3000)}}`;

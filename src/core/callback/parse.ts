@@ -154,12 +154,14 @@ function registerPhpVariable(fields: Record<string, string | PhpArray>, rawName:
  * (docs/gateway.md, "PHP semantics"): `+` is a space, repeated names keep the last value, `a[]`
  * lists, `a[k]` and `a[b][c]` nested arrays, `.` and space in names become `_`, only the first
  * 1 000 pairs count. A malformed percent-escape is an error (PHP would keep it literally).
+ * `fromFile`: a file's final line break is not part of the body (an editor adds one); a body from
+ * the network is taken byte for byte, as PHP takes it.
  * (One pass with indexOf: this runs for every request `paycli listen` receives.)
  */
-export function parseFormBody(body: string): CallbackFields {
+export function parseFormBody(body: string, options: { fromFile?: boolean } = {}): CallbackFields {
   const fields = Object.create(null) as Record<string, string | PhpArray>;
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
-  const end = body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
+  const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
   let nested = false;
   for (let start = 0, n = 1; start <= end && n <= FORM_MAX_PAIRS; ) {
     let amp = body.indexOf('&', start);
@@ -172,7 +174,7 @@ export function parseFormBody(body: string): CallbackFields {
       if (key.indexOf('[') >= 0) {
         nested = true;
         registerPhpVariable(fields, key, value);
-      } else if (key.charCodeAt(0) === 32 || key.indexOf('.') >= 0 || key.indexOf(' ') >= 0 || key.indexOf('\0') >= 0) registerPhpVariable(fields, key, value);
+      } else if (key.indexOf('.') >= 0 || key.indexOf(' ') >= 0 || key.indexOf('\0') >= 0) registerPhpVariable(fields, key, value);
       else if (key !== '') fields[key] = value;
       n++;
     }
@@ -387,10 +389,10 @@ export function detectBodyFormat(body: string, contentType?: string): BodyFormat
   return /^\s*\{/.test(body) ? 'json' : 'form';
 }
 
-/** Parses a body in the given (or detected) format. */
-export function parseCallbackBody(body: string, contentType?: string): { fields: CallbackFields; format: BodyFormat } {
+/** Parses a body in the given (or detected) format (`fromFile`: see parseFormBody). */
+export function parseCallbackBody(body: string, contentType?: string, options: { fromFile?: boolean } = {}): { fields: CallbackFields; format: BodyFormat } {
   const format = detectBodyFormat(body, contentType);
-  return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body), format };
+  return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body, options), format };
 }
 
 /** One header of a `{headers, body}` capture, by case-insensitive name. */
@@ -417,16 +419,16 @@ function lowerHeaders(headers: Record<string, unknown>): Record<string, string> 
 }
 
 /** Builds the parsed form of a `{headers, body}` capture (the event store and `--jsonl` lines). */
-export function parseCaptureObject(capture: { headers?: Record<string, unknown>; body?: unknown }): ParsedCallback {
+export function parseCaptureObject(capture: { headers?: Record<string, unknown>; body?: unknown }, options: { fromFile?: boolean } = {}): ParsedCallback {
   if (typeof capture.body !== 'string') throw new MalformedPayloadError('the capture has no "body" string');
   const headers = lowerHeaders(capture.headers ?? {});
-  const { fields, format } = parseCallbackBody(capture.body, headers['content-type']);
+  const { fields, format } = parseCallbackBody(capture.body, headers['content-type'], options);
   return { fields, format, headers, body: capture.body, headerSignature: headers['x-signature'] };
 }
 
 const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d(\.\d)?\r?$/;
 
-/** Parses a raw HTTP request capture: request line, headers, blank line, body (CRLF or LF). */
+/** Parses a raw HTTP request capture (a file): request line, headers, blank line, body (CRLF or LF). */
 export function parseHttpCapture(text: string): ParsedCallback {
   const lines = text.split('\n');
   if (!REQUEST_LINE.test(lines[0] ?? '')) throw new MalformedPayloadError('line 1 is not an HTTP request line (METHOD PATH HTTP/1.1)');
@@ -441,7 +443,7 @@ export function parseHttpCapture(text: string): ParsedCallback {
   }
   if (i >= lines.length) throw new MalformedPayloadError('the capture has no blank line between headers and body');
   const body = lines.slice(i + 1).join('\n');
-  return parseCaptureObject({ headers, body });
+  return parseCaptureObject({ headers, body }, { fromFile: true });
 }
 
 /**
@@ -458,5 +460,5 @@ export function parseCallbackInput(text: string): ParsedCallback {
     }
     return { fields, format: 'json', headers: {}, body: trimmed };
   }
-  return { fields: parseFormBody(trimmed), format: 'form', headers: {}, body: trimmed };
+  return { fields: parseFormBody(trimmed, { fromFile: true }), format: 'form', headers: {}, body: trimmed };
 }
