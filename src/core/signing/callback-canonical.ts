@@ -132,10 +132,12 @@ export function encodePhpJson(value: unknown, json: JsonEncodeOptions, container
   return '{' + keys.map((k) => encodeJsonString(k, json) + ':' + encodePhpJson(obj[k], json, obj, k)).join(',') + '}';
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
 /** Byte order of the UTF-8 forms (PHP's `ksort(…, SORT_STRING)`); code-unit order differs only around surrogates. */
 function byteOrder(keys: string[]): void {
   keys.sort();
-  if (keys.some((k) => /[\ud800-\udfff]/.test(k))) keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  if (SURROGATE.test(keys.join(''))) keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
 /**
