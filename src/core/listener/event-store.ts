@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, open, readdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fsError } from '../fs-errors.js';
-import { Journal, type JournalWrite } from '../journal.js';
+import { Journal, type JournalIo } from '../journal.js';
 
 export type Verdict = 'valid' | 'valid-variant' | 'invalid' | 'malformed';
 
@@ -55,8 +55,8 @@ export function isStoredEvent(e: unknown): e is StoredEvent {
 }
 
 export interface EventStoreOptions {
-  /** The journal's write (a seam for tests that inject failed and short writes). */
-  write?: JournalWrite;
+  /** The journal's write and truncate (a seam for tests that inject failed and short writes). */
+  io?: JournalIo;
   /** How long prune, clear and appends wait for the store's lock before giving up (default 20 s). */
   lockWaitMs?: number;
 }
@@ -120,7 +120,7 @@ export class EventStore {
     if (this.journal && this.real) return this.journal;
     const real = await canonicalStorePath(this.path);
     this.real = real;
-    this.journal = new Journal<StoredEvent>(real, { lock: () => this.lock(), tornPath: `${real}.unreadable`, write: this.options.write });
+    this.journal = new Journal<StoredEvent>(real, { lock: () => this.lock(), tornPath: `${real}.unreadable`, io: this.options.io });
     return this.journal;
   }
 
@@ -138,8 +138,9 @@ export class EventStore {
     const started = Date.now();
     for (;;) {
       try {
-        // Stale after 10 s without a refresh (a holder killed with -9): then taken over.
-        return await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 20, minTimeout: 2, maxTimeout: 50, factor: 1.6 }, onCompromised: () => undefined });
+        // Stale after 10 s without a refresh (a holder killed with -9): then taken over. Polled every
+        // few ms: a busy writer lets the lock go for 10 ms at a time (see Journal).
+        return await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 50, minTimeout: 1, maxTimeout: 5, factor: 1.3 }, onCompromised: () => undefined });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw fsError(err, `the event store ${this.path}`);
         if (Date.now() - started >= wait) {

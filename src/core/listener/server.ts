@@ -280,10 +280,9 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     );
   }
 
-  function complete(req: IncomingMessage, res: ServerResponse, body: Buffer | null, started: number, receivedAt: Date): void {
+  function complete(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, body: Buffer | null, started: number, receivedAt: Date): void {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = req.url ?? '/';
-    const headers = headerMap(req);
     const o = classify(method, path, headers, body);
     const id = newEventId(receivedAt);
     if (!o.accepted || forwardTo.length === 0 || body === null) {
@@ -308,10 +307,12 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     const started = performance.now();
     const receivedAt = now();
     inflight++;
-    const declared = Number(req.headers['content-length']);
+    // From rawHeaders, once: req.headers would build a second header object.
+    const headers = headerMap(req);
+    const declared = Number(headers['content-length']);
     if (declared > limit) {
       req.resume();
-      complete(req, res, null, started, receivedAt);
+      complete(req, res, headers, null, started, receivedAt);
       return;
     }
     let chunks: Buffer[] | null = [];
@@ -323,7 +324,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       if (size > limit) {
         done = true;
         chunks = null;
-        complete(req, res, null, started, receivedAt);
+        complete(req, res, headers, null, started, receivedAt);
         return;
       }
       chunks!.push(c);
@@ -331,7 +332,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     req.on('end', () => {
       if (done) return;
       done = true;
-      complete(req, res, chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size), started, receivedAt);
+      complete(req, res, headers, chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size), started, receivedAt);
     });
     req.on('error', () => undefined);
     req.on('close', () => {
