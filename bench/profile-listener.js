@@ -77,6 +77,11 @@ function area(id) {
 const totals = new Map();
 for (const [id, us] of self) totals.set(area(id), (totals.get(area(id)) ?? 0) + us);
 const busy = [...totals].filter(([k]) => k !== '(idle)').reduce((a, [, v]) => a + v, 0);
+if (process.env.PROFILE_JSON) {
+  console.log(JSON.stringify({ requests, seconds, usPerRequest: Math.round((10 * busy) / requests) / 10, areas: [...totals].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).map(([k, v]) => ({ area: k, us: Math.round((10 * v) / requests) / 10, share: Math.round((1000 * v) / busy) / 10 })) }));
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
 console.log(`${requests} requests in ${seconds}s; ${(busy / requests).toFixed(1)} µs of listener CPU (sampled, main thread) per request`);
 for (const [k, v] of [...totals].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1])) console.log(`${k.padEnd(34)} ${(v / requests).toFixed(1).padStart(6)} µs  ${((100 * v) / busy).toFixed(1).padStart(5)} %`);
 if (process.env.PROFILE_TOP) {
