@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open, readdir, realpath, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fsError } from '../fs-errors.js';
 import { Journal, type JournalIo } from '../journal.js';
@@ -93,6 +93,24 @@ export async function canonicalStorePath(path: string): Promise<string> {
   }
 }
 
+/** Names the process that last took a store's lock, and whether it still runs. */
+async function describeHolder(real: string): Promise<string> {
+  let pid = Number.NaN;
+  try {
+    pid = Number((await readFile(`${real}.lock-holder`, 'utf8')).trim());
+  } catch {
+    /* unknown */
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return 'another paycli process';
+  try {
+    process.kill(pid, 0);
+    return `process ${pid}`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EPERM') return `process ${pid}`;
+    return `process ${pid}, which no longer runs (its lock is taken over once it is 10 s old)`;
+  }
+}
+
 type Lockfile = typeof import('proper-lockfile');
 let lockfile: Promise<Lockfile> | undefined;
 
@@ -140,12 +158,13 @@ export class EventStore {
       try {
         // Stale after 10 s without a refresh (a holder killed with -9): then taken over. Polled every
         // few ms: a busy writer lets the lock go for 10 ms at a time (see Journal).
-        return await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 50, minTimeout: 1, maxTimeout: 5, factor: 1.3 }, onCompromised: () => undefined });
+        const release = await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 50, minTimeout: 1, maxTimeout: 5, factor: 1.3 }, onCompromised: () => undefined });
+        // Who holds it, for the message of whoever waits (beside the lock: its directory must stay empty).
+        await writeFile(`${real}.lock-holder`, `${process.pid}\n`, { mode: 0o600 }).catch(() => undefined);
+        return release;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw fsError(err, `the event store ${this.path}`);
-        if (Date.now() - started >= wait) {
-          throw new StoreBusyError(`the event store ${this.path} is locked by another paycli process (${real}.lock) and stayed locked for ${Math.round(wait / 1000)} s`);
-        }
+        if (Date.now() - started >= wait) throw new StoreBusyError(`the event store ${this.path} is locked by ${await describeHolder(real)} (${real}.lock) and stayed locked for ${wait >= 1000 ? `${Math.round(wait / 1000)} s` : `${wait} ms`}`);
       }
     }
   }
