@@ -206,11 +206,6 @@ export class Journal<T> {
     this.appendLine(`${JSON.stringify(record)}\n`, done);
   }
 
-  /** Appends an already serialised record (one line, ending with `\n`). */
-  appendRaw(line: string, done: (err?: unknown) => void): void {
-    this.appendLine(line, done);
-  }
-
   private appendLine(line: string, done: (err?: unknown) => void): void {
     this.queue.push({ line, done });
     if (!this.busy) {

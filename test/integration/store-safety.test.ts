@@ -2,12 +2,12 @@
 // no callback is answered 200 unless it is durably in the store (or removed later by a rule the user
 // asked for), nothing torn is left for the next record to be glued to.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, ftruncateSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, ftruncateSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { Journal, type JournalIo } from '../../src/core/journal.js';
-import { EventStore, StoreBusyError, type StoredEvent } from '../../src/core/listener/event-store.js';
+import { canonicalStorePath, EventStore, StoreBusyError, type StoredEvent } from '../../src/core/listener/event-store.js';
 import { startListener, type StoreTrouble } from '../../src/core/listener/server.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
@@ -250,6 +250,14 @@ describe('corrupt lines', () => {
     expect((await runCli(['events', 'show', 'evt_c', '--store', store], { home: home.home })).code).toBe(0);
   });
 
+  it('listen says how many unreadable lines it skipped when it read the store at start', async () => {
+    const store = join(home.home, 'corrupt-listen.jsonl');
+    writeFileSync(store, [JSON.stringify(good('evt_a')), 'garbage', '{"id":1}'].join('\n') + '\n');
+    const r = await runCli(['listen', '--port', '0', '--store', store, '--timeout', '50ms'], { env: { PAYCLI_VA: VA }, home: home.home });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: 2 unreadable lines skipped in ${store}\n`);
+  });
+
   it('prune keeps unreadable lines in <store>.unreadable and removes the *.tmp of an interrupted prune', async () => {
     const store = join(home.home, 'corrupt-prune.jsonl');
     writeFileSync(store, [JSON.stringify(good('evt_a')), 'garbage', JSON.stringify(good('evt_b'))].join('\n') + '\n');
@@ -266,6 +274,20 @@ describe('corrupt lines', () => {
 });
 
 describe('the store lock', () => {
+  it('one canonical path for every spelling: symlinks, relative paths, directories that do not exist yet', async () => {
+    const realDir = join(home.home, 'canon-real');
+    mkdirSync(realDir);
+    const linkDir = join(home.home, 'canon-link');
+    symlinkSync(realDir, linkDir);
+    const expected = join(realpathSync(realDir), 'later', 'events.jsonl');
+    expect(await canonicalStorePath(join(linkDir, 'later', 'events.jsonl'))).toBe(expected); // 'later' does not exist
+    mkdirSync(join(realDir, 'later'));
+    expect(await canonicalStorePath(join(linkDir, 'later', 'events.jsonl'))).toBe(expected);
+    writeFileSync(expected, '');
+    expect(await canonicalStorePath(join(linkDir, 'later', '..', 'later', 'events.jsonl'))).toBe(expected);
+    expect(await canonicalStorePath(relative(process.cwd(), join(linkDir, 'later', 'events.jsonl')))).toBe(expected);
+  });
+
   it('a live lock held past the wait is a clear error naming the lock; a symlinked path shares the lock', async () => {
     const real = join(home.home, 'locked.jsonl');
     writeFileSync(real, '');

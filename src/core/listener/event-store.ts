@@ -77,18 +77,18 @@ export class StoreBusyError extends Error {
 }
 
 /**
- * Resolves a store path the way every process must agree on: absolute, with symlinks resolved
- * (the file's own, or its directory's when the file does not exist yet).
+ * Resolves a store path the way every process must agree on: absolute, with symlinks resolved (the
+ * file's own, or those of its nearest existing ancestor when it or its directories do not exist yet).
  */
 export async function canonicalStorePath(path: string): Promise<string> {
   const abs = resolve(path);
-  try {
-    return await realpath(abs);
-  } catch {
+  const rest: string[] = [];
+  for (let at = abs; ; at = dirname(at)) {
     try {
-      return join(await realpath(dirname(abs)), basename(abs));
+      return join(await realpath(at), ...rest);
     } catch {
-      return abs;
+      if (dirname(at) === at) return abs;
+      rest.unshift(basename(at));
     }
   }
 }
