@@ -152,7 +152,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   let idle: (() => void) | undefined;
   const secondaries = new Set<Promise<void>>();
 
-  function classify(method: string, path: string, headers: Record<string, string>, body: Buffer | null): Outcome {
+  function classify(method: string, path: string, headers: Record<string, string>, body: string | null): Outcome {
     const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: {}, key: null, duplicate: false, accepted: false, close: false };
     const q = path.indexOf('?');
     const pathOnly = q < 0 ? path : path.slice(0, q);
@@ -174,7 +174,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       return o;
     }
     try {
-      o.fields = parseCallbackBody(body.toString('utf8'), ct).fields;
+      o.fields = parseCallbackBody(body, ct).fields;
     } catch (err) {
       // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
       o.reason = errorText(err);
@@ -205,7 +205,10 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     o.key = `${str(o.fields.trx_id)}|${str(o.fields.status)}|${signature.trim().toLowerCase()}`;
     o.duplicate = seen.has(o.key);
     if (!o.duplicate) seen.add(o.key);
-    [o.answer, o.text, o.contentType, o.accepted] = [200, OK_TEXT, 'application/json', true];
+    o.answer = 200;
+    o.text = OK_TEXT;
+    o.contentType = 'application/json';
+    o.accepted = true;
     return o;
   }
 
@@ -248,14 +251,14 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     });
   }
 
-  function store_(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, body: Buffer | null, started: number, forwards: ForwardResult[]): void {
+  function store_(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, text: string, started: number, forwards: ForwardResult[]): void {
     const event: StoredEvent = {
       id,
       receivedAt: receivedAt.toISOString(),
       method,
       path,
       headers,
-      body: body === null ? '' : body.toString('utf8'),
+      body: text,
       verdict: o.verdict,
       variant: o.variant,
       reason: o.reason,
@@ -283,10 +286,12 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   function complete(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, body: Buffer | null, started: number, receivedAt: Date): void {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = req.url ?? '/';
-    const o = classify(method, path, headers, body);
+    // Decoded once, for the parser and the stored event.
+    const text = body === null ? null : body.toString('utf8');
+    const o = classify(method, path, headers, text);
     const id = newEventId(receivedAt);
     if (!o.accepted || forwardTo.length === 0 || body === null) {
-      store_(res, o, id, receivedAt, method, path, headers, body, started, []);
+      store_(res, o, id, receivedAt, method, path, headers, text ?? '', started, []);
       return;
     }
     // Forwarded: the answer mirrors the first target; the others are fire-and-forget with their own timeout.
@@ -299,7 +304,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     void forward(forwardTo[0]!, out, body).then((first) => {
       if (first.status === null) [o.answer, o.text, o.contentType] = [502, `forward to ${first.url} failed: ${first.error}\n`, PLAIN];
       else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN];
-      store_(res, o, id, receivedAt, method, path, headers, body, started, [{ url: first.url, status: first.status, ms: first.ms, ...(first.error ? { error: first.error } : {}) }]);
+      store_(res, o, id, receivedAt, method, path, headers, text ?? '', started, [{ url: first.url, status: first.status, ms: first.ms, ...(first.error ? { error: first.error } : {}) }]);
     });
   }
 
