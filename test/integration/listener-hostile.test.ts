@@ -127,6 +127,23 @@ describe('--forward-to', () => {
     await app.close();
   });
 
+  it('a retry of a callback whose mirrored answer was not 200 is not a duplicate', async () => {
+    const app = await receiver([500, 200]);
+    const events: ListenerEvent[] = [];
+    const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url], onEvent: (e) => events.push(e) });
+    const cb = callback();
+    expect((await post(l.url, cb.headers, cb.body)).status).toBe(500);
+    expect((await post(l.url, cb.headers, cb.body)).status).toBe(200);
+    expect((await post(l.url, cb.headers, cb.body)).status).toBe(200);
+    expect(events.map((e) => [e.event.answer, e.event.duplicate])).toEqual([
+      [500, false],
+      [200, false],
+      [200, true],
+    ]);
+    await l.close();
+    await app.close();
+  });
+
   it('forwards only requests accepted as callbacks: wrong path, method, content type, bad signature and malformed bodies are answered by the listener', async () => {
     const app = await receiver([200]);
     const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url] });

@@ -219,8 +219,6 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   function respond(res: ServerResponse, o: Outcome, event: StoredEvent, started: number, forwards: ForwardResult[], storeError: unknown): void {
     const stored = storeError === undefined && store !== null;
     if (storeError !== undefined) {
-      // Never acknowledged: the gateway retries a non-200, and a retry must not count as a duplicate.
-      if (o.key && !o.duplicate) seen.delete(o.key);
       const e = storeError as NodeJS.ErrnoException;
       [o.answer, o.contentType, o.close] = [503, PLAIN, false];
       o.text = `cannot store the request (${e?.code ?? errorText(e)}); try again later\n`;
@@ -236,6 +234,9 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       options.onStoreTrouble?.({ failing: false, refused });
       refused = 0;
     }
+    // Only an acknowledged callback is seen: after a 503 (or a forward target's non-200, mirrored) the
+    // gateway retries, and that retry is not a duplicate.
+    if (o.key && !o.duplicate && o.answer !== 200) seen.delete(o.key);
     if (o.close) res.setHeader('connection', 'close');
     if (o.answer === 405) res.setHeader('allow', 'POST');
     res.writeHead(o.answer, { 'content-type': o.contentType, 'content-length': Buffer.byteLength(o.text) });
@@ -297,7 +298,9 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     // Forwarded: the answer mirrors the first target; the others are fire-and-forget with their own timeout.
     const out = forwardableHeaders(headers);
     for (const url of forwardTo.slice(1)) {
-      const p = forward(url, out, body).then((result) => options.onForward?.({ id, result: { url, status: result.status, ms: result.ms, ...(result.error ? { error: result.error } : {}) } }));
+      const p = forward(url, out, body)
+        .then((result) => options.onForward?.({ id, result: { url, status: result.status, ms: result.ms, ...(result.error ? { error: result.error } : {}) } }))
+        .catch(() => undefined);
       secondaries.add(p);
       void p.finally(() => secondaries.delete(p));
     }
