@@ -293,11 +293,13 @@ describe('the store lock', () => {
     writeFileSync(real, '');
     const link = join(home.home, 'locked-link.jsonl');
     symlinkSync(real, link);
-    const holder = new EventStore(real);
+    const holder = new EventStore(real, { holder: process.pid });
     const release = await holder.lock();
-    const other = new EventStore(link, { lockWaitMs: 300 });
+    const other = new EventStore(link, { lockWaitMs: 300, processRuns: () => true });
     await expect(other.prune({ keepNewest: 0 })).rejects.toBeInstanceOf(StoreBusyError);
     await expect(other.prune({ keepNewest: 0 })).rejects.toThrow(`the event store ${link} is locked by process ${process.pid} (${real}.lock) and stayed locked for 300 ms`);
+    const crashed = new EventStore(link, { lockWaitMs: 300, processRuns: () => false });
+    await expect(crashed.clear()).rejects.toThrow(`is locked by process ${process.pid}, which no longer runs (its lock is taken over once it is 10 s old)`);
     await release();
     await expect(other.clear()).resolves.toEqual({ cleared: 0, unreadable: 0 });
   });

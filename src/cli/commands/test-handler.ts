@@ -10,6 +10,7 @@ import type { Handler } from '../command-env.js';
 import { table } from '../output.js';
 import { callbackVa } from './callback-shared.js';
 import { checkCallbackFlags } from './trigger.js';
+import { describeMaxMs, TIMER_MAX_MS } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 
 interface TestFlags {
@@ -58,6 +59,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   if (formats.length === 0) throw new UsageError(`invalid --format "${opts.format}": form, json or both`);
   const deadline = opts.deadline === undefined ? 5000 : Number(opts.deadline);
   if (!Number.isInteger(deadline) || deadline <= 0) throw new UsageError(`invalid --deadline "${opts.deadline}": milliseconds above 0`);
+  if (deadline > TIMER_MAX_MS) throw new UsageError(`invalid --deadline "${opts.deadline}": the maximum is ${describeMaxMs(TIMER_MAX_MS)}`);
   const { method, channel } = checkCallbackFlags({ method: opts.method ?? 'va', channel: opts.channel });
   const va = await callbackVa(env);
   const cfg = await env.session.config();

@@ -59,6 +59,10 @@ export interface EventStoreOptions {
   io?: JournalIo;
   /** How long prune, clear and appends wait for the store's lock before giving up (default 20 s). */
   lockWaitMs?: number;
+  /** This process's id, written beside the lock while it holds it, so that a waiting process can name it. */
+  holder?: number;
+  /** Whether a process id still runs (to say so of a holder that crashed). */
+  processRuns?: (pid: number) => boolean;
 }
 
 export interface PruneResult {
@@ -93,8 +97,8 @@ export async function canonicalStorePath(path: string): Promise<string> {
   }
 }
 
-/** Names the process that last took a store's lock, and whether it still runs. */
-async function describeHolder(real: string): Promise<string> {
+/** Names the process that last took a store's lock (as its `holder` tag says), and whether it still runs. */
+async function describeHolder(real: string, processRuns?: (pid: number) => boolean): Promise<string> {
   let pid = Number.NaN;
   try {
     pid = Number((await readFile(`${real}.lock-holder`, 'utf8')).trim());
@@ -102,13 +106,8 @@ async function describeHolder(real: string): Promise<string> {
     /* unknown */
   }
   if (!Number.isInteger(pid) || pid <= 0) return 'another paycli process';
-  try {
-    process.kill(pid, 0);
-    return `process ${pid}`;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EPERM') return `process ${pid}`;
-    return `process ${pid}, which no longer runs (its lock is taken over once it is 10 s old)`;
-  }
+  if (processRuns && !processRuns(pid)) return `process ${pid}, which no longer runs (its lock is taken over once it is 10 s old)`;
+  return `process ${pid}`;
 }
 
 type Lockfile = typeof import('proper-lockfile');
@@ -160,11 +159,11 @@ export class EventStore {
         // few ms: a busy writer lets the lock go for 10 ms at a time (see Journal).
         const release = await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 50, minTimeout: 1, maxTimeout: 5, factor: 1.3 }, onCompromised: () => undefined });
         // Who holds it, for the message of whoever waits (beside the lock: its directory must stay empty).
-        await writeFile(`${real}.lock-holder`, `${process.pid}\n`, { mode: 0o600 }).catch(() => undefined);
+        if (this.options.holder !== undefined) await writeFile(`${real}.lock-holder`, `${this.options.holder}\n`, { mode: 0o600 }).catch(() => undefined);
         return release;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw fsError(err, `the event store ${this.path}`);
-        if (Date.now() - started >= wait) throw new StoreBusyError(`the event store ${this.path} is locked by ${await describeHolder(real)} (${real}.lock) and stayed locked for ${wait >= 1000 ? `${Math.round(wait / 1000)} s` : `${wait} ms`}`);
+        if (Date.now() - started >= wait) throw new StoreBusyError(`the event store ${this.path} is locked by ${await describeHolder(real, this.options.processRuns)} (${real}.lock) and stayed locked for ${wait >= 1000 ? `${Math.round(wait / 1000)} s` : `${wait} ms`}`);
       }
     }
   }
