@@ -3,7 +3,6 @@ import { AuthError, UsageError } from '../errors.js';
 import { writeSecureFile } from './secure-file.js';
 import { parseHttpUrl } from '../http/serve.js';
 import { fsError } from '../fs-errors.js';
-import { describeMaxMs, TIMER_MAX_MS } from '../duration.js';
 
 /** Settings a profile (and partly the project config) can hold. */
 export interface Settings {
@@ -50,7 +49,6 @@ export function parseSetting(key: string, value: string): string | number {
     case 'timeout': {
       const n = Number(value);
       if (!/^\d+$/.test(value.trim()) || n <= 0) throw new UsageError(`invalid timeout "${value}": expected milliseconds, a whole number above 0`);
-      if (n > TIMER_MAX_MS) throw new UsageError(`invalid timeout "${value}": the maximum is ${describeMaxMs(TIMER_MAX_MS)}`);
       return n;
     }
     case 'base-url':
