@@ -115,7 +115,7 @@ describe('journal: a failed or short write', () => {
 
 describe('full disk: listen --store on a 256 KiB tmpfs', () => {
   const isRoot = process.getuid?.() === 0;
-  it.skipIf(!isRoot)('answers 503 (never 200) for what it cannot store, leaves no torn line, says so once, and recovers', async () => {
+  it.skipIf(!isRoot)(`answers 503 (never 200) for what it cannot store, leaves no torn line, says so once, and recovers${isRoot ? '' : ' (skipped: needs root to mount a tmpfs; the injected-write tests above cover the journal)'}`, async () => {
     const mnt = join(home.home, 'tmpfs');
     mkdirSync(mnt);
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]);
@@ -153,7 +153,6 @@ describe('full disk: listen --store on a 256 KiB tmpfs', () => {
       execFileSync('umount', [mnt]);
     }
   });
-  it.skipIf(isRoot)('needs root to mount a tmpfs (skipped: not root; the injected-write tests above cover the journal)', () => undefined);
 });
 
 describe('listen says on stderr, once, that it cannot store', () => {
