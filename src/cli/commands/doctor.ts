@@ -8,6 +8,7 @@ import { redactUrl } from '../../core/http/client.js';
 import type { ResolvedConfig } from '../../core/config/resolve.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
 type Status = 'ok' | 'warn' | 'fail' | 'skip';
 interface Check {
@@ -130,4 +131,14 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
     out.out(failed ? c.red(`\n${failed} check${failed === 1 ? '' : 's'} failed`) : c.green('\nall checks passed'));
   }
   return failed ? 4 : 0;
+};
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'doctor', Define> = {
+  doctor: (program, bind) =>
+    bind(
+      examples(typed(program).command('doctor').description('check Node, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports').option('--offline', 'skip the network checks'), ['paycli doctor', 'paycli --env local doctor --json']),
+      doctorCommand,
+    ),
 };

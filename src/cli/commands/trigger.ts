@@ -8,6 +8,8 @@ import { parseHttpUrl } from '../../core/http/serve.js';
 import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
 import { callbackVa, eventStore } from './callback-shared.js';
+import { Option } from '@commander-js/extra-typings';
+import { collect, examples, storeFlag, typed, type Define } from '../command-kit.js';
 
 interface TriggerFlags {
   to: string;
@@ -91,3 +93,29 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   if (out.json) out.data(repeat === 1 ? results[0] : results);
   return 0;
 };
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const defineTrigger: Define = (program, bind) => {
+  bind(examples(
+    storeFlag(
+      typed(program)
+        .command('trigger')
+        .description('send a realistic, correctly signed callback to a URL, as the gateway would')
+        .requiredOption('--to <url>', 'your callback handler')
+        .addOption(new Option('--status <status>', 'callback status').choices(['berhasil', 'pending', 'expired']).default('berhasil'))
+        .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]).default('va'))
+        .option('--channel <channel>', 'payment channel (default: bca for va, else the first of the method)')
+        .addOption(new Option('--format <format>', 'body format').choices(['form', 'json']).default('form'))
+        .option('--amount <rp>', 'transaction amount (default 102000)')
+        .option('--set <field=value>', 'override a callback field (repeatable)', collect)
+        .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
+        .addOption(new Option('--settlement <mode>', 'for berhasil: settled (code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'))
+        .option('--timeout <ms>', 'how long to wait for the answer (PAYCLI_TIMEOUT; default 30000)')
+        .option('--no-persist', 'do not write the event store'),
+    ),
+    ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
+  ), triggerCommand);
+};
+
+export const commands = { trigger: defineTrigger };
