@@ -26,7 +26,7 @@ export function typed(cmd: PlainCommand): Command {
  * must accept the options the definition declares (a handler reading a flag the definition does not
  * declare, or with another type, does not compile).
  */
-export type Bind = <Args extends unknown[], Opts extends OptionValues>(cmd: TypedCommand<Args, Opts>, handler: (env: CommandEnv<Opts>, ...args: never[]) => Promise<number>) => void;
+export type Bind = <Args extends unknown[], Opts extends OptionValues>(cmd: TypedCommand<Args, Opts>, handler: (env: CommandEnv<NoInfer<Opts>>, ...args: never[]) => Promise<number>) => void;
 
 /** Defines one top-level command (with its subcommands) on the root program. */
 export type Define = (program: PlainCommand, bind: Bind) => void;

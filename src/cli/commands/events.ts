@@ -7,7 +7,7 @@ import { forwardableHeaders } from '../../core/listener/forward.js';
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
-import { callbackVa, diagnosisKeys, eventStore, withStore } from './callback-shared.js';
+import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-shared.js';
 import { parseDuration } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';

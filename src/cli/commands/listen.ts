@@ -5,8 +5,8 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
-import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
-import { parsePort } from './sandbox.js';
+import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
+import { parsePort } from '../flag-values.js';
 import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, typed, type Define } from '../command-kit.js';
 
 interface ListenFlags {

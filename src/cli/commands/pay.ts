@@ -1,24 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
 import { checkPaymentData } from '../../core/http/envelope.js';
 import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
-import { CHANNEL_NAMES, PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
-import { formatJakarta, maskSecret } from '../../core/signing/request-signature.js';
+import { PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
 import { canPrompt } from '../session.js';
 import { withSpinner } from '../spinner.js';
-import { amountFlag, buildPaymentRequest, collectItems, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
+import { amountFlag, buildPaymentRequest, collectItems, generateReferenceId, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
 import { parseQuantity, parseRupiah } from '../../core/money.js';
 import { normalizePhone } from '../../core/phone.js';
 import { Option } from '@commander-js/extra-typings';
 import { apiFlags, collect, examples, typed, type Define } from '../command-kit.js';
 import { EXPIRED_TYPES, METHOD_NAMES } from '../../core/payment-rules.js';
-
-/** A unique, findable reference: PAYCLI-YYYYMMDDHHmmss-xxxx (Jakarta time). */
-export function generateReferenceId(now: Date): string {
-  return `PAYCLI-${formatJakarta(now).replace(/[-: ]/g, '')}-${randomBytes(2).toString('hex')}`;
-}
 
 interface Collected {
   name?: string;
@@ -38,7 +32,7 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
   }
   if (!v.channel) {
     const channels = channelsOf(v.method);
-    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('./merchant.js')).channelChoices(env, v.method) }, io);
+    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('../channel-choices.js')).channelChoices(env, v.method) }, io);
   }
   v.name ??= await input({ message: 'Buyer name', validate: (s) => s.trim() !== '' || 'required' }, io);
   v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: (s) => ok(() => normalizePhone(s, 'phone')) }, io);

@@ -5,12 +5,12 @@ import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { AuthError, GatewayError, NetworkError, SignatureError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseDuration } from '../../core/duration.js';
-import { formatJakarta } from '../../core/signing/request-signature.js';
+import { formatJakarta } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
 import { canPrompt } from '../session.js';
 import { withSpinner } from '../spinner.js';
-import { eventStore } from './callback-shared.js';
+import { eventStore } from '../callback-shared.js';
 import { Option } from '@commander-js/extra-typings';
 import { examples, typed, type Define } from '../command-kit.js';
 

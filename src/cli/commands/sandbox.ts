@@ -7,6 +7,7 @@ import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
 import { Option, type OptionValues } from '@commander-js/extra-typings';
 import { examples, typed, type Define, type TypedCommand } from '../command-kit.js';
+import { parsePort } from '../flag-values.js';
 
 interface SandboxFlags {
   port?: string;
@@ -23,14 +24,6 @@ interface SandboxFlags {
 
 function time(d: Date): string {
   return d.toTimeString().slice(0, 8);
-}
-
-/** Parses `--port`; 0 means any free port. */
-export function parsePort(value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`invalid --port "${value}": expected 0–65535`);
-  return n;
 }
 
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */

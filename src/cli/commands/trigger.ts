@@ -5,9 +5,9 @@ import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/
 import { newEventId } from '../../core/listener/event-store.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
-import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../../core/payment-rules.js';
+import { METHOD_NAMES } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
-import { callbackVa, eventStore } from './callback-shared.js';
+import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
 import { Option } from '@commander-js/extra-typings';
 import { collect, examples, storeFlag, typed, type Define } from '../command-kit.js';
 
@@ -23,17 +23,6 @@ interface TriggerFlags {
   store?: string;
   persist?: boolean;
   settlement?: 'immediate' | 'deferred';
-}
-
-/** Checks --status, --method/--channel and --format of trigger and test-handler. */
-export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): { status: CallbackStatus; method: string; channel: string } {
-  const status = (o.status ?? 'berhasil') as CallbackStatus;
-  if (!(status in CALLBACK_STATUSES)) throw new UsageError(`invalid --status "${o.status}"`, { hint: 'berhasil, pending or expired' });
-  const method = o.method ?? 'va';
-  if (!METHOD_NAMES.includes(method)) throw new UsageError(`unknown --method "${method}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
-  const channel = o.channel ?? channelsOf(method)[method === 'va' ? 1 : 0]!;
-  if (!channelsOf(method).includes(channel)) throw new UsageError(`channel "${channel}" is not a channel of ${method}`, { hint: `channels of ${method}: ${channelsOf(method).join(', ')}` });
-  return { status, method, channel };
 }
 
 /** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */

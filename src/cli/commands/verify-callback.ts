@@ -11,7 +11,7 @@ import { hmacHex } from '../../core/signing/callback-signature.js';
 import { encodeFormBody } from '../../core/callback/build.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { readInput } from '../io.js';
-import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
+import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { examples, typed, type Define } from '../command-kit.js';
 
 interface VerifyFlags {

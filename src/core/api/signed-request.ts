@@ -1,4 +1,5 @@
-import { jakartaTimestamp, signRequest, type RequestSignature } from '../signing/request-signature.js';
+import { signRequest, type RequestSignature } from '../signing/request-signature.js';
+import { jakartaTimestamp } from '../time.js';
 
 export interface Credentials {
   va: string;

@@ -1,5 +1,5 @@
 import type { Transaction } from './state.js';
-import { formatJakarta } from '../signing/request-signature.js';
+import { formatJakarta } from '../time.js';
 
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -1,6 +1,6 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
-import { formatJakarta } from '../signing/request-signature.js';
-import type { RedirectSession } from './merchant-api.js';
+import { formatJakarta } from '../time.js';
+import type { RedirectSession } from './redirect-session.js';
 import type { Transaction } from './state.js';
 
 function esc(s: string): string {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { hashRequestBody } from '../signing/request-signature.js';
 import { serve } from '../http/serve.js';
 import { hmacHex, signaturesEqual } from '../signing/callback-signature.js';
-import { formatJakarta } from '../signing/request-signature.js';
+import { formatJakarta } from '../time.js';
 import { envelope, paymentData, sendJson, transactionView } from './views.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
