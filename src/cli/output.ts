@@ -1,4 +1,5 @@
 import { isPaycliError, PaycliError } from '../core/errors.js';
+import { formatRupiah } from '../core/money.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
 
@@ -215,5 +216,5 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
 export function rupiah(amount: number | string): string {
   const n = Number(amount);
   if (!Number.isFinite(n)) return String(amount);
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return formatRupiah(n);
 }

@@ -30,7 +30,7 @@ function time(d: Date): string {
 export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const { opts, out, ctx } = env;
   const { startSandbox } = await import('../../sandbox.js');
-  const { parseDurationList, parseDuration } = await import('../../core/sandbox/outbox.js');
+  const { parseDurationList, parseDuration } = await import('../../core/duration.js');
   const { readAccountsFile } = await import('../../core/sandbox/accounts.js');
   const format = opts.callbackFormat;
   if (format !== undefined && format !== 'form' && format !== 'json') throw new UsageError(`invalid --callback-format "${format}": form or json`);

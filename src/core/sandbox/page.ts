@@ -1,13 +1,12 @@
 import type { Transaction } from './state.js';
+import { formatRupiah } from '../money.js';
 import { formatJakarta } from '../time.js';
 
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function rp(n: number): string {
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-}
+const rp = formatRupiah;
 
 /** An inline SVG QR code (no external assets). */
 async function qrSvg(text: string): Promise<string> {

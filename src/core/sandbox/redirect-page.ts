@@ -1,4 +1,5 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
+import { formatRupiah } from '../money.js';
 import { formatJakarta } from '../time.js';
 import type { RedirectSession } from './redirect-session.js';
 import type { Transaction } from './state.js';
@@ -7,9 +8,7 @@ function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function rp(n: number): string {
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-}
+const rp = formatRupiah;
 
 const STATUS_TEXT: Record<string, string> = { pending: 'Waiting for payment', berhasil: 'Paid', expired: 'Expired' };
 
