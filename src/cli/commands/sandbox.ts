@@ -17,6 +17,8 @@ interface SandboxFlags {
   faults?: string;
   settlement?: 'immediate' | 'deferred';
   sandboxUrl?: string;
+  /** False with --no-dashboard. */
+  dashboard?: boolean;
 }
 
 function time(d: Date): string {
@@ -75,6 +77,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     retrySchedule: schedule,
     settlement: opts.settlement,
     faults,
+    dashboard: opts.dashboard !== false,
     onEvent: (e) => {
       if (e.type === 'startup') return; // part of the banner
       if (e.type === 'store-error') {
@@ -113,6 +116,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     event: 'started',
     url: sandbox.url,
     baseUrl: sandbox.apiUrl,
+    dashboard: sandbox.dashboardUrl,
     va: main.va,
     apiKey: maskSecret(main.apiKey),
     accounts: sandbox.accounts.length,
@@ -139,7 +143,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         `  API key    ${maskSecret(main.apiKey)}${main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY ? ' (the documented default; paycli --env local uses it)' : ''}`,
         `  state      ${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`,
         ...notes.map((n) => `  ${out.e.yellow('note')}       ${n}`),
-        `  admin      paycli sandbox list | pay ID | expire ID`,
+        `  dashboard  ${sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')}`,
+        `  admin      paycli sandbox list | pay ID | expire ID | resend ID`,
         `  Ctrl-C to stop`,
         '',
       ].join('\n'),
@@ -185,6 +190,18 @@ function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
 }
 
 export const sandboxPay = transitionCommand('pay');
+
+/** `paycli sandbox resend ID`: sends a paid or expired payment's callback again now. */
+export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
+  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`);
+  if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
+  if (status === 409) throw new UsageError(String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
+  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+  const t = json.transaction as Record<string, unknown>;
+  if (env.out.json) env.out.data(json);
+  else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${t.status}) → ${t.notifyUrl}`);
+  return 0;
+};
 export const sandboxExpire = transitionCommand('expire');
 
 export const sandboxList: Handler<SandboxFlags> = async (env) => {
