@@ -238,7 +238,8 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
           .option('--max-body <size>', 'largest body accepted', '1mb')
           .option('--exit-after <n>', 'stop after N requests')
           .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
-          .option('--no-persist', 'do not write the event store'),
+          .option('--no-persist', 'do not write the event store')
+          .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
       );
     RUN_DURATION_TIMEOUT.add(listen);
     examples(listen,
