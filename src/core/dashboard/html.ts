@@ -183,7 +183,7 @@ export interface LayoutOptions {
 export function layout(o: LayoutOptions): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(o.title)}</title><style>${CSS}</style></head>
+<title>${esc(o.title)}</title><link rel="icon" href="data:,"><style>${CSS}</style></head>
 <body data-events="${esc(o.events)}">
 <header class="top"><a href="${esc(o.home)}">${esc(o.brand)}</a><span class="sub">local only · no real money</span><span class="live" id="live-state">static</span></header>
 <main>
