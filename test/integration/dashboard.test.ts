@@ -36,9 +36,9 @@ async function payFromCli(amount: number): Promise<number> {
   return Number((data.TransactionId ?? (data.Data as Record<string, unknown>)?.TransactionId) as number);
 }
 
-async function shot(page: Page, name: string): Promise<void> {
+async function shot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, name), fullPage });
 }
 
 const run = haveBrowser || inCi;
@@ -93,7 +93,6 @@ describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`
     await page.waitForURL(/status=berhasil/);
     expect(await page.$$eval('#transactions tbody tr', (rows) => rows.map((r) => r.getAttribute('data-status')))).toEqual(['berhasil']);
     await page.goto(sb.dashboardUrl!);
-    await shot(page, 'dashboard-list-laptop.png');
     await page.setViewportSize(PHONE);
     await shot(page, 'dashboard-list-phone.png');
     // On a phone the table becomes cards: nothing wider than the screen.
@@ -124,10 +123,13 @@ describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`
     // The fields check transaction answers with, and the payment page link.
     expect(await page.textContent('#fields')).toContain('StatusDesc');
     expect(await page.getAttribute('#payment-page', 'href')).toBe(`/pay/${trx}`);
+    await shot(page, 'dashboard-transaction-full.png');
+    await page.reload();
     await page.click('#req-cb-1-1 summary');
-    await shot(page, 'dashboard-transaction-laptop.png');
+    await shot(page, 'dashboard-transaction-laptop.png', false);
+    await page.reload();
     await page.setViewportSize(PHONE);
-    await shot(page, 'dashboard-transaction-phone.png');
+    await shot(page, 'dashboard-transaction-phone.png', false);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await page.close();
   });
@@ -150,6 +152,10 @@ describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`
     await page.click('#action-expire');
     await page.waitForSelector('#action-resend');
     expect(sb.state.txns.get(other.id)!.status).toBe('expired');
+    await payFromCli(1250000);
+    await page.goto(sb.dashboardUrl!);
+    await page.waitForSelector('#live-state.on');
+    await shot(page, 'dashboard-list-laptop.png', false);
     await page.close();
   });
 
