@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
-import { actionRefusal, isLoopbackAddress, isLoopbackHost } from '../../src/core/dashboard/html.js';
+import { actionRefusal, isLoopbackAddress, isLoopbackHost, pageRefusal } from '../../src/core/dashboard/html.js';
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
@@ -64,6 +64,13 @@ describe('address checks', () => {
     for (const h of ['evil.example:4010', '127.0.0.1.evil.example', '192.168.1.2:4010', undefined]) expect(isLoopbackHost(h), String(h)).toBe(false);
   });
 
+  it('serves pages only on a loopback address', () => {
+    const req = (localAddress: string) => ({ socket: { localAddress }, headers: { host: '127.0.0.1:4010' } }) as never;
+    expect(pageRefusal(req('127.0.0.1'))).toBeUndefined();
+    expect(pageRefusal(req('::ffff:127.0.0.1'))).toBeUndefined();
+    expect(pageRefusal(req('192.168.1.2'))).toMatch(/loopback addresses only/);
+  });
+
   it('refuses state changes from cross-site browsers, not from the CLI', () => {
     const req = (headers: Record<string, string>) => ({ headers: { host: '127.0.0.1:4010', ...headers } }) as never;
     expect(actionRefusal(req({}))).toBeUndefined();
@@ -89,6 +96,8 @@ describe('the emulator dashboard over HTTP', () => {
     expect(list.status).toBe(200);
     expect(list.body).toContain(`id="trx-${id}" data-status="berhasil"`);
     expect(list.body).toContain('Rp 125.000');
+    await sb.idle();
+    expect((await raw(`${sb.url}/`, 'GET')).body).toMatch(new RegExp(`id="trx-${id}"[\\s\\S]*?badge delivered`));
     const pending = await raw(`${sb.url}/?status=pending&method=va`, 'GET');
     expect(pending.body).toContain(`id="trx-${other}"`);
     expect(pending.body).not.toContain(`id="trx-${id}"`);
@@ -126,6 +135,30 @@ describe('the emulator dashboard over HTTP', () => {
     const ok = await raw(`${sb.url}/_sandbox/transactions/${id}/pay`, 'POST', { origin: `http://${host}`, 'sec-fetch-site': 'same-origin' });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, changed: true, message: `paid: trx ${id}; callback queued` });
+  });
+
+  it('with --host 0.0.0.0 announces the loopback address', async () => {
+    const sb = await started({ host: '0.0.0.0' });
+    expect(sb.dashboardUrl).toBe(`http://127.0.0.1:${sb.port}/`);
+    expect((await raw(sb.dashboardUrl!, 'GET')).status).toBe(200);
+  });
+
+  it('re-sends a callback waiting for its next retry at once, as the same delivery', async () => {
+    const rx = await receiver([500, 200]);
+    cleanups.push(() => rx.close());
+    const sb = await started({ retrySchedule: [600_000] });
+    const id = await create(sb, rx.url);
+    await sb.pay(String(id));
+    await rx.waitFor(1);
+    const d = sb.state.deliveriesOf(id)[0]!;
+    await until(() => d.attempts === 1);
+    expect(d.nextAt! - Date.now()).toBeGreaterThan(500_000);
+    const r = await sb.resend(String(id));
+    expect(r).toMatchObject({ ok: true, deliveryId: d.id, queued: false });
+    await rx.waitFor(2);
+    expect(await sb.idle()).toBe(true);
+    expect(d).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect(sb.state.deliveriesOf(id)).toHaveLength(1);
   });
 
   it('is off with dashboard: false (the CLI\'s --no-dashboard): / is an unknown route again', async () => {
@@ -268,6 +301,13 @@ describe('paycli listen --ui over HTTP', () => {
     // Any other path is still a callback path (here `*`): stored as a request.
     expect((await raw(`${origin}/hook`, 'POST')).status).toBe(400);
     await until(() => listener.summary.total === 1);
-    expect((await store.list()).map((e) => e.path)).toEqual(['/hook']);
+    const stored = await store.list();
+    expect(stored.map((e) => e.path)).toEqual(['/hook']);
+    // Filtered by verdict; the replay target defaults to the listener itself.
+    expect((await raw(`${origin}/_paycli/?verdict=malformed`, 'GET')).body).toContain(`id="${stored[0]!.id}"`);
+    expect((await raw(`${origin}/_paycli/?verdict=valid`, 'GET')).body).toContain('No event with this verdict');
+    const page = (await raw(`${origin}/_paycli/events/${stored[0]!.id}`, 'GET')).body;
+    expect(page).toContain(`id="replay-to" size="40" value="${origin}/"`);
+    expect(page).toContain('Not computable');
   });
 });
