@@ -124,7 +124,8 @@ describe('the emulator dashboard over HTTP', () => {
     const sb = await started();
     const id = await create(sb, 'http://127.0.0.1:9/none');
     const host = new URL(sb.url).host;
-    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: `http://${host}`, host: 'evil.example' }]) {
+    const hostile: Record<string, string>[] = [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: `http://${host}`, host: 'evil.example' }];
+    for (const headers of hostile) {
       for (const action of ['pay', 'expire', 'resend']) {
         const r = await raw(`${sb.url}/_sandbox/transactions/${id}/${action}`, 'POST', headers);
         expect(r.status, `${action} ${JSON.stringify(headers)}`).toBe(403);

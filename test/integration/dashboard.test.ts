@@ -23,6 +23,7 @@ const PHONE = { width: 390, height: 844 };
 let browser: Browser;
 let sb: SandboxHandle;
 let rx: Awaited<ReturnType<typeof receiver>>;
+let handler: { close: () => Promise<void> };
 let home: ReturnType<typeof tempHome>;
 
 async function cli(args: string[]): Promise<Record<string, unknown>> {
@@ -32,7 +33,7 @@ async function cli(args: string[]): Promise<Record<string, unknown>> {
 }
 
 async function payFromCli(amount: number): Promise<number> {
-  const data = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--item', `Kopi Kintamani:1:${amount}`, '--notify-url', rx.url]);
+  const data = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--item', `Kopi Kintamani:1:${amount}`, '--notify-url', handler.url]);
   return Number((data.TransactionId ?? (data.Data as Record<string, unknown>)?.TransactionId) as number);
 }
 
@@ -48,8 +49,10 @@ beforeAll(async () => {
   if (!run) return;
   expect(haveBrowser, `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
   home = tempHome();
-  // The handler answers 500 first, then 200: the first callback takes two attempts.
+  // The handler answers 500 first, then 200: the first callback takes two attempts. It is the
+  // recording receiver behind a proxy that words its answers as a merchant's handler would.
   rx = await receiver([500, 200], '{"status":"OK"}');
+  handler = await wording(rx.url);
   sb = await sandbox({ retrySchedule: [400, 400, 400] });
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({
@@ -60,9 +63,28 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await sb?.close();
+  await handler?.close();
   await rx?.close();
   home?.cleanup();
 });
+
+/** Passes requests on to `target`, answering its 500s with a handler-like error text. */
+async function wording(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void sendRaw(target, { headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection').map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks), timeoutMs: 5000 }).then((r) => {
+        const body = r.status === 500 ? 'Internal Server Error: SQLSTATE[HY000] [2002] Connection refused (orders database)' : r.body;
+        res.writeHead(r.status, { 'content-type': r.status === 500 ? 'text/plain' : 'application/json' }).end(body);
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  return { url: `http://127.0.0.1:${port}/ipaymu/callback`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
 
 describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`, () => {
   let trx = 0;
@@ -108,7 +130,8 @@ describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`
     expect(attempts).toEqual(['500', '200']);
     const first = (await page.textContent('#attempt-cb-1-1'))!;
     expect(first).toContain('HTTP 500');
-    expect(first).toContain(rx.url);
+    expect(first).toContain(handler.url);
+    expect(await page.textContent('#attempt-cb-1-1 .answer')).toContain('Internal Server Error');
     expect(first).toMatch(/next retry \d\d:\d\d:\d\d WIB/);
     expect(await page.textContent('#attempt-cb-1-2 .answer')).toBe('{"status":"OK"}');
     // The request as the handler received it.
