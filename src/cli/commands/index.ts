@@ -340,7 +340,7 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxPay })));
     examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000'])
       .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxExpire })));
-    examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001'])
+    examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001', 'paycli sandbox resend 8868000000100001 --json'])
       .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxResend })));
     examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json'])
       .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxList })));
