@@ -275,6 +275,26 @@ describe('the CLI', () => {
     expect((await raw(`${String(offBanner.url)}/`, 'GET')).status).toBe(404);
   });
 
+  it('paycli listen --ui announces its pages (the built bin serves them)', async () => {
+    const home = tempHome();
+    cleanups.push(() => home.cleanup());
+    const child = spawnPaycli(['listen', '--ui', '--port', '0', '--va', VA, '--no-persist', '--json', '--timeout', '20s'], { HOME: home.home }).child;
+    cleanups.push(() => child.kill());
+    const banner = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      let text = '';
+      child.stderr!.on('data', (c: Buffer) => {
+        text += c.toString();
+        const line = text.split('\n').find((l) => l.includes('"listening"'));
+        if (line) resolve(JSON.parse(line) as Record<string, unknown>);
+      });
+      child.on('exit', () => reject(new Error(`exited: ${text}`)));
+    });
+    expect(banner.ui).toBe(`${new URL(String(banner.url)).origin}/_paycli/`);
+    const page = await raw(String(banner.ui), 'GET');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('No callback yet');
+  });
+
   it('paycli listen --ui refuses a --path inside /_paycli/', async () => {
     const home = tempHome();
     cleanups.push(() => home.cleanup());

@@ -23,7 +23,7 @@ const PHONE = { width: 390, height: 844 };
 let browser: Browser;
 let sb: SandboxHandle;
 let rx: Awaited<ReturnType<typeof receiver>>;
-let handler: { close: () => Promise<void> };
+let handler: { url: string; close: () => Promise<void> };
 let home: ReturnType<typeof tempHome>;
 
 async function cli(args: string[]): Promise<Record<string, unknown>> {
