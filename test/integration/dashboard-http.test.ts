@@ -12,6 +12,7 @@ import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
 import { ANSWER_KEEP_BYTES } from '../../src/core/sandbox/outbox.js';
+import { validRecord } from '../../src/core/sandbox/state.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
@@ -83,6 +84,22 @@ describe('address checks', () => {
   });
 });
 
+describe('attempt records in the journal', () => {
+  const base = { t: 'attempt', id: 'cb-1', attempts: 1, state: 'delivered', nextAt: null, result: 'HTTP 200' };
+  const a = { at: 1, url: 'http://127.0.0.1:1/', headers: { 'X-Signature': 'ab' }, body: 'x=1', httpStatus: 200, ms: 1.5, answer: 'ok' };
+  it('accepts them with and without the request and answer (older versions wrote none)', () => {
+    expect(validRecord(base)).toBe(true);
+    expect(validRecord({ ...base, a })).toBe(true);
+    expect(validRecord({ ...base, a: { ...a, httpStatus: null, ms: null, answer: '', duplicate: true } })).toBe(true);
+  });
+  it('skips a record whose detail is damaged', () => {
+    expect(validRecord({ ...base, a: { ...a, headers: { 'X-Signature': 1 } } })).toBe(false);
+    expect(validRecord({ ...base, a: { ...a, body: null } })).toBe(false);
+    expect(validRecord({ ...base, a: { ...a, httpStatus: '200' } })).toBe(false);
+    expect(validRecord({ ...base, a: 'x' })).toBe(false);
+  });
+});
+
 describe('the emulator dashboard over HTTP', () => {
   it('serves the list at / and the transaction page, readable without JavaScript', async () => {
     const rx = await receiver([200]);
@@ -136,6 +153,20 @@ describe('the emulator dashboard over HTTP', () => {
     const ok = await raw(`${sb.url}/_sandbox/transactions/${id}/pay`, 'POST', { origin: `http://${host}`, 'sec-fetch-site': 'same-origin' });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, changed: true, message: `paid: trx ${id}; callback queued` });
+  });
+
+  it('shows the second delivery of --faults duplicate as its own attempt', async () => {
+    const rx = await receiver([200]);
+    cleanups.push(() => rx.close());
+    const sb = await started({ faults: { duplicate: true } });
+    const id = await create(sb, rx.url);
+    await sb.pay(String(id));
+    await rx.waitFor(2);
+    const d = sb.state.deliveriesOf(id)[0]!;
+    await until(() => (sb.state.attempts.get(d.id) ?? []).length === 2);
+    const page = (await raw(`${sb.url}/dashboard/trx/${id}`, 'GET')).body;
+    expect(page).toContain('duplicate (--faults duplicate)');
+    expect(page).toContain(`id="attempt-${d.id}-2"`);
   });
 
   it('with --host 0.0.0.0 announces the loopback address', async () => {

@@ -54,8 +54,14 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
 <label>Method<select name="method" id="filter-method" onchange="this.form.submit()">${option('', method, 'any')}${[...new Set([...methods, ...(method ? [method] : [])])].map((m) => option(m, method, m)).join('')}</select></label>
 <noscript><button type="submit">Filter</button></noscript>
 </form>`;
+  const byTrx = new Map<number, Delivery[]>();
+  for (const d of ctx.state.deliveries.values()) {
+    const list = byTrx.get(d.trxId);
+    if (list) list.push(d);
+    else byTrx.set(d.trxId, [d]);
+  }
   const callbacksOf = (t: Transaction) => {
-    const ds = ctx.state.deliveriesOf(t.id);
+    const ds = byTrx.get(t.id) ?? [];
     if (ds.length === 0) return '<span class="muted">–</span>';
     const d = ds.at(-1)!;
     return `${badge(d.state === 'pending' && d.attempts > 0 ? 'retry' : d.state, d.state === 'pending' && d.attempts > 0 ? `retrying (${d.attempts})` : d.state)}${ds.length > 1 ? ` <span class="muted">×${ds.length}</span>` : ''}`;
@@ -122,7 +128,7 @@ function renderAttempt(a: AttemptInfo, now: number): string {
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n')}\n\n${d.body}`;
   return `<div class="attempt ${ok ? 'ok' : 'bad'}" id="attempt-${esc(id)}" data-http="${d.httpStatus ?? ''}">
-<div class="line"><strong>#${a.attempt}</strong> ${status} <span class="mono">${esc(wib(d.at))}</span>${d.ms !== null ? ` <span class="muted">${d.ms} ms</span>` : ''} ${outcome}</div>
+<div class="line"><strong>#${a.attempt}</strong> ${status}${d.duplicate ? ` ${badge('retry', 'duplicate (--faults duplicate)')}` : ''} <span class="mono">${esc(wib(d.at))}</span>${d.ms !== null ? ` <span class="muted">${d.ms} ms</span>` : ''} ${outcome}</div>
 <div class="muted">→ <span class="mono">${esc(d.url)}</span></div>
 <details id="req-${esc(id)}"><summary>Request (headers and body, as sent)</summary><pre class="request">${esc(requestText)}</pre></details>
 <details id="can-${esc(id)}"><summary>Canonical JSON that X-Signature signs</summary><pre class="canonical">${esc(canonicalOf(d.body, header(d.headers, 'content-type')))}</pre>

@@ -181,6 +181,8 @@ export class Outbox {
     if (state === 'pending') this.schedule(d);
     else if (r.ok && this.opts.faults.duplicate) {
       const dup = await this.post(txn, d);
+      // Journalled like any attempt (the dashboard shows it); a journal that cannot take it loses only this record.
+      await this.state.recordAttempt(d.id, attempt + 1, 'delivered', null, dup.result, { ...dup.detail, duplicate: true }).catch(() => undefined);
       this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt: attempt + 1, url: d.url, ok: dup.ok, result: dup.result, httpStatus: dup.httpStatus, ms: dup.ms, nextInMs: null, final: 'delivered', duplicate: true });
     }
   }

@@ -61,6 +61,8 @@ export interface AttemptDetail {
   answer: string;
   /** The answer was longer than what is kept. */
   truncated?: boolean;
+  /** Sent a second time by `--faults duplicate` (a retry the merchant must treat as a duplicate). */
+  duplicate?: boolean;
 }
 
 /** One journalled attempt of a delivery; `detail` is absent in journals of older versions. */
@@ -104,7 +106,8 @@ function validDelivery(d: unknown): d is Delivery {
 
 function validDetail(a: unknown): a is AttemptDetail {
   return isObj(a) && isInt(a.at) && isStr(a.url) && isObj(a.headers) && Object.values(a.headers).every(isStr) && isStr(a.body) &&
-    (a.httpStatus === null || isInt(a.httpStatus)) && (a.ms === null || typeof a.ms === 'number') && isStr(a.answer) && (a.truncated === undefined || typeof a.truncated === 'boolean');
+    (a.httpStatus === null || isInt(a.httpStatus)) && (a.ms === null || typeof a.ms === 'number') && isStr(a.answer) && (a.truncated === undefined || typeof a.truncated === 'boolean') &&
+    (a.duplicate === undefined || typeof a.duplicate === 'boolean');
 }
 
 /** Whether a journal line holds a record this version can apply (anything else is counted and skipped). */
