@@ -275,10 +275,14 @@ describe('the emulator dashboard over HTTP', () => {
     const id = await create(sb, rx.url);
     const refused = await sb.resend(String(id));
     expect(refused).toMatchObject({ ok: false, status: 409 });
-    await sb.pay(String(id));
-    await rx.waitFor(1);
     const home = tempHome();
     cleanups.push(() => home.cleanup());
+    const early = await runCli(['sandbox', 'resend', String(id), '--sandbox-url', sb.url], { home: home.home });
+    expect(early.code).toBe(3);
+    expect(early.stderr).toContain(`transaction ${id} is pending: it has no callback to send until it is paid or expires`);
+    expect(early.stderr).toContain(`paycli sandbox pay ${id}`);
+    await sb.pay(String(id));
+    await rx.waitFor(1);
     const r = await runCli(['sandbox', 'resend', String(id), '--sandbox-url', sb.url], { home: home.home });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

@@ -195,7 +195,8 @@ export const sandboxPay = transitionCommand('pay');
 export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
   const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`);
   if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
-  if (status === 409) throw new UsageError(String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
+  // As pay and expire: the emulator refused (exit 3), with what to do.
+  if (status === 409) throw new GatewayError(409, String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
   if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
   const t = json.transaction as Record<string, unknown>;
   if (env.out.json) env.out.data(json);
