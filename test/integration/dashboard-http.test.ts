@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -115,6 +115,8 @@ describe('the emulator dashboard over HTTP', () => {
     expect(list.body).toContain('Rp 125.000');
     await sb.idle();
     expect((await raw(`${sb.url}/`, 'GET')).body).toMatch(new RegExp(`id="trx-${id}"[\\s\\S]*?badge delivered`));
+    // Newest first.
+    expect([...list.body.matchAll(/id="trx-(\d+)"/g)].map((m) => Number(m[1]))).toEqual([other, id]);
     const pending = await raw(`${sb.url}/?status=pending&method=va`, 'GET');
     expect(pending.body).toContain(`id="trx-${other}"`);
     expect(pending.body).not.toContain(`id="trx-${id}"`);
@@ -260,7 +262,6 @@ describe('the emulator dashboard over HTTP', () => {
     const old = lines.map((l) => (l.t === 'attempt' ? JSON.stringify({ ...l, a: undefined }) : JSON.stringify(l))).join('\n') + '\n';
     const olderDir = mkdtempSync(join(tmpdir(), 'paycli-dash-old-'));
     cleanups.push(() => rmSync(olderDir, { recursive: true, force: true }));
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(join(olderDir, 'journal.jsonl'), old);
     sb = await sandbox({ dataDir: olderDir });
     expect(sb.startup.skippedLines).toBe(0);
@@ -340,6 +341,22 @@ describe('the CLI', () => {
 });
 
 describe('paycli listen --ui over HTTP', () => {
+  it('shows the newest 500 events of the store', async () => {
+    const dir = tempHome();
+    cleanups.push(() => dir.cleanup());
+    const file = join(dir.home, 'events.jsonl');
+    const event = (i: number) => ({ id: `evt_${String(i).padStart(4, '0')}`, receivedAt: new Date(1_700_000_000_000 + i * 1000).toISOString(), method: 'POST', path: '/', headers: {}, body: '', verdict: 'malformed', variant: null, reason: 'empty', duplicate: false, trx_id: null, status: null, answer: 400 });
+    writeFileSync(file, Array.from({ length: 503 }, (_, i) => JSON.stringify(event(i)) + '\n').join(''));
+    const ui = await createListenerUi({ store: new EventStore(file), va: VA, callbackPath: '/' });
+    const listener = await startListener({ port: 0, va: VA, store: new EventStore(file), ui });
+    cleanups.push(() => listener.close());
+    const body = (await raw(`${new URL(listener.url).origin}/_paycli/`, 'GET')).body;
+    const ids = [...body.matchAll(/<tr id="(evt_\d+)"/g)].map((m) => m[1]);
+    expect(ids).toHaveLength(500);
+    expect(ids[0]).toBe('evt_0502');
+    expect(ids.at(-1)).toBe('evt_0003');
+  });
+
   it('never stores its own page requests, answers only loopback Hosts, and refuses cross-site replays', async () => {
     const dir = tempHome();
     cleanups.push(() => dir.cleanup());

@@ -124,7 +124,14 @@ function renderAttempt(a: AttemptInfo, now: number): string {
 <p class="muted">Recorded by an older paycli version: the request and the answer were not kept.</p></div>`;
   }
   const status = d.httpStatus === null ? badge('bad', a.result) : badge(d.httpStatus === 200 ? 'ok' : 'bad', `HTTP ${d.httpStatus}`);
-  const requestText = `POST ${new URL(d.url).pathname || '/'}\n${Object.entries(d.headers)
+  let target = d.url;
+  try {
+    const u = new URL(d.url);
+    target = `${u.pathname || '/'}${u.search}`;
+  } catch {
+    /* shown as given: the attempt failed on it */
+  }
+  const requestText = `POST ${target}\n${Object.entries(d.headers)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n')}\n\n${d.body}`;
   return `<div class="attempt ${ok ? 'ok' : 'bad'}" id="attempt-${esc(id)}" data-http="${d.httpStatus ?? ''}">
