@@ -86,7 +86,8 @@ async function wording(target: string): Promise<{ url: string; close: () => Prom
   return { url: `http://127.0.0.1:${port}/ipaymu/callback`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`, () => {
+// Bounded waits only (Playwright's own, 30 s each); a loaded machine gets a minute per test.
+describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`, { timeout: 60_000 }, () => {
   let trx = 0;
 
   it('the list updates without a reload when a payment is created and paid from the CLI', async () => {
@@ -195,7 +196,7 @@ describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`
   });
 });
 
-describe.skipIf(!run)(`paycli listen --ui in headless Chromium${skipNote}`, () => {
+describe.skipIf(!run)(`paycli listen --ui in headless Chromium${skipNote}`, { timeout: 60_000 }, () => {
   let listener: ListenerHandle;
   let target: Awaited<ReturnType<typeof receiver>>;
   let dir: ReturnType<typeof tempHome>;
@@ -244,6 +245,9 @@ describe.skipIf(!run)(`paycli listen --ui in headless Chromium${skipNote}`, () =
     await page.waitForSelector('#flash:not([hidden])');
     expect(await page.textContent('#flash')).toContain('HTTP 200');
     await shot(page, 'listen-ui-event.png');
+    await page.setViewportSize(PHONE);
+    await shot(page, 'listen-ui-event-phone.png', false);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     // The UI's own requests are never stored as callbacks.
     expect(listener.summary.total).toBe(2);
     await page.close();
