@@ -10,7 +10,7 @@ export interface GlobalFlags {
   yes?: boolean;
 }
 
-/** Decides color per cli.md section 2: NO_COLOR, --no-color, TERM=dumb and non-TTY turn it off; FORCE_COLOR forces it. */
+/** Decides color (README, "Configuration"): NO_COLOR, --no-color, TERM=dumb and non-TTY turn it off; FORCE_COLOR forces it. */
 export function colorLevel(ctx: CliContext, flags: GlobalFlags, isTTY: boolean): 0 | 1 | 2 | 3 {
   if (flags.color === false) return 0;
   const force = ctx.env.FORCE_COLOR;
@@ -147,14 +147,30 @@ export function wrap(text: string, width: number): string[] {
   return lines.map((l) => l.replace(/\u00a0/g, ' '));
 }
 
-/** A cell that is a number, an amount, a time or a code: never shortened. */
-const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%))?$/;
+/**
+ * `prefix` + `text`, with `text` wrapped at spaces to the table width (see setTableWidth) and its
+ * continuation lines indented under it; unchanged when there is no width.
+ */
+export function fitLine(prefix: string, text: string): string {
+  const room = tableWidth === undefined ? undefined : tableWidth - visibleLength(prefix);
+  if (room === undefined || room < 20) return prefix + text;
+  const pad = ' '.repeat(visibleLength(prefix));
+  return text
+    .split('\n')
+    .flatMap((line) => wrap(line, room))
+    .map((line, i) => (i === 0 ? prefix : pad) + line)
+    .join('\n');
+}
+
+/** A cell that is a number, an amount, a date or a time: never shortened. */
+const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( ?(WIB|UTC))?$/;
 
 /**
  * Aligns rows into columns (no borders), for human tables. Rows fit the table width (see
- * setTableWidth, or `opts.width`): when they do not, the widest free-text column shrinks — the last
- * column wraps onto indented continuation lines, another is shortened with `…` — and columns of
- * numbers and amounts are never cut.
+ * setTableWidth, or `opts.width`): when they do not, free-text columns (words with spaces) shrink
+ * first, widest first, then other text columns; never the first (usually an id); the last column
+ * wraps onto indented continuation lines, another is shortened with `…`. Numbers, amounts, dates
+ * and times are never cut.
  */
 export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number } = {}): string {
   const all = header ? [header, ...rows] : rows;
@@ -166,15 +182,18 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (columns - 1);
   if (limit !== undefined && total() > limit) {
     const body = header ? rows : all;
-    const free = widths.map((_, i) => !body.every((r) => r[i] === undefined || r[i] === '' || NUMERIC_CELL.test(r[i]!.replace(ANSI, ''))));
-    for (;;) {
-      const over = total() - limit;
-      if (over <= 0) break;
-      let pick = -1;
-      for (let i = 0; i < columns; i++) if (free[i] && widths[i]! > 8 && (pick < 0 || widths[i]! > widths[pick]!)) pick = i;
-      if (pick < 0) break;
-      widths[pick] = Math.max(8, widths[pick]! - over);
-      free[pick] = widths[pick]! > 8 && free[pick]!;
+    const plain = (i: number) => body.map((r) => (r[i] ?? '').replace(ANSI, ''));
+    const numeric = widths.map((_, i) => plain(i).every((c) => c === '' || NUMERIC_CELL.test(c)));
+    const words = widths.map((_, i) => !numeric[i] && plain(i).some((c) => /\s/.test(c)));
+    for (const eligible of [(i: number) => words[i] && i > 0, (i: number) => !numeric[i] && i > 0]) {
+      for (;;) {
+        const over = total() - limit;
+        if (over <= 0) break;
+        let pick = -1;
+        for (let i = 0; i < columns; i++) if (eligible(i) && widths[i]! > 8 && (pick < 0 || widths[i]! > widths[pick]!)) pick = i;
+        if (pick < 0) break;
+        widths[pick] = Math.max(8, widths[pick]! - over);
+      }
     }
   }
   const pad = (cell: string, i: number) => cell + ' '.repeat(Math.max(0, widths[i]! - visibleLength(cell)));

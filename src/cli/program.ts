@@ -21,21 +21,52 @@ export type LazyAction = (load: () => Promise<{ default: Handler<any> }>) => (..
 
 const ROOT_EPILOGUE = `
 Environment:
-  PAYCLI_VA, PAYCLI_API_KEY, PAYCLI_ENV, PAYCLI_BASE_URL, PAYCLI_PROFILE, PAYCLI_TIMEOUT, PAYCLI_NOTIFY_URL
-  NO_COLOR, FORCE_COLOR, HTTPS_PROXY, NO_PROXY, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME
+  PAYCLI_VA, PAYCLI_API_KEY, PAYCLI_ENV, PAYCLI_BASE_URL, PAYCLI_PROFILE,
+  PAYCLI_TIMEOUT, PAYCLI_NOTIFY_URL, NO_COLOR, FORCE_COLOR, HTTPS_PROXY,
+  NO_PROXY, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME
 
 Exit codes:
 ${EXIT_TABLE.map(([c, m]) => `  ${String(c).padEnd(4)}${m}`).join('\n')}
 
 Start here:
   $ paycli demo                      the whole flow on the built-in emulator
-  $ paycli sandbox                   run the emulator; then: paycli --env local areas province
+  $ paycli sandbox                   run the emulator, then in another terminal:
+  $ paycli --env local areas province
   $ paycli config init               store your sandbox VA and API key
 `;
 
+/**
+ * A shell command as help lines of at most `width` columns: long ones continue with ` \` at a
+ * space outside quotes, so each example still pastes into a shell as one command.
+ */
+export function shellLines(command: string, width = 80, first = '  $ ', rest = '      '): string[] {
+  const tokens = command.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [command];
+  // A flag stays on the line of its value.
+  const words: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const next = tokens[i + 1];
+    if (/^--?[a-z]/i.test(t) && next !== undefined && !/^-/.test(next) && next !== '|' && next !== '…') {
+      words.push(`${t} ${next}`);
+      i++;
+    } else words.push(t);
+  }
+  const lines: string[] = [];
+  let line = first;
+  for (const word of words) {
+    const candidate = line === first || line === rest ? line + word : `${line} ${word}`;
+    if ([...candidate].length + 2 > width && line !== first && line !== rest) {
+      lines.push(`${line} \\`);
+      line = rest + word;
+    } else line = candidate;
+  }
+  lines.push(line);
+  return lines;
+}
+
 /** Adds an Examples section to a command's help. */
 export function examples(cmd: Command, lines: string[]): Command {
-  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+  return cmd.addHelpText('after', `\nExamples:\n${lines.flatMap((l) => shellLines(l)).join('\n')}\n`);
 }
 
 /**
@@ -78,6 +109,8 @@ export function buildProgram(ctx: CliContext, state: RunState, argv?: readonly s
     .option('--api-key <key>', 'API key (discouraged: shell history; prefer PAYCLI_API_KEY or --api-key-file)')
     .option('--api-key-file <file>', 'read the API key from a file')
     .option('--base-url <url>', 'API root including /api (PAYCLI_BASE_URL)')
+    // Every subcommand's --help also lists the global flags it accepts (--json, --env, --va, …).
+    .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', ROOT_EPILOGUE)
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -87,8 +120,8 @@ export function buildProgram(ctx: CliContext, state: RunState, argv?: readonly s
       outputError: (s) => {
         state.commanderMessage = s;
       },
-      getOutHelpWidth: () => ctx.columns ?? 100,
-      getErrHelpWidth: () => ctx.columns ?? 100,
+      getOutHelpWidth: () => ctx.columns ?? 80,
+      getErrHelpWidth: () => ctx.columns ?? 80,
       // Our own color decision, from the context: commander's default would create process.stdout.
       getOutHasColors: () => colorLevel(ctx, {}, ctx.stdoutIsTTY) > 0,
       getErrHasColors: () => colorLevel(ctx, {}, ctx.stderrIsTTY) > 0,

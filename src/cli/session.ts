@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { AuthError, PaycliError, UsageError } from '../core/errors.js';
+import { AuthError, GatewayError, PaycliError, UsageError } from '../core/errors.js';
 import { isLoopbackUrl } from '../core/http/loopback.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
@@ -9,7 +9,7 @@ import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
 import { parseEnvelope, paymentMayExistHint, type Envelope, type EnvelopeExpectation } from '../core/http/envelope.js';
 import { buildSignedRequest, toCurl, type SignedRequest } from '../core/api/signed-request.js';
-import { maskSecret } from '../core/signing/request-signature.js';
+import { formatJakarta, maskSecret } from '../core/signing/request-signature.js';
 import type { CliContext } from './context.js';
 import type { Output } from './output.js';
 import { VERSION } from './version.js';
@@ -150,7 +150,8 @@ export class Session {
    * request at once (exit 130). For a payment POST (`paymentReferenceId`), any failure after the
    * request may have reached the gateway says the payment may exist and how to look it up.
    */
-  async send<T>(req: SignedRequest, expectation: EnvelopeExpectation = {}): Promise<Envelope<T>> {
+  async send<T>(req: SignedRequest, given: EnvelopeExpectation = {}): Promise<Envelope<T>> {
+    const expectation = given.paymentReferenceId && !given.paymentDay ? { ...given, paymentDay: formatJakarta(this.ctx.now()).slice(0, 10) } : given;
     const client = await this.client();
     let res;
     try {
@@ -158,7 +159,7 @@ export class Session {
     } catch (err) {
       const ref = expectation.paymentReferenceId;
       if (ref && err instanceof PaycliError && (err.kind === 'interrupted' || (err.kind === 'network' && !notSent(err)))) {
-        throw new PaycliError(err.kind, err.message, { cause: err.cause, hint: paymentMayExistHint(ref) });
+        throw new PaycliError(err.kind, err.message, { cause: err.cause, hint: paymentMayExistHint(ref, expectation.paymentDay) });
       }
       throw err;
     }
@@ -166,6 +167,10 @@ export class Session {
       return parseEnvelope<T>(res, req.url, expectation);
     } catch (err) {
       if (err instanceof AuthError && res.status === 401 && isLoopbackUrl(req.url)) throw emulatorAuthError(err, req);
+      // A 5xx after a payment POST (often a proxy or a timeout behind it) does not say the payment was not made.
+      if (err instanceof GatewayError && err.status >= 500 && expectation.paymentReferenceId) {
+        throw new GatewayError(err.status, err.message, { details: err.details, hint: paymentMayExistHint(expectation.paymentReferenceId, expectation.paymentDay) });
+      }
       throw err;
     }
   }
@@ -207,7 +212,7 @@ function emulatorAuthError(err: AuthError, req: SignedRequest): AuthError {
   });
 }
 
-/** Prompts only when stdin and stderr are TTYs and --no-input is absent (cli.md section 2). */
+/** Prompts only when stdin and stderr are TTYs and --no-input is absent. */
 export function canPrompt(ctx: CliContext, opts: CommonOptions): boolean {
   return ctx.stdinIsTTY && ctx.stderrIsTTY && opts.input !== false;
 }

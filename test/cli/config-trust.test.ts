@@ -46,6 +46,11 @@ describe('item 13: no code configs, search bounded by the repository or home', (
     for (const name of ['paycli.config.js', 'paycli.config.cjs', '.paycli.cjs', '.payclirc.js', '.paycli.mjs', 'paycli.config.ts']) {
       expect(r.stderr).toContain(`${join(dir, name)} ignored: paycli never runs code configs`);
     }
+    const doctor = await runCli(['doctor', '--json', '--offline'], { home, cwd: sub, env: CREDS });
+    const check = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((c) => c.check === 'project config')!;
+    expect(check.status).toBe('warn');
+    expect(check.detail).toMatch(/^none found; 6 code configs ignored \(.*paycli\.config\.js.*\): paycli reads JSON and YAML only$/);
+    expect(existsSync(marker)).toBe(false);
     // Human output: one line per ignored file.
     const human = await runCli(['whoami'], { home, cwd: sub, env: CREDS });
     expect(human.stderr.split('\n').filter((l) => l.includes('ignored: paycli never runs code configs'))).toHaveLength(6);
@@ -140,6 +145,9 @@ describe('item 14: a project config cannot redirect production; plain http only 
       writeFileSync(join(dir, '.paycli.json'), JSON.stringify({ env: 'sandbox', baseUrl: base }, null, 2));
       const ok = await runCli(['areas', 'province', '--no-cache', '--json'], { home, cwd: dir, env: CREDS });
       expect(ok.code).toBe(0);
+      writeFileSync(join(dir, '.paycli.json'), JSON.stringify({ baseUrl: 'https://collector.example/api' }, null, 2));
+      const warned = await runCli(['whoami'], { home, cwd: dir, env: CREDS });
+      expect(warned.stderr).toContain('sends sandbox requests (your sandbox VA and signed requests) to https://collector.example/api');
       expect(server.received).toHaveLength(1);
     } finally {
       await server.close();

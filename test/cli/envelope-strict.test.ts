@@ -38,7 +38,7 @@ describe('envelope checks', () => {
     expect(checkPaymentData({ Via: 'va' })).toBe('has no TransactionId');
     const err = malformed(200, '{"Status":200,"Success":true,"Message":"Success","Data":null}', { checkData: checkPaymentData, paymentReferenceId: 'PAYCLI-1' });
     expect(err.message).toContain('HTTP 200 with a success envelope whose Data is null, not the payment: "{\\"Status\\":200');
-    expect(err.hint).toBe('the payment may have been created: check with `paycli transaction PAYCLI-1` (its reference id) before sending it again');
+    expect(err.hint).toBe('the payment may have been created: look for reference PAYCLI-1 in `paycli history`, then check it with `paycli transaction ID`, before sending it again');
   });
 
   it('keeps gateway and auth errors typed, and well-formed envelopes accepted', () => {
@@ -91,10 +91,18 @@ describe('commands on a gateway that answers nonsense (exit 5)', () => {
   it('pay: Data null after the POST says the payment may exist and how to check it', async () => {
     answer = '{"Status":200,"Success":true,"Message":"Success","Data":null}';
     const before = requests;
-    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-77'], { env: env(), home: home.home });
+    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-77'], { env: env(), home: home.home, now: () => new Date('2026-11-22T18:30:00Z') });
     expect(r.code).toBe(5);
     expect(requests - before).toBe(1);
     expect(r.stderr).toContain('HTTP 200 with a success envelope whose Data is null, not the payment');
-    expect(r.stderr).toContain('hint: the payment may have been created: check with `paycli transaction ORDER-77`');
+    expect(r.stderr).toContain('hint: the payment may have been created: look for reference ORDER-77 in `paycli history --from 2026-11-23`, then check it with `paycli transaction ID`');
+     answer = '{"Status":502,"Success":false,"Message":"bad gateway","Data":null}';
+    const bad = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-78'], { env: env(), home: home.home });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain('hint: the payment may have been created: look for reference ORDER-78');
+    answer = '{"Status":400,"Success":false,"Message":"error - invalid request","Error":{"phone":["phone tidak valid."]},"Data":null}';
+    const refused = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-79'], { env: env(), home: home.home });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).not.toContain('may have been created');
   });
 });

@@ -121,6 +121,25 @@ describe('item 2: production is never the default by accident', () => {
     expect(JSON.parse(readFileSync(cfgPath(), 'utf8')).profiles.prod.apiKey).toBe('OTHER-KEY-0987654321');
   });
 
+  it('a production profile named "default" is not used until named or made the default', async () => {
+    const init = await runCli(['config', 'init', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: h.home });
+    expect(init.stderr).toContain('"default" is not the default profile');
+    const who = await runCli(['whoami', '--json'], { home: h.home });
+    expect(JSON.parse(who.stdout)).toMatchObject({ env: { value: 'sandbox', origin: 'default' }, va: null });
+    expect(who.stderr).toContain('profile \\"default\\" is a production profile and not the default, so it is not used');
+    expect(JSON.parse((await runCli(['whoami', '--json', '--profile', 'default'], { home: h.home })).stdout).env.value).toBe('production');
+    await runCli(['config', 'use', 'default'], { home: h.home });
+    expect(JSON.parse((await runCli(['whoami', '--json'], { home: h.home })).stdout).env.value).toBe('production');
+  });
+
+  it('config set env production needs the profile named', async () => {
+    await runCli(['config', 'init', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
+    const r = await runCli(['config', 'set', 'env', 'production'], { home: h.home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('refusing to turn profile "default" into a production profile without naming it');
+    expect((await runCli(['config', 'set', 'env', 'production', '--profile', 'default'], { home: h.home })).code).toBe(0);
+  });
+
   it('config profiles lists them, config use switches', async () => {
     await runCli(['config', 'init', '--profile', 'dev', '--env', 'sandbox', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
     await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: h.home });
@@ -155,6 +174,7 @@ describe('item 3: --env local works whatever else is configured', () => {
     // Explicit local credentials still count: flags, PAYCLI_* with PAYCLI_ENV=local, a local profile.
     const flagged = JSON.parse((await runCli(['--env', 'local', '--va', '5550001111', 'whoami', '--json'], { env, home: h.home })).stdout);
     expect(flagged.va.origin).toBe('flag --va');
+    expect(flagged.apiKey.origin).toBe('env PAYCLI_API_KEY'); // a flag credential lets the exported key complete it
     const exported = JSON.parse((await runCli(['whoami', '--json'], { env: { ...env, PAYCLI_ENV: 'local' }, home: h.home })).stdout);
     expect(exported.va.origin).toBe('env PAYCLI_VA');
     await runCli(['config', 'init', '--profile', 'emu', '--env', 'local', '--va', '7770007770', '--api-key', 'LOCAL-KEY-1234567890'], { home: h.home });
@@ -188,8 +208,14 @@ describe('item 7 and issue 13 item 18: one masking style everywhere', () => {
     expect(human.stdout).not.toContain('0000001234567890');
     const json = JSON.parse((await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--dry-run', '--json'], { env, home: h.home })).stdout);
     expect(json.stringToSign).toMatch(/^POST:0000…7890:/);
-    const sign = await runCli(['sign', 'request', '--method', 'GET', '--path', 'areas/province'], { env, home: h.home });
+    const sign = await runCli(['sign', 'request', '--http-method', 'GET', '--path', 'areas/province'], { env, home: h.home });
     expect(sign.stdout).not.toContain('0000001234567890');
+    expect(sign.stdout).toContain('GET:0000…7890:');
+    const old = await runCli(['sign', 'request', '--method', 'GET', '--path', 'areas/province'], { env, home: h.home });
+    expect(old.code).toBe(0);
+    expect(old.stderr).toContain('--method is deprecated for sign request');
+    expect(old.stdout).toBe(sign.stdout);
+    expect((await runCli(['sign', 'request', '--path', 'areas/province'], { env, home: h.home })).code).toBe(2);
   });
 
   it('config list and config get mask the VA unless --reveal', async () => {
@@ -200,5 +226,39 @@ describe('item 7 and issue 13 item 18: one masking style everywhere', () => {
     expect((await runCli(['config', 'get', 'va'], { home: h.home })).stdout).toBe('…0899\n');
     expect((await runCli(['config', 'get', 'va', '--reveal'], { home: h.home })).stdout).toBe('1179000899\n');
     writeFileSync(join(h.home, 'x'), '');
+  });
+});
+
+describe('item 6: one meaning per flag', () => {
+  it('--curl is a switch everywhere: sign-callback takes the URL in --to (the old spelling warns)', async () => {
+    const payload = join(h.home, 'cb.form');
+    writeFileSync(payload, 'trx_id=100001&status=berhasil&status_code=1&sid=abc&reference_id=R1&amount=102000');
+    const base = ['sign-callback', payload, '--va', '1179000899'];
+    const now = await runCli([...base, '--curl', '--to', 'http://127.0.0.1:3000/cb'], { home: h.home });
+    expect(now.code).toBe(0);
+    expect(now.stdout).toContain("curl -sS -X POST 'http://127.0.0.1:3000/cb'");
+    expect(now.stderr).toBe('');
+    const old = await runCli([...base, '--curl', 'http://127.0.0.1:3000/cb'], { home: h.home });
+    expect(old.stdout.replace(/X-External-ID[^\n]*/, '')).toBe(now.stdout.replace(/X-External-ID[^\n]*/, ''));
+    expect(old.stderr).toContain('--curl URL is deprecated: use --curl --to URL');
+    expect((await runCli([...base, '--curl'], { home: h.home })).code).toBe(2);
+    expect((await runCli([...base, '--to', 'http://127.0.0.1:3000/cb'], { home: h.home })).code).toBe(2);
+  });
+
+  it('--timeout takes a duration; subcommand help lists the global flags', async () => {
+    const r = await runCli(['--env', 'local', '--base-url', sb.apiUrl, 'areas', 'province', '--no-cache', '--timeout', '5s', '--json'], { home: h.home });
+    expect(r.code, r.stderr).toBe(0);
+    const bad = await runCli(['areas', 'province', '--timeout', '30d'], { home: h.home, env: { PAYCLI_ENV: 'local' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('at most 2147483647 ms');
+    const help = await runCli(['pay', '--help']);
+    expect(help.stdout).toContain('Global Options:');
+    expect(help.stdout).toMatch(/--env <name>/);
+    // Long examples continue with \ and keep each flag beside its value.
+    expect(help.stdout).toContain('--email putu@mail.com --item "Kopi Bali:2:50000" \\\n      --notify-url https://shop.example/callback');
+    for (const args of [[], ['pay'], ['areas', 'province'], ['config', 'init'], ['listen'], ['sandbox'], ['trigger'], ['verify-callback'], ['events', 'list'], ['test-handler'], ['doctor'], ['sign', 'request'], ['demo']]) {
+      const text = (await runCli([...args, '--help'])).stdout;
+      for (const line of text.split('\n')) expect([...line].length, `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(80);
+    }
   });
 });

@@ -44,9 +44,10 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   let home: ReturnType<typeof tempHome>;
   let clock = Date.parse('2026-11-20T02:00:00Z');
   const ids: string[] = [];
+  let checks = 0;
   const cli = (argv: string[], tty = false) => runCli(argv, { env: localEnv(sb), home: home.home, tty, now: () => new Date(clock) });
   beforeAll(async () => {
-    sb = await sandbox({ now: () => new Date(clock) });
+    sb = await sandbox({ now: () => new Date(clock), onEvent: (e) => void (e.type === 'request' && e.path === '/api/v2/transaction' && checks++) });
     home = tempHome();
     for (let i = 0; i < 25; i++) {
       const r = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu, "Ayu"', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/cb', '--item', `Kopi:1:${10000 + i}`, '--reference-id', `ORD-${i}`, '--json']);
@@ -75,7 +76,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   });
 
   it('transaction: bad id is exit 2, unknown id exit 3, --dry-run and --curl send nothing', async () => {
-    expect((await cli(['transaction', 'abc'])).code).toBe(2);
+    expect((await cli(['transaction', ''])).code).toBe(2);
     const unknown = await cli(['transaction', '999999']);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/transaction not found/);
@@ -85,6 +86,26 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     const curl = await cli(['transaction', ids[0]!, '--curl']);
     expect(curl.stdout).toContain('$PAYCLI_API_KEY');
     expect((await cli(['transaction', ids[0]!, '--timeout', '5s'])).code).toBe(2);
+    const long = await cli(['transaction', ids[0]!, '--wait', '--timeout', '30d']);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/invalid --timeout: duration "30d" is too long/);
+    expect((await cli(['transaction', ids[0]!, '--wait', '--interval', '0s'])).code).toBe(2);
+  });
+
+  it('transaction by reference id (what pay\'s "payment may exist" hint suggests), reading the history newest first', async () => {
+    const r = await cli(['transaction', 'ORD-1', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ TransactionId: Number(ids[1]), ReferenceId: 'ORD-1' });
+    // ORD-0 is the oldest: on the second page of 20.
+    expect(JSON.parse((await cli(['transaction', 'ORD-0', '--json'])).stdout).TransactionId).toBe(Number(ids[0]));
+    const missing = await cli(['transaction', 'NOPE-1']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no transaction with reference id "NOPE-1" in the history');
+    const forced = await cli(['transaction', '12345', '--reference']);
+    expect(forced.code).toBe(3);
+    expect(forced.stderr).toContain('reference id "12345"');
+    const dry = await cli(['transaction', 'ORD-1', '--dry-run']);
+    expect(dry.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v2\/history\n/);
   });
 
   it('transaction --wait: exit 0 when it gets paid, 3 when it expires, 5 at --timeout', async () => {
@@ -109,7 +130,14 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(tty.stderr).toContain('waiting for transaction');
     const ac = new AbortController();
     const waiting = runCli(['transaction', ids[5]!, '--wait', '--interval', '20ms', '--timeout', '30s'], { env: localEnv(sb), home: home.home, now: () => new Date(clock), signal: ac.signal });
-    setTimeout(() => ac.abort(), 100);
+    // Aborted once the first check was answered (under load it may take a while).
+    const before = checks;
+    const firstCheck = setInterval(() => {
+      if (checks > before) {
+        clearInterval(firstCheck);
+        setTimeout(() => ac.abort(), 30);
+      }
+    }, 5);
     const r = await waiting;
     expect(r.code).toBe(130);
     expect(r.stdout).toMatch(/· pending/);
@@ -147,6 +175,24 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(none.stderr).toContain('no transactions match');
   });
 
+  it('history, balance and channels: --dry-run and --curl print the signed request and send nothing', async () => {
+    const cases: [string[], RegExp, string][] = [
+      [['history', '--status', 'paid', '--from', '2026-11-01'], /\/api\/v2\/history\n/, '{"status":1,"date":"created_at","startdate":"2026-11-01","page":1,"limit":20,"orderBy":"id","order":"DESC"}'],
+      [['balance'], /\/api\/v2\/balance\n/, `{"account":"${sb.accounts[0]!.va}"}`],
+      [['channels'], /^GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/payment-channels\n/, '# body sha256:   44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a'],
+    ];
+    for (const [argv, request, body] of cases) {
+      const dry = await cli([...argv, '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toMatch(request);
+      expect(dry.stdout).toContain(body);
+      const curl = await cli([...argv, '--curl']);
+      expect(curl.code).toBe(0);
+      expect(curl.stdout).toMatch(/^BODY=/);
+      expect(curl.stdout).not.toContain(sb.accounts[0]!.apiKey!);
+    }
+  });
+
   it('balance: available, settling and member; --json', async () => {
     const r = await cli(['balance']);
     expect(r.code, r.stderr).toBe(0);
@@ -166,6 +212,34 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     const dir = join(home.home, '.cache', 'paycli', 'channels');
     expect(existsSync(dir)).toBe(true);
     expect((await cli(['channels', '--method', 'nope'])).code).toBe(2);
+  });
+});
+
+describe('paycli channels against a gateway without the GET route', () => {
+  it('falls back to POST payment-method-list on 404, saying so', async () => {
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.on('end', () => {
+        if (req.method === 'GET') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"Status":404,"Success":false,"Message":"route not found","Data":null}');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Status: 200, Success: true, Message: 'Success', Data: [{ Code: 'va', Description: 'Virtual Account', Channels: [{ Code: 'bri', Description: 'BRI', PaymentIntrucionsDoc: '', TransactionFee: { ActualFee: 3500, ActualFeeType: 'FLAT', AdditionalFee: 0 } }] }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const home = tempHome();
+    try {
+      const port = (server.address() as { port: number }).port;
+      const r = await runCli(['channels'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: `http://127.0.0.1:${port}/api` }, home: home.home });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('GET payment-channels answered 404; using POST payment-method-list');
+      expect(r.stdout).toMatch(/^va +bri +BRI +Rp 3\.500 +available$/m);
+      expect(seen).toEqual(['GET /api/v2/payment-channels', 'POST /api/v2/payment-method-list']);
+    } finally {
+      home.cleanup();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 

@@ -88,7 +88,7 @@ run('Ctrl-C (tmux)', () => {
     expect(Date.now() - pressed).toBeLessThan(5000); // not the 60 s timeout
     const screen = await t.screen();
     expect(screen).toContain('interrupted');
-    expect(screen).toContain('the payment may have been created: check with `paycli transaction CTRL-C-1`');
+    expect(screen).toMatch(/the payment may have been created: look for reference CTRL-C-1 in\s+`paycli history --from \d{4}-\d{2}-\d{2}`/);
     expect(screen).not.toMatch(NO_APOLOGY);
   });
 
@@ -98,6 +98,30 @@ run('Ctrl-C (tmux)', () => {
     await t.keys('C-c');
     expect(await t.exitCode()).toBe(130);
     expect(await t.screen()).not.toMatch(NO_APOLOGY);
+  });
+});
+
+run('the price prompt reads Rupiah as Indonesians write them (tmux)', () => {
+  it('25.000 typed at the prompt is twenty-five thousand; 25,50 is refused as it is typed', async () => {
+    const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --notify-url http://127.0.0.1:9/cb --reference-id PROMPT-25K');
+    await t.waitFor(/Product/);
+    await t.type('Kopi');
+    await t.keys('Enter');
+    await t.waitFor(/Quantity/);
+    await t.type('2');
+    await t.keys('Enter');
+    await t.waitFor(/Unit price/);
+    await t.type('25,50');
+    await t.keys('Enter');
+    await t.waitFor(/a fractional amount; Rupiah are whole numbers/);
+    for (let i = 0; i < 5; i++) await t.keys('BSpace');
+    await t.type('Rp 25.000');
+    await t.keys('Enter');
+    const screen = await t.waitFor(/payment created/);
+    expect(screen).toMatch(/total +Rp 50\.000/); // 2 × Rp 25.000
+    expect(await t.exitCode()).toBe(0);
+    const txn = [...sb.state.txns.values()].find((x) => x.referenceId === 'PROMPT-25K')!;
+    expect(txn.amount).toBe(50000);
   });
 });
 
@@ -115,6 +139,15 @@ run('80 columns (tmux)', () => {
       await t.exitCode();
       fits(await t.screen());
     }
+  });
+
+  it('demo fits', async () => {
+    const t = await term('demo', {}, 80);
+    expect(await t.exitCode()).toBe(0);
+    const screen = await t.screen();
+    fits(screen);
+    expect(screen).toContain('all 12 steps passed');
+    expect(screen).toMatch(/total Rp 175\.000/);
   });
 
   it('sandbox list fits, with amounts whole', async () => {

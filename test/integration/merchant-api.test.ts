@@ -129,6 +129,12 @@ describe('merchant API of the emulator: one ledger', () => {
     const unauth = await request(`${sb.apiUrl}/v2/cod/tracking`, { method: 'POST', body: '{}' });
     expect(unauth.statusCode).toBe(401);
     await unauth.body.dump();
+    const area = await api(sb, 'GET', 'areas/regency/51');
+    expect(area.status).toBe(404);
+    expect(area.json.Message).toBe('not emulated by paycli sandbox: GET /api/areas/regency/51');
+    const areaUnsigned = await request(`${sb.apiUrl}/areas/regency/51`);
+    expect(areaUnsigned.statusCode).toBe(401);
+    await areaUnsigned.body.dump();
     const other = await request(`${sb.url}/nothing/here`);
     expect(other.statusCode).toBe(404);
     expect(((await other.body.json()) as Json).Message).toBe('not emulated by paycli sandbox: GET /nothing/here');
@@ -163,6 +169,52 @@ describe('redirect payments in the emulator', () => {
     expect(Object.keys(bad.json.Error)).toEqual(expect.arrayContaining(['price', 'notifyUrl']));
   });
 
+  it('the page refuses a channel of another method, and a session past its expiry', async () => {
+    let clock = Date.parse('2026-05-01T00:00:00Z');
+    const timed = await sandbox({ now: () => new Date(clock) });
+    try {
+      const r = await api(timed, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'qris', expired: 30, expiredType: 'seconds' }));
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      const page = `${timed.url}/payment/${r.json.Data.SessionID}`;
+      const post = (action: string, body = '') => request(`${page}/${action}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+      const wrong = await post('choose', 'channel=va%3Abca');
+      expect(wrong.statusCode).toBe(400);
+      expect(await wrong.body.text()).toContain('channel "bca" is not offered for method "va"');
+      const early = await post('pay');
+      expect(early.statusCode).toBe(409);
+      await early.body.dump();
+      clock += 31_000;
+      const late = await post('choose', 'channel=qris%3Ampm');
+      expect(late.statusCode).toBe(409);
+      expect(await late.body.text()).toContain('expired');
+      const shown = await (await request(page)).body.text();
+      expect(shown).toContain('id="status">Expired');
+      expect(shown).not.toContain('id="choose"');
+      const cancel = await post('cancel');
+      expect(cancel.statusCode).toBe(303);
+      expect(cancel.headers.location).toBe(`/payment/${r.json.Data.SessionID}`);
+      await cancel.body.dump();
+      expect((await request(`${timed.url}/payment/00000000-0000-0000-0000-000000000000`)).statusCode).toBe(404);
+    } finally {
+      await timed.close();
+    }
+  });
+
+  it('a redirect session that cannot be journalled is answered 503 and not kept', async () => {
+    const journal = (sb.merchant as unknown as { journal: { append: (r: unknown) => Promise<void> } }).journal;
+    const append = journal.append;
+    journal.append = () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    try {
+      const before = sb.merchant.sessions.size;
+      const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb' }));
+      expect(r.status).toBe(503);
+      expect(r.json.Data).toBeNull();
+      expect(sb.merchant.sessions.size).toBe(before);
+    } finally {
+      journal.append = append;
+    }
+  });
+
   it('a session survives a restart; choosing makes a transaction in the same ledger', async () => {
     const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [30000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'R-2' }));
     const sid = r.json.Data.SessionID as string;
@@ -170,7 +222,13 @@ describe('redirect payments in the emulator', () => {
     sb = await open();
     const page = await request(`${sb.url}/payment/${sid}`);
     expect(page.statusCode).toBe(200);
-    expect(await page.body.text()).toContain('id="choose"');
+    const html = await page.body.text();
+    expect(html).toContain('id="choose"');
+    expect(html).toContain('id="buyer-email"'); // no buyer was sent: the page asks
+    const withBuyer = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', buyerName: 'Putu', buyerPhone: '0812', buyerEmail: 'p@x.co' }));
+    const asks = await (await request(withBuyer.json.Data.Url)).body.text();
+    expect(asks).toContain('id="choose"');
+    expect(asks).not.toContain('id="buyer-');
     const chosen = await request(`${sb.url}/payment/${sid}/choose`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'channel=va%3Abri' });
     expect(chosen.statusCode).toBe(303);
     await chosen.body.dump();

@@ -47,6 +47,11 @@ describe('paycli pay --redirect (request building and the CLI)', () => {
     const open = await runCli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--open'], { env: localEnv(sb), home: home.home });
     expect(open.code).toBe(0);
     expect(open.stderr).toContain('warning: no desktop to open the page in; open the URL yourself');
+    const badPhone = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--phone', '12345']);
+    expect(badPhone.code).toBe(2);
+    expect(badPhone.stderr).toContain('invalid --phone "12345"');
+    const badEmail = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--email', 'nope']);
+    expect(badEmail.code).toBe(2);
     const dry = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--dry-run']);
     expect(dry.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v2\/payment\n/);
   });
@@ -91,11 +96,17 @@ describe('the redirect payment page in a real browser (headless Chromium)', () =
       const second = JSON.parse((await cli(['pay', '--redirect', '--item', 'Topi:1:30000', '--notify-url', notify.url, '--return-url', returnUrl, '--cancel-url', cancelUrl, '--method', 'qris', '--json'])).stdout) as { Url: string };
       await page.goto(second.Url);
       expect(await page.$$('input[name=channel]')).toHaveLength(1);
+      // No buyer was sent: the page asks for the details.
+      await page.fill('#buyer-name', 'Wayan');
+      await page.fill('#buyer-phone', '08129999999');
+      await page.fill('#buyer-email', 'wayan@mail.com');
       await page.check('#ch-qris-mpm');
       await page.click('#continue');
       const box = await (await page.waitForSelector('#qr svg')).boundingBox();
       expect(box!.width).toBeGreaterThan(100);
       await Promise.all([page.waitForURL(cancelUrl), page.click('#cancel')]);
+      const qrisTxn = [...sb.state.txns.values()].find((t) => t.via === 'qris' && t.amount === 30000);
+      expect(qrisTxn?.buyer).toEqual({ name: 'Wayan', phone: '08129999999', email: 'wayan@mail.com' });
     } finally {
       await browser.close();
       await notify.close();

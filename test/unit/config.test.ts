@@ -57,7 +57,10 @@ describe('configuration precedence: flag > env > project > profile > default', (
 
   it('validates values from the environment', () => {
     expect(() => resolveConfig(base({ env: { PAYCLI_ENV: 'staging' } }))).toThrow(/invalid environment "staging"/);
-    expect(() => resolveConfig(base({ env: { PAYCLI_TIMEOUT: '5s' } }))).toThrow(/env PAYCLI_TIMEOUT: invalid timeout/);
+    expect(() => resolveConfig(base({ env: { PAYCLI_TIMEOUT: 'soon' } }))).toThrow(/env PAYCLI_TIMEOUT: invalid timeout/);
+    expect(resolveConfig(base({ env: { PAYCLI_TIMEOUT: '5s' } })).timeout.value).toBe(5000);
+    expect(parseSetting('timeout', '2m')).toBe(120_000);
+    expect(() => parseSetting('timeout', '30d')).toThrow(/at most 2147483647 ms/);
     expect(resolveConfig(base({ env: { PAYCLI_TIMEOUT: '5000' } })).timeout).toEqual({ value: 5000, origin: 'env PAYCLI_TIMEOUT' });
   });
 

@@ -30,6 +30,15 @@ describe('width-aware tables', () => {
     expect(text).toContain('Rp 25.000');
   });
 
+  it('never shortens the first column (ids), dates or amounts', () => {
+    const text = table([['evt_mwr4960kc751190001', '2026-11-22 00:46:17', 'Rp 102.000', 'PAYCLI-20261122072704-89e5-with-a-long-tail', 'ok']], ['ID', 'RECEIVED', 'AMOUNT', 'REFERENCE', 'X'], undefined, { width: 80 });
+    expect(text).toContain('evt_mwr4960kc751190001');
+    expect(text).toContain('2026-11-22 00:46:17');
+    expect(text).toContain('Rp 102.000');
+    expect(text).toContain('PAYCLI-2026');
+    for (const line of text.split('\n')) expect(visibleLength(line)).toBeLessThanOrEqual(80);
+  });
+
   it('leaves tables alone without a width, and drops trailing blanks', () => {
     expect(table([['a', 'b', '']], ['X', 'Y', 'Z'])).toBe('X  Y  Z\na  b');
   });

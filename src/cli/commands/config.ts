@@ -92,6 +92,9 @@ export const configSet: Handler = async (env, key: string, rawValue: string) => 
   const user = await session.userConfig();
   const name = profileName(env, user);
   guardProductionSecret(env, user, name, k, 'set');
+  if (k === 'env' && parsed === 'production' && (user.profiles[name]?.env ?? 'sandbox') !== 'production' && env.opts.profile !== name) {
+    throw new UsageError(`refusing to turn profile "${name}" into a production profile without naming it`, { hint: `paycli config set env production --profile ${name} (or create one: paycli config init --profile prod --env production)` });
+  }
   const profile = (user.profiles[name] ??= {});
   (profile as Record<string, unknown>)[SETTING_KEYS[k]] = parsed;
   user.defaultProfile ??= name;

@@ -11,7 +11,7 @@ import { verifyCallback } from '../../core/signing/callback-signature.js';
 import { sendRaw } from '../../core/http/raw-post.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import type { Handler } from '../command-env.js';
-import { rupiah } from '../output.js';
+import { fitLine, rupiah } from '../output.js';
 import { VERSION } from '../version.js';
 
 interface Step {
@@ -47,11 +47,11 @@ export const demoCommand: Handler = async (env) => {
     try {
       const detail = await fn();
       steps.push({ name, ok: true, detail, ms: Math.round(performance.now() - started) });
-      if (!out.json) out.out(`${c.green('✓')} ${name.padEnd(24)} ${detail}`);
+      if (!out.json) out.out(fitLine(`${c.green('✓')} ${name.padEnd(24)} `, detail));
     } catch (err) {
       const detail = err instanceof PaycliError || err instanceof StepFailed ? err.message : `unexpected: ${(err as Error).message}`;
       steps.push({ name, ok: false, detail, ms: Math.round(performance.now() - started) });
-      if (!out.json) out.out(`${c.red('✗')} ${name.padEnd(24)} ${detail}`);
+      if (!out.json) out.out(fitLine(`${c.red('✗')} ${name.padEnd(24)} `, detail));
       throw new StepFailed(name);
     }
   };
@@ -159,7 +159,7 @@ export const demoCommand: Handler = async (env) => {
   }
   const failed = steps.find((s) => !s.ok);
   if (out.json) out.data({ ok: passed, steps, ...(failed ? { failedStep: failed.name } : {}) });
-  else if (passed) out.out(c.green(`\nall ${steps.length} steps passed`) + c.dim(' — next: `paycli sandbox` and `paycli --env local areas province`, or `paycli --help`'));
+  else if (passed) out.out(`\n${fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`);
   else out.out(c.red(`\nthe demo failed at "${failed?.name}"`));
   return passed ? 0 : 1;
 };

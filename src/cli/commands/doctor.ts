@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { modeOf } from '../../core/config/secure-file.js';
+import { findProjectConfig } from '../../core/config/project-file.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { redactUrl } from '../../core/http/client.js';
 import type { ResolvedConfig } from '../../core/config/resolve.js';
@@ -72,7 +73,7 @@ async function gitCheck(env: CommandEnv, apiKey: string | undefined): Promise<Ch
   return { check: 'API key in git', status: 'skip', detail: code === 'ENOENT' ? 'git not installed' : 'not a git repository' };
 }
 
-async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {
+async function networkChecks(_env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {
   const { request } = await import('undici');
   const url = cfg.baseUrl.value;
   const started = Date.now();
@@ -101,7 +102,8 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
   try {
     cfg = await session.config();
     checks.push({ check: 'environment', status: 'ok', detail: `${cfg.env.value} (${cfg.env.origin}), base URL ${redactUrl(cfg.baseUrl.value)}` });
-    checks.push({ check: 'project config', status: 'ok', detail: 'no API key in a project config' });
+    const { project, notes } = await findProjectConfig(ctx.cwd, ctx.homedir);
+    checks.push({ check: 'project config', status: notes.length ? 'warn' : 'ok', detail: `${project ? `${project.filepath}, no secret in it` : 'none found'}${notes.length ? `; ${notes.length} code config${notes.length === 1 ? '' : 's'} ignored (${notes.map((n) => n.split(' ignored:')[0]).join(', ')}): paycli reads JSON and YAML only` : ''}` });
   } catch (err) {
     checks.push({ check: 'configuration', status: 'fail', detail: (err as Error).message });
   }

@@ -3,7 +3,7 @@ import { examples, RUN_DURATION_TIMEOUT, type LazyAction } from '../program.js';
 import { METHOD_NAMES, EXPIRED_TYPES } from '../../core/payment-rules.js';
 
 function timeoutFlag(cmd: Command): Command {
-  return cmd.option('--timeout <ms>', 'request timeout in milliseconds (PAYCLI_TIMEOUT; default 30000)');
+  return cmd.option('--timeout <duration>', 'request timeout: 30s, 500ms, 2m (a bare number is milliseconds; PAYCLI_TIMEOUT; default 30s)');
 }
 
 function apiFlags(cmd: Command): Command {
@@ -100,11 +100,13 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
     examples(
       sign
         .command('request')
-        .description('body hash, string to sign (API key masked), signature and headers of a request')
-        .requiredOption('--method <method>', 'HTTP method')
+        .description('body hash, string to sign (VA and API key masked), signature and headers of a request')
+        .option('--http-method <method>', 'HTTP method (GET, POST, …)')
+        // `--method` is the payment method everywhere else; kept here, hidden, for old scripts.
+        .addOption(new Option('--method <method>', 'deprecated: use --http-method').hideHelp())
         .requiredOption('--path <path>', 'API path, e.g. areas/province or v2/payment/direct')
         .option('--body <file>', 'the exact body bytes, from a file or - for stdin'),
-      ['paycli sign request --method GET --path areas/province', 'paycli sign request --method POST --path v2/payment/direct --body body.json --json'],
+      ['paycli sign request --http-method GET --path areas/province', 'paycli sign request --http-method POST --path v2/payment/direct --body body.json --json'],
     ).action(lazy(async () => ({ default: (await import('./sign-request.js')).signRequestCommand })));
 
   }
@@ -154,14 +156,15 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
   if (want('transaction')) {
     const transaction = program
       .command('transaction <id>')
-      .description('the gateway\'s record of a transaction: status (PaidStatus), amounts, dates (WIB), method, buyer')
+      .description('the gateway\'s record of a transaction (by id, or by reference id): status (PaidStatus), amounts, dates (WIB), method, buyer')
+      .option('--reference', 'the argument is a reference id even if it is all digits')
       .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
       .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
       .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
       .option('--dry-run', 'print the signed request; send nothing')
       .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
     RUN_DURATION_TIMEOUT.add(transaction);
-    examples(transaction, ['paycli transaction 100001', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus'])
+    examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus'])
       .action(lazy(async () => ({ default: (await import('./merchant.js')).transactionCommand })));
   }
   if (want('history')) {
@@ -220,8 +223,9 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
         .description('print the X-Signature the gateway would send for a payload')
         .option('--data <text>', 'the payload inline instead of a file')
         .option('--show-canonical', 'also print the canonical JSON')
-        .option('--curl <url>', 'print a curl command that posts the payload, signed, to URL'),
-      ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl http://127.0.0.1:3000/callback'],
+        .option('--curl [url]', 'print a curl command that posts the payload, signed, to --to URL')
+        .option('--to <url>', 'with --curl: where the callback is posted'),
+      ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback'],
     ).action(lazy(async () => ({ default: (await import('./verify-callback.js')).signCallbackCommand })));
   }
 

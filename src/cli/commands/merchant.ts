@@ -7,7 +7,7 @@ import {
 } from '../../core/api/merchant.js';
 import { cacheDir } from '../../core/config/paths.js';
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
-import { parseDuration } from '../../core/sandbox/outbox.js';
+import { parseDuration } from '../../core/duration.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { EXIT } from '../exit-codes.js';
 import { rupiah, table } from '../output.js';
@@ -28,13 +28,14 @@ function positiveInt(v: string | undefined, flag: string, max?: number): number 
 
 function duration(v: string | undefined, flag: string, fallback: number): number {
   if (v === undefined) return fallback;
+  let ms: number;
   try {
-    const ms = parseDuration(v);
-    if (ms <= 0) throw new Error('zero');
-    return ms;
-  } catch {
-    throw new UsageError(`invalid ${flag} "${v}" (a duration: 500ms, 5s, 2m, 1h)`);
+    ms = parseDuration(v);
+  } catch (err) {
+    throw new UsageError(`invalid ${flag}: ${(err as Error).message}`);
   }
+  if (ms <= 0) throw new UsageError(`invalid ${flag} "${v}": it must be longer than 0`);
+  return ms;
 }
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
@@ -45,6 +46,26 @@ export async function fetchTransaction(env: CommandEnv, id: string, spinner = tr
   const envelope = spinner ? await withSpinner(env, `checking transaction ${id}`, send) : await send();
   const d = (envelope.Data ?? {}) as TransactionRecord;
   return { ...d, TransactionId: Number(d.TransactionId), Status: Number(d.Status) };
+}
+
+/**
+ * The transaction id of a reference id: check transaction takes only ids, so the history is read,
+ * newest first, until a transaction with that `ReferenceId` turns up. Null after --dry-run/--curl
+ * printed the first history request.
+ */
+export async function findByReference(env: CommandEnv, reference: string): Promise<number | null> {
+  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20 }));
+  if (await env.session.preview(first)) return null;
+  return withSpinner(env, `looking up reference ${reference} in the history`, async () => {
+    for (let page = 1; ; page++) {
+      const req = page === 1 ? first : await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20 }));
+      const h = readHistory((await env.session.send<unknown>(req)).Data);
+      const hit = h.transactions.find((t) => String(t.ReferenceId ?? '') === reference);
+      if (hit) return hit.TransactionId;
+      if (page >= h.totalPages || h.transactions.length === 0) break;
+    }
+    throw new GatewayError(404, `no transaction with reference id "${reference}" in the history`, { hint: 'a transaction id (digits) is looked up directly; --reference forces a lookup by reference' });
+  });
 }
 
 function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
@@ -69,6 +90,7 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
 }
 
 interface TransactionFlags {
+  reference?: boolean;
   wait?: boolean;
   interval?: string;
   timeout?: string;
@@ -92,12 +114,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * until a final state; exit 0 when it ended paid, 3 when it ended otherwise (expired, cancelled,
  * failed, …), 5 when `--timeout` passed while it was still pending, 130 when interrupted.
  */
-export const transactionCommand: Handler<TransactionFlags> = async (env, id: string) => {
+export const transactionCommand: Handler<TransactionFlags> = async (env, idOrReference: string) => {
   const { opts, out, ctx } = env;
   if (!opts.wait && (opts.interval !== undefined || opts.timeout !== undefined)) throw new UsageError('--interval and --timeout need --wait');
   const interval = duration(opts.interval, '--interval', 3000);
   const timeout = duration(opts.timeout, '--timeout', 15 * 60_000);
-  encodeTransactionBody(id); // checks the id before anything else
+  if (idOrReference.trim() === '') throw new UsageError('give a transaction id or a reference id');
+  let id = idOrReference;
+  if (opts.reference || !/^\d{1,15}$/.test(idOrReference)) {
+    const found = await findByReference(env, idOrReference);
+    if (found === null) return 0;
+    id = String(found);
+  }
   if (!opts.wait) {
     const r = await fetchTransaction(env, id);
     if (!r) return 0;
@@ -116,8 +144,15 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, id: str
   let polls = 0;
   try {
     for (;;) {
-      last = await fetchTransaction(env, id, false);
-      if (!last) return 0;
+      try {
+        const next = await fetchTransaction(env, id, false);
+        if (!next) return 0;
+        last = next;
+      } catch (err) {
+        // Ctrl-C during a check: show what was last known (exit 130 below); before any answer, fail as usual.
+        if (last && signal.aborted) break;
+        throw err;
+      }
       polls++;
       if (isFinalStatus(last.Status) || signal.aborted) break;
       const elapsed = Date.now() - started;
@@ -129,6 +164,7 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, id: str
   } finally {
     spinner?.stop();
   }
+  if (!last) return 0;
   const final = isFinalStatus(last.Status);
   const paid = isPaidStatus(last.Status, last.PaidStatus);
   if (out.json) out.data({ ...last, waited: { polls, ms: Date.now() - started, final, paid } });
@@ -240,7 +276,16 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   const { opts, out, session } = env;
   const req = opts.legacy ? await session.signed('POST', METHOD_LIST_PATH, '{"request":true}') : await session.signed('GET', CHANNELS_PATH);
   if (await session.preview(req)) return 0;
-  const envelope = await withSpinner(env, opts.legacy ? 'POST payment-method-list' : 'GET payment-channels', () => session.send<unknown>(req));
+  const envelope = await withSpinner(env, opts.legacy ? 'POST payment-method-list' : 'GET payment-channels', async () => {
+    try {
+      return await session.send<unknown>(req);
+    } catch (err) {
+      // A gateway without the documented GET route: the older POST route the Go SDK uses.
+      if (opts.legacy || !(err instanceof GatewayError) || (err.status !== 404 && err.status !== 405)) throw err;
+      out.info(out.e.dim(`GET payment-channels answered ${err.status}; using POST payment-method-list`));
+      return session.send<unknown>(await session.signed('POST', METHOD_LIST_PATH, '{"request":true}'));
+    }
+  });
   let rows = readChannels(envelope.Data);
   const cfg = await session.config();
   await writeChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value), rows, env.ctx.now()).catch(() => undefined);

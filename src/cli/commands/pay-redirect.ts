@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { encodeRedirectBody, REDIRECT_PAYMENT_PATH, type RedirectPaymentData } from '../../core/api/redirect.js';
 import { AuthError, UsageError } from '../../core/errors.js';
+import { normalizePhone } from '../../core/phone.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv } from '../command-env.js';
 import { rupiah } from '../output.js';
@@ -57,10 +58,12 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<numbe
     expired = Number(opts.expired);
     if (!(expired > 0)) throw new UsageError(`invalid --expired "${opts.expired}" (a number above 0)`);
   }
+  const phone = opts.phone === undefined ? undefined : normalizePhone(opts.phone);
+  if (opts.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(opts.email)) throw new UsageError(`invalid --email "${opts.email}": not an e-mail address`);
   const referenceId = opts.referenceId ?? generateReferenceId(ctx.now());
   const body = encodeRedirectBody({
     items, notifyUrl: notifyUrl!, returnUrl: opts.returnUrl!, cancelUrl: opts.cancelUrl ?? opts.returnUrl!, referenceId,
-    buyerName: opts.name, buyerEmail: opts.email, buyerPhone: opts.phone, expired, expiredType: opts.expiredType, paymentMethod: opts.method,
+    buyerName: opts.name, buyerEmail: opts.email, buyerPhone: phone, expired, expiredType: opts.expiredType, paymentMethod: opts.method,
   });
   const req = await session.signed('POST', REDIRECT_PAYMENT_PATH, body);
   if (await session.preview(req)) return 0;

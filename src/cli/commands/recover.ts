@@ -4,7 +4,7 @@ import { callbackFromRecord, gatewayOutcome, parseOrders, parseWib, type Order }
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { AuthError, GatewayError, NetworkError, SignatureError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
-import { parseDuration } from '../../core/sandbox/outbox.js';
+import { parseDuration } from '../../core/duration.js';
 import { formatJakarta } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
@@ -82,9 +82,10 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
   if (opts.deliveryTimeout !== undefined) {
     try {
       deliveryTimeout = parseDuration(opts.deliveryTimeout);
-    } catch {
-      throw new UsageError(`invalid --delivery-timeout "${opts.deliveryTimeout}" (a duration: 5s, 30s)`);
+    } catch (err) {
+      throw new UsageError(`invalid --delivery-timeout: ${(err as Error).message}`);
     }
+    if (deliveryTimeout <= 0) throw new UsageError('invalid --delivery-timeout: it must be longer than 0');
   }
   const { va } = await session.credentials();
   const missed: Missed[] = [];
@@ -118,9 +119,10 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
   } else {
     let ms: number;
     try {
-      ms = parseDuration(opts.since!);
-    } catch {
-      throw new UsageError(`invalid --since "${opts.since}" (a duration: 12h, 2d)`);
+      // A window, not a timer: no timer maximum.
+      ms = parseDuration(opts.since!, { maxMs: Number.MAX_SAFE_INTEGER });
+    } catch (err) {
+      throw new UsageError(`invalid --since: ${(err as Error).message}`);
     }
     const from = new Date(ctx.now().getTime() - ms);
     const received = new Set<string>();
@@ -137,7 +139,7 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
       if (outcome !== 'berhasil' && outcome !== 'expired') continue;
       if (received.has(`${r.TransactionId}:${outcome}`)) continue;
       const full = (await lookup(env, r.TransactionId)) ?? r;
-      missed.push({ trxId: r.TransactionId, referenceId: r.ReferenceId ? String(r.ReferenceId) : null, merchant: 'no callback answered 200', gateway: outcome, record: full });
+      missed.push({ trxId: r.TransactionId, referenceId: r.ReferenceId ? String(r.ReferenceId) : null, merchant: 'not seen', gateway: outcome, record: full });
     }
   }
 
@@ -178,7 +180,9 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
     if (missed.length === 0) out.out(`all ${checked} checked ${opts.orders ? 'orders agree with the gateway' : 'payments had their callback answered 200'}: nothing to recover`);
     else {
       const result = (m: Missed) => (!m.delivery ? (opts.deliverTo ? '-' : 'not delivered (dry)') : m.delivery.error ? `unreachable: ${m.delivery.error}` : opts.dryRun ? `would send (X-Signature ${m.delivery.signature!.slice(0, 12)}…)` : `HTTP ${m.delivery.status}${m.delivery.body ? ` ${m.delivery.body.slice(0, 30)}` : ''}`);
-      out.out(table(missed.map((m) => [String(m.trxId), (m.referenceId ?? '-').slice(0, 20), m.merchant.slice(0, 16), m.gateway, result(m)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
+      const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+      // Fits 80 columns: TRX, REFERENCE ≤ 16, MERCHANT ≤ 10, GATEWAY 8, DELIVERY ≤ 32 (--json has everything).
+      out.out(table(missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
       out.info(out.e.dim(`${missed.length} of ${checked} missed${opts.deliverTo && !opts.dryRun ? ` · ${delivered} delivered, ${unreachable + refused} failed` : opts.deliverTo ? ' · dry run: nothing was sent' : ' · add --deliver-to URL to deliver them'}`));
     }
   }

@@ -4,11 +4,14 @@ import { readInput } from '../io.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { maskedStringToSign } from '../session.js';
 
-/** `paycli sign request`: shows every step of spec 5.1 for one request. */
-export const signRequestCommand: Handler<{ method: string; path: string; body?: string }> = async (env) => {
+/** `paycli sign request`: shows every step of the request signing (docs/gateway.md, "Request signing") for one request. */
+export const signRequestCommand: Handler<{ httpMethod?: string; method?: string; path: string; body?: string }> = async (env) => {
   const { opts, session, out } = env;
-  const method = opts.method.toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`invalid --method "${opts.method}"`);
+  if (opts.method !== undefined && opts.httpMethod === undefined) out.warn('--method is deprecated for sign request (it names the payment method elsewhere): use --http-method');
+  const given = opts.httpMethod ?? opts.method;
+  if (given === undefined) throw new UsageError("required option '--http-method <method>' not specified", { hint: 'e.g. paycli sign request --http-method GET --path areas/province' });
+  const method = given.toUpperCase();
+  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`invalid --http-method "${given}"`);
   const body = opts.body !== undefined ? await readInput(env.ctx, opts.body, 'the body') : undefined;
   const req = await session.signed(method, opts.path.replace(/^\/+/, '').replace(/^api\//, ''), body);
   const headers = { ...req.headers, va: maskSecret(req.headers.va) };

@@ -9,6 +9,7 @@ import type { CallbackStatus } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
 import { callbackVa } from './callback-shared.js';
 import { checkCallbackFlags } from './trigger.js';
+import { describeMaxMs, TIMER_MAX_MS } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 
 interface TestFlags {
@@ -74,6 +75,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   const shapes: Shape[] = formats.flatMap((f): Shape[] => (f === 'json' ? ['json', 'json-strings'] : ['form']));
   const deadline = opts.deadline === undefined ? 5000 : Number(opts.deadline);
   if (!Number.isInteger(deadline) || deadline <= 0) throw new UsageError(`invalid --deadline "${opts.deadline}": milliseconds above 0`);
+  if (deadline > TIMER_MAX_MS) throw new UsageError(`invalid --deadline "${opts.deadline}": the maximum is ${describeMaxMs(TIMER_MAX_MS)}`);
   const { method, channel } = checkCallbackFlags({ method: opts.method ?? 'va', channel: opts.channel });
   const va = await callbackVa(env);
   const cfg = await env.session.config();

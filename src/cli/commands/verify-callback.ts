@@ -20,7 +20,9 @@ interface VerifyFlags {
   store?: string;
   showCanonical?: boolean;
   jsonl?: string;
-  curl?: string;
+  /** sign-callback: a switch with --to URL; a URL value is the old, deprecated spelling. */
+  curl?: string | boolean;
+  to?: string;
 }
 
 /** Reads the payload from --data, --event, a FILE or stdin. */
@@ -138,8 +140,13 @@ export const signCallbackCommand: Handler<VerifyFlags> = async (env, file?: stri
   const canonical = canonicalizeCallback(parsed.fields);
   const signature = hmacHex(va, canonical);
   const { out, opts } = env;
+  if (opts.to !== undefined && opts.curl === undefined) throw new UsageError('--to needs --curl: sign-callback only prints the command that posts it');
   if (opts.curl !== undefined) {
-    const target = parseHttpUrl(opts.curl, '--curl');
+    // --curl is a switch everywhere; the URL goes in --to. `--curl URL` still works, with a note.
+    if (typeof opts.curl === 'string' && opts.to === undefined) out.warn('--curl URL is deprecated: use --curl --to URL');
+    const url = opts.to ?? (typeof opts.curl === 'string' ? opts.curl : undefined);
+    if (url === undefined) throw new UsageError('--curl needs --to URL: where the signed callback is posted', { hint: 'e.g. paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback' });
+    const target = parseHttpUrl(url, opts.to !== undefined ? '--to' : '--curl');
     const body = parsed.format === 'form' ? (parsed.body.includes('=') ? parsed.body.replace(/\r?\n$/, '') : encodeFormBody(parsed.fields as Record<string, string>)) : parsed.body;
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     out.out(

@@ -4,7 +4,7 @@ export type Env = Record<string, string | undefined>;
 
 function xdg(env: Env, name: string, homedir: string, fallback: string[]): string {
   const base = env[name];
-  return join(base && base.startsWith('/') ? base : join(homedir, ...fallback), 'paycli');
+  return join(base?.startsWith('/') ? base : join(homedir, ...fallback), 'paycli');
 }
 
 /** `$XDG_CONFIG_HOME/paycli` (default `~/.config/paycli`). */

@@ -41,17 +41,29 @@ export const BASE_URLS: Record<Environment, string> = {
   local: 'http://127.0.0.1:4010/api',
 };
 
+/** The longest request timeout: Node's timers fire at once beyond 2^31-1 ms (about 24.8 days). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * A request timeout: a bare number is milliseconds (`30000`), or a duration with its unit
+ * (`500ms`, `30s`, `5m`, `2h`, `1d`), above 0 and at most MAX_TIMEOUT_MS.
+ */
+export function parseTimeoutMs(value: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(String(value).trim());
+  const n = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'] : NaN;
+  if (!m || !(n > 0)) throw new UsageError(`invalid timeout "${value}": expected milliseconds (30000) or a duration (500ms, 30s, 5m, 2h), above 0`);
+  if (n > MAX_TIMEOUT_MS) throw new UsageError(`invalid timeout "${value}": at most ${MAX_TIMEOUT_MS} ms (about 24.8 days)`);
+  return n;
+}
+
 /** Checks and converts one setting value given as text; throws a UsageError naming the key. */
 export function parseSetting(key: string, value: string): string | number {
   switch (key) {
     case 'env':
       if (!(ENVIRONMENTS as readonly string[]).includes(value)) throw new UsageError(`invalid environment "${value}"`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
       return value;
-    case 'timeout': {
-      const n = Number(value);
-      if (!/^\d+$/.test(value.trim()) || n <= 0) throw new UsageError(`invalid timeout "${value}": expected milliseconds, a whole number above 0`);
-      return n;
-    }
+    case 'timeout':
+      return parseTimeoutMs(value);
     case 'base-url':
     case 'notify-url': {
       const url = parseHttpUrl(value, key);

@@ -144,7 +144,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   else profile = { value: 'default', origin: 'default' };
 
   const explicitProfile = profile.origin !== 'default' && profile.origin !== `user config ${userPath}`;
-  const profileSettings = user.profiles[profile.value];
+  // A production profile is used only when named or made the default: a profile called "default"
+  // that holds production settings is not picked up just because of its name.
+  const implicitProduction = profile.origin === 'default' && user.profiles[profile.value]?.env === 'production';
+  const profileSettings = implicitProduction ? undefined : user.profiles[profile.value];
   if (!profileSettings && explicitProfile) {
     const known = Object.keys(user.profiles);
     throw new AuthError(`profile "${profile.value}" (from ${profile.origin}) does not exist in ${userPath}`, {
@@ -175,15 +178,20 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     throw new UsageError(`invalid environment "${environment}" (from ${envPicked?.origin})`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
   }
   const warnings = [...project.warnings];
+  if (implicitProduction) warnings.push(`profile "${profile.value}" is a production profile and not the default, so it is not used: pass --profile ${profile.value}, or make it the default with \`paycli config use ${profile.value}\``);
   const baseUrl = pick('baseUrl') ?? { value: BASE_URLS[environment], origin: `default for ${environment}` };
   checkBaseUrl(baseUrl, environment, warnings);
   const timeout = pick('timeout') ?? { value: 30_000, origin: 'default' };
   // Where credentials come from must be meant for this environment: exported PAYCLI_VA/API_KEY
   // belong to PAYCLI_ENV (any environment but local when it is unset), a project config's VA to its
   // `env`, a profile's to the profile's env (sandbox when it names none). Flags always count.
+  // (`--env local --va X` with PAYCLI_API_KEY exported uses both: see flagCredential.)
+  // With --env local, a credential given by flag says "my own merchant": the other may then come
+  // from the exported variables too.
   const envOfEnvVars = envValue('env');
+  const flagCredential = Boolean(flags.va || flags.apiKey);
   const belongsHere = (source: 'env' | 'project' | 'profile'): boolean => {
-    if (source === 'env') return envOfEnvVars ? envOfEnvVars === environment : environment !== 'local';
+    if (source === 'env') return envOfEnvVars ? envOfEnvVars === environment : environment !== 'local' || flagCredential;
     if (source === 'project') return project.settings.env ? project.settings.env === environment : environment !== 'local';
     return (profileSettings?.env ?? 'sandbox') === environment;
   };
@@ -232,6 +240,9 @@ function checkBaseUrl(baseUrl: Sourced<string>, environment: Environment, warnin
     throw new Err(`refusing plain http for the base URL ${url.origin} (from ${baseUrl.origin}): the VA and signed requests would travel unencrypted`, {
       hint: 'use https, or http only on a loopback address (127.0.0.1, ::1, localhost)',
     });
+  }
+  if (environment === 'sandbox' && baseUrl.origin.startsWith('project config') && !isLoopbackUrl(baseUrl.value) && baseUrl.value.replace(/\/+$/, '') !== BASE_URLS.sandbox) {
+    warnings.push(`${baseUrl.origin} sends sandbox requests (your sandbox VA and signed requests) to ${url.origin}${url.pathname}`);
   }
   if (environment !== 'production' || isOfficialProduction(baseUrl.value)) return;
   if (!explicit) {

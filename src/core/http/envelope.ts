@@ -1,7 +1,7 @@
 import { AuthError, GatewayError, NetworkError } from '../errors.js';
 import type { HttpResponse } from './client.js';
 
-/** The response envelope of spec 2.1. */
+/** The response envelope (docs/gateway.md, "Answers"). */
 export interface Envelope<T = unknown> {
   Status: number;
   Success: boolean;
@@ -43,6 +43,8 @@ export interface EnvelopeExpectation {
    * says the payment may have been created and how to look it up.
    */
   paymentReferenceId?: string;
+  /** The day (YYYY-MM-DD, WIB) the payment was sent, for the hint's `paycli history --from`. */
+  paymentDay?: string;
 }
 
 /** A short, one-line, escaped excerpt of a body, for error messages. */
@@ -52,15 +54,19 @@ export function excerpt(text: string, max = 60): string {
   return text.length > max ? `${shown}… (${Buffer.byteLength(text)} bytes)` : shown;
 }
 
-/** The hint of any failure after a payment POST reached the gateway: it may exist now. */
-export function paymentMayExistHint(referenceId: string): string {
-  return `the payment may have been created: check with \`paycli transaction ${referenceId}\` (its reference id) before sending it again`;
+/**
+ * The hint of any failure after a payment POST reached the gateway: it may exist now. The check
+ * transaction endpoint takes the gateway's id, which a failed answer did not give, so the way to it
+ * is the transaction history, where the payment carries its reference id.
+ */
+export function paymentMayExistHint(referenceId: string, day?: string): string {
+  return `the payment may have been created: look for reference ${referenceId} in \`paycli history${day ? ` --from ${day}` : ''}\`, then check it with \`paycli transaction ID\`, before sending it again`;
 }
 
 function malformed(res: HttpResponse, url: string, what: string, expectation: EnvelopeExpectation, withExcerpt = true): NetworkError {
   const ref = expectation.paymentReferenceId;
   return new NetworkError(`malformed response from ${url}: HTTP ${res.status} with ${what}${withExcerpt && res.text.length > 0 ? `: ${excerpt(res.text)}` : ''}`, {
-    hint: ref ? paymentMayExistHint(ref) : res.status >= 500 ? 'the gateway or a proxy in between failed; try again later' : 'check --base-url: it must point at the API root including /api',
+    hint: ref ? paymentMayExistHint(ref, expectation.paymentDay) : res.status >= 500 ? 'the gateway or a proxy in between failed; try again later' : 'check --base-url: it must point at the API root including /api',
   });
 }
 
@@ -71,7 +77,7 @@ function statusCode(value: unknown): number | undefined {
 }
 
 /**
- * Parses the gateway's envelope (spec 2.1) and turns failures into typed errors: 401 → AuthError
+ * Parses the gateway's envelope (docs/gateway.md, "Answers") and turns failures into typed errors: 401 → AuthError
  * with a hint per message, other failures → GatewayError with the per-field errors. Key case is
  * tolerated; anything else that is not a well-formed envelope — not JSON, not an object, no
  * integer `Status`, a `Success` or `Message` of the wrong type, a success without `Data`, or `Data`
@@ -133,7 +139,7 @@ export function checkRegionsData(data: unknown): string | undefined {
   return bad >= 0 ? `has an item without a code and name (item ${bad + 1})` : undefined;
 }
 
-/** Data of a direct payment (spec 2.6): an object with a TransactionId. */
+/** Data of a direct payment (docs/gateway.md, "Payments"): an object with a TransactionId. */
 export function checkPaymentData(data: unknown): string | undefined {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment`;
   const id = (data as Record<string, unknown>).TransactionId;

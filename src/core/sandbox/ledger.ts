@@ -170,7 +170,9 @@ function intOf(v: unknown): number | undefined {
  */
 export function parseHistoryQuery(body: Record<string, unknown>): { ok: true; query: HistoryQuery } | { ok: false; errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
-  const add = (f: string, m: string) => (errors[f] ??= []).push(m);
+  const add = (f: string, m: string): void => {
+    errors[f] = [...(errors[f] ?? []), m];
+  };
   const q: HistoryQuery = { dateField: 'created_at', page: 1, limit: HISTORY_DEFAULT_LIMIT, orderBy: 'id', order: 'DESC' };
   if (present(body.status)) {
     const s = intOf(body.status);

@@ -6,6 +6,7 @@ import { CHANNEL_NAMES, channelsOf, METHOD_NAMES } from '../payment-rules.js';
 import type { SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
 import { feeFor, paymentNumber } from './payments.js';
+import { StoreError } from './log.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
 import { envelope } from './views.js';
@@ -60,7 +61,9 @@ function stringOf(v: unknown): string | undefined {
  */
 export function parseRedirectRequest(body: Record<string, unknown>, va: string, sid: string, now: number): { ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
-  const add = (f: string, m: string) => (errors[f] ??= []).push(m);
+  const add = (f: string, m: string): void => {
+    errors[f] = [...(errors[f] ?? []), m];
+  };
   const list = (f: string): unknown[] | undefined => {
     const v = body[f];
     if (!present(v)) return undefined;
@@ -210,13 +213,20 @@ export class MerchantApi {
   async createRedirect(va: string, body: Record<string, unknown>): Promise<{ ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> }> {
     const r = parseRedirectRequest(body, va, randomUUID().toUpperCase(), this.nowMs());
     if (!r.ok) return r;
-    await this.journal?.append({ t: 'session', s: r.session });
+    if (this.journal) {
+      try {
+        await this.journal.append({ t: 'session', s: r.session });
+      } catch (err) {
+        // Not stored, not answered 200: the server answers 503 as for the rest of its state.
+        throw new StoreError(err, this.journal.path);
+      }
+    }
     this.sessions.set(r.session.sid, r.session);
     return r;
   }
 
   /** The buyer picks method and channel: the session becomes a pending transaction (journalled). */
-  async choose(s: RedirectSession, method: string, channel: string): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
+  async choose(s: RedirectSession, method: string, channel: string, buyer: Partial<RedirectSession['buyer']> = {}): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
     const existing = this.sessionTransaction(s);
     if (existing) return { ok: true, txn: existing };
     if (s.expiresAt <= this.nowMs()) return { ok: false, status: 409, message: 'this payment session has expired' };
@@ -229,7 +239,8 @@ export class MerchantApi {
     const txn: Transaction = {
       id, sid: s.sid, merchantVa: s.merchantVa, referenceId: s.referenceId, via: method, channel, paymentNo,
       paymentName: CHANNEL_NAMES[channel] ?? channel, qrString, amount: s.amount, fee: feeFor(method, s.amount), status: 'pending',
-      createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl, buyer: { ...s.buyer },
+      createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl,
+      buyer: { name: s.buyer.name || (buyer.name ?? '').trim(), phone: s.buyer.phone || (buyer.phone ?? '').trim(), email: s.buyer.email || (buyer.email ?? '').trim() },
       items: s.items.map(({ product, qty, price }) => ({ product, qty, price })), comments: s.comments,
     };
     await this.deps.state.addTransaction(txn);
@@ -299,7 +310,7 @@ export class MerchantApi {
   }
 
   /** The hosted page of redirect payments: `/payment/SID` (choose, then pay), no authentication. */
-  async page(req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
+  async page(_req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
     const m = /^\/payment\/([0-9A-Fa-f-]{36})(?:\/(choose|pay|cancel))?\/?$/.exec(path);
     if (!m) return false;
     const s = this.sessions.get(m[1]!.toUpperCase());
@@ -322,7 +333,7 @@ export class MerchantApi {
     if (action === 'choose') {
       const form = new URLSearchParams(body.toString('utf8'));
       const [chosenMethod, channel] = (form.get('channel') ?? '').split(':');
-      const r = await this.choose(s, chosenMethod ?? '', channel ?? '');
+      const r = await this.choose(s, chosenMethod ?? '', channel ?? '', { name: form.get('name') ?? undefined, phone: form.get('phone') ?? undefined, email: form.get('email') ?? undefined });
       if (!r.ok) text(r.status, r.message);
       else back(`/payment/${s.sid}`);
       return true;

@@ -30,7 +30,13 @@ export async function renderChoicePage(s: RedirectSession, txn: Transaction | un
     const options = methods
       .map((m) => `<fieldset><legend>${esc(m.label)}</legend>${m.channels.map((c) => `<label><input type="radio" name="channel" value="${m.method}:${c}" id="ch-${m.method}-${c}" required> ${esc(CHANNEL_NAMES[c] ?? c)}</label>`).join(' ')}</fieldset>`)
       .join('\n');
+    // The buyer's details the merchant did not send are asked here, as the gateway's page does.
+    const ask = ([['name', 'Name', 'text'], ['phone', 'Phone', 'tel'], ['email', 'E-mail', 'email']] as const)
+      .filter(([k]) => !s.buyer[k])
+      .map(([k, label, type]) => `<label>${label} <input name="${k}" id="buyer-${k}" type="${type}" required></label>`)
+      .join(' ');
     main = `<form method="post" action="/payment/${s.sid}/choose" id="choose">
+${ask ? `<fieldset><legend>Your details</legend>${ask}</fieldset>` : ''}
 ${options}
 <button class="pay" id="continue" type="submit">Continue</button></form>
 <form method="post" action="/payment/${s.sid}/cancel"><button id="cancel" type="submit">Cancel</button></form>`;

@@ -398,7 +398,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       await admin(req, path, method, res);
       return;
     }
-    if (path.startsWith('/api/v2/')) {
+    if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
+      // The gateway's middleware authenticates these prefixes before routing.
       const account = authenticate(req, body, res);
       if (!account || (await merchant.api(req, res, body, path, method, account))) return;
     } else if (await merchant.page(req, res, body, path, method)) return;
