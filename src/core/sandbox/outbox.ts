@@ -113,14 +113,14 @@ export class Outbox {
     });
     const now = this.opts.now();
     const signed = signCallbackRequest(fields, txn.merchantVa, d.format, now, externalId(now, ++this.seq));
-    // What goes on the wire: sendRaw adds only Host and Content-Length (and Connection) to these.
+    // What goes on the wire, in its order: these, then what sendRaw and the keep-alive agent add.
     let host = '';
     try {
       host = new URL(d.url).host;
     } catch {
       /* an invalid URL fails below */
     }
-    const sent = { Host: host, ...signed.headers, 'Content-Length': String(Buffer.byteLength(signed.body)) };
+    const sent = { ...signed.headers, 'Content-Length': String(Buffer.byteLength(signed.body)), Host: host, Connection: 'keep-alive' };
     const at = Date.now();
     try {
       const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs, agent: this.agent });
