@@ -113,11 +113,13 @@ dl.fields dd{margin:0;word-break:break-all}
 .attempt{border-left:4px solid #c4ccd6;padding-left:.8rem;margin:.9rem 0}
 .attempt.ok{border-color:#35b564}.attempt.bad{border-color:#d64545}
 .attempt .line{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}
+.url{word-break:break-all}
 details{margin:.3rem 0}
 summary{cursor:pointer;color:#1558c0;font-size:.9rem}
 .empty{padding:2rem;text-align:center;color:#6a7888;background:#fff;border-radius:10px}
 @media (max-width:640px){
   body{font-size:14px}
+  header.top .sub{display:none}
   main{padding:.6rem .6rem 2rem}
   table,thead,tbody,tr,td{display:block;width:100%}
   thead{display:none}

@@ -136,7 +136,7 @@ function renderAttempt(a: AttemptInfo, now: number): string {
     .join('\n')}\n\n${d.body}`;
   return `<div class="attempt ${ok ? 'ok' : 'bad'}" id="attempt-${esc(id)}" data-http="${d.httpStatus ?? ''}">
 <div class="line"><strong>#${a.attempt}</strong> ${status}${d.duplicate ? ` ${badge('retry', 'duplicate (--faults duplicate)')}` : ''} <span class="mono">${esc(wib(d.at))}</span>${d.ms !== null ? ` <span class="muted">${d.ms} ms</span>` : ''} ${outcome}</div>
-<div class="muted">→ <span class="mono">${esc(d.url)}</span></div>
+<div class="muted url">→ <span class="mono">${esc(d.url)}</span></div>
 <details id="req-${esc(id)}"><summary>Request (headers and body, as sent)</summary><pre class="request">${esc(requestText)}</pre></details>
 <details id="can-${esc(id)}"><summary>Canonical JSON that X-Signature signs</summary><pre class="canonical">${esc(canonicalOf(d.body, header(d.headers, 'content-type')))}</pre>
 <p class="muted">X-Signature = HMAC-SHA256(this JSON, the merchant VA)</p></details>
