@@ -213,7 +213,7 @@ function emulatorAuthError(err: AuthError, req: SignedRequest): AuthError {
   });
 }
 
-/** Prompts only when stdin and stderr are TTYs and --no-input is absent (cli.md section 2). */
+/** Prompts only when stdin and stderr are TTYs and --no-input is absent. */
 export function canPrompt(ctx: CliContext, opts: CommonOptions): boolean {
   return ctx.stdinIsTTY && ctx.stderrIsTTY && opts.input !== false;
 }

@@ -20,6 +20,8 @@ interface SandboxFlags {
   faults?: string;
   settlement?: 'immediate' | 'deferred';
   sandboxUrl?: string;
+  /** False with --no-dashboard. */
+  dashboard?: boolean;
 }
 
 function time(d: Date): string {
@@ -70,6 +72,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     retrySchedule: schedule,
     settlement: opts.settlement,
     faults,
+    dashboard: opts.dashboard !== false,
     onEvent: (e) => {
       if (e.type === 'startup') return; // part of the banner
       if (e.type === 'store-error') {
@@ -108,6 +111,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     event: 'started',
     url: sandbox.url,
     baseUrl: sandbox.apiUrl,
+    dashboard: sandbox.dashboardUrl,
     va: main.va,
     apiKey: maskSecret(main.apiKey),
     accounts: sandbox.accounts.length,
@@ -134,7 +138,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         `  API key    ${maskSecret(main.apiKey)}${main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY ? ' (the documented default; paycli --env local uses it)' : ''}`,
         `  state      ${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`,
         ...notes.map((n) => `  ${out.e.yellow('note')}       ${n}`),
-        `  admin      paycli sandbox list | pay ID | expire ID`,
+        `  dashboard  ${sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')}`,
+        `  admin      paycli sandbox list | pay ID | expire ID | resend ID`,
         `  Ctrl-C to stop`,
         '',
       ].join('\n'),
@@ -180,6 +185,19 @@ function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
 }
 
 export const sandboxPay = transitionCommand('pay');
+
+/** `paycli sandbox resend ID`: sends a paid or expired payment's callback again now. */
+export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
+  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`);
+  if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
+  // As pay and expire: the emulator refused (exit 3), with what to do.
+  if (status === 409) throw new GatewayError(409, String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
+  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+  const t = json.transaction as Record<string, unknown>;
+  if (env.out.json) env.out.data(json);
+  else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${t.status}) → ${t.notifyUrl}`);
+  return 0;
+};
 export const sandboxExpire = transitionCommand('expire');
 
 export const sandboxList: Handler<SandboxFlags> = async (env) => {
@@ -215,12 +233,14 @@ const defineSandbox: Define = (program, bind) => {
     .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
     .option('--retry-schedule <list>', 'delays between callback attempts', '500ms,1s,2s,5s,10s,30s,1m,5m')
     .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s')
+    .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
     .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'));
   examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate']);
   bind(sandbox, sandboxServe);
   const sandboxUrl = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)');
   bind(examples(sandboxUrl(sandbox.command('pay <id>').description('simulate the buyer paying (transaction id or payment number); sends the callback')), ['paycli sandbox pay 100001', 'paycli sandbox pay 8868000000100001 --json']), sandboxPay);
   bind(examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000']), sandboxExpire);
+  bind(examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001', 'paycli sandbox resend 8868000000100001 --json']), sandboxResend);
   bind(examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json']), sandboxList);
 };
 

@@ -6,6 +6,7 @@ import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
 import { newEventId, type EventStore, type StoredEvent, type Verdict } from './event-store.js';
 import { forwardableHeaders } from './forward.js';
+import type { ListenerUi } from './ui.js';
 
 export interface ForwardResult {
   url: string;
@@ -58,6 +59,8 @@ export interface ListenerOptions {
   onForward?: (e: { id: string; result: ForwardResult }) => void;
   /** Called once when the store starts failing (disk full, I/O error) and once when it works again. */
   onStoreTrouble?: (t: StoreTrouble) => void;
+  /** Pages served under `ui.prefix` (`paycli listen --ui`); told of every stored event. */
+  ui?: ListenerUi;
 }
 
 export interface ListenerSummary {
@@ -86,6 +89,11 @@ function headerMap(req: IncomingMessage): Record<string, string> {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) h[raw[i]!.toLowerCase()] = raw[i + 1]!;
   return h;
+}
+
+/** `/_paycli/…`, or `/_paycli` alone (with or without a query). */
+function isUiPath(url: string, prefix: string): boolean {
+  return url.startsWith(prefix) || url === prefix.slice(0, -1) || url.startsWith(`${prefix.slice(0, -1)}?`);
 }
 
 function str(v: unknown): string | null {
@@ -242,6 +250,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     res.writeHead(o.answer, { 'content-type': o.contentType, 'content-length': Buffer.byteLength(o.text) });
     res.end(o.text);
     finished();
+    if (storeError === undefined) options.ui?.added(event);
     options.onEvent?.({
       type: 'request',
       event,
@@ -312,6 +321,11 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   }
 
   const server = createServer((req, res) => {
+    // The UI's pages: never a callback (a path callbacks do not use), never stored.
+    if (options.ui && isUiPath(req.url ?? '', options.ui.prefix)) {
+      options.ui.handle(req, res);
+      return;
+    }
     const started = performance.now();
     const receivedAt = now();
     inflight++;
@@ -358,6 +372,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     summary,
     storeUnreadable,
     async close() {
+      options.ui?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inflight > 0) await new Promise<void>((resolve) => (idle = resolve));
