@@ -14,7 +14,7 @@ export function authenticate(req: IncomingMessage, body: Buffer, accounts: Reado
   if (typeof va !== 'string' || va === '') return 'invalid header param - va is required';
   if (typeof signature !== 'string' || signature === '') return 'invalid header param - signature is required';
   const account = accounts.get(va);
-  if (!account || !account.active || !account.apiKey) return 'unauthorized credential';
+  if (!account?.active || !account.apiKey) return 'unauthorized credential';
   if (signature === account.apiKey) return 'unauthorized signature';
   const method = (req.method ?? 'GET').toUpperCase();
   const expected = hmacHex(account.apiKey, `${method}:${va}:${hashRequestBody(body)}:${account.apiKey}`);

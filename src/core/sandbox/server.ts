@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { serve } from '../http/serve.js';
-import { formatJakarta } from '../time.js';
 import { envelope, paymentData, sendJson, transactionView } from './views.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
