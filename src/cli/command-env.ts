@@ -13,5 +13,5 @@ export interface CommandEnv<O = object> {
   tree(): Promise<Command>;
 }
 
-/** A command implementation: returns its exit code (never calls process.exit). */
-export type Handler<O = Record<string, any>> = (env: CommandEnv<O>, ...args: any[]) => Promise<number>;
+/** A command implementation: returns its exit code (never calls process.exit). Its option type `O` is checked against its definition by `bind` (command-kit.ts). */
+export type Handler<O = object> = (env: CommandEnv<O>, ...args: any[]) => Promise<number>;
