@@ -16,3 +16,10 @@ export function formatJakarta(date: Date): string {
 export function isoJakarta(date: Date): string {
   return formatJakarta(date).replace(' ', 'T') + '+07:00';
 }
+
+/** Parses the gateway's `YYYY-MM-DD HH:mm:ss` (WIB, UTC+7). */
+export function parseWib(text: unknown): Date | undefined {
+  const m = typeof text === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text.trim()) : null;
+  if (!m) return undefined;
+  return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]! - 7, +m[5]!, +m[6]!));
+}

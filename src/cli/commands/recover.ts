@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, readHistory, TRANSACTION_PATH, type TransactionRecord } from '../../core/api/merchant.js';
-import { callbackFromRecord, gatewayOutcome, parseOrders, parseWib, type Order } from '../../core/api/recover.js';
+import { callbackFromRecord, gatewayOutcome, parseOrders, type Order } from '../../core/api/recover.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { AuthError, GatewayError, NetworkError, SignatureError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseDuration } from '../../core/duration.js';
-import { formatJakarta } from '../../core/time.js';
+import { formatJakarta, parseWib } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
 import { canPrompt } from '../session.js';
