@@ -1,5 +1,5 @@
-import type { Command as PlainCommand } from 'commander';
-import type { Command, OptionValues } from '@commander-js/extra-typings';
+import { type Command as PlainCommand, Option as PlainOption } from 'commander';
+import type { Command, OptionValues, Option as TypedOption } from '@commander-js/extra-typings';
 import type { CommandEnv } from './command-env.js';
 
 /**
@@ -8,6 +8,12 @@ import type { CommandEnv } from './command-env.js';
  * A command module exports `commands`, one `Define` per top-level command it holds (see
  * commands/index.ts); its handlers sit in the same file.
  */
+
+/**
+ * commander's Option with the types of @commander-js/extra-typings (its choices and defaults typed).
+ * The types package is never loaded at run time: it would copy commander's exports once more.
+ */
+export const Option = PlainOption as unknown as typeof TypedOption;
 
 /** A commander command whose option and argument types follow from its definition. */
 export type TypedCommand<Args extends unknown[] = unknown[], Opts extends OptionValues = OptionValues> = Command<Args, Opts, OptionValues>;
@@ -81,8 +87,8 @@ export function shellLines(command: string, width = 80, first = '  $ ', rest = '
   return lines;
 }
 
-/** Adds an Examples section to a command's help. */
-export function examples<C extends { addHelpText(position: 'after', text: string): unknown }>(cmd: C, lines: string[]): C {
-  cmd.addHelpText('after', `\nExamples:\n${lines.flatMap((l) => shellLines(l)).join('\n')}\n`);
+/** Adds an Examples section to a command's help, laid out only when that help is shown. */
+export function examples<C extends { addHelpText(position: 'after', text: () => string): unknown }>(cmd: C, lines: string[]): C {
+  cmd.addHelpText('after', () => `\nExamples:\n${lines.flatMap((l) => shellLines(l)).join('\n')}\n`);
   return cmd;
 }

@@ -14,6 +14,10 @@ import { formatJakarta } from '../core/time.js';
 import type { CliContext } from './context.js';
 import type { Output } from './output.js';
 import { VERSION } from './version.js';
+import { canPrompt } from './interaction.js';
+import { maskedStringToSign } from '../core/api/signed-request.js';
+
+export { canPrompt, maskedStringToSign };
 
 /** Options every command may receive from the root program. */
 export interface CommonOptions {
@@ -189,16 +193,6 @@ export class Session {
   }
 }
 
-/**
- * The string to sign as it may be shown: `METHOD:VA:sha256(body):API key` with the VA and the API
- * key both masked by maskSecret (the VA is the callback signing secret).
- */
-export function maskedStringToSign(req: SignedRequest): string {
-  const { method, bodyHash, stringToSignMasked } = req.signature;
-  const maskedKey = stringToSignMasked.slice(stringToSignMasked.lastIndexOf(':') + 1);
-  return `${method}:${maskSecret(req.headers.va)}:${bodyHash}:${maskedKey}`;
-}
-
 /** Whether a network failure happened before anything was sent (refused, DNS, TLS). */
 function notSent(err: PaycliError): boolean {
   const code = (err.cause as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code ?? '';
@@ -211,9 +205,4 @@ function emulatorAuthError(err: AuthError, req: SignedRequest): AuthError {
     details: err.details,
     hint: `a paycli sandbox started without --va/--accounts accepts its default merchant: VA ${EMULATOR_DEFAULT_VA}, API key ${maskSecret(EMULATOR_DEFAULT_API_KEY)} (what --env local uses when no local credentials are given); ${err.hint ?? ''}`.replace(/; $/, ''),
   });
-}
-
-/** Prompts only when stdin and stderr are TTYs and --no-input is absent. */
-export function canPrompt(ctx: CliContext, opts: CommonOptions): boolean {
-  return ctx.stdinIsTTY && ctx.stderrIsTTY && opts.input !== false;
 }

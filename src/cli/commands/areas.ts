@@ -6,7 +6,7 @@ import { cacheDir } from '../../core/config/paths.js';
 import { checkRegionsData } from '../../core/http/envelope.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, timeoutFlag, typed, type Define } from '../command-kit.js';
 

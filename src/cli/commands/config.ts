@@ -6,7 +6,7 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
 import { table } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
 import { examples, typed, type Define } from '../command-kit.js';
 
 function profileName(env: CommandEnv, user: UserConfig): string {

@@ -5,13 +5,12 @@ import { PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/paymen
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
 import { amountFlag, buildPaymentRequest, collectItems, generateReferenceId, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
 import { parseQuantity, parseRupiah } from '../../core/money.js';
 import { normalizePhone } from '../../core/phone.js';
-import { Option } from '@commander-js/extra-typings';
-import { apiFlags, collect, examples, typed, type Define } from '../command-kit.js';
+import { Option, apiFlags, collect, examples, typed, type Define } from '../command-kit.js';
 import { EXPIRED_TYPES, METHOD_NAMES } from '../../core/payment-rules.js';
 
 interface Collected {

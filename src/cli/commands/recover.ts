@@ -8,11 +8,10 @@ import { parseDuration } from '../../core/duration.js';
 import { formatJakarta, parseWib } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
 import { eventStore } from '../callback-shared.js';
-import { Option } from '@commander-js/extra-typings';
-import { examples, typed, type Define } from '../command-kit.js';
+import { Option, examples, typed, type Define } from '../command-kit.js';
 
 interface RecoverFlags {
   orders?: string;

@@ -5,8 +5,8 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
-import { Option, type OptionValues } from '@commander-js/extra-typings';
-import { examples, typed, type Define, type TypedCommand } from '../command-kit.js';
+import { Option, examples, typed, type Define, type TypedCommand } from '../command-kit.js';
+import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 
 interface SandboxFlags {

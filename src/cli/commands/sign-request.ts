@@ -2,9 +2,8 @@ import { UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { readInput } from '../io.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
-import { maskedStringToSign } from '../session.js';
-import { Option } from '@commander-js/extra-typings';
-import { examples, typed, type Define } from '../command-kit.js';
+import { maskedStringToSign } from '../../core/api/signed-request.js';
+import { Option, examples, typed, type Define } from '../command-kit.js';
 
 /** `paycli sign request`: shows every step of the request signing (docs/gateway.md, "Request signing") for one request. */
 export const signRequestCommand: Handler<{ httpMethod?: string; method?: string; path: string; body?: string }> = async (env) => {

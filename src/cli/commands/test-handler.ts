@@ -10,8 +10,7 @@ import type { Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags } from '../callback-shared.js';
 import { describeMaxMs, TIMER_MAX_MS } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
-import { Option } from '@commander-js/extra-typings';
-import { examples, typed, type Define } from '../command-kit.js';
+import { Option, examples, typed, type Define } from '../command-kit.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 
 interface TestFlags {

@@ -8,8 +8,7 @@ import { parseHttpUrl } from '../../core/http/serve.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import type { Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
-import { Option } from '@commander-js/extra-typings';
-import { collect, examples, storeFlag, typed, type Define } from '../command-kit.js';
+import { Option, collect, examples, storeFlag, typed, type Define } from '../command-kit.js';
 
 interface TriggerFlags {
   to: string;
