@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { isPaycliError, PaycliError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
@@ -48,6 +49,7 @@ export class Output {
 
   static async create(ctx: CliContext, flags: GlobalFlags): Promise<Output> {
     setTableWidth(ctx.stdoutIsTTY ? (ctx.columns ?? 80) : undefined);
+    setTablePlain(!ctx.stdoutIsTTY);
     return new Output(ctx, flags, await colors(colorLevel(ctx, flags, ctx.stdoutIsTTY)), await colors(colorLevel(ctx, flags, ctx.stderrIsTTY)));
   }
 
@@ -97,23 +99,33 @@ export class Output {
 // The width human tables must fit: the terminal's columns when stdout is a terminal (Output.create
 // sets it for the run), none otherwise (a pipe or file gets whole rows).
 let tableWidth: number | undefined;
+// Whether stdout is not a terminal: tables are then plain tab-separated rows (Output.create sets it).
+let tablePlain = false;
+
+/** Off a terminal, `table` writes tab-separated rows without colour or padding (gh's model). */
+export function setTablePlain(plain: boolean): void {
+  tablePlain = plain;
+}
 
 /** Sets the width `table` fits rows into; undefined means no limit. */
 export function setTableWidth(width: number | undefined): void {
   tableWidth = width !== undefined && Number.isFinite(width) && width > 0 ? Math.max(40, Math.floor(width)) : undefined;
 }
 
-const ANSI = /\u001b\[[0-9;]*m/g;
+/** Text without colour codes or other terminal control sequences. */
+function plainText(text: string): string {
+  return stripVTControlCharacters(text);
+}
 
 /** The number of terminal columns a cell takes (color codes take none). */
 export function visibleLength(text: string): number {
-  return [...text.replace(ANSI, '')].length;
+  return [...plainText(text)].length;
 }
 
 /** Shortens text to `width` columns with a trailing `…` (colors are dropped from a shortened cell). */
 export function truncate(text: string, width: number): string {
   if (visibleLength(text) <= width) return text;
-  const chars = [...text.replace(ANSI, '')];
+  const chars = [...plainText(text)];
   return width <= 1 ? '…'.slice(0, width) : chars.slice(0, width - 1).join('') + '…';
 }
 
@@ -122,7 +134,7 @@ export function truncate(text: string, width: number): string {
  * wider than a line. Numbers and amounts (`Rp 102.000`) keep their spaces' neighbours together.
  */
 export function wrap(text: string, width: number): string[] {
-  const plain = visibleLength(text) === [...text].length ? text : text.replace(ANSI, '');
+  const plain = visibleLength(text) === [...text].length ? text : plainText(text);
   if ([...plain].length <= width) return [text];
   const words = plain.replace(/\bRp (?=\d)/g, 'Rp\u00a0').split(' ');
   const lines: string[] = [];
@@ -172,7 +184,8 @@ const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^\
  * wraps onto indented continuation lines, another is shortened with `…`. Numbers, amounts, dates
  * and times are never cut.
  */
-export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number } = {}): string {
+export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number; plain?: boolean } = {}): string {
+  if (opts.plain ?? (tablePlain && opts.width === undefined)) return plainTable(rows);
   const all = header ? [header, ...rows] : rows;
   if (all.length === 0) return '';
   const columns = Math.max(...all.map((r) => r.length));
@@ -182,7 +195,7 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (columns - 1);
   if (limit !== undefined && total() > limit) {
     const body = header ? rows : all;
-    const plain = (i: number) => body.map((r) => (r[i] ?? '').replace(ANSI, ''));
+    const plain = (i: number) => body.map((r) => plainText(r[i] ?? ''));
     const numeric = widths.map((_, i) => plain(i).every((c) => c === '' || NUMERIC_CELL.test(c)));
     const words = widths.map((_, i) => !numeric[i] && plain(i).some((c) => /\s/.test(c)));
     for (const eligible of [(i: number) => words[i] && i > 0, (i: number) => !numeric[i] && i > 0]) {
@@ -209,6 +222,16 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
     for (const more of lastLines.slice(1)) lines.push(' '.repeat(indent) + more);
   });
   return lines.join('\n');
+}
+
+/**
+ * The table as a script reads it (gh's model): one line per row, cells separated by a tab, without
+ * the header, colour, padding or wrapping; tabs and line breaks inside a cell become spaces so that
+ * a row stays one line.
+ */
+function plainTable(rows: string[][]): string {
+  const line = (row: string[]) => row.map((cell) => plainText(cell).replace(/[\t\r\n]+/g, ' ').trim()).join('\t');
+  return rows.map(line).join('\n');
 }
 
 /** Rupiah with Indonesian thousands separators: `Rp 102.000`. */
