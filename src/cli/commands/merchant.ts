@@ -7,7 +7,7 @@ import {
 } from '../../core/api/merchant.js';
 import { cacheDir } from '../../core/config/paths.js';
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
-import { parseDuration } from '../../core/duration.js';
+import { durationFlag as duration } from '../duration-flag.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { EXIT } from '../exit-codes.js';
 import { rupiah, table } from '../output.js';
@@ -26,17 +26,6 @@ function positiveInt(v: string | undefined, flag: string, max?: number): number 
   return Number(v);
 }
 
-function duration(v: string | undefined, flag: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  let ms: number;
-  try {
-    ms = parseDuration(v);
-  } catch (err) {
-    throw new UsageError(`invalid ${flag}: ${(err as Error).message}`);
-  }
-  if (ms <= 0) throw new UsageError(`invalid ${flag} "${v}": it must be longer than 0`);
-  return ms;
-}
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
 export async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Promise<TransactionRecord | null> {

@@ -35,7 +35,7 @@ export function parsePort(value: string | undefined, fallback: number): number {
 export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const { opts, out, ctx } = env;
   const { startSandbox } = await import('../../sandbox.js');
-  const { parseDurationList, parseDuration } = await import('../../core/sandbox/outbox.js');
+  const { parseDurationList, parseDuration } = await import('../../core/duration.js');
   const { readAccountsFile } = await import('../../core/sandbox/accounts.js');
   const format = opts.callbackFormat;
   if (format !== undefined && format !== 'form' && format !== 'json') throw new UsageError(`invalid --callback-format "${format}": form or json`);

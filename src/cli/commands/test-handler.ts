@@ -6,6 +6,7 @@ import { canonicalizeCallback } from '../../core/signing/callback-canonical.js';
 import { hmacHex } from '../../core/signing/callback-signature.js';
 import { describeSendError, sendRaw, type RawResponse } from '../../core/http/raw-post.js';
 import type { CallbackStatus } from '../../core/payment-rules.js';
+import { durationFlag } from '../duration-flag.js';
 import type { Handler } from '../command-env.js';
 import { callbackVa } from './callback-shared.js';
 import { checkCallbackFlags } from './trigger.js';
@@ -72,8 +73,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   if (formats.length === 0) throw new UsageError(`invalid --format "${opts.format}": form, json or both`);
   // JSON is sent both ways senders write it: typed (as the gateway's field table says) and all strings.
   const shapes: Shape[] = formats.flatMap((f): Shape[] => (f === 'json' ? ['json', 'json-strings'] : ['form']));
-  const deadline = opts.deadline === undefined ? 5000 : Number(opts.deadline);
-  if (!Number.isInteger(deadline) || deadline <= 0) throw new UsageError(`invalid --deadline "${opts.deadline}": milliseconds above 0`);
+  const deadline = durationFlag(opts.deadline, '--deadline', 5000);
   const { method, channel } = checkCallbackFlags({ method: opts.method ?? 'va', channel: opts.channel });
   const va = await callbackVa(env);
   const cfg = await env.session.config();
