@@ -205,7 +205,7 @@ complete -c paycli -n '__paycli_at '\''trigger'\''' -l store -r -d 'the event st
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l format -xa 'form json both' -d 'body formats to test'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l method -xa 'va cstore cod qris cc paylater ewallet' -d 'payment method of the sample callbacks'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l channel -xa '(paycli __complete channels -- (commandline -opc) 2>/dev/null)' -d 'payment channel of the sample callbacks'
-complete -c paycli -n '__paycli_at '\''test-handler'\''' -l deadline -r -d 'each answer must come within this many ms'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l deadline -r -d 'each answer must come within this long (e.g. 5s, 500ms)'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l junit -r -d 'also write a JUnit XML report'
 complete -c paycli -n '__paycli_at '\''recover'\''' -l orders -r -d 'your orders: CSV or JSON lines with trx_id or reference_id, '
 complete -c paycli -n '__paycli_at '\''recover'\''' -l since -r -d 'instead: payments of this window (e.g. 2d) with no callback '

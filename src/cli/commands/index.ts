@@ -298,7 +298,7 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
         .addOption(new Option('--format <format>', 'body formats to test').choices(['form', 'json', 'both']).default('both'))
         .addOption(new Option('--method <method>', 'payment method of the sample callbacks').choices(METHOD_NAMES as string[]).default('va'))
         .option('--channel <channel>', 'payment channel of the sample callbacks')
-        .option('--deadline <duration>', 'each answer must come within this long (500ms, 5s; a bare number is ms)', '5s')
+        .option('--deadline <duration>', 'each answer must come within this long (e.g. 5s, 500ms)', '5s')
         .option('--junit <file>', 'also write a JUnit XML report'),
       ['paycli --env local test-handler http://127.0.0.1:3000/callback', 'paycli test-handler https://staging.shop.example/ipaymu/callback --va 1179000899 --junit report.xml'],
     ).action(lazy(async () => ({ default: (await import('./test-handler.js')).testHandlerCommand })));
