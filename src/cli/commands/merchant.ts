@@ -124,35 +124,32 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
   }
   const signal = ctx.interrupts();
   const started = Date.now();
-  let spinner: { text: string; stop(): void } | undefined;
-  if (ctx.stderrIsTTY && !out.json && !opts.dryRun && !opts.curl) {
-    const { default: ora } = await import('ora');
-    spinner = ora({ text: `waiting for transaction ${id}`, stream: ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan' }).start();
-  }
   let last: TransactionRecord | null = null;
   let polls = 0;
-  try {
+  const spin = !opts.dryRun && !opts.curl;
+  const poll = async (update: (text: string) => void): Promise<boolean> => {
     for (;;) {
       try {
         const next = await fetchTransaction(env, id, false);
-        if (!next) return 0;
+        if (!next) return false;
         last = next;
       } catch (err) {
         // Ctrl-C during a check: show what was last known (exit 130 below); before any answer, fail as usual.
-        if (last && signal.aborted) break;
+        if (last && signal.aborted) return true;
         throw err;
       }
       polls++;
-      if (isFinalStatus(last.Status) || signal.aborted) break;
+      if (isFinalStatus(last.Status) || signal.aborted) return true;
       const elapsed = Date.now() - started;
-      if (elapsed >= timeout) break;
-      if (spinner) spinner.text = `transaction ${id}: ${statusWord(last)} · ${Math.round(elapsed / 1000)}s · checking every ${Math.round(interval / 100) / 10}s`;
+      if (elapsed >= timeout) return true;
+      update(`transaction ${id}: ${statusWord(last)} · ${Math.round(elapsed / 1000)}s · checking every ${Math.round(interval / 100) / 10}s`);
       await sleep(Math.min(interval, timeout - elapsed), signal);
-      if (signal.aborted) break;
+      if (signal.aborted) return true;
     }
-  } finally {
-    spinner?.stop();
-  }
+  };
+  // The shared spinner: it leaves stdin alone, so Ctrl-C is SIGINT and stops the wait at once.
+  if (!(spin ? await withSpinner(env, `waiting for transaction ${id}`, poll) : await poll(() => undefined))) return 0;
+  last = last as TransactionRecord | null; // assigned inside poll(), which TypeScript's narrowing does not see
   if (!last) return 0;
   const final = isFinalStatus(last.Status);
   const paid = isPaidStatus(last.Status, last.PaidStatus);
