@@ -3,7 +3,7 @@ import { AuthError, UsageError } from '../core/errors.js';
 import { ApiClient } from '../core/api/client.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, selectProfile, type ProfileChoice, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
 import { findProjectConfig } from '../core/config/project-file.js';
 import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
@@ -41,6 +41,7 @@ export class Session {
   private resolved?: Promise<ResolvedConfig>;
   private httpClient?: Promise<HttpClient>;
   private apiClient?: Promise<ApiClient>;
+  private project?: Promise<ProjectConfig | null>;
   private warnedUserConfig = false;
   readonly userPath: string;
 
@@ -80,6 +81,25 @@ export class Session {
     return apiKey;
   }
 
+  /** The project config found from the working directory (notes about ignored files said once). */
+  projectConfig(): Promise<ProjectConfig | null> {
+    this.project ??= findProjectConfig(this.ctx.cwd, this.ctx.homedir).then((search) => {
+      for (const note of search.notes) this.out.warn(note);
+      return search.project;
+    });
+    return this.project;
+  }
+
+  /**
+   * Which profile this run uses, and why (core/config/resolve.ts selectProfile): the same answer
+   * for commands that read the configuration and for `config set`/`unset`/`init` that write it.
+   */
+  async profileChoice(): Promise<ProfileChoice> {
+    const [project, user] = await Promise.all([this.projectConfig(), this.userConfig()]);
+    const raw = project?.config.profile;
+    return selectProfile({ flag: this.opts.profile, env: this.ctx.env, projectProfile: raw === undefined || raw === null ? undefined : String(raw), projectPath: project?.filepath, user, userPath: this.userPath });
+  }
+
   private async loadConfig(): Promise<ResolvedConfig> {
     const o = this.opts;
     const apiKey = await this.flagApiKey();
@@ -91,9 +111,7 @@ export class Session {
       timeout: o.timeout !== undefined ? Number(parseSetting('timeout', o.timeout)) : undefined,
       profile: o.profile,
     };
-    const [search, user] = await Promise.all([findProjectConfig(this.ctx.cwd, this.ctx.homedir), this.userConfig()]);
-    for (const note of search.notes) this.out.warn(note);
-    const project = search.project;
+    const [project, user] = await Promise.all([this.projectConfig(), this.userConfig()]);
     const resolved = resolveConfig({ flags, env: this.ctx.env, project, user, userPath: this.userPath });
     for (const w of resolved.warnings) this.out.warn(w);
     return resolved;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 
 // Issue 19, the items finished after the first pass.
 
@@ -8,5 +8,52 @@ describe('item 9: pay --redirect normalises the phone like pay', () => {
     const r = await runCli(['--env', 'local', 'pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--phone', '+62 812-3456-789', '--dry-run', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(JSON.parse(r.stdout).body)).toMatchObject({ buyerPhone: '08123456789' });
+  });
+});
+
+describe('issue 15 item 4: one answer to "which profile, and why"', () => {
+  it('in a project whose config says profile "stage", config set writes to stage and says why; whoami reads it back', async () => {
+    const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const h = tempHome();
+    try {
+      const project = join(h.home, 'shop');
+      mkdirSync(join(project, '.git'), { recursive: true });
+      writeFileSync(join(project, '.paycli.json'), JSON.stringify({ profile: 'stage' }));
+      await runCli(['config', 'init', '--profile', 'dev', '--env', 'sandbox', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
+      await runCli(['config', 'init', '--profile', 'stage', '--env', 'sandbox', '--va', '1179000777', '--api-key', 'STAGE-KEY-1234567890'], { home: h.home });
+      const set = await runCli(['config', 'set', 'va', '1179000555'], { home: h.home, cwd: project });
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stdout).toBe(`set va = …0555 in profile "stage" (chosen by the project config ${join(project, '.paycli.json')})\n`);
+      const user = JSON.parse(readFileSync(join(h.home, '.config/paycli/config.json'), 'utf8'));
+      expect(user.profiles.stage.va).toBe('1179000555');
+      expect(user.profiles.dev.va).toBe('1179000899'); // the user's default profile is untouched
+      const who = JSON.parse((await runCli(['whoami', '--json'], { home: h.home, cwd: project })).stdout);
+      expect(who.profile).toEqual({ value: 'stage', origin: `project config ${join(project, '.paycli.json')}` });
+      expect(who.va.value).toBe('…0555');
+      const profiles = await runCli(['config', 'profiles', '--json'], { home: h.home, cwd: project });
+      expect(JSON.parse(profiles.stdout).find((p: { active: boolean }) => p.active).name).toBe('stage');
+      // A production profile chosen by the project is not changed without --profile naming it.
+      writeFileSync(join(project, '.paycli.json'), JSON.stringify({ profile: 'prod' }));
+      await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: h.home });
+      const refused = await runCli(['config', 'set', 'api-key', 'NEW-KEY-1234567890'], { home: h.home, cwd: project });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`refusing to set api-key of profile "prod": it is a production profile, selected by the project config ${join(project, '.paycli.json')}`);
+      const named = await runCli(['config', 'set', 'api-key', 'NEW-KEY-1234567890', '--profile', 'prod'], { home: h.home, cwd: project });
+      expect(named.stdout).toBe('set api-key = NEW-…7890 in profile "prod"\n');
+    } finally {
+      h.cleanup();
+    }
+  });
+
+  it('selectProfile: flag, then PAYCLI_PROFILE, then the project, then the user default, then "default"', async () => {
+    const { selectProfile } = await import('../../src/core/config/resolve.js');
+    const user = { defaultProfile: 'dev', profiles: {} };
+    const base = { env: {}, user, userPath: '/u/config.json' };
+    expect(selectProfile({ ...base, flag: 'a', env: { PAYCLI_PROFILE: 'b' }, projectProfile: 'c' })).toMatchObject({ value: 'a', source: 'flag' });
+    expect(selectProfile({ ...base, env: { PAYCLI_PROFILE: 'b' }, projectProfile: 'c' })).toMatchObject({ value: 'b', source: 'env' });
+    expect(selectProfile({ ...base, env: { PAYCLI_PROFILE: '' }, projectProfile: 'c', projectPath: '/p/.paycli.json' })).toEqual({ value: 'c', source: 'project', origin: 'project config /p/.paycli.json' });
+    expect(selectProfile(base)).toEqual({ value: 'dev', source: 'user', origin: 'user config /u/config.json' });
+    expect(selectProfile({ ...base, user: { profiles: {} } })).toEqual({ value: 'default', source: 'default', origin: 'default' });
   });
 });
