@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { isPaycliError, PaycliError } from '../core/errors.js';
+import { formatJakarta } from '../core/signing/request-signature.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
 
@@ -107,6 +108,11 @@ export function setTablePlain(plain: boolean): void {
   tablePlain = plain;
 }
 
+/** The width human tables fit this run (the terminal's columns), or undefined off a terminal. */
+export function currentTableWidth(): number | undefined {
+  return tableWidth;
+}
+
 /** Sets the width `table` fits rows into; undefined means no limit. */
 export function setTableWidth(width: number | undefined): void {
   tableWidth = width !== undefined && Number.isFinite(width) && width > 0 ? Math.max(40, Math.floor(width)) : undefined;
@@ -164,7 +170,12 @@ export function wrap(text: string, width: number): string[] {
  * continuation lines indented under it; unchanged when there is no width.
  */
 export function fitLine(prefix: string, text: string): string {
-  const room = tableWidth === undefined ? undefined : tableWidth - visibleLength(prefix);
+  return fitLineTo(tableWidth, prefix, text);
+}
+
+/** fitLine for a given width (stderr's, for banners); undefined means no limit. */
+export function fitLineTo(width: number | undefined, prefix: string, text: string): string {
+  const room = width === undefined ? undefined : width - visibleLength(prefix);
   if (room === undefined || room < 20) return prefix + text;
   const pad = ' '.repeat(visibleLength(prefix));
   return text
@@ -175,7 +186,7 @@ export function fitLine(prefix: string, text: string): string {
 }
 
 /** A cell that is a number, an amount, a date or a time: never shortened. */
-const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( ?(WIB|UTC))?$/;
+const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^(\d{4}-)?\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( ?(WIB|UTC))?$/;
 
 /**
  * Aligns rows into columns (no borders), for human tables. Rows fit the table width (see
@@ -232,6 +243,19 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
 function plainTable(rows: string[][]): string {
   const line = (row: string[]) => row.map((cell) => plainText(cell).replace(/[\t\r\n]+/g, ' ').trim()).join('\t');
   return rows.map(line).join('\n');
+}
+
+/**
+ * A moment as human output shows it: `YYYY-MM-DD HH:MM:SS` in WIB (Asia/Jakarta, UTC+7, no
+ * daylight saving), the gateway's own time; `part` picks the date and time, the time alone, or a
+ * short `MM-DD HH:MM`. Text that is not a date is returned as it is. Labels ("WIB") are the
+ * caller's: in a column header or after the value.
+ */
+export function wib(at: Date | string, part: 'datetime' | 'time' | 'short' = 'datetime'): string {
+  const d = at instanceof Date ? at : new Date(at);
+  if (Number.isNaN(d.getTime())) return String(at);
+  const full = formatJakarta(d);
+  return part === 'time' ? full.slice(11) : part === 'short' ? full.slice(5, 16) : full;
 }
 
 /** Rupiah with Indonesian thousands separators: `Rp 102.000`. */
