@@ -77,9 +77,12 @@ describe('paycli recover: a handler that was down while payments were made', () 
     const r = await cli(['recover', '--orders', ordersCsv()]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^TRX +REFERENCE +MERCHANT +GATEWAY +DELIVERY$/);
-    expect(lines).toHaveLength(5);
-    expect(r.stdout).toMatch(new RegExp(`${trx[2]!.id} +SHOP-2 +unpaid +expired +not delivered \\(dry\\)`));
+    // Piped: tab-separated rows without the header; on a terminal, the aligned table with it.
+    expect(lines).toHaveLength(4);
+    const tty = await runCli(['recover', '--orders', ordersCsv(), '--no-color'], { env: localEnv(sb), home: home.home, tty: true });
+    expect(tty.stdout.split('\n')[0]).toMatch(/^TRX +REFERENCE +MERCHANT +GATEWAY +DELIVERY$/);
+    expect(tty.stdout).toMatch(new RegExp(`${trx[2]!.id} +SHOP-2 +unpaid +expired +not delivered \\(dry\\)`));
+    expect(r.stdout).toMatch(new RegExp(`^${trx[2]!.id}\tSHOP-2\tunpaid\texpired\tnot delivered \\(dry\\)$`, 'm'));
     expect(r.stdout).not.toContain('SHOP-3');
     expect(r.stderr).toContain('reference SHOP-404 is unknown to the gateway');
     expect(r.stderr).toContain('line 8: reference SHOP-3 is "paid" in your orders but pending at the gateway');
