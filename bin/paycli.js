@@ -5,23 +5,56 @@
 // loaded; everything else runs from the single-file bundle dist/cli/paycli.cjs, compiled with V8's
 // code cache (written by `npm run build`), or from the compiled modules (dist/cli/main.js) when the
 // bundle is absent. BENCHMARKS.md has what each step buys.
-const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync, mkdirSync } = require('node:fs');
+const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync, mkdirSync, statSync, readdirSync } = require('node:fs');
 const { join, dirname } = require('node:path');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'paycli.cjs');
 const BUNDLE_ID = '// paycli-bundle ';
 
 /**
- * The code cache's file name: the bundle's content id (its first line, written by scripts/bundle.js)
- * and V8's version. V8 itself checks a cache only against the source's length, so a rebuilt bundle of
- * the same length must never meet the old cache: the id keeps them apart.
+ * Node options that change nothing in the code V8 compiles (module loading, debugging, warnings);
+ * every other option given to Node, on its command line or in NODE_OPTIONS, may change V8's flags,
+ * and V8 rejects a code cache made under other flags.
  */
-function cacheName(source) {
-  const id = source.startsWith(BUNDLE_ID) ? source.slice(BUNDLE_ID.length, source.indexOf('\n')) : 'unversioned';
-  return `paycli.cjs.${id}.v8-${process.versions.v8}.cache`;
+const NEUTRAL_OPTIONS = /^--(require|import|loader|experimental-loader|env-file|title|inspect[\w-]*|debug-port|enable-source-maps|no-warnings|trace-warnings|pending-deprecation|no-deprecation|unhandled-rejections|use-openssl-ca|use-bundled-ca|openssl-[\w-]+|tls-[\w-]+|dns-result-order)\b|^-r$/;
+const TAKES_VALUE = /^(--require|--import|--loader|--experimental-loader|--env-file|--title|-r)$/;
+
+/**
+ * A short key for the V8-relevant options of this process (empty without any): a run with
+ * `NODE_OPTIONS=--max-old-space-size=4096` must not overwrite, or be served, the cache of a run
+ * without it. Computed from process.execArgv and NODE_OPTIONS with string operations only.
+ */
+function flagsKey(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS || '') {
+  const options = [...execArgv, ...nodeOptions.split(/\s+/)].filter(Boolean);
+  const kept = [];
+  for (let i = 0; i < options.length; i++) {
+    const o = options[i];
+    if (NEUTRAL_OPTIONS.test(o)) {
+      if (TAKES_VALUE.test(o)) i++; // its value is the next word
+      continue;
+    }
+    kept.push(o.replace(/_/g, '-'));
+  }
+  if (kept.length === 0) return '';
+  kept.sort();
+  // FNV-1a, 32 bits, in hex: enough to keep a handful of flag sets apart.
+  let h = 0x811c9dc5;
+  for (const ch of kept.join(' ')) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
 }
 
-/** The fallback place for the cache when the package directory is read-only (a system-wide install). */
+/**
+ * The code cache's file name: the bundle's content id (its first line, written by scripts/bundle.js),
+ * V8's version, and the key of V8-relevant options when there are any. V8 itself checks a cache only
+ * against the source's length, so a rebuilt bundle of the same length must never meet the old
+ * cache: the id keeps them apart.
+ */
+function cacheName(source, flags = flagsKey()) {
+  const id = source.startsWith(BUNDLE_ID) ? source.slice(BUNDLE_ID.length, source.indexOf('\n')) : 'unversioned';
+  return `paycli.cjs.${id}.v8-${process.versions.v8}${flags ? `.flags-${flags}` : ''}.cache`;
+}
+
+/** Where ordinary runs keep the cache they write: the user's cache directory, never the package. */
 function userCacheFile(name) {
   const base = process.env.XDG_CACHE_HOME || join(require('node:os').homedir(), '.cache');
   return join(base, 'paycli', name);
@@ -35,26 +68,39 @@ function readOrUndefined(file) {
   }
 }
 
+/** Writes a file atomically (temporary file, then rename); false when it cannot. */
+function writeAtomically(file, data) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(tmp, data);
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* nothing was written */
+    }
+    return false;
+  }
+}
+
 /**
  * Loads the bundle like `require` would, but through vm.Script with V8's code cache: functions that
  * earlier runs compiled are deserialized instead of parsed and compiled again. The cache is looked
- * for beside the bundle, then in the user's cache directory; when there is none (another Node, a new
- * build) or V8 rejects it, it is written after the run, beside the bundle or else in the user's cache
- * directory (best effort). Returns the bundle's exports, whether a cache was used, and a function that
- * writes the cache.
+ * for in the user's cache directory, then beside the bundle (where `npm run build` trains one; a
+ * packed tarball ships none). When there is none or V8 rejects it, the run writes one in the user's
+ * cache directory afterwards (best effort), unless a larger (trained) cache is already there.
+ * Returns the bundle's exports, whether a cache was used, and a function that writes the cache.
  */
 function loadBundle() {
   const vm = require('node:vm');
   const source = readFileSync(BUNDLE, 'utf8');
   const name = cacheName(source);
   const beside = join(dirname(BUNDLE), name);
-  let cacheFile = beside;
-  let cachedData = readOrUndefined(beside);
-  if (cachedData === undefined) {
-    const user = userCacheFile(name);
-    cachedData = readOrUndefined(user);
-    if (cachedData !== undefined) cacheFile = user;
-  }
+  const user = userCacheFile(name);
+  const cachedData = readOrUndefined(user) ?? readOrUndefined(beside);
   // The bundle's import() calls (undici, inquirer, ora, … stay external) are routed to this module's
   // own import(): code compiled by vm.Script cannot import, least of all when it comes from a cache.
   // Its require() calls are all for Node built-ins, so this module's own require serves them.
@@ -66,25 +112,27 @@ function loadBundle() {
   return {
     exports: mod.exports,
     cacheUsed,
-    writeCache() {
+    /** Training (`npm run build`) writes beside the bundle; ordinary runs in the user's cache directory. */
+    writeCache(training = false) {
       const data = script.createCachedData();
-      const write = (file) => {
-        const tmp = `${file}.${process.pid}.tmp`;
-        try {
-          mkdirSync(dirname(file), { recursive: true });
-          writeFileSync(tmp, data);
-          renameSync(tmp, file);
-          return true;
-        } catch {
-          try {
-            unlinkSync(tmp);
-          } catch {
-            /* nothing was written */
-          }
-          return false;
-        }
-      };
-      return write(cacheFile) || (cacheFile === beside && write(userCacheFile(name)));
+      if (training) return writeAtomically(beside, data);
+      // Never replace a trained cache with a narrower one (a run that compiled one command).
+      let existing = 0;
+      try {
+        existing = statSync(user).size;
+      } catch {
+        /* none yet */
+      }
+      if (existing > data.length) return false;
+      if (!writeAtomically(user, data)) return false;
+      // Caches of other builds of paycli are dead weight.
+      const id = name.split('.')[2];
+      try {
+        for (const other of readdirSync(dirname(user))) if (/^paycli\.cjs\.[^.]+\..*cache$/.test(other) && other.split('.')[2] !== id) unlinkSync(join(dirname(user), other));
+      } catch {
+        /* best effort */
+      }
+      return true;
     },
   };
 }
@@ -115,10 +163,12 @@ async function start() {
   }
   const bundle = loadBundle();
   process.exitCode = await bundle.exports.main(argv);
-  // `npm run build` trains the cache by running typical commands with PAYCLI_CODE_CACHE=write, each
-  // adding the functions it compiled; an ordinary run rewrites it only when it was missing or rejected.
-  if (process.env.PAYCLI_CODE_CACHE === 'write' || (!bundle.cacheUsed && process.env.PAYCLI_CODE_CACHE !== 'off')) bundle.writeCache();
+  // `npm run build` trains the cache beside the bundle by running typical commands with
+  // PAYCLI_CODE_CACHE=write, each adding the functions it compiled; an ordinary run writes one (in the
+  // user's cache directory) only when it found none or V8 rejected it.
+  if (process.env.PAYCLI_CODE_CACHE === 'write') bundle.writeCache(true);
+  else if (!bundle.cacheUsed && process.env.PAYCLI_CODE_CACHE !== 'off') bundle.writeCache();
 }
 
 if (require.main === module) start();
-else module.exports = { loadBundle, cacheName, BUNDLE };
+else module.exports = { loadBundle, cacheName, flagsKey, BUNDLE };

@@ -35,7 +35,10 @@ try {
     emulator.once('error', reject);
     emulator.once('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
     const timer = setTimeout(() => reject(new Error('the emulator did not start within 20 s')), 20_000);
-    createInterface({ input: emulator.stdout }).once('line', (line) => (clearTimeout(timer), resolve(JSON.parse(line))));
+    createInterface({ input: emulator.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(line));
+    });
   }).catch((err) => {
     emulator.kill('SIGKILL');
     throw err;

@@ -12,7 +12,7 @@ export interface GlobalFlags {
   yes?: boolean;
 }
 
-/** Decides color per cli.md section 2: NO_COLOR, --no-color, TERM=dumb and non-TTY turn it off; FORCE_COLOR forces it. */
+/** Decides color (README, "Configuration"): NO_COLOR, --no-color, TERM=dumb and non-TTY turn it off; FORCE_COLOR forces it. */
 export function colorLevel(ctx: CliContext, flags: GlobalFlags, isTTY: boolean): 0 | 1 | 2 | 3 {
   if (flags.color === false) return 0;
   const force = ctx.env.FORCE_COLOR;

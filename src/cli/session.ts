@@ -210,7 +210,7 @@ export function maskedStringToSign(req: SignedRequest): string {
   return `${method}:${maskSecret(req.headers.va)}:${bodyHash}:${maskedKey}`;
 }
 
-/** Prompts only when stdin and stderr are TTYs and --no-input is absent (cli.md section 2). */
+/** Prompts only when stdin and stderr are TTYs and --no-input is absent. */
 export function canPrompt(ctx: CliContext, opts: CommonOptions): boolean {
   return ctx.stdinIsTTY && ctx.stderrIsTTY && opts.input !== false;
 }

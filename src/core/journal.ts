@@ -1,25 +1,38 @@
-import { createReadStream } from 'node:fs';
-import { appendFile, mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { appendFileSync, closeSync, createReadStream, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fsError } from './fs-errors.js';
 
-/** Writes `length` bytes of `buffer` from `offset` at the end of the file; returns how many it wrote. */
-export type JournalWrite = (fh: FileHandle, buffer: Buffer, offset: number, length: number) => Promise<number>;
+/** The two system calls a journal write makes (a seam for tests that inject short writes, ENOSPC, EIO). */
+export interface JournalIo {
+  /** Writes `length` bytes of `buffer` from `offset` at the end of the file; returns how many it wrote. */
+  write(fd: number, buffer: Buffer, offset: number, length: number): number;
+  /** Cuts the file to `length` bytes. */
+  truncate(fd: number, length: number): void;
+}
 
 export interface JournalOptions {
   /**
-   * Taken around every write and released after it (returns the release). Other processes that take
-   * the same lock may replace or remove the file meanwhile (a prune, a clear): under the lock, the
-   * journal notices and reopens the file at its path before writing.
+   * Held while writing (returns the release): taken before a write, kept across the writes of a busy
+   * stretch for at most 100 ms, let go 20 ms after the last one. Other processes that take the same
+   * lock may replace or remove the file while it is free (a prune, a clear): once it holds the lock
+   * again, the journal notices and reopens the file at its path before writing.
    */
   lock?: () => Promise<() => Promise<void>>;
   /** Where the bytes of a torn last line are kept when it is cut off (appended; best effort). */
   tornPath?: string;
-  /** The write itself (a seam for tests that inject short writes and ENOSPC). */
-  write?: JournalWrite;
+  io?: JournalIo;
 }
 
-const defaultWrite: JournalWrite = async (fh, buffer, offset, length) => (await fh.write(buffer, offset, length)).bytesWritten;
+const defaultIo: JournalIo = {
+  write: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length),
+  truncate: (fd, length) => ftruncateSync(fd, length),
+};
+
+/** Longest stretch a writer keeps the lock under continuous load, then lets it go for YIELD_MS. */
+const HOLD_MS = 100;
+const YIELD_MS = 10;
+/** A writer with nothing more to write lets the lock go after this long. */
+const IDLE_RELEASE_MS = 20;
 
 interface Pending {
   line: string;
@@ -27,9 +40,11 @@ interface Pending {
 }
 
 /**
- * An append-only JSONL journal with group commit: records queued while a write is in flight are
- * joined into the next single write. A record is settled once the OS has all of its bytes, so a
- * `kill -9` after an answer loses nothing.
+ * An append-only JSONL journal with group commit: the records appended during one event-loop turn
+ * are written with one `write` at the end of that turn, and their callbacks run right after it, in
+ * the same turn. A record is settled once the OS has all of its bytes, so a `kill -9` after an answer
+ * loses nothing. The write is synchronous: a write to the page cache costs a few microseconds, less
+ * than handing it to the thread pool and back.
  *
  * A write that fails or comes back short (ENOSPC, EIO, EFBIG, EDQUOT, …) fails every record of that
  * write, and the file is cut back to its length before the write (ftruncate): nothing torn is left
@@ -38,21 +53,26 @@ interface Pending {
  * the journal is opened (its bytes kept in `tornPath` when given); readers skip and count it.
  */
 export class Journal<T> {
-  private fh?: FileHandle;
+  private fd?: number;
   private ino?: number;
   private size = 0;
   /** The tail may hold a torn line (a cut that failed): repair before the next write. */
   private dirty = false;
   private queue: Pending[] = [];
-  private writing = false;
+  /** A write is scheduled for the end of this turn, or the lock is being taken. */
+  private busy = false;
   private drained?: () => void;
-  private readonly write: JournalWrite;
+  private readonly io: JournalIo;
+  /** The lock while held (kept across consecutive writes, see flush). */
+  private release?: () => Promise<void>;
+  private heldSince = 0;
+  private idleTimer?: NodeJS.Timeout;
 
   constructor(
     readonly path: string,
     private readonly options: JournalOptions = {},
   ) {
-    this.write = options.write ?? defaultWrite;
+    this.io = options.io ?? defaultIo;
   }
 
   /** Reads every complete record; returns them and how many lines were unreadable. */
@@ -70,7 +90,7 @@ export class Journal<T> {
    * a hand edit) or refused by `onRecord` returning false. `onUnreadable` receives those lines. A
    * missing file has no records.
    */
-  async scan(onRecord: (record: T, line: string) => boolean | void, onUnreadable?: (line: string) => void): Promise<number> {
+  async scan(onRecord: (record: T, line: string) => boolean | undefined | void, onUnreadable?: (line: string) => void): Promise<number> {
     let skipped = 0;
     const take = (line: string) => {
       if (!line.trim()) return;
@@ -108,9 +128,9 @@ export class Journal<T> {
 
   /** Opens the file for appending (created 0600 in a 0700 directory); cuts a torn last line. */
   async open(): Promise<void> {
-    const release = await this.options.lock?.();
+    const release = this.release ? undefined : await this.options.lock?.();
     try {
-      await this.reopen();
+      this.reopen();
     } catch (err) {
       throw fsError(err, this.path);
     } finally {
@@ -118,34 +138,43 @@ export class Journal<T> {
     }
   }
 
-  private async reopen(): Promise<void> {
-    await this.fh?.close().catch(() => undefined);
-    this.fh = undefined;
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const fh = await open(this.path, 'a+', 0o600);
-    const st = await fh.stat();
-    this.fh = fh;
+  private closeFd(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already unusable */
+    }
+    this.fd = undefined;
+  }
+
+  private reopen(): void {
+    this.closeFd();
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const fd = openSync(this.path, 'a+', 0o600);
+    const st = fstatSync(fd);
+    this.fd = fd;
     this.ino = st.ino;
     this.size = st.size;
-    await this.cutTornTail();
+    this.cutTornTail();
   }
 
   /**
    * If the file does not end with a newline, cuts it back to just after its last one (keeping the
    * cut bytes in `tornPath` when given). Only the tail is read, however large the file.
    */
-  private async cutTornTail(): Promise<void> {
-    const fh = this.fh!;
+  private cutTornTail(): void {
+    const fd = this.fd as number;
     if (this.size === 0) return;
     const last = Buffer.alloc(1);
-    await fh.read(last, 0, 1, this.size - 1);
+    readSync(fd, last, 0, 1, this.size - 1);
     if (last[0] === 0x0a) return;
     let end = this.size;
     let cut = 0;
     const chunk = Buffer.alloc(64 * 1024);
     search: while (end > 0) {
       const start = Math.max(0, end - chunk.length);
-      const { bytesRead } = await fh.read(chunk, 0, end - start, start);
+      const bytesRead = readSync(fd, chunk, 0, end - start, start);
       for (let i = bytesRead - 1; i >= 0; i--) {
         if (chunk[i] === 0x0a) {
           cut = start + i + 1;
@@ -156,72 +185,127 @@ export class Journal<T> {
     }
     if (this.options.tornPath) {
       const torn = Buffer.alloc(this.size - cut);
-      await fh.read(torn, 0, torn.length, cut);
-      await appendFile(this.options.tornPath, Buffer.concat([torn, Buffer.from('\n')]), { mode: 0o600 }).catch(() => undefined);
+      readSync(fd, torn, 0, torn.length, cut);
+      try {
+        appendFileSync(this.options.tornPath, Buffer.concat([torn, Buffer.from('\n')]), { mode: 0o600 });
+      } catch {
+        /* best effort: the torn line was never acknowledged */
+      }
     }
-    await fh.truncate(cut);
+    this.io.truncate(fd, cut);
     this.size = cut;
   }
 
   /** Appends one record; resolves once the OS has all its bytes, rejects when it could not be written. */
   append(record: T): Promise<void> {
-    return new Promise((resolve, reject) => this.appendLine(JSON.stringify(record) + '\n', (err) => (err === undefined ? resolve() : reject(err))));
+    return new Promise((resolve, reject) => this.appendLine(`${JSON.stringify(record)}\n`, (err) => (err === undefined ? resolve() : reject(err))));
   }
 
   /** `append` without a promise: `done` is called with nothing once written, or with the error. */
   appendWith(record: T, done: (err?: unknown) => void): void {
-    this.appendLine(JSON.stringify(record) + '\n', done);
+    this.appendLine(`${JSON.stringify(record)}\n`, done);
   }
 
   private appendLine(line: string, done: (err?: unknown) => void): void {
     this.queue.push({ line, done });
-    if (!this.writing) void this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    this.writing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      let error: unknown;
-      let release: (() => Promise<void>) | undefined;
-      try {
-        if (this.options.lock) {
-          release = await this.options.lock();
-          // Under the lock the file may have been replaced (prune) or removed (clear) since the last write.
-          let current: { ino: number; size: number } | undefined;
-          try {
-            current = await stat(this.path);
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-          }
-          if (!this.fh || !current || current.ino !== this.ino) await this.reopen();
-          else this.size = current.size;
-        } else if (!this.fh) await this.reopen();
-        if (this.dirty) {
-          this.size = (await this.fh!.stat()).size;
-          await this.cutTornTail();
-          this.dirty = false;
-        }
-        await this.writeAll(Buffer.from(batch.length === 1 ? batch[0]!.line : batch.map((b) => b.line).join('')));
-      } catch (err) {
-        error = err ?? new Error('write failed');
-      }
-      // Settled before the lock is released: the bytes are written (or cut back) either way.
-      for (const b of batch) b.done(error);
-      if (release) await release().catch(() => undefined);
+    if (!this.busy) {
+      this.busy = true;
+      setImmediate(() => this.flush());
     }
-    this.writing = false;
-    this.drained?.();
   }
 
-  private async writeAll(buf: Buffer): Promise<void> {
-    const fh = this.fh!;
+  /** Writes what is queued (after taking the lock if it is not held), then settles it. */
+  private flush(): void {
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+    }
+    if (this.options.lock && !this.release) {
+      this.options.lock().then(
+        (release) => {
+          this.release = release;
+          this.heldSince = Date.now();
+          this.flush();
+        },
+        (err: unknown) => this.settle(err),
+      );
+      return;
+    }
+    let error: unknown;
+    try {
+      if (this.options.lock && this.heldSince > 0) {
+        // Just locked: the file may have been replaced (prune) or removed (clear) while the lock was free.
+        this.heldSince = -this.heldSince;
+        let current: { ino: number; size: number } | undefined;
+        try {
+          current = statSync(this.path);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+        if (this.fd === undefined || !current || current.ino !== this.ino) this.reopen();
+        else this.size = current.size;
+      } else if (this.fd === undefined) this.reopen();
+      if (this.dirty) {
+        this.size = fstatSync(this.fd as number).size;
+        this.cutTornTail();
+        this.dirty = false;
+      }
+      const batch = this.queue;
+      this.writeAll(Buffer.from(batch.length === 1 ? (batch[0] as Pending).line : batch.map((b) => b.line).join('')));
+    } catch (err) {
+      error = err ?? new Error('write failed');
+    }
+    this.settle(error);
+  }
+
+  private settle(error: unknown): void {
+    const batch = this.queue;
+    this.queue = [];
+    for (const b of batch) b.done(error);
+    // Under steady load the lock is kept from one write to the next (a lock per write costs more than
+    // the write), but never longer than HOLD_MS at a stretch: then it is let go for YIELD_MS so that
+    // a prune or clear waiting for it gets in. A failed write lets it go too.
+    const heldFor = Date.now() + this.heldSince; // heldSince is negative once checked
+    if (this.release && (error !== undefined || heldFor >= HOLD_MS)) {
+      void this.unlock().then(() => setTimeout(() => this.next(), YIELD_MS));
+      return;
+    }
+    this.next();
+  }
+
+  /** After a write: the next one if records came in meanwhile, else idle. */
+  private next(): void {
+    if (this.queue.length > 0) {
+      setImmediate(() => this.flush());
+      return;
+    }
+    this.busy = false;
+    if (this.release) {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = undefined;
+        if (!this.busy) void this.unlock();
+      }, IDLE_RELEASE_MS);
+      this.idleTimer.unref?.();
+    }
+    const drained = this.drained;
+    this.drained = undefined;
+    drained?.();
+  }
+
+  private async unlock(): Promise<void> {
+    const release = this.release;
+    this.release = undefined;
+    this.heldSince = 0;
+    await release?.().catch(() => undefined);
+  }
+
+  private writeAll(buf: Buffer): void {
+    const fd = this.fd as number;
     const before = this.size;
     let off = 0;
     try {
       while (off < buf.length) {
-        const n = await this.write(fh, buf, off, buf.length - off);
+        const n = this.io.write(fd, buf, off, buf.length - off);
         if (!(n > 0)) throw Object.assign(new Error(`short write to ${this.path}`), { code: 'EIO' });
         off += n;
       }
@@ -229,7 +313,7 @@ export class Journal<T> {
     } catch (err) {
       // Nothing torn may stay: cut back to the length before this write.
       try {
-        await fh.truncate(before);
+        this.io.truncate(fd, before);
         this.size = before;
       } catch {
         this.dirty = true;
@@ -239,9 +323,10 @@ export class Journal<T> {
   }
 
   async close(): Promise<void> {
-    if (this.writing || this.queue.length > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    this.drained = undefined;
-    await this.fh?.close();
-    this.fh = undefined;
+    if (this.busy) await new Promise<void>((resolve) => (this.drained = resolve));
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    await this.unlock();
+    this.closeFd();
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { buildProgram, topLevelCommandOf } from '../../src/cli/program.js';
 import { TOP_LEVEL_COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli, testContext } from '../helpers/cli.js';

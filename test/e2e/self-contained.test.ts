@@ -51,7 +51,7 @@ describe('a self-contained repository', () => {
 
   it('runs README verification examples on the files under examples/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    for (const name of ['payload.form', 'capture.http', 'payload.json']) expect(readme).toContain(name);
+    for (const name of ['payload.form', 'capture.http', 'payload.json', 'captures.jsonl']) expect(readme).toContain(name);
     const good = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
     for (const f of ['examples/payload.form', 'examples/payload.json', 'examples/capture.http']) {
       const r = paycli('sign-callback', f, '--va', '1179000899');
@@ -63,6 +63,10 @@ describe('a self-contained repository', () => {
     const slash = paycli('verify-callback', 'examples/payload.form', '--va', '1179000899', '--signature', '00721607209ced43b06cd8f24be4d8b172685bf10be9830fa4c75ddbd949de30');
     expect(slash.status).toBe(6);
     expect(slash.stdout).toContain('"/" was not escaped as "\\/"');
+    const batch = paycli('verify-callback', '--jsonl', 'examples/captures.jsonl', '--va', '1179000899');
+    expect(batch.status).toBe(6);
+    expect(batch.stdout).toContain('3 captures: 2 valid, 1 invalid, 0 malformed');
+    expect(batch.stdout).toContain('line 3: invalid trx 184854: the signer made a mistake: "/" was not escaped');
     const show = paycli('sign-callback', 'examples/payload.form', '--va', '1179000899', '--show-canonical');
     expect(show.stdout).toContain('"url":"https:\\/\\/webhook.site\\/caef335b-');
   });

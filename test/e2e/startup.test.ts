@@ -37,41 +37,72 @@ beforeAll(() => {
 afterAll(() => rmSync(pkg, { recursive: true, force: true }));
 
 describe('start-up', () => {
-  it('ships a trained code cache, and a rejected one is harmless and rewritten; a valid one is left alone', () => {
+  it('builds a trained code cache beside the bundle; a rejected one is harmless and replaced in the user cache, a valid one left alone', () => {
     expect(statSync(shipped).size).toBeGreaterThan(50_000);
     expect(shipped).toContain(`.v8-${process.versions.v8}.cache`);
     const expected = spawnSync(process.execPath, [join(ROOT, 'bin/paycli.js'), '--help'], { encoding: 'utf8' }).stdout;
     writeFileSync(cache, 'not a V8 code cache');
-    const first = run(['--help']);
+    const userCache = join(pkg, 'user-cache');
+    const env = { XDG_CACHE_HOME: userCache };
+    const first = run(['--help'], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(expected);
     expect(first.stderr).toBe('');
-    const rewritten = readFileSync(cache);
-    expect(rewritten.length).toBeGreaterThan(50_000);
-    const mtime = statSync(cache).mtimeMs;
-    expect(run(['--help']).stdout).toBe(expected);
-    expect(statSync(cache).mtimeMs).toBe(mtime);
+    const written = join(userCache, 'paycli', cache.split('/').pop()!);
+    expect(statSync(written).size).toBeGreaterThan(50_000);
+    expect(readFileSync(cache, 'utf8')).toBe('not a V8 code cache'); // an ordinary run never writes into the package
+    const mtime = statSync(written).mtimeMs;
+    expect(run(['--help'], env).stdout).toBe(expected);
+    expect(statSync(written).mtimeMs).toBe(mtime); // found and used, not rewritten
+    rmSync(userCache, { recursive: true });
     rmSync(cache);
-    const userCache = join(pkg, 'user-cache');
     expect(run(['--help'], { PAYCLI_CODE_CACHE: 'off', XDG_CACHE_HOME: userCache }).code).toBe(0);
     expect(existsSync(cache)).toBe(false);
     expect(existsSync(userCache)).toBe(false);
   });
 
-  it('falls back to the user cache directory when the package directory cannot take the cache', () => {
-    // As root, permissions cannot make the directory read-only: a directory in the file's place
-    // makes the write fail the same way.
-    rmSync(cache, { force: true });
-    mkdirSync(cache);
+  it('keys the cache by the V8 options of the run, and never replaces a trained cache with a narrower one', () => {
+    cpSync(shipped, cache);
+    const trained = readFileSync(cache);
     const userCache = join(pkg, 'user-cache');
-    const env = { XDG_CACHE_HOME: userCache };
-    expect(run(['--help'], env).code).toBe(0);
-    const fallback = join(userCache, 'paycli', cache.split('/').pop()!);
-    expect(statSync(fallback).size).toBeGreaterThan(50_000);
-    const mtime = statSync(fallback).mtimeMs;
-    expect(run(['--help'], env).code).toBe(0);
-    expect(statSync(fallback).mtimeMs).toBe(mtime); // found and used, not rewritten
-    rmSync(cache, { recursive: true });
+    // Other V8 flags (NODE_OPTIONS or the node command line) get a cache of their own; the trained
+    // one is neither rewritten nor rejected by them.
+    for (const variant of [{ env: { NODE_OPTIONS: '--max-old-space-size=4096' }, argv: [] as string[] }, { env: {}, argv: ['--max-semi-space-size=32'] }]) {
+      for (let i = 0; i < 2; i++) {
+        const r = spawnSync(process.execPath, [...variant.argv, bin, '--help'], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', XDG_CACHE_HOME: userCache, ...variant.env }, encoding: 'utf8' });
+        expect(r.status, r.stderr).toBe(0);
+      }
+    }
+    const keyed = readdirSync(join(userCache, 'paycli'));
+    expect(keyed).toHaveLength(2);
+    for (const name of keyed) expect(name).toMatch(/^paycli\.cjs\.[0-9a-f]{16}\.v8-.+\.flags-[0-9a-f]{8}\.cache$/);
+    expect(readFileSync(cache).equals(trained)).toBe(true);
+    // Neutral options (a preload, source maps) share the default cache: nothing new is written.
+    const preload = join(pkg, 'noop.cjs');
+    writeFileSync(preload, '');
+    rmSync(userCache, { recursive: true });
+    const r = spawnSync(process.execPath, ['-r', preload, '--enable-source-maps', bin, '--help'], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', XDG_CACHE_HOME: userCache }, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(existsSync(userCache)).toBe(false);
+    // A trained cache that V8 rejects (here: its source hash changed) is not replaced by the one
+    // narrow run would write; a smaller rejected one is.
+    const name = cache.split('/').pop()!;
+    mkdirSync(join(userCache, 'paycli'), { recursive: true });
+    const rejected = Buffer.from(trained);
+    rejected[8] = rejected[8]! ^ 0xff;
+    writeFileSync(join(userCache, 'paycli', name), rejected);
+    expect(run(['--version'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
+    expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
+    expect(readFileSync(join(userCache, 'paycli', name)).equals(rejected)).toBe(true);
+    writeFileSync(join(userCache, 'paycli', name), 'small and broken');
+    expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
+    expect(statSync(join(userCache, 'paycli', name)).size).toBeGreaterThan(50_000);
+    // Caches of other builds are removed when a new one is written.
+    writeFileSync(join(userCache, 'paycli', 'paycli.cjs.0123456789abcdef.v8-1.2.3.cache'), 'old build');
+    rmSync(join(userCache, 'paycli', name));
+    rmSync(cache); // no cache anywhere: this run writes one
+    expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
+    expect(readdirSync(join(userCache, 'paycli'))).toEqual([name]);
     rmSync(userCache, { recursive: true });
   });
 

@@ -7,10 +7,11 @@ import { sandbox } from '../helpers/sandbox.js';
 import { BIN } from '../helpers/spawn.js';
 import { haveTmux, Terminal } from '../helpers/tmux.js';
 
-const run = haveTmux || process.env.CI ? describe : describe.skip;
+// Without tmux (outside CI, where .ci/run installs it) the suite is skipped and says why.
+const run = haveTmux || process.env.CI ? describe : (name: string, body: () => void) => describe.skip(`${name} (skipped: apt-get install tmux)`, body);
 let sb: SandboxHandle;
 let home: ReturnType<typeof tempHome>;
-let terminals: Terminal[] = [];
+const terminals: Terminal[] = [];
 
 beforeAll(async () => {
   sb = await sandbox();

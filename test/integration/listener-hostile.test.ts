@@ -113,17 +113,34 @@ describe('--forward-to', () => {
     const hung = await hungServer();
     const events: ListenerEvent[] = [];
     const later: { id: string; result: ForwardResult }[] = [];
-    const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url, hung.url], forwardTimeoutMs: 1500, onEvent: (e) => events.push(e), onForward: (f) => later.push(f) });
+    const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url, hung.url], forwardTimeoutMs: 3000, onEvent: (e) => events.push(e), onForward: (f) => later.push(f) });
     const cb = callback();
     const r = await post(l.url, cb.headers, cb.body);
     expect(r).toEqual({ status: 200, text: '{"ok":true}' });
-    expect(later).toEqual([]); // answered while the second target still hangs (it times out after 1.5 s) …
+    expect(later).toEqual([]); // answered while the second target still hangs (it times out after 3 s) …
     expect(events[0]!.forwards).toEqual([{ url: app.url, status: 200, ms: expect.any(Number) }]);
-    for (let i = 0; i < 100 && later.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
-    expect(later).toEqual([{ id: events[0]!.event.id, result: { url: hung.url, status: null, ms: null, error: 'no answer within 1500 ms' } }]); // … and times out on its own
+    for (let i = 0; i < 200 && later.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(later).toEqual([{ id: events[0]!.event.id, result: { url: hung.url, status: null, ms: null, error: 'no answer within 3000 ms' } }]); // … and times out on its own
     expect(hung.seen).toEqual(['/hung']);
     await l.close();
     hung.close();
+    await app.close();
+  });
+
+  it('a retry of a callback whose mirrored answer was not 200 is not a duplicate', async () => {
+    const app = await receiver([500, 200]);
+    const events: ListenerEvent[] = [];
+    const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url], onEvent: (e) => events.push(e) });
+    const cb = callback();
+    expect((await post(l.url, cb.headers, cb.body)).status).toBe(500);
+    expect((await post(l.url, cb.headers, cb.body)).status).toBe(200);
+    expect((await post(l.url, cb.headers, cb.body)).status).toBe(200);
+    expect(events.map((e) => [e.event.answer, e.event.duplicate])).toEqual([
+      [500, false],
+      [200, false],
+      [200, true],
+    ]);
+    await l.close();
     await app.close();
   });
 
@@ -193,6 +210,11 @@ describe('durations beyond the timer maximum', () => {
       expect(r.stderr).toMatch(/too long: the maximum is 2147483647ms/);
       expect(r.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);
     }
+    // test-handler's --deadline (milliseconds) arms a timer too. (The API request timeout has its own
+    // limit, in the configuration's parser.)
+    const deadline = await runCli(['test-handler', 'http://127.0.0.1:9/cb', '--deadline', '2592000000'], { env, home: home.home });
+    expect(deadline.code).toBe(2);
+    expect(deadline.stderr).toMatch(/the maximum is 2147483647ms/);
     const prune = await runCli(['events', 'prune', '--store', join(home.home, 'none.jsonl'), '--older-than', '365d'], { home: home.home });
     expect(prune.code, prune.stderr).toBe(0);
   });

@@ -118,7 +118,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
         const check = checkCallback(fields, String(req.headers['x-signature']), VA);
         expect(check.verdict, check.reason).toBe('valid');
         const t = sb.state.txns.get(Number(fields.trx_id))!;
-        // Exactly the fields the emulator itself sends for that transaction (spec 2.7).
+        // Exactly the fields the emulator itself sends for that transaction (docs/gateway.md, "Callbacks").
         expect(fields).toMatchObject({ sid: t.sid, reference_id: t.referenceId, amount: String(t.amount), fee: String(t.fee), via: t.via, channel: t.channel, buyer_email: 'made@mail.com', url: rx.url });
         expect(fields.status).toBe(t.status);
         expect(req.headers['x-external-id']).toMatch(/^\d{20}$/);

@@ -2,13 +2,12 @@
 // no callback is answered 200 unless it is durably in the store (or removed later by a rule the user
 // asked for), nothing torn is left for the next record to be glued to.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { existsSync, ftruncateSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { Journal } from '../../src/core/journal.js';
-import { EventStore, StoreBusyError, type StoredEvent } from '../../src/core/listener/event-store.js';
+import { Journal, type JournalIo } from '../../src/core/journal.js';
+import { canonicalStorePath, EventStore, StoreBusyError, type StoredEvent } from '../../src/core/listener/event-store.js';
 import { startListener, type StoreTrouble } from '../../src/core/listener/server.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
@@ -39,15 +38,18 @@ describe('journal: a failed or short write', () => {
   it('rejects every record of the write and cuts the file back to its length before it', async () => {
     const path = join(home.home, 'short.jsonl');
     let mode: 'ok' | 'short-then-enospc' | 'enospc' = 'ok';
-    const write = async (fh: FileHandle, buf: Buffer, off: number, len: number) => {
-      if (mode === 'enospc') throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-      if (mode === 'short-then-enospc') {
-        mode = 'enospc'; // the kernel takes a part, then the next write fails
-        return (await fh.write(buf, off, Math.max(1, Math.floor(len / 3)))).bytesWritten;
-      }
-      return (await fh.write(buf, off, len)).bytesWritten;
+    const io: JournalIo = {
+      write(fd, buf, off, len) {
+        if (mode === 'enospc') throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+        if (mode === 'short-then-enospc') {
+          mode = 'enospc'; // the kernel takes a part, then the next write fails
+          return writeSync(fd, buf, off, Math.max(1, Math.floor(len / 3)));
+        }
+        return writeSync(fd, buf, off, len);
+      },
+      truncate: (fd, len) => ftruncateSync(fd, len),
     };
-    const j = new Journal<{ n: number; pad: string }>(path, { write });
+    const j = new Journal<{ n: number; pad: string }>(path, { io });
     await j.append({ n: 1, pad: 'x'.repeat(100) });
     mode = 'short-then-enospc';
     const failed = await Promise.allSettled([j.append({ n: 2, pad: 'y'.repeat(100) }), j.append({ n: 3, pad: 'z'.repeat(100) })]);
@@ -63,7 +65,7 @@ describe('journal: a failed or short write', () => {
 
   it('a write that returns 0 bytes is a failure, not a success', async () => {
     const path = join(home.home, 'zero.jsonl');
-    const j = new Journal<{ n: number }>(path, { write: async () => 0 });
+    const j = new Journal<{ n: number }>(path, { io: { write: () => 0, truncate: (fd, len) => ftruncateSync(fd, len) } });
     await expect(j.append({ n: 1 })).rejects.toThrow(/short write/);
     await j.close();
     expect(readFileSync(path, 'utf8')).toBe('');
@@ -72,18 +74,24 @@ describe('journal: a failed or short write', () => {
   it('when even the cut fails, the torn tail is cut back to the last complete line before the next write', async () => {
     const path = join(home.home, 'cutfails.jsonl');
     let fail = false;
-    const write = async (fh: FileHandle, buf: Buffer, off: number, len: number) => {
-      if (!fail) return (await fh.write(buf, off, len)).bytesWritten;
-      fail = false;
-      await fh.write(buf, off, 5); // a torn piece reaches the file …
-      const truncate = fh.truncate.bind(fh);
-      fh.truncate = async () => {
-        fh.truncate = truncate; // … and the cut back fails once
+    let failCut = false;
+    const io: JournalIo = {
+      write(fd, buf, off, len) {
+        if (!fail) return writeSync(fd, buf, off, len);
+        fail = false;
+        failCut = true;
+        writeSync(fd, buf, off, 5); // a torn piece reaches the file …
         throw Object.assign(new Error('I/O error'), { code: 'EIO' });
-      };
-      throw Object.assign(new Error('I/O error'), { code: 'EIO' });
+      },
+      truncate(fd, len) {
+        if (failCut) {
+          failCut = false; // … and the cut back fails once
+          throw Object.assign(new Error('I/O error'), { code: 'EIO' });
+        }
+        ftruncateSync(fd, len);
+      },
     };
-    const j = new Journal<{ n: number }>(path, { write });
+    const j = new Journal<{ n: number }>(path, { io });
     await j.append({ n: 1 });
     fail = true;
     await expect(j.append({ n: 2 })).rejects.toThrow('I/O error');
@@ -107,7 +115,7 @@ describe('journal: a failed or short write', () => {
 
 describe('full disk: listen --store on a 256 KiB tmpfs', () => {
   const isRoot = process.getuid?.() === 0;
-  it.skipIf(!isRoot)('answers 503 (never 200) for what it cannot store, leaves no torn line, says so once, and recovers', async () => {
+  it.skipIf(!isRoot)(`answers 503 (never 200) for what it cannot store, leaves no torn line, says so once, and recovers${isRoot ? '' : ' (skipped: needs root to mount a tmpfs; the injected-write tests above cover the journal)'}`, async () => {
     const mnt = join(home.home, 'tmpfs');
     mkdirSync(mnt);
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]);
@@ -145,16 +153,18 @@ describe('full disk: listen --store on a 256 KiB tmpfs', () => {
       execFileSync('umount', [mnt]);
     }
   });
-  it.skipIf(isRoot)('needs root to mount a tmpfs (skipped: not root; the injected-write tests above cover the journal)', () => undefined);
 });
 
 describe('listen says on stderr, once, that it cannot store', () => {
   it('prints one line when the store starts failing and one when it recovers', async () => {
     let failing = true;
     const store = new EventStore(join(home.home, 'flaky.jsonl'), {
-      write: async (fh, buf, off, len) => {
-        if (failing) throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-        return (await fh.write(buf, off, len)).bytesWritten;
+      io: {
+        write(fd, buf, off, len) {
+          if (failing) throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          return writeSync(fd, buf, off, len);
+        },
+        truncate: (fd, len) => ftruncateSync(fd, len),
       },
     });
     const errs: string[] = [];
@@ -194,6 +204,9 @@ describe('paycli listen when its store breaks', () => {
     }
     const first = callback();
     expect((await post(url, first.headers, first.body)).status).toBe(200);
+    // An idle listener lets the store's lock go (then a prune could replace the file): wait for that.
+    for (let i = 0; i < 200 && existsSync(`${path}.lock`); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(`${path}.lock`)).toBe(false);
     rmSync(path);
     mkdirSync(path); // the store's path cannot be opened for writing any more
     for (let i = 0; i < 3; i++) {
@@ -236,6 +249,14 @@ describe('corrupt lines', () => {
     expect((await runCli(['events', 'show', 'evt_c', '--store', store], { home: home.home })).code).toBe(0);
   });
 
+  it('listen says how many unreadable lines it skipped when it read the store at start', async () => {
+    const store = join(home.home, 'corrupt-listen.jsonl');
+    writeFileSync(store, [JSON.stringify(good('evt_a')), 'garbage', '{"id":1}'].join('\n') + '\n');
+    const r = await runCli(['listen', '--port', '0', '--store', store, '--timeout', '50ms'], { env: { PAYCLI_VA: VA }, home: home.home });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: 2 unreadable lines skipped in ${store}\n`);
+  });
+
   it('prune keeps unreadable lines in <store>.unreadable and removes the *.tmp of an interrupted prune', async () => {
     const store = join(home.home, 'corrupt-prune.jsonl');
     writeFileSync(store, [JSON.stringify(good('evt_a')), 'garbage', JSON.stringify(good('evt_b'))].join('\n') + '\n');
@@ -252,16 +273,32 @@ describe('corrupt lines', () => {
 });
 
 describe('the store lock', () => {
+  it('one canonical path for every spelling: symlinks, relative paths, directories that do not exist yet', async () => {
+    const realDir = join(home.home, 'canon-real');
+    mkdirSync(realDir);
+    const linkDir = join(home.home, 'canon-link');
+    symlinkSync(realDir, linkDir);
+    const expected = join(realpathSync(realDir), 'later', 'events.jsonl');
+    expect(await canonicalStorePath(join(linkDir, 'later', 'events.jsonl'))).toBe(expected); // 'later' does not exist
+    mkdirSync(join(realDir, 'later'));
+    expect(await canonicalStorePath(join(linkDir, 'later', 'events.jsonl'))).toBe(expected);
+    writeFileSync(expected, '');
+    expect(await canonicalStorePath(join(linkDir, 'later', '..', 'later', 'events.jsonl'))).toBe(expected);
+    expect(await canonicalStorePath(relative(process.cwd(), join(linkDir, 'later', 'events.jsonl')))).toBe(expected);
+  });
+
   it('a live lock held past the wait is a clear error naming the lock; a symlinked path shares the lock', async () => {
     const real = join(home.home, 'locked.jsonl');
     writeFileSync(real, '');
     const link = join(home.home, 'locked-link.jsonl');
     symlinkSync(real, link);
-    const holder = new EventStore(real);
+    const holder = new EventStore(real, { holder: process.pid });
     const release = await holder.lock();
-    const other = new EventStore(link, { lockWaitMs: 300 });
+    const other = new EventStore(link, { lockWaitMs: 300, processRuns: () => true });
     await expect(other.prune({ keepNewest: 0 })).rejects.toBeInstanceOf(StoreBusyError);
-    await expect(other.prune({ keepNewest: 0 })).rejects.toThrow(`${real}.lock`);
+    await expect(other.prune({ keepNewest: 0 })).rejects.toThrow(`the event store ${link} is locked by process ${process.pid} (${real}.lock) and stayed locked for 300 ms`);
+    const crashed = new EventStore(link, { lockWaitMs: 300, processRuns: () => false });
+    await expect(crashed.clear()).rejects.toThrow(`is locked by process ${process.pid}, which no longer runs (its lock is taken over once it is 10 s old)`);
     await release();
     await expect(other.clear()).resolves.toEqual({ cleared: 0, unreadable: 0 });
   });

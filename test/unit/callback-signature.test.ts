@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCallbackInput, parseFormBody } from '../../src/core/callback/parse.js';
-import { canonicalizeCallback, phpIntOf } from '../../src/core/signing/callback-canonical.js';
+import { canonicalizeCallback, phpIntOf, type CallbackFields } from '../../src/core/signing/callback-canonical.js';
 import { signCallback, signaturesEqual, verifyCallback, hmacHex } from '../../src/core/signing/callback-signature.js';
 import { diagnoseCallback, VARIATIONS } from '../../src/core/signing/variants.js';
 import { encodeJson, encodeJsonString, PHP_DEFAULT } from '../../src/core/signing/php-json.js';
@@ -12,7 +12,7 @@ const FIXTURE = readFileSync(new URL('../fixtures/callback-qris-sandbox.form', i
 const VA = '1179000899';
 const SIGNATURE = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
 
-describe('callback canonical form and signature (spec 5.2, cli.md section 1)', () => {
+describe('callback canonical form and signature (docs/gateway.md, "Callback signatures")', () => {
   const fields = parseFormBody(FIXTURE);
 
   it('reproduces the real sandbox capture byte for byte', () => {
@@ -43,7 +43,7 @@ describe('callback canonical form and signature (spec 5.2, cli.md section 1)', (
     const { additional_info: _dropped, ...rest } = fields;
     void _dropped;
     // No additional_info (as in many form bodies), so that leaving it out is a variation too.
-    const payload = { ...rest, buyer_name: 'Nyoman Ö 🌺', settlement_date: null, signature: 'body-field', referenceId: 'R-1', reference_id: 'ID1234' } as Record<string, never>;
+    const payload = { ...rest, buyer_name: 'Nyoman Ö 🌺', settlement_date: null, signature: 'body-field', referenceId: 'R-1', reference_id: 'ID1234' } as CallbackFields;
     const keys = [{ kind: 'va' as const, label: 'the merchant VA', key: VA }];
     for (const v of VARIATIONS) {
       const sig = signCallback(payload, VA, v.options);

@@ -78,6 +78,17 @@ describe('checkCallback', () => {
   });
 });
 
+describe('line breaks at the end of a form body', () => {
+  it('are part of the body from the network (as PHP reads it), not of a file', async () => {
+    const { parseCallbackInput } = await import('../../src/core/callback/parse.js');
+    expect(parseFormBody('a=1&url=x\n').url).toBe('x\n');
+    expect(parseCallbackBody('a=1&url=x\r\n', 'application/x-www-form-urlencoded').fields.url).toBe('x\r\n');
+    expect(parseCallbackInput('a=1&url=x\n').fields.url).toBe('x');
+    expect(parseCallbackInput('POST / HTTP/1.1\ncontent-type: application/x-www-form-urlencoded\n\na=1&url=x\n').fields.url).toBe('x');
+    expect(parseFormBody('a=1&url=x\n', { fromFile: true }).url).toBe('x');
+  });
+});
+
 describe('nesting bounds', () => {
   it('refuses JSON nested 3 000 levels with MalformedPayloadError, and accepts 511 levels as PHP does', () => {
     const deep = `{"trx_id":1,"a":${'['.repeat(3000)}${']'.repeat(3000)}}`;
@@ -94,5 +105,22 @@ describe('nesting bounds', () => {
     expect(parseFormBody(`a${'[x]'.repeat(64)}=1&b=2`)).toHaveProperty('a');
     expect(parseFormBody(`a${'[x]'.repeat(65)}=1&b=2`)).toEqual({ b: '2' });
     expect(parseFormBody(`a${'[x]'.repeat(3000)}=1&b=2`)).toEqual({ b: '2' });
+  });
+});
+
+describe('JSON string escaping of long strings', () => {
+  it('writes long strings byte for byte as the short path does', async () => {
+    const { encodeJsonString, PHP_DEFAULT, REQUEST_BODY } = await import('../../src/core/signing/php-json.js');
+    const pieces = ['Ö', '/', '"', '\\', '\n', '\u0001', '\u007f', 'x', '🌺', '\u2028', '\ud800', 'é/"'];
+    for (const options of [PHP_DEFAULT, REQUEST_BODY]) {
+      for (let n = 0; n < 30; n++) {
+        const parts = Array.from({ length: 1200 + n * 7 }, (_, i) => pieces[(i * 7 + n) % pieces.length]!);
+        const long = parts.join('');
+        expect(long.length).toBeGreaterThan(1024);
+        // the short path on pieces under the threshold, joined, is the reference
+        const expected = '"' + parts.map((p) => encodeJsonString(p, options).slice(1, -1)).join('') + '"';
+        expect(encodeJsonString(long, options)).toBe(expected);
+      }
+    }
   });
 });

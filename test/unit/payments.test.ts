@@ -6,7 +6,7 @@ import { feeFor, paymentNumber, qrisPayload } from '../../src/core/sandbox/payme
 
 const buyer = { name: 'Putu', phone: '08123456789', email: 'putu@mail.com', notifyUrl: 'https://shop.example/cb', referenceId: 'REF-1' };
 
-describe('payment rules (spec 2.4, 2.5)', () => {
+describe('payment rules (docs/gateway.md, "Payments")', () => {
   it('has the spec table of methods and channels', () => {
     expect(Object.fromEntries(PAYMENT_METHODS.map((m) => [m.method, m.channels.length]))).toEqual({ va: 12, cstore: 2, cod: 1, qris: 1, cc: 1, paylater: 1, ewallet: 2 });
   });

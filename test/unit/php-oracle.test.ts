@@ -121,6 +121,8 @@ const FORM_SHAPES = [
   'trx_id=-0', 'trx_id=1.9e2', 'trx_id=-1e19', 'trx_id=1e19', 'trx_id=9223372036854775808', 'trx_id=-9223372036854775809',
   `trx_id=${'9'.repeat(400)}`, `paid_off=-${'9'.repeat(30)}`, 'paid_off=9007199254740993', 'status_code=1e-400', 'status_code=%0B7',
   'transaction_status_code[]=6', 'transaction_status_code[a]=', 'is_escrow=TRUE', 'is_escrow=True', 'is_escrow[]=1', 'status_code=%09-2',
+  // a body from the network is taken byte for byte, a final line break included
+  'url=https://x/\n', 'url=x\r\n', 'a[]=1\n',
 ];
 
 describe('PHP semantics, hand-picked (parse_str, json_decode, (int), (string))', () => {

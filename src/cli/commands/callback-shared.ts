@@ -31,7 +31,17 @@ export async function diagnosisKeys(env: CommandEnv): Promise<CandidateKey[]> {
  * share its lock (see EventStore).
  */
 export function eventStore(env: CommandEnv<{ store?: string }>): EventStore {
-  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'));
+  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'), { holder: process.pid, processRuns });
+}
+
+/** Whether a process runs (signal 0 only asks; EPERM means it runs under another user). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Runs a store operation; a store that stays locked is a usage error (exit 2) naming the lock. */

@@ -3,7 +3,7 @@ import { cacheDir, configDir, dataDir } from '../../core/config/paths.js';
 import { ENVIRONMENTS, parseSetting, SETTING_KEYS, writeUserConfig, type Settings, type SettingKey, type UserConfig } from '../../core/config/profiles.js';
 import type { ProfileChoice, ResolvedConfig, Sourced } from '../../core/config/resolve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
-import type { CommandEnv, Handler } from '../command-env.js';
+import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
 import { table } from '../output.js';
 import { canPrompt } from '../session.js';

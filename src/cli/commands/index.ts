@@ -242,7 +242,8 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
           .option('--max-body <size>', 'largest body accepted', '1mb')
           .option('--exit-after <n>', 'stop after N requests')
           .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
-          .option('--no-persist', 'do not write the event store'),
+          .option('--no-persist', 'do not write the event store')
+          .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
       );
     RUN_DURATION_TIMEOUT.add(listen);
     examples(listen,
@@ -334,6 +335,7 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
       .option('--retry-schedule <list>', 'delays between callback attempts', '500ms,1s,2s,5s,10s,30s,1m,5m')
       .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s')
+      .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
       .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'));
     examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate']);
     sandbox.action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxServe })));
@@ -342,6 +344,8 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
       .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxPay })));
     examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000'])
       .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxExpire })));
+    examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001', 'paycli sandbox resend 8868000000100001 --json'])
+      .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxResend })));
     examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json'])
       .action(lazy(async () => ({ default: (await import('./sandbox.js')).sandboxList })));
   }

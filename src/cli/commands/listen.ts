@@ -18,6 +18,7 @@ interface ListenFlags {
   exitAfter?: string;
   timeout?: string;
   persist?: boolean;
+  ui?: boolean;
 }
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
@@ -52,6 +53,12 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
   const store = opts.persist === false ? null : eventStore(env);
+  let ui: import('../../core/listener/ui.js').ListenerUi | undefined;
+  if (opts.ui) {
+    const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
+    if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
+    ui = await createListenerUi({ store, va, otherKeys, callbackPath: path, replayTo: opts.forwardTo?.[0], replayTimeoutMs: (await env.session.config()).timeout.value });
+  }
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let count = 0;
@@ -65,6 +72,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     maxBodyBytes: maxBody,
     forwardTo: opts.forwardTo,
     now: () => ctx.now(),
+    ui,
     onEvent: (e) => {
       render(e);
       if (exitAfter !== undefined && ++count >= exitAfter) stop();
@@ -123,7 +131,13 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   }
 
   if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
-  const banner = { event: 'listening', url: listener.url, va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [] };
+  let uiUrl: string | null = null;
+  if (ui) {
+    const origin = new URL(listener.url);
+    if (origin.hostname === '0.0.0.0' || origin.hostname === '[::]') origin.hostname = '127.0.0.1';
+    uiUrl = `${origin.origin}${ui.prefix}`;
+  }
+  const banner = { event: 'listening', url: listener.url, va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [], ...(ui ? { ui: uiUrl } : {}) };
   if (out.json) ctx.stderr.write(JSON.stringify(banner) + '\n');
   else {
     ctx.stderr.write(
@@ -133,6 +147,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
         `  VA         ${maskSecret(va)} (the callback signing key)`,
         `  store      ${store?.path ?? 'off'}`,
         ...(opts.forwardTo ?? []).map((u) => `  forward    ${u}`),
+        ...(uiUrl ? [`  dashboard  ${uiUrl} (loopback only)`] : []),
         `  The emulator (paycli sandbox) can call this URL directly;`,
         `  the real gateway needs a public URL (a tunnel).`,
         `  Times are WIB (Asia/Jakarta). Ctrl-C to stop`,

@@ -17,6 +17,8 @@ interface SandboxFlags {
   faults?: string;
   settlement?: 'immediate' | 'deferred';
   sandboxUrl?: string;
+  /** False with --no-dashboard. */
+  dashboard?: boolean;
 }
 
 /** The log's clock: HH:MM:SS in WIB (the banner says so). */
@@ -76,6 +78,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     retrySchedule: schedule,
     settlement: opts.settlement,
     faults,
+    dashboard: opts.dashboard !== false,
     onEvent: (e) => {
       if (e.type === 'startup') return; // part of the banner
       if (e.type === 'store-error') {
@@ -114,6 +117,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     event: 'started',
     url: sandbox.url,
     baseUrl: sandbox.apiUrl,
+    dashboard: sandbox.dashboardUrl,
     va: main.va,
     apiKey: maskSecret(main.apiKey),
     accounts: sandbox.accounts.length,
@@ -145,7 +149,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         line('API key', `${maskSecret(main.apiKey)}${isDefaultKey ? ' (the documented default; --env local uses it)' : ''}`),
         line('state', `${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`),
         ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
-        line('admin', 'paycli sandbox list | pay ID | expire ID'),
+        line('dashboard', sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
+        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID'),
         line('log times', 'WIB (Asia/Jakarta); Ctrl-C to stop'),
         '',
       ].join('\n'),
@@ -191,6 +196,19 @@ function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
 }
 
 export const sandboxPay = transitionCommand('pay');
+
+/** `paycli sandbox resend ID`: sends a paid or expired payment's callback again now. */
+export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
+  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`);
+  if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
+  // As pay and expire: the emulator refused (exit 3), with what to do.
+  if (status === 409) throw new GatewayError(409, String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
+  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+  const t = json.transaction as Record<string, unknown>;
+  if (env.out.json) env.out.data(json);
+  else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${t.status}) → ${t.notifyUrl}`);
+  return 0;
+};
 export const sandboxExpire = transitionCommand('expire');
 
 export const sandboxList: Handler<SandboxFlags> = async (env) => {

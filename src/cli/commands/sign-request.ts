@@ -4,7 +4,7 @@ import { readInput } from '../io.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { maskedStringToSign } from '../session.js';
 
-/** `paycli sign request`: shows every step of spec 5.1 for one request. */
+/** `paycli sign request`: shows every step of the request signing (docs/gateway.md, "Request signing") for one request. */
 export const signRequestCommand: Handler<{ httpMethod?: string; method?: string; path: string; body?: string }> = async (env) => {
   const { opts, session, out } = env;
   if (opts.method !== undefined && opts.httpMethod === undefined) out.warn('--method is deprecated for sign request (it names the payment method elsewhere): use --http-method');

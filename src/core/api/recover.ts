@@ -127,7 +127,7 @@ export function parseWib(text: unknown): Date | undefined {
 const VIA_BY_TYPE: Record<number, string> = { 7: 'va', 10: 'cod', 11: 'cstore', 22: 'paylater', 27: 'qris' };
 
 /**
- * The callback fields (spec 2.7) the gateway would send for a transaction record: from check
+ * The callback fields (docs/gateway.md, "Callbacks") the gateway would send for a transaction record: from check
  * transaction's `Data`, with `url` the address it is delivered to. Fails when the record is not final.
  */
 export function callbackFromRecord(r: TransactionRecord, url: string): Record<string, string> {

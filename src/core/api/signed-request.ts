@@ -19,7 +19,7 @@ export function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '');
 }
 
-/** Builds a request signed per spec 5.1 over the exact body bytes, with the gateway's headers. */
+/** Builds a request signed (docs/gateway.md, "Request signing") over the exact body bytes, with the gateway's headers. */
 export function buildSignedRequest(opts: { baseUrl: string; path: string; method: string; body?: string; credentials: Credentials; now: Date }): SignedRequest {
   const signature = signRequest({ method: opts.method, va: opts.credentials.va, apiKey: opts.credentials.apiKey, body: opts.body });
   return {

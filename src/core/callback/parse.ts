@@ -154,12 +154,14 @@ function registerPhpVariable(fields: Record<string, string | PhpArray>, rawName:
  * (docs/gateway.md, "PHP semantics"): `+` is a space, repeated names keep the last value, `a[]`
  * lists, `a[k]` and `a[b][c]` nested arrays, `.` and space in names become `_`, only the first
  * 1 000 pairs count. A malformed percent-escape is an error (PHP would keep it literally).
+ * `fromFile`: a file's final line break is not part of the body (an editor adds one); a body from
+ * the network is taken byte for byte, as PHP takes it.
  * (One pass with indexOf: this runs for every request `paycli listen` receives.)
  */
-export function parseFormBody(body: string): CallbackFields {
+export function parseFormBody(body: string, options: { fromFile?: boolean } = {}): CallbackFields {
   const fields = Object.create(null) as Record<string, string | PhpArray>;
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
-  const end = body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
+  const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
   let nested = false;
   for (let start = 0, n = 1; start <= end && n <= FORM_MAX_PAIRS; ) {
     let amp = body.indexOf('&', start);
@@ -172,7 +174,7 @@ export function parseFormBody(body: string): CallbackFields {
       if (key.indexOf('[') >= 0) {
         nested = true;
         registerPhpVariable(fields, key, value);
-      } else if (key.charCodeAt(0) === 32 || key.indexOf('.') >= 0 || key.indexOf(' ') >= 0 || key.indexOf('\0') >= 0) registerPhpVariable(fields, key, value);
+      } else if (key.indexOf('.') >= 0 || key.indexOf(' ') >= 0 || key.indexOf('\0') >= 0) registerPhpVariable(fields, key, value);
       else if (key !== '') fields[key] = value;
       n++;
     }
@@ -226,6 +228,12 @@ function scanJson(text: string): { depth: number; exact: boolean } {
   return { depth: max, exact };
 }
 
+const LITERALS: readonly [string, CallbackValue][] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
+
 /** A JSON reader that keeps what PHP's json_decode keeps: integer or double, exact 64-bit integers, key order. */
 class PhpJsonReader {
   i = 0;
@@ -251,17 +259,25 @@ class PhpJsonReader {
     if (c === '{') return this.object();
     if (c === '[') return this.array();
     if (c === '"') return this.string();
-    if (t.startsWith('true', this.i)) return (this.i += 4), true;
-    if (t.startsWith('false', this.i)) return (this.i += 5), false;
-    if (t.startsWith('null', this.i)) return (this.i += 4), null;
+    for (const [word, literal] of LITERALS) {
+      if (t.startsWith(word, this.i)) {
+        this.i += word.length;
+        return literal;
+      }
+    }
     const m = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
     m.lastIndex = this.i;
     const r = m.exec(t);
     if (!r) this.fail('unexpected character');
     this.i = m.lastIndex;
     const n = Number(r[0]);
-    if (r[1] !== undefined || r[2] !== undefined || !fitsInt64(r[0])) (holder.numbers ??= new Map()).set(key, 'float');
-    else if (!Number.isSafeInteger(n)) (holder.numbers ??= new Map()).set(key, r[0] === '-0' ? '0' : r[0]);
+    if (r[1] !== undefined || r[2] !== undefined || !fitsInt64(r[0])) {
+      holder.numbers ??= new Map();
+      holder.numbers.set(key, 'float');
+    } else if (!Number.isSafeInteger(n)) {
+      holder.numbers ??= new Map();
+      holder.numbers.set(key, r[0]);
+    }
     return n;
   }
 
@@ -373,10 +389,10 @@ export function detectBodyFormat(body: string, contentType?: string): BodyFormat
   return /^\s*\{/.test(body) ? 'json' : 'form';
 }
 
-/** Parses a body in the given (or detected) format. */
-export function parseCallbackBody(body: string, contentType?: string): { fields: CallbackFields; format: BodyFormat } {
+/** Parses a body in the given (or detected) format (`fromFile`: see parseFormBody). */
+export function parseCallbackBody(body: string, contentType?: string, options: { fromFile?: boolean } = {}): { fields: CallbackFields; format: BodyFormat } {
   const format = detectBodyFormat(body, contentType);
-  return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body), format };
+  return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body, options), format };
 }
 
 /** One header of a `{headers, body}` capture, by case-insensitive name. */
@@ -403,16 +419,16 @@ function lowerHeaders(headers: Record<string, unknown>): Record<string, string> 
 }
 
 /** Builds the parsed form of a `{headers, body}` capture (the event store and `--jsonl` lines). */
-export function parseCaptureObject(capture: { headers?: Record<string, unknown>; body?: unknown }): ParsedCallback {
+export function parseCaptureObject(capture: { headers?: Record<string, unknown>; body?: unknown }, options: { fromFile?: boolean } = {}): ParsedCallback {
   if (typeof capture.body !== 'string') throw new MalformedPayloadError('the capture has no "body" string');
   const headers = lowerHeaders(capture.headers ?? {});
-  const { fields, format } = parseCallbackBody(capture.body, headers['content-type']);
+  const { fields, format } = parseCallbackBody(capture.body, headers['content-type'], options);
   return { fields, format, headers, body: capture.body, headerSignature: headers['x-signature'] };
 }
 
 const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d(\.\d)?\r?$/;
 
-/** Parses a raw HTTP request capture: request line, headers, blank line, body (CRLF or LF). */
+/** Parses a raw HTTP request capture (a file): request line, headers, blank line, body (CRLF or LF). */
 export function parseHttpCapture(text: string): ParsedCallback {
   const lines = text.split('\n');
   if (!REQUEST_LINE.test(lines[0] ?? '')) throw new MalformedPayloadError('line 1 is not an HTTP request line (METHOD PATH HTTP/1.1)');
@@ -427,7 +443,7 @@ export function parseHttpCapture(text: string): ParsedCallback {
   }
   if (i >= lines.length) throw new MalformedPayloadError('the capture has no blank line between headers and body');
   const body = lines.slice(i + 1).join('\n');
-  return parseCaptureObject({ headers, body });
+  return parseCaptureObject({ headers, body }, { fromFile: true });
 }
 
 /**
@@ -444,5 +460,5 @@ export function parseCallbackInput(text: string): ParsedCallback {
     }
     return { fields, format: 'json', headers: {}, body: trimmed };
   }
-  return { fields: parseFormBody(trimmed), format: 'form', headers: {}, body: trimmed };
+  return { fields: parseFormBody(trimmed, { fromFile: true }), format: 'form', headers: {}, body: trimmed };
 }

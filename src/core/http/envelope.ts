@@ -1,7 +1,7 @@
 import { AuthError, GatewayError, NetworkError } from '../errors.js';
 import type { HttpResponse } from './client.js';
 
-/** The response envelope of spec 2.1. */
+/** The response envelope (docs/gateway.md, "Answers"). */
 export interface Envelope<T = unknown> {
   Status: number;
   Success: boolean;
@@ -77,7 +77,7 @@ function statusCode(value: unknown): number | undefined {
 }
 
 /**
- * Parses the gateway's envelope (spec 2.1) and turns failures into typed errors: 401 → AuthError
+ * Parses the gateway's envelope (docs/gateway.md, "Answers") and turns failures into typed errors: 401 → AuthError
  * with a hint per message, other failures → GatewayError with the per-field errors. Key case is
  * tolerated; anything else that is not a well-formed envelope — not JSON, not an object, no
  * integer `Status`, a `Success` or `Message` of the wrong type, a success without `Data`, or `Data`
@@ -139,7 +139,7 @@ export function checkRegionsData(data: unknown): string | undefined {
   return bad >= 0 ? `has an item without a code and name (item ${bad + 1})` : undefined;
 }
 
-/** Data of a direct payment (spec 2.6): an object with a TransactionId. */
+/** Data of a direct payment (docs/gateway.md, "Payments"): an object with a TransactionId. */
 export function checkPaymentData(data: unknown): string | undefined {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment`;
   const id = (data as Record<string, unknown>).TransactionId;

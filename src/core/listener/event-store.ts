@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open, readdir, realpath, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fsError } from '../fs-errors.js';
-import { Journal, type JournalWrite } from '../journal.js';
+import { Journal, type JournalIo } from '../journal.js';
 
 export type Verdict = 'valid' | 'valid-variant' | 'invalid' | 'malformed';
 
@@ -55,10 +55,14 @@ export function isStoredEvent(e: unknown): e is StoredEvent {
 }
 
 export interface EventStoreOptions {
-  /** The journal's write (a seam for tests that inject failed and short writes). */
-  write?: JournalWrite;
+  /** The journal's write and truncate (a seam for tests that inject failed and short writes). */
+  io?: JournalIo;
   /** How long prune, clear and appends wait for the store's lock before giving up (default 20 s). */
   lockWaitMs?: number;
+  /** This process's id, written beside the lock while it holds it, so that a waiting process can name it. */
+  holder?: number;
+  /** Whether a process id still runs (to say so of a holder that crashed). */
+  processRuns?: (pid: number) => boolean;
 }
 
 export interface PruneResult {
@@ -77,20 +81,33 @@ export class StoreBusyError extends Error {
 }
 
 /**
- * Resolves a store path the way every process must agree on: absolute, with symlinks resolved
- * (the file's own, or its directory's when the file does not exist yet).
+ * Resolves a store path the way every process must agree on: absolute, with symlinks resolved (the
+ * file's own, or those of its nearest existing ancestor when it or its directories do not exist yet).
  */
 export async function canonicalStorePath(path: string): Promise<string> {
   const abs = resolve(path);
-  try {
-    return await realpath(abs);
-  } catch {
+  const rest: string[] = [];
+  for (let at = abs; ; at = dirname(at)) {
     try {
-      return join(await realpath(dirname(abs)), basename(abs));
+      return join(await realpath(at), ...rest);
     } catch {
-      return abs;
+      if (dirname(at) === at) return abs;
+      rest.unshift(basename(at));
     }
   }
+}
+
+/** Names the process that last took a store's lock (as its `holder` tag says), and whether it still runs. */
+async function describeHolder(real: string, processRuns?: (pid: number) => boolean): Promise<string> {
+  let pid = Number.NaN;
+  try {
+    pid = Number((await readFile(`${real}.lock-holder`, 'utf8')).trim());
+  } catch {
+    /* unknown */
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return 'another paycli process';
+  if (processRuns && !processRuns(pid)) return `process ${pid}, which no longer runs (its lock is taken over once it is 10 s old)`;
+  return `process ${pid}`;
 }
 
 type Lockfile = typeof import('proper-lockfile');
@@ -120,7 +137,7 @@ export class EventStore {
     if (this.journal && this.real) return this.journal;
     const real = await canonicalStorePath(this.path);
     this.real = real;
-    this.journal = new Journal<StoredEvent>(real, { lock: () => this.lock(), tornPath: `${real}.unreadable`, write: this.options.write });
+    this.journal = new Journal<StoredEvent>(real, { lock: () => this.lock(), tornPath: `${real}.unreadable`, io: this.options.io });
     return this.journal;
   }
 
@@ -138,13 +155,15 @@ export class EventStore {
     const started = Date.now();
     for (;;) {
       try {
-        // Stale after 10 s without a refresh (a holder killed with -9): then taken over.
-        return await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 20, minTimeout: 2, maxTimeout: 50, factor: 1.6 }, onCompromised: () => undefined });
+        // Stale after 10 s without a refresh (a holder killed with -9): then taken over. Polled every
+        // few ms: a busy writer lets the lock go for 10 ms at a time (see Journal).
+        const release = await lf.lock(real, { realpath: false, stale: 10_000, retries: { retries: 50, minTimeout: 1, maxTimeout: 5, factor: 1.3 }, onCompromised: () => undefined });
+        // Who holds it, for the message of whoever waits (beside the lock: its directory must stay empty).
+        if (this.options.holder !== undefined) await writeFile(`${real}.lock-holder`, `${this.options.holder}\n`, { mode: 0o600 }).catch(() => undefined);
+        return release;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw fsError(err, `the event store ${this.path}`);
-        if (Date.now() - started >= wait) {
-          throw new StoreBusyError(`the event store ${this.path} is locked by another paycli process (${real}.lock) and stayed locked for ${Math.round(wait / 1000)} s`);
-        }
+        if (Date.now() - started >= wait) throw new StoreBusyError(`the event store ${this.path} is locked by ${await describeHolder(real, this.options.processRuns)} (${real}.lock) and stayed locked for ${wait >= 1000 ? `${Math.round(wait / 1000)} s` : `${wait} ms`}`);
       }
     }
   }

@@ -6,6 +6,7 @@ import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
 import { newEventId, type EventStore, type StoredEvent, type Verdict } from './event-store.js';
 import { forwardableHeaders } from './forward.js';
+import type { ListenerUi } from './ui.js';
 
 export interface ForwardResult {
   url: string;
@@ -58,6 +59,8 @@ export interface ListenerOptions {
   onForward?: (e: { id: string; result: ForwardResult }) => void;
   /** Called once when the store starts failing (disk full, I/O error) and once when it works again. */
   onStoreTrouble?: (t: StoreTrouble) => void;
+  /** Pages served under `ui.prefix` (`paycli listen --ui`); told of every stored event. */
+  ui?: ListenerUi;
 }
 
 export interface ListenerSummary {
@@ -86,6 +89,11 @@ function headerMap(req: IncomingMessage): Record<string, string> {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) h[raw[i]!.toLowerCase()] = raw[i + 1]!;
   return h;
+}
+
+/** `/_paycli/…`, or `/_paycli` alone (with or without a query). */
+function isUiPath(url: string, prefix: string): boolean {
+  return url.startsWith(prefix) || url === prefix.slice(0, -1) || url.startsWith(`${prefix.slice(0, -1)}?`);
 }
 
 function str(v: unknown): string | null {
@@ -152,7 +160,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   let idle: (() => void) | undefined;
   const secondaries = new Set<Promise<void>>();
 
-  function classify(method: string, path: string, headers: Record<string, string>, body: Buffer | null): Outcome {
+  function classify(method: string, path: string, headers: Record<string, string>, body: string | null): Outcome {
     const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: {}, key: null, duplicate: false, accepted: false, close: false };
     const q = path.indexOf('?');
     const pathOnly = q < 0 ? path : path.slice(0, q);
@@ -174,7 +182,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       return o;
     }
     try {
-      o.fields = parseCallbackBody(body.toString('utf8'), ct).fields;
+      o.fields = parseCallbackBody(body, ct).fields;
     } catch (err) {
       // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
       o.reason = errorText(err);
@@ -205,7 +213,10 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     o.key = `${str(o.fields.trx_id)}|${str(o.fields.status)}|${signature.trim().toLowerCase()}`;
     o.duplicate = seen.has(o.key);
     if (!o.duplicate) seen.add(o.key);
-    [o.answer, o.text, o.contentType, o.accepted] = [200, OK_TEXT, 'application/json', true];
+    o.answer = 200;
+    o.text = OK_TEXT;
+    o.contentType = 'application/json';
+    o.accepted = true;
     return o;
   }
 
@@ -216,8 +227,6 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   function respond(res: ServerResponse, o: Outcome, event: StoredEvent, started: number, forwards: ForwardResult[], storeError: unknown): void {
     const stored = storeError === undefined && store !== null;
     if (storeError !== undefined) {
-      // Never acknowledged: the gateway retries a non-200, and a retry must not count as a duplicate.
-      if (o.key && !o.duplicate) seen.delete(o.key);
       const e = storeError as NodeJS.ErrnoException;
       [o.answer, o.contentType, o.close] = [503, PLAIN, false];
       o.text = `cannot store the request (${e?.code ?? errorText(e)}); try again later\n`;
@@ -233,11 +242,15 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       options.onStoreTrouble?.({ failing: false, refused });
       refused = 0;
     }
+    // Only an acknowledged callback is seen: after a 503 (or a forward target's non-200, mirrored) the
+    // gateway retries, and that retry is not a duplicate.
+    if (o.key && !o.duplicate && o.answer !== 200) seen.delete(o.key);
     if (o.close) res.setHeader('connection', 'close');
     if (o.answer === 405) res.setHeader('allow', 'POST');
     res.writeHead(o.answer, { 'content-type': o.contentType, 'content-length': Buffer.byteLength(o.text) });
     res.end(o.text);
     finished();
+    if (storeError === undefined) options.ui?.added(event);
     options.onEvent?.({
       type: 'request',
       event,
@@ -248,14 +261,14 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     });
   }
 
-  function store_(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, body: Buffer | null, started: number, forwards: ForwardResult[]): void {
+  function store_(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, text: string, started: number, forwards: ForwardResult[]): void {
     const event: StoredEvent = {
       id,
       receivedAt: receivedAt.toISOString(),
       method,
       path,
       headers,
-      body: body === null ? '' : body.toString('utf8'),
+      body: text,
       verdict: o.verdict,
       variant: o.variant,
       reason: o.reason,
@@ -280,38 +293,48 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     );
   }
 
-  function complete(req: IncomingMessage, res: ServerResponse, body: Buffer | null, started: number, receivedAt: Date): void {
+  function complete(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, body: Buffer | null, started: number, receivedAt: Date): void {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = req.url ?? '/';
-    const headers = headerMap(req);
-    const o = classify(method, path, headers, body);
+    // Decoded once, for the parser and the stored event.
+    const text = body === null ? null : body.toString('utf8');
+    const o = classify(method, path, headers, text);
     const id = newEventId(receivedAt);
     if (!o.accepted || forwardTo.length === 0 || body === null) {
-      store_(res, o, id, receivedAt, method, path, headers, body, started, []);
+      store_(res, o, id, receivedAt, method, path, headers, text ?? '', started, []);
       return;
     }
     // Forwarded: the answer mirrors the first target; the others are fire-and-forget with their own timeout.
     const out = forwardableHeaders(headers);
     for (const url of forwardTo.slice(1)) {
-      const p = forward(url, out, body).then((result) => options.onForward?.({ id, result: { url, status: result.status, ms: result.ms, ...(result.error ? { error: result.error } : {}) } }));
+      const p = forward(url, out, body)
+        .then((result) => options.onForward?.({ id, result: { url, status: result.status, ms: result.ms, ...(result.error ? { error: result.error } : {}) } }))
+        .catch(() => undefined);
       secondaries.add(p);
       void p.finally(() => secondaries.delete(p));
     }
     void forward(forwardTo[0]!, out, body).then((first) => {
       if (first.status === null) [o.answer, o.text, o.contentType] = [502, `forward to ${first.url} failed: ${first.error}\n`, PLAIN];
       else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN];
-      store_(res, o, id, receivedAt, method, path, headers, body, started, [{ url: first.url, status: first.status, ms: first.ms, ...(first.error ? { error: first.error } : {}) }]);
+      store_(res, o, id, receivedAt, method, path, headers, text ?? '', started, [{ url: first.url, status: first.status, ms: first.ms, ...(first.error ? { error: first.error } : {}) }]);
     });
   }
 
   const server = createServer((req, res) => {
+    // The UI's pages: never a callback (a path callbacks do not use), never stored.
+    if (options.ui && isUiPath(req.url ?? '', options.ui.prefix)) {
+      options.ui.handle(req, res);
+      return;
+    }
     const started = performance.now();
     const receivedAt = now();
     inflight++;
-    const declared = Number(req.headers['content-length']);
+    // From rawHeaders, once: req.headers would build a second header object.
+    const headers = headerMap(req);
+    const declared = Number(headers['content-length']);
     if (declared > limit) {
       req.resume();
-      complete(req, res, null, started, receivedAt);
+      complete(req, res, headers, null, started, receivedAt);
       return;
     }
     let chunks: Buffer[] | null = [];
@@ -323,7 +346,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       if (size > limit) {
         done = true;
         chunks = null;
-        complete(req, res, null, started, receivedAt);
+        complete(req, res, headers, null, started, receivedAt);
         return;
       }
       chunks!.push(c);
@@ -331,7 +354,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     req.on('end', () => {
       if (done) return;
       done = true;
-      complete(req, res, chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size), started, receivedAt);
+      complete(req, res, headers, chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size), started, receivedAt);
     });
     req.on('error', () => undefined);
     req.on('close', () => {
@@ -349,6 +372,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     summary,
     storeUnreadable,
     async close() {
+      options.ui?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inflight > 0) await new Promise<void>((resolve) => (idle = resolve));

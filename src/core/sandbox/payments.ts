@@ -29,7 +29,7 @@ export function feeFor(method: string, amount: number): number {
   return Math.min(fee, amount);
 }
 
-/** Per-bank VA prefixes; leading zeros are part of the number and kept (spec 2.7). */
+/** Per-bank VA prefixes; leading zeros are part of the number and kept (docs/gateway.md, "Callbacks"). */
 const VA_PREFIX: Record<string, string> = {
   bag: '0098', bca: '8868', bpd_bali: '0129', bni: '8848', cimb: '5919', mandiri: '8950', bmi: '7789',
   bri: '2620', bsi: '9347', permata: '8625', danamon: '7915', btn: '9485',

@@ -14,6 +14,8 @@ import { lockDataDir, type DataDirLock, type LockOwner } from './datadir.js';
 import { MerchantApi, notEmulated } from './merchant-api.js';
 import { loadRegions, lookupRegions, type RegionIndex } from './regions.js';
 import { SandboxState, type Transaction } from './state.js';
+import { actionRefusal, isLoopbackHost, LiveHub } from '../dashboard/html.js';
+import { handleDashboard, isDashboardPath, type DashboardContext } from './dashboard.js';
 
 export { transactionView } from './views.js';
 export type { LockOwner } from './datadir.js';
@@ -47,6 +49,8 @@ export interface SandboxOptions {
   maxBodyBytes?: number;
   /** How often pending payments are checked for expiry. */
   expirySweepMs?: number;
+  /** Serve the dashboard at `/` (default true; answered on loopback addresses only). */
+  dashboard?: boolean;
 }
 
 /** What start-up found in the data dir (logged by `paycli sandbox`). */
@@ -90,6 +94,8 @@ export interface SandboxHandle {
   url: string;
   /** `http://host:port/api`, the base URL for paycli (`--base-url`). */
   apiUrl: string;
+  /** The dashboard's address (`http://host:port/`), null when it is off. */
+  dashboardUrl: string | null;
   port: number;
   accounts: SandboxAccount[];
   state: SandboxState;
@@ -100,6 +106,8 @@ export interface SandboxHandle {
   pay(idOrPaymentNo: string): Promise<TransitionResult>;
   /** Expires a pending payment and sends its callback. */
   expire(idOrPaymentNo: string): Promise<TransitionResult>;
+  /** Sends a paid or expired payment's callback again now (a retry that is due now, or a new delivery). */
+  resend(idOrPaymentNo: string): Promise<ResendResult>;
   /** Expires every pending payment whose expiry has passed on the business clock. */
   expireDue(): Promise<number>;
   /** Resolves when every callback is delivered or has failed. */
@@ -109,9 +117,21 @@ export interface SandboxHandle {
   close(): Promise<void>;
 }
 
+export type ResendResult = { ok: true; txn: Transaction; deliveryId: string; queued: boolean } | { ok: false; status: number; message: string; txn?: Transaction };
+
 export type TransitionResult = { ok: true; txn: Transaction; changed: boolean } | { ok: false; status: number; message: string; txn?: Transaction };
 
 class BodyTooLarge extends Error {}
+
+/**
+ * Where a browser reaches the dashboard: the emulator's own address when it is a loopback one,
+ * 127.0.0.1 when it listens on every address, none when it listens only on another address.
+ */
+function dashboardAddress(origin: string, port: number): string | null {
+  const host = new URL(origin).hostname;
+  if (host === '0.0.0.0' || host === '[::]') return `http://127.0.0.1:${port}/`;
+  return isLoopbackHost(host) ? `${origin}/` : null;
+}
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -177,6 +197,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const formatOf = (t: Transaction) => byVa.get(t.merchantVa)?.callbackFormat ?? 'form';
+  const hub = new LiveHub();
+  const dashboardOn = options.dashboard !== false;
+  if (dashboardOn) state.onChange = () => hub.changed();
+  const dashboard: DashboardContext = { state, hub, now: () => Date.now(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa };
 
   /** Journals the status change and its callback as one record, then starts the delivery. */
   async function change(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<void> {
@@ -205,6 +229,33 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
     try {
       return await transition(t, to, by);
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      emit({ type: 'store-error', message: err.message });
+      return { ok: false, status: 503, message: `${err.message}; nothing changed, try again`, txn: t };
+    }
+  }
+
+  /**
+   * Re-sends a transaction's callback now: a delivery waiting for its next retry is attempted at
+   * once; otherwise (delivered, or given up) a new delivery of the current status is journalled and
+   * sent, with the usual retries.
+   */
+  async function resend(id: string): Promise<ResendResult> {
+    const t = state.find(id);
+    if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
+    if (t.status === 'pending') return { ok: false, status: 409, message: `transaction ${t.id} is pending: it has no callback to send until it is paid or expires`, txn: t };
+    try {
+      return await state.exclusive(t.id, async (): Promise<ResendResult> => {
+        const waiting = state.deliveriesOf(t.id).find((d) => d.state === 'pending' && d.status === t.status);
+        if (waiting) {
+          outbox.sendNow(waiting);
+          return { ok: true, txn: t, deliveryId: waiting.id, queued: false };
+        }
+        const d = await state.addDelivery(Outbox.entry(t, t.status as 'berhasil' | 'expired', formatOf(t)));
+        outbox.start(d);
+        return { ok: true, txn: t, deliveryId: d.id, queued: true };
+      });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       emit({ type: 'store-error', message: err.message });
@@ -263,6 +314,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
+    if (dashboardOn && handleDashboard(dashboard, req, res, url, method)) return;
     const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
     if (area) {
       if (!authenticate(req, body, res)) return;
@@ -343,7 +395,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     if (path.startsWith('/_sandbox/')) {
-      await admin(path, method, res);
+      await admin(req, path, method, res);
       return;
     }
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
@@ -354,7 +406,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     envelope(res, 404, notEmulated(method, path), null);
   }
 
-  async function admin(path: string, method: string, res: ServerResponse): Promise<void> {
+  async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse): Promise<void> {
     if (path === '/_sandbox/health') {
       sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), regions: regions.counts });
       return;
@@ -363,7 +415,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
       return;
     }
-    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire))?$/.exec(path);
+    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend))?$/.exec(path);
     if (m) {
       let id: string;
       try {
@@ -379,12 +431,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         return;
       }
       if (method !== 'POST') {
+        res.setHeader('allow', 'POST');
         sendJson(res, 405, { ok: false, error: 'use POST' });
+        return;
+      }
+      // A page of another site must not be able to make a browser pay or expire payments here.
+      const refused = actionRefusal(req);
+      if (refused) {
+        sendJson(res, 403, { ok: false, error: refused });
+        return;
+      }
+      if (m[2] === 'resend') {
+        const r = await resend(id);
+        if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
+        else sendJson(res, 200, { ok: true, delivery: r.deliveryId, queued: r.queued, message: `callback ${r.deliveryId} of trx ${r.txn.id} (${r.txn.status}) ${r.queued ? 'queued' : 'sent'} now`, transaction: transactionView(r.txn, state) });
         return;
       }
       const r = await act(id, m[2] === 'pay' ? 'berhasil' : 'expired', 'admin');
       if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-      else sendJson(res, 200, { ok: true, changed: r.changed, transaction: transactionView(r.txn, state) });
+      else sendJson(res, 200, { ok: true, changed: r.changed, message: `${r.changed ? '' : 'already '}${m[2] === 'pay' ? 'paid' : 'expired'}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`, transaction: transactionView(r.txn, state) });
       return;
     }
     sendJson(res, 404, { ok: false, error: 'unknown admin route' });
@@ -392,6 +457,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const server = createServer((req, res) => {
     const started = performance.now();
+    // The dashboard's own page loads are not API traffic: not logged.
+    if (dashboardOn && isDashboardPath((req.url ?? '').split('?')[0]!)) return void readBody(req, limit).then((body) => handle(req, res, body)).catch(() => res.destroy());
     res.on('finish', () => emit({ type: 'request', method: req.method ?? '?', path: (req.url ?? '').split('?')[0]!, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }));
     readBody(req, limit)
       .then((body) => handle(req, res, body))
@@ -446,6 +513,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   return {
     url,
     apiUrl: `${url}/api`,
+    dashboardUrl: dashboardOn ? dashboardAddress(url, port) : null,
     port,
     accounts,
     state,
@@ -453,11 +521,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     merchant,
     pay: (id) => act(id, 'berhasil', 'admin'),
     expire: (id) => act(id, 'expired', 'admin'),
+    resend,
     expireDue,
     idle: (ms) => outbox.idle(ms),
     startup,
     async close() {
       clearInterval(sweep);
+      hub.close();
       await outbox.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

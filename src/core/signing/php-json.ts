@@ -11,7 +11,7 @@ export interface JsonEncodeOptions {
 }
 
 export const PHP_DEFAULT: JsonEncodeOptions = { escapeSlash: true, escapeUnicode: true };
-/** What the CLI sends as request bodies: `/` raw, non-ASCII escaped (cli.md section 1). */
+/** What the CLI sends as request bodies: `/` raw, non-ASCII escaped (docs/gateway.md, "Request signing"). */
 export const REQUEST_BODY: JsonEncodeOptions = { escapeSlash: false, escapeUnicode: true };
 
 /** A JSON integer kept as its decimal digits, so that values beyond 2^53 stay exact. */
@@ -34,12 +34,64 @@ function hex4(code: number): string {
 }
 
 /** Encodes one string as a JSON string literal with the given escaping rules. */
-const NEEDS_ESCAPE_PHP = /["\\\/\u0000-\u001f\u0080-\uffff]/;
+const NEEDS_ESCAPE_PHP = /["\\/\u0000-\u001f\u0080-\uffff]/;
 const NEEDS_ESCAPE_RAW_SLASH = /["\\\u0000-\u001f\u0080-\uffff]/;
+
+const HEX = '0123456789abcdef';
+
+/** Per ASCII code: 0 written as is, 1 written as \u00XX, else the letter after a backslash. */
+function escapeTable(escapeSlash: boolean): Uint8Array {
+  const t = new Uint8Array(128);
+  for (let c = 0; c < 0x20; c++) t[c] = 1;
+  t[0x08] = 0x62; // b
+  t[0x0c] = 0x66; // f
+  t[0x0a] = 0x6e; // n
+  t[0x0d] = 0x72; // r
+  t[0x09] = 0x74; // t
+  t[0x22] = 0x22;
+  t[0x5c] = 0x5c;
+  if (escapeSlash) t[0x2f] = 0x2f;
+  return t;
+}
+const ESCAPES_PHP = escapeTable(true);
+const ESCAPES_RAW_SLASH = escapeTable(false);
+
+/**
+ * The same escaping for long strings, written byte by byte into one buffer: a string of a million
+ * characters that all need escaping costs a few milliseconds instead of a million concatenations
+ * (a forged callback must not cost the listener much more than a valid one).
+ */
+function encodeLongAscii(value: string, escapeSlash: boolean): string {
+  const table = escapeSlash ? ESCAPES_PHP : ESCAPES_RAW_SLASH;
+  const buf = Buffer.allocUnsafe(value.length * 6 + 2);
+  let p = 0;
+  buf[p++] = 0x22;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    const e = c < 0x80 ? table[c]! : 1;
+    if (e === 0) buf[p++] = c;
+    else if (e === 1) {
+      buf[p] = 0x5c;
+      buf[p + 1] = 0x75;
+      buf[p + 2] = HEX.charCodeAt(c >> 12);
+      buf[p + 3] = HEX.charCodeAt((c >> 8) & 15);
+      buf[p + 4] = HEX.charCodeAt((c >> 4) & 15);
+      buf[p + 5] = HEX.charCodeAt(c & 15);
+      p += 6;
+    } else {
+      buf[p] = 0x5c;
+      buf[p + 1] = e;
+      p += 2;
+    }
+  }
+  buf[p++] = 0x22;
+  return buf.toString('latin1', 0, p);
+}
 
 export function encodeJsonString(value: string, options: JsonEncodeOptions): string {
   // Most callback values are plain ASCII: skip the character loop for them.
   if (options.escapeUnicode && !(options.escapeSlash ? NEEDS_ESCAPE_PHP : NEEDS_ESCAPE_RAW_SLASH).test(value)) return '"' + value + '"';
+  if (options.escapeUnicode && value.length > 1024) return encodeLongAscii(value, options.escapeSlash);
   let out = '"';
   let start = 0;
   for (let i = 0; i < value.length; i++) {

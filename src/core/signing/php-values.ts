@@ -41,7 +41,7 @@ export function phpNumber(value: number, container: object | undefined, key: str
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
 const TWO_64 = 18446744073709551616n;
-const TWO_63_FLOAT = 9223372036854775808; // (double) ZEND_LONG_MAX, i.e. 2^63
+const TWO_63_FLOAT = 2 ** 63; // (double) ZEND_LONG_MAX
 
 /** Whether a key is a PHP integer key: a canonical decimal integer within 64 bits. */
 export function isPhpIntKey(key: string): boolean {

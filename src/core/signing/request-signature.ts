@@ -16,12 +16,12 @@ export interface RequestSignature {
   signature: string;
 }
 
-/** Lower-case hex SHA-256 of the body bytes; `{}` for a request without a body (spec 5.1). */
+/** Lower-case hex SHA-256 of the body bytes; `{}` for a request without a body (docs/gateway.md, "Request signing"). */
 export function hashRequestBody(body?: string | Uint8Array): string {
   return sha256Hex(body === undefined || body.length === 0 ? '{}' : body);
 }
 
-/** Computes the request signature of spec 5.1: HMAC-SHA256(METHOD:VA:sha256(body):KEY, KEY). */
+/** Computes the request signature (docs/gateway.md, "Request signing"): HMAC-SHA256(METHOD:VA:sha256(body):KEY, KEY). */
 export function signRequest(input: RequestSignatureInput): RequestSignature {
   const method = input.method.toUpperCase();
   const bodyHash = hashRequestBody(input.body);
