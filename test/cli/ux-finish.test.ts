@@ -57,3 +57,29 @@ describe('issue 15 item 4: one answer to "which profile, and why"', () => {
     expect(selectProfile({ ...base, user: { profiles: {} } })).toEqual({ value: 'default', source: 'default', origin: 'default' });
   });
 });
+
+describe('item 5: trigger fits the terminal and escapes the handler\'s answer', () => {
+  it('a long answer wraps under the arrow; control characters are shown escaped', async () => {
+    const { createServer } = await import('node:http');
+    const answer = `OK ${'accepted '.repeat(12)}\u001b[2Jdone`;
+    const server = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end(answer)));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    const h = tempHome();
+    try {
+      const r = await runCli(['trigger', '--to', `http://127.0.0.1:${port}/callback`, '--va', '1179000899', '--no-persist', '--no-color'], { home: h.home, tty: true });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+      expect(lines[0]).toMatch(/^→ POST http:\/\/127\.0\.0\.1:\d+\/callback/);
+      for (const line of lines.slice(1)) expect(line.startsWith('  ')).toBe(true);
+      expect(r.stdout).not.toContain('\u001b');
+      expect(r.stdout).toContain('\\e[2Jdone');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      h.cleanup();
+    }
+  });
+});
