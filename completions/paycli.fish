@@ -200,7 +200,7 @@ complete -c paycli -n '__paycli_at '\''trigger'\''' -l amount -r -d 'transaction
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l set -r -d 'override a callback field (repeatable)'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l repeat -r -d 'send the same callback N times (duplicates)'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l settlement -xa 'immediate deferred' -d 'for berhasil: settled (code 1) or deferred (unsettle, code 6'
-complete -c paycli -n '__paycli_at '\''trigger'\''' -l timeout -r -d 'how long to wait for the answer (PAYCLI_TIMEOUT; default 300'
+complete -c paycli -n '__paycli_at '\''trigger'\''' -l timeout -r -d 'how long to wait for the answer: 10s, 500ms (default 30s; PA'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l no-persist -d 'do not write the event store'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l store -r -d 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l format -xa 'form json both' -d 'body formats to test'
