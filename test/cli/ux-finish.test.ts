@@ -83,3 +83,17 @@ describe('item 5: trigger fits the terminal and escapes the handler\'s answer', 
     }
   });
 });
+
+describe('item 10: the gateway\'s words are quoted as received, paycli\'s are English', () => {
+  it('an Indonesian field error is quoted, and control characters in it are made visible', async () => {
+    const { parseEnvelope } = await import('../../src/core/http/envelope.js');
+    const body = { Status: 400, Success: false, Message: 'Validasi gagal\u001b[2J', Error: { phone: ['phone tidak valid.'] } };
+    let message = '';
+    try {
+      parseEnvelope({ status: 400, headers: {}, text: JSON.stringify(body), attempts: 1 }, 'https://sandbox.example/api/v2/payment/direct');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe('the gateway answered 400: "Validasi gagal\\e[2J" (phone: "phone tidak valid.")');
+  });
+});

@@ -61,7 +61,7 @@ describe('ApiClient', () => {
     const api = new ApiClient({ baseUrl: 'http://127.0.0.1:4010/api', credentials: () => ({ va: '2220002220', apiKey: 'OTHER-KEY-1234567890' }), http: async () => http, now, emulatorMerchant: credentials });
     const err = (await api.call('GET', 'areas/province').catch((e: unknown) => e)) as AuthError;
     expect(err).toBeInstanceOf(AuthError);
-    expect(err.message).toBe('the gateway refused the request (401): unauthorized signature — sent VA …2220 to 127.0.0.1:4010');
+    expect(err.message).toBe('the gateway refused the request (401): "unauthorized signature" — sent VA …2220 to 127.0.0.1:4010');
     expect(err.hint).toContain('accepts its default merchant: VA 1179000899, API key SAND…-KEY');
     await api.close();
     expect(http.closed).toBe(1); // a transport it made on first use is closed with it
