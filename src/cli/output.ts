@@ -192,7 +192,8 @@ const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^(
  * Aligns rows into columns (no borders), for human tables. Rows fit the table width (see
  * setTableWidth, or `opts.width`): when they do not, free-text columns (words with spaces) shrink
  * first, widest first, then other text columns; never the first (usually an id); the last column
- * wraps onto indented continuation lines, another is shortened with `…`. Numbers, amounts, dates
+ * wraps at spaces onto indented continuation lines (a single long word in it is shortened), another
+ * is shortened with `…`. Numbers, amounts, dates
  * and times are never cut.
  */
 export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number; plain?: boolean } = {}): string {
@@ -226,7 +227,9 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   all.forEach((row, r) => {
     const cells = row.map((cell, i) => (i < row.length - 1 ? pad(truncate(cell, widths[i]!), i) : cell));
     const last = cells.length - 1;
-    const lastLines = last === columns - 1 ? wrap(cells[last]!, widths[last]!) : [cells[last]!];
+    // The last column wraps at spaces; a single word (an id, a reference, a URL) is shortened
+    // with … instead of being split across lines.
+    const lastLines = last !== columns - 1 ? [cells[last]!] : /\s/.test(plainText(cells[last]!).trim()) ? wrap(cells[last]!, widths[last]!) : [truncate(cells[last]!, widths[last]!)];
     let line = [...cells.slice(0, last), lastLines[0]!].join('  ').trimEnd();
     if (r === 0 && header && style) line = style(line);
     lines.push(line);

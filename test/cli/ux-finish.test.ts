@@ -97,3 +97,27 @@ describe('item 10: the gateway\'s words are quoted as received, paycli\'s are En
     expect(message).toBe('the gateway answered 400: "Validasi gagal\\e[2J" (phone: "phone tidak valid.")');
   });
 });
+
+describe('item 5: transaction fits 80 columns on a terminal', () => {
+  it('the header line with a long reference wraps under its label; the gateway\'s text is escaped', async () => {
+    const { sandbox, localEnv } = await import('../helpers/sandbox.js');
+    const sb = await sandbox();
+    const h = tempHome();
+    try {
+      const made = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu\u001b[2J Ayu', '--phone', '08123456789', '--email', 'p@x.co', '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/cb', '--reference-id', 'A-LONG-REFERENCE-FOR-ORDER-1-FROM-THE-SHOP-OF-KOMANG', '--json'], { home: h.home, env: localEnv(sb) });
+      expect(made.code, made.stderr).toBe(0);
+      const id = String(JSON.parse(made.stdout).TransactionId);
+      const r = await runCli(['transaction', id, '--no-color'], { home: h.home, env: localEnv(sb), tty: true });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+      expect(lines[0]).toBe(`trx ${id} · pending (Pending, code 0) · ref`);
+      expect(lines[1]).toBe(`${' '.repeat(`trx ${id} · `.length)}A-LONG-REFERENCE-FOR-ORDER-1-FROM-THE-SHOP-OF-KOMANG`);
+      expect(r.stdout).not.toContain('\u001b');
+      expect(r.stdout).toContain('Putu\\e[2J Ayu');
+    } finally {
+      await sb.close();
+      h.cleanup();
+    }
+  });
+});

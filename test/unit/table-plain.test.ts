@@ -26,4 +26,12 @@ describe('table measurement and plain rows', () => {
     // An explicit width still asks for the terminal layout.
     expect(table([['1', 'x']], ['A', 'B'], undefined, { width: 80 })).toBe('A  B\n1  x');
   });
+
+  it('shortens a single long word in the last column instead of splitting it across lines', () => {
+    const text = table([['100002', 'Rp 2.050.000', 'A-LONG-REFERENCE-FOR-ORDER-2-FROM-THE-SHOP']], ['ID', 'AMOUNT', 'REFERENCE'], undefined, { width: 40 });
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(visibleLength(line)).toBeLessThanOrEqual(40);
+    expect(lines[1]).toMatch(/^100002  Rp 2\.050\.000  A-LONG-REFERENC\S*…$/);
+  });
 });

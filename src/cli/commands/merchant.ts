@@ -10,10 +10,12 @@ import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
 import { durationFlag as duration } from '../duration-flag.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { EXIT } from '../exit-codes.js';
-import { rupiah, table } from '../output.js';
+import { fitLine, rupiah, table } from '../output.js';
+import { escapeControl } from '../../core/terminal-text.js';
 import { withSpinner } from '../spinner.js';
 
-const text = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : String(v));
+/** A field of the gateway's answer as human output shows it: `-` when empty, control characters escaped. */
+const text = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : escapeControl(String(v)));
 
 /** `paid`, `pending`, … for a record (its PaidStatus decides paid-ness when present). */
 export function statusWord(r: TransactionRecord): string {
@@ -65,15 +67,16 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
   const method = [r.Via ?? r.PaymentChannel, r.Channel && r.Channel !== r.Via ? r.Channel : undefined].filter(Boolean).join(' / ');
   const code = r.PaymentCode ?? r.PaymentNo;
   const lines = [
-    `trx ${r.TransactionId} · ${badge} (${text(r.StatusDesc)}, code ${r.Status}) · ref ${text(r.ReferenceId)}`,
+    // Lines that carry the gateway's free text wrap under their label on a narrow terminal.
+    fitLine(`trx ${text(r.TransactionId)} · `, `${badge} (${text(r.StatusDesc)}, code ${r.Status}) · ref ${text(r.ReferenceId)}`),
     '',
     `  amount   ${rupiah(Number(r.Amount ?? 0))}   fee ${rupiah(Number(r.Fee ?? 0))}`,
-    `  method   ${text(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${code}` : ''}`,
+    fitLine('  method   ', `${text(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${text(code)}` : ''}`),
     `  created  ${text(r.CreatedDate)} WIB`,
     `  expires  ${text(r.ExpiredDate)} WIB`,
-    `  paid     ${r.SuccessDate ? `${r.SuccessDate} WIB` : '-'}`,
-    `  settled  ${r.SettlementDate ? `${r.SettlementDate} WIB` : paid ? 'not yet' : '-'}`,
-    `  buyer    ${[r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).join(' · ') || '-'}`,
+    `  paid     ${r.SuccessDate ? `${text(r.SuccessDate)} WIB` : '-'}`,
+    `  settled  ${r.SettlementDate ? `${text(r.SettlementDate)} WIB` : paid ? 'not yet' : '-'}`,
+    fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => text(v)).join(' · ') || '-'),
   ];
   env.out.out(lines.join('\n'));
 }
