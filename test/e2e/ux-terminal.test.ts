@@ -88,4 +88,31 @@ run('80 columns and WIB (tmux)', () => {
     expect(screen).toMatch(/· pending/);
     expect(screen).not.toMatch(/internal error|report it/);
   });
+
+  it('Ctrl-C stops test-handler at once while a check waits for the handler (exit 130)', async () => {
+    const { createServer } = await import('node:http');
+    const held: import('node:http').ServerResponse[] = [];
+    let hits = 0;
+    const hanging = createServer((_req, res) => {
+      hits++;
+      held.push(res); // never answers
+    });
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(hanging.address() as import('node:net').AddressInfo).port}/cb`;
+      const t = await term(`test-handler ${url} --deadline 1m --va 1179000899`);
+      const until = Date.now() + 10_000;
+      while (hits === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(hits).toBe(1);
+      const pressed = Date.now();
+      await t.keys('C-c');
+      expect(await t.exitCode()).toBe(130);
+      expect(Date.now() - pressed).toBeLessThan(5000); // not the 1 min deadline
+      expect(await t.screen()).not.toMatch(/internal error|report it/);
+    } finally {
+      for (const res of held) res.destroy();
+      hanging.closeAllConnections();
+      await new Promise((r) => hanging.close(r));
+    }
+  });
 });
