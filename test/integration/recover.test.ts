@@ -104,6 +104,30 @@ describe('paycli recover: a handler that was down while payments were made', () 
     }
   });
 
+  it('Ctrl-C while a delivery waits for the handler stops at once: exit 130, saying how many were delivered', async () => {
+    const { createServer } = await import('node:http');
+    const held: import('node:http').ServerResponse[] = [];
+    const ctl = new AbortController();
+    const hanging = createServer((_req, res) => {
+      held.push(res); // never answers
+      ctl.abort();
+    });
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/callback`;
+      const started = Date.now();
+      const r = await runCli(['recover', '--orders', ordersCsv(), '--deliver-to', url, '--delivery-timeout', '1m'], { env: localEnv(sb), home: home.home, signal: ctl.signal });
+      expect(r.code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(20_000); // not the 1 min delivery timeout
+      expect(r.stderr).toContain('interrupted: 0 of 4 callbacks delivered before Ctrl-C');
+      expect(held).toHaveLength(1);
+    } finally {
+      for (const res of held) res.destroy();
+      hanging.closeAllConnections();
+      await new Promise((r) => hanging.close(r));
+    }
+  });
+
   it('--deliver-to posts each callback rebuilt from the gateway record, signed with the VA, and reports the answers', async () => {
     const rx = await receiver([200, 200, 500, 200]);
     try {
