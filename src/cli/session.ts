@@ -51,7 +51,8 @@ export class Session {
 
   async userConfig(): Promise<UserConfig> {
     const mode = await modeOf(this.userPath);
-    if (mode !== undefined && (mode & 0o077) !== 0) {
+    // Said once a run, however many times the file is read (config set reads it, then picks the profile).
+    if (mode !== undefined && (mode & 0o077) !== 0 && !this.warnedUserConfig) {
       this.out.warn(`${this.userPath} has mode ${mode.toString(8).padStart(4, '0')}; it holds secrets and should be 0600 (chmod 600 ${this.userPath})`);
     }
     const { config, text } = await readUserConfig(this.userPath);

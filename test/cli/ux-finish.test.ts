@@ -121,3 +121,20 @@ describe('item 5: transaction fits 80 columns on a terminal', () => {
     }
   });
 });
+
+describe('config set reads the user config twice (values, then the profile) but warns once', () => {
+  it('a 0644 config file is one warning', async () => {
+    const { chmodSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const h = tempHome();
+    try {
+      await runCli(['config', 'init', '--env', 'sandbox', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
+      chmodSync(join(h.home, '.config/paycli/config.json'), 0o644);
+      const r = await runCli(['config', 'set', 'timeout', '10s'], { home: h.home });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.match(/should be 0600/g)).toHaveLength(1);
+    } finally {
+      h.cleanup();
+    }
+  });
+});
