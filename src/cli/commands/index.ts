@@ -285,7 +285,7 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
           .option('--set <field=value>', 'override a callback field (repeatable)', collect)
           .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
           .addOption(new Option('--settlement <mode>', 'for berhasil: settled (code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'))
-          .option('--timeout <ms>', 'how long to wait for the answer (PAYCLI_TIMEOUT; default 30000)')
+          .option('--timeout <duration>', 'how long to wait for the answer: 10s, 500ms (default 30s; PAYCLI_TIMEOUT)')
           .option('--no-persist', 'do not write the event store'),
       ),
       ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
@@ -299,7 +299,7 @@ export function registerCommands(program: Command, lazy: LazyAction, only?: stri
         .addOption(new Option('--format <format>', 'body formats to test').choices(['form', 'json', 'both']).default('both'))
         .addOption(new Option('--method <method>', 'payment method of the sample callbacks').choices(METHOD_NAMES as string[]).default('va'))
         .option('--channel <channel>', 'payment channel of the sample callbacks')
-        .option('--deadline <ms>', 'each answer must come within this many ms', '5000')
+        .option('--deadline <duration>', 'each answer must come within this long (e.g. 5s, 500ms)', '5s')
         .option('--junit <file>', 'also write a JUnit XML report'),
       ['paycli --env local test-handler http://127.0.0.1:3000/callback', 'paycli test-handler https://staging.shop.example/ipaymu/callback --va 1179000899 --junit report.xml'],
     ).action(lazy(async () => ({ default: (await import('./test-handler.js')).testHandlerCommand })));

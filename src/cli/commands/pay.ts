@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
 import { checkPaymentData } from '../../core/http/envelope.js';
 import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
-import { CHANNEL_NAMES, PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
+import { PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
 import { formatJakarta, maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';

@@ -6,7 +6,9 @@ import { newEventId } from '../../core/listener/event-store.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../../core/payment-rules.js';
+import { escapeControl } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
+import { fitLine } from '../output.js';
 import { callbackVa, eventStore } from './callback-shared.js';
 
 interface TriggerFlags {
@@ -76,7 +78,8 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       results.push(result);
       if (!out.json) {
         const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
-        out.out(`→ POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${res.body.trim().slice(0, 200)}`);
+        // Wrapped to the terminal's width; the handler's answer is the sender's text: control characters escaped.
+        out.out(fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
       }
     }
   } finally {
