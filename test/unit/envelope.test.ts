@@ -31,7 +31,7 @@ describe('envelope parsing (docs/gateway.md, "Answers")', () => {
       throw new Error('no error');
     } catch (err) {
       expect(err).toBeInstanceOf(GatewayError);
-      expect((err as Error).message).toBe('the gateway answered 400: error - invalid request (name: name wajib diisi.)');
+      expect((err as Error).message).toBe('the gateway answered 400: "error - invalid request" (name: "name wajib diisi.")');
     }
     expect(() => parseEnvelope(res(200, '{"Status":200,"Success":false,"Message":"saldo kurang"}'), 'u')).toThrow(GatewayError);
   });

@@ -1,16 +1,31 @@
 import { AuthError, UsageError } from '../../core/errors.js';
 import { cacheDir, configDir, dataDir } from '../../core/config/paths.js';
 import { ENVIRONMENTS, parseSetting, SETTING_KEYS, writeUserConfig, type Settings, type SettingKey, type UserConfig } from '../../core/config/profiles.js';
-import type { ResolvedConfig, Sourced } from '../../core/config/resolve.js';
+import type { ProfileChoice, ResolvedConfig, Sourced } from '../../core/config/resolve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
-import type { CommandEnv, Handler } from '../command-env.js';
+import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
 import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
 import { examples, typed, type Define } from '../command-kit.js';
 
-function profileName(env: CommandEnv, user: UserConfig): string {
-  return env.opts.profile ?? env.ctx.env.PAYCLI_PROFILE ?? user.defaultProfile ?? 'default';
+/** Why a profile was chosen, in words, for messages that must say which profile they change. */
+function chosenBy(choice: ProfileChoice): string {
+  switch (choice.source) {
+    case 'flag':
+      return 'by --profile';
+    case 'env':
+      return 'by PAYCLI_PROFILE';
+    case 'project':
+      return `by the ${choice.origin}`;
+    default:
+      return 'as the default';
+  }
+}
+
+/** `, chosen by …` when the profile was not simply the default or named on the command line. */
+function noteChoice(choice: ProfileChoice): string {
+  return choice.source === 'env' || choice.source === 'project' ? ` (chosen ${chosenBy(choice)})` : '';
 }
 
 function checkKey(key: string): SettingKey {
@@ -28,10 +43,11 @@ function display(key: string, value: unknown, reveal = false): string {
  * A production profile's secrets are changed only when the command names the profile with
  * --profile: `config set va …` after `config init --profile prod …` must not overwrite production.
  */
-function guardProductionSecret(env: CommandEnv, user: UserConfig, name: string, key: SettingKey, action: string): void {
+function guardProductionSecret(user: UserConfig, choice: ProfileChoice, key: SettingKey, action: string): void {
+  const name = choice.value;
   if (key !== 'va' && key !== 'api-key') return;
-  if ((user.profiles[name]?.env ?? 'sandbox') !== 'production' || env.opts.profile === name) return;
-  throw new UsageError(`refusing to ${action} ${key} of profile "${name}": it is a production profile, selected ${env.ctx.env.PAYCLI_PROFILE ? 'by PAYCLI_PROFILE' : 'as the default'}`, {
+  if ((user.profiles[name]?.env ?? 'sandbox') !== 'production' || choice.source === 'flag') return;
+  throw new UsageError(`refusing to ${action} ${key} of profile "${name}": it is a production profile, selected ${chosenBy(choice)}`, {
     hint: `name it to confirm: paycli config ${action} ${key} … --profile ${name}`,
   });
 }
@@ -39,7 +55,7 @@ function guardProductionSecret(env: CommandEnv, user: UserConfig, name: string, 
 export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = async (env) => {
   const { session, opts, ctx, out } = env;
   const user = await session.userConfig();
-  const name = profileName(env, user);
+  const name = (await session.profileChoice()).value;
   const existing = user.profiles[name] ?? {};
   const settings: Settings = { ...existing };
   if (opts.env) settings.env = String(parseSetting('env', opts.env));
@@ -91,17 +107,18 @@ export const configSet: Handler = async (env, key: string, rawValue: string) => 
   if (value === '-') value = (await readStdin(env.ctx)).replace(/\r?\n$/, '');
   const parsed = parseSetting(k, value);
   const user = await session.userConfig();
-  const name = profileName(env, user);
-  guardProductionSecret(env, user, name, k, 'set');
-  if (k === 'env' && parsed === 'production' && (user.profiles[name]?.env ?? 'sandbox') !== 'production' && env.opts.profile !== name) {
+  const choice = await session.profileChoice();
+  const name = choice.value;
+  guardProductionSecret(user, choice, k, 'set');
+  if (k === 'env' && parsed === 'production' && (user.profiles[name]?.env ?? 'sandbox') !== 'production' && choice.source !== 'flag') {
     throw new UsageError(`refusing to turn profile "${name}" into a production profile without naming it`, { hint: `paycli config set env production --profile ${name} (or create one: paycli config init --profile prod --env production)` });
   }
   const profile = (user.profiles[name] ??= {});
   (profile as Record<string, unknown>)[SETTING_KEYS[k]] = parsed;
   user.defaultProfile ??= name;
   await writeUserConfig(session.userPath, user);
-  if (out.json) out.data({ profile: name, key: k, value: display(k, parsed) });
-  else out.out(`set ${k} = ${display(k, parsed)} in profile "${name}"`);
+  if (out.json) out.data({ profile: name, key: k, value: display(k, parsed), profileOrigin: choice.origin });
+  else out.out(`set ${k} = ${display(k, parsed)} in profile "${name}"${noteChoice(choice)}`);
   return 0;
 };
 
@@ -109,14 +126,15 @@ export const configUnset: Handler = async (env, key: string) => {
   const k = checkKey(key);
   const { session, out } = env;
   const user = await session.userConfig();
-  const name = profileName(env, user);
-  guardProductionSecret(env, user, name, k, 'unset');
+  const choice = await session.profileChoice();
+  const name = choice.value;
+  guardProductionSecret(user, choice, k, 'unset');
   const profile = user.profiles[name];
   const had = profile !== undefined && SETTING_KEYS[k] in profile;
   if (profile) delete (profile as Record<string, unknown>)[SETTING_KEYS[k]];
   if (had) await writeUserConfig(session.userPath, user);
   if (out.json) out.data({ profile: name, key: k, removed: had });
-  else out.out(had ? `removed ${k} from profile "${name}"` : `${k} was not set in profile "${name}"`);
+  else out.out((had ? `removed ${k} from profile "${name}"` : `${k} was not set in profile "${name}"`) + noteChoice(choice));
   return 0;
 };
 
@@ -155,7 +173,7 @@ export const configList: Handler<{ showOrigin?: boolean }> = async (env) => {
 export const configProfiles: Handler = async (env) => {
   const { session, out } = env;
   const user = await session.userConfig();
-  const active = profileName(env, user);
+  const active = (await session.profileChoice()).value;
   const rows = Object.entries(user.profiles).map(([name, p]) => ({
     name, active: name === active, default: name === user.defaultProfile, env: p.env ?? 'sandbox', va: p.va ? maskSecret(p.va) : null, apiKey: p.apiKey ? maskSecret(p.apiKey) : null,
   }));

@@ -6,7 +6,7 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { forwardableHeaders } from '../../core/listener/forward.js';
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
+import { currentTableWidth, rupiah, table, visibleLength, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-shared.js';
 import { parseDuration } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
@@ -60,24 +60,29 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
     return 0;
   }
   const c = out.c;
-  out.out(
-    table(
-      events.map((e) => {
-        let amount = '';
-        try {
-          const f = parseCaptureObject({ headers: e.headers, body: e.body }).fields;
-          amount = typeof f.amount === 'string' ? esc(rupiah(f.amount)) : '';
-        } catch {
-          amount = '';
-        }
-        const verdict = e.verdict === 'valid' ? c.green('valid') : e.verdict === 'valid-variant' ? c.yellow('valid*') : c.red(esc(String(e.verdict)));
-        // A store is a file anyone may have edited, and its fields came from senders: escaped.
-        return [esc(e.id), esc(String(e.receivedAt).replace('T', ' ').slice(0, 19)), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))];
-      }),
-      ['ID', 'RECEIVED (UTC)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'],
-      (s) => c.bold(s),
-    ),
-  );
+  const rows = events.map((e) => {
+    let amount = '';
+    try {
+      const f = parseCaptureObject({ headers: e.headers, body: e.body }).fields;
+      amount = typeof f.amount === 'string' ? esc(rupiah(f.amount)) : '';
+    } catch {
+      amount = '';
+    }
+    const verdict = e.verdict === 'valid' ? c.green('valid') : e.verdict === 'valid-variant' ? c.yellow('valid*') : c.red(esc(String(e.verdict)));
+    // A store is a file anyone may have edited, and its fields came from senders: escaped.
+    return { e, amount, verdict };
+  });
+  const full = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt))), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))]);
+  const fullHeader = ['ID', 'RECEIVED (WIB)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'];
+  const width = currentTableWidth();
+  const fits = width === undefined || table(full, fullHeader, undefined, { width: Infinity }).split('\n').every((l) => visibleLength(l) <= width);
+  if (fits) out.out(table(full, fullHeader, (s) => c.bold(s)));
+  else {
+    // A narrow terminal: the short time, and the answer and duplicate mark after the verdict
+    // (`events list --json` and `events show` have everything).
+    const short = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt), 'short')), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, `${verdict} ${esc(String(e.answer))}${e.duplicate ? ' dup' : ''}`]);
+    out.out(table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
+  }
   return 0;
 };
 
@@ -104,7 +109,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
   // Headers, body and fields came from the sender: control characters escaped (the body keeps its lines).
   out.out(
     [
-      `${c.bold(esc(event.id))}  ${esc(String(event.receivedAt))}  ${esc(event.method)} ${esc(event.path)}  → ${esc(String(event.answer))}`,
+      `${c.bold(esc(event.id))}  ${esc(wib(String(event.receivedAt)))} WIB  ${esc(event.method)} ${esc(event.path)}  → ${esc(String(event.answer))}`,
       `verdict: ${esc(String(event.verdict))}${event.variant ? ` (${esc(event.variant)})` : ''}${event.reason ? ` — ${esc(event.reason)}` : ''}${event.duplicate ? ' · duplicate' : ''}`,
       '',
       ...Object.entries(event.headers).map(([k, v]) => `${esc(k)}: ${esc(String(v))}`),

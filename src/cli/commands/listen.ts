@@ -4,7 +4,7 @@ import type { ListenerEvent } from '../../core/listener/server.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
-import { rupiah } from '../output.js';
+import { fitLine, rupiah, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { parsePort } from '../flag-values.js';
 import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, typed, type Define } from '../command-kit.js';
@@ -117,7 +117,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     const verdict =
       ev.verdict === 'valid' ? c.green('✓ valid') : ev.verdict === 'valid-variant' ? c.yellow(`✓ valid (${esc(ev.variant ?? '')}: ${reason})`) : ev.verdict === 'invalid' ? c.red(`✗ invalid: ${reason}`) : c.red(`✗ ${reason || 'malformed'}`);
     const parts = [
-      c.dim(new Date(ev.receivedAt).toTimeString().slice(0, 8)),
+      c.dim(wib(ev.receivedAt, 'time')),
       ev.trx_id ? `trx ${esc(ev.trx_id)}` : esc(ev.method),
       esc(ev.status ?? ''),
       e.summary.via ? `${esc(e.summary.via)}/${esc(e.summary.channel ?? '')}` : '',
@@ -127,7 +127,8 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
       ...e.forwards.map((f) => (f.status === null ? c.red(`→ ${f.url} failed: ${esc(f.error ?? '')}`) : `→ ${f.url} ${f.status} ${f.ms}ms`)),
       c.dim(`${ev.answer} ${e.ms}ms`),
     ].filter(Boolean);
-    emit(parts.join('  '));
+    // The time, then the rest wrapped under it to the terminal's width.
+    emit(fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
   }
 
   if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
@@ -148,8 +149,9 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
         `  store      ${store?.path ?? 'off'}`,
         ...(opts.forwardTo ?? []).map((u) => `  forward    ${u}`),
         ...(uiUrl ? [`  dashboard  ${uiUrl} (loopback only)`] : []),
-        `  The emulator (paycli sandbox) can call this URL directly; the real gateway needs a public URL (a tunnel).`,
-        `  Ctrl-C to stop`,
+        `  The emulator (paycli sandbox) can call this URL directly;`,
+        `  the real gateway needs a public URL (a tunnel).`,
+        `  Times are WIB (Asia/Jakarta). Ctrl-C to stop`,
         '',
       ].join('\n'),
     );

@@ -6,14 +6,16 @@ import {
 } from '../../core/api/merchant.js';
 import { cacheDir } from '../../core/config/paths.js';
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
-import { parseDuration } from '../../core/duration.js';
+import { durationFlag as duration } from '../duration-flag.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { EXIT } from '../exit-codes.js';
-import { rupiah, table } from '../output.js';
+import { fitLine, rupiah, table } from '../output.js';
+import { escapeControl } from '../../core/terminal-text.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, RUN_DURATION_TIMEOUT, typed, type Define } from '../command-kit.js';
 
-const text = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : String(v));
+/** A field of the gateway's answer as human output shows it: `-` when empty, control characters escaped. */
+const text = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : escapeControl(String(v)));
 
 /** `paid`, `pending`, … for a record (its PaidStatus decides paid-ness when present). */
 export function statusWord(r: TransactionRecord): string {
@@ -26,17 +28,6 @@ function positiveInt(v: string | undefined, flag: string, max?: number): number 
   return Number(v);
 }
 
-function duration(v: string | undefined, flag: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  let ms: number;
-  try {
-    ms = parseDuration(v);
-  } catch (err) {
-    throw new UsageError(`invalid ${flag}: ${(err as Error).message}`);
-  }
-  if (ms <= 0) throw new UsageError(`invalid ${flag} "${v}": it must be longer than 0`);
-  return ms;
-}
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
 export async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Promise<TransactionRecord | null> {
@@ -76,15 +67,16 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
   const method = [r.Via ?? r.PaymentChannel, r.Channel && r.Channel !== r.Via ? r.Channel : undefined].filter(Boolean).join(' / ');
   const code = r.PaymentCode ?? r.PaymentNo;
   const lines = [
-    `trx ${r.TransactionId} · ${badge} (${text(r.StatusDesc)}, code ${r.Status}) · ref ${text(r.ReferenceId)}`,
+    // Lines that carry the gateway's free text wrap under their label on a narrow terminal.
+    fitLine(`trx ${text(r.TransactionId)} · `, `${badge} (${text(r.StatusDesc)}, code ${r.Status}) · ref ${text(r.ReferenceId)}`),
     '',
     `  amount   ${rupiah(Number(r.Amount ?? 0))}   fee ${rupiah(Number(r.Fee ?? 0))}`,
-    `  method   ${text(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${code}` : ''}`,
+    fitLine('  method   ', `${text(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${text(code)}` : ''}`),
     `  created  ${text(r.CreatedDate)} WIB`,
     `  expires  ${text(r.ExpiredDate)} WIB`,
-    `  paid     ${r.SuccessDate ? `${r.SuccessDate} WIB` : '-'}`,
-    `  settled  ${r.SettlementDate ? `${r.SettlementDate} WIB` : paid ? 'not yet' : '-'}`,
-    `  buyer    ${[r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).join(' · ') || '-'}`,
+    `  paid     ${r.SuccessDate ? `${text(r.SuccessDate)} WIB` : '-'}`,
+    `  settled  ${r.SettlementDate ? `${text(r.SettlementDate)} WIB` : paid ? 'not yet' : '-'}`,
+    fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => text(v)).join(' · ') || '-'),
   ];
   env.out.out(lines.join('\n'));
 }
@@ -135,35 +127,32 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
   }
   const signal = ctx.interrupts();
   const started = Date.now();
-  let spinner: { text: string; stop(): void } | undefined;
-  if (ctx.stderrIsTTY && !out.json && !opts.dryRun && !opts.curl) {
-    const { default: ora } = await import('ora');
-    spinner = ora({ text: `waiting for transaction ${id}`, stream: ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan' }).start();
-  }
   let last: TransactionRecord | null = null;
   let polls = 0;
-  try {
+  const spin = !opts.dryRun && !opts.curl;
+  const poll = async (update: (text: string) => void): Promise<boolean> => {
     for (;;) {
       try {
         const next = await fetchTransaction(env, id, false);
-        if (!next) return 0;
+        if (!next) return false;
         last = next;
       } catch (err) {
         // Ctrl-C during a check: show what was last known (exit 130 below); before any answer, fail as usual.
-        if (last && signal.aborted) break;
+        if (last && signal.aborted) return true;
         throw err;
       }
       polls++;
-      if (isFinalStatus(last.Status) || signal.aborted) break;
+      if (isFinalStatus(last.Status) || signal.aborted) return true;
       const elapsed = Date.now() - started;
-      if (elapsed >= timeout) break;
-      if (spinner) spinner.text = `transaction ${id}: ${statusWord(last)} · ${Math.round(elapsed / 1000)}s · checking every ${Math.round(interval / 100) / 10}s`;
+      if (elapsed >= timeout) return true;
+      update(`transaction ${id}: ${statusWord(last)} · ${Math.round(elapsed / 1000)}s · checking every ${Math.round(interval / 100) / 10}s`);
       await sleep(Math.min(interval, timeout - elapsed), signal);
-      if (signal.aborted) break;
+      if (signal.aborted) return true;
     }
-  } finally {
-    spinner?.stop();
-  }
+  };
+  // The shared spinner: it leaves stdin alone, so Ctrl-C is SIGINT and stops the wait at once.
+  if (!(spin ? await withSpinner(env, `waiting for transaction ${id}`, poll) : await poll(() => undefined))) return 0;
+  last = last as TransactionRecord | null; // assigned inside poll(), which TypeScript's narrowing does not see
   if (!last) return 0;
   const final = isFinalStatus(last.Status);
   const paid = isPaidStatus(last.Status, last.PaidStatus);

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, readHistory, TRANSACTION_PATH, type TransactionRecord } from '../../core/api/merchant.js';
 import { callbackFromRecord, gatewayOutcome, parseOrders, type Order } from '../../core/api/recover.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
-import { AuthError, GatewayError, NetworkError, SignatureError, UsageError } from '../../core/errors.js';
+import { AuthError, GatewayError, NetworkError, PaycliError, SignatureError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseDuration } from '../../core/duration.js';
 import { formatJakarta, parseWib } from '../../core/time.js';
@@ -160,9 +160,11 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
         continue;
       }
       try {
-        const res = await sendRaw(url, { headers: signed.headers, body: signed.body, timeoutMs: deliveryTimeout });
+        const res = await sendRaw(url, { headers: signed.headers, body: signed.body, timeoutMs: deliveryTimeout, signal: ctx.interrupts() });
         m.delivery = { ok: res.status === 200, status: res.status, body: res.body.split(/\r?\n/)[0]!.slice(0, 200), ms: Math.round(res.ms) };
       } catch (err) {
+        // Ctrl-C stops the deliveries at once (exit 130); the ones not yet sent are not reported as sent.
+        if (ctx.interrupts().aborted) throw new PaycliError('interrupted', `interrupted: ${missed.filter((x) => x.delivery?.ok).length} of ${missed.length} callbacks delivered before Ctrl-C`);
         m.delivery = { ok: false, error: (err as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `timeout after ${deliveryTimeout} ms` : describeSendError(err) };
       }
     }

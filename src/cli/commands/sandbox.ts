@@ -4,7 +4,7 @@ import { dataDir } from '../../core/config/paths.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
+import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
 import { Option, examples, typed, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
@@ -24,8 +24,9 @@ interface SandboxFlags {
   dashboard?: boolean;
 }
 
+/** The log's clock: HH:MM:SS in WIB (the banner says so). */
 function time(d: Date): string {
-  return d.toTimeString().slice(0, 8);
+  return wib(d, 'time');
 }
 
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */
@@ -93,12 +94,12 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       const t = out.c.dim(time(ctx.now()));
       if (e.type === 'request') {
         const st = e.status < 300 ? out.c.green(String(e.status)) : e.status < 500 ? out.c.yellow(String(e.status)) : out.c.red(String(e.status));
-        out.out(`${t} ${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`);
+        out.out(fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`));
       } else if (e.type === 'transition') {
-        out.out(`${t} trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`);
+        out.out(fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`));
       } else {
         const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
-        out.out(`${t} callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`);
+        out.out(fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
       }
     },
   }).catch((err: NodeJS.ErrnoException) => {
@@ -130,17 +131,22 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   if (sandbox.startup.removedTmp.length > 0) notes.push(`removed ${sandbox.startup.removedTmp.length} partial file${sandbox.startup.removedTmp.length === 1 ? '' : 's'} of an interrupted write (${sandbox.startup.removedTmp.join(', ')})`);
   if (out.json) out.data(banner, false);
   else {
+    // Fits the terminal: a long data-dir path or note wraps under its label.
+    const width = ctx.stderrIsTTY ? (ctx.columns ?? 80) : undefined;
+    const line = (label: string, text: string) => fitLineTo(width, `  ${label.padEnd(11)}`, text);
+    const isDefaultKey = main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY;
     ctx.stderr.write(
       [
         out.e.bold('paycli sandbox') + ` — offline iPaymu emulator`,
-        `  base URL   ${sandbox.apiUrl}   (use: paycli --env local … or --base-url ${sandbox.apiUrl})`,
-        `  VA         ${main.va}`,
-        `  API key    ${maskSecret(main.apiKey)}${main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY ? ' (the documented default; paycli --env local uses it)' : ''}`,
-        `  state      ${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`,
-        ...notes.map((n) => `  ${out.e.yellow('note')}       ${n}`),
-        `  dashboard  ${sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')}`,
-        `  admin      paycli sandbox list | pay ID | expire ID | resend ID`,
-        `  Ctrl-C to stop`,
+        line('base URL', sandbox.apiUrl),
+        line('use it', `paycli --env local …  or  --base-url ${sandbox.apiUrl}`),
+        line('VA', main.va),
+        line('API key', `${maskSecret(main.apiKey)}${isDefaultKey ? ' (the documented default; --env local uses it)' : ''}`),
+        line('state', `${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`),
+        ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
+        line('dashboard', sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
+        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID'),
+        line('log times', 'WIB (Asia/Jakarta); Ctrl-C to stop'),
         '',
       ].join('\n'),
     );

@@ -6,7 +6,9 @@ import { newEventId } from '../../core/listener/event-store.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
+import { escapeControl } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
+import { fitLine } from '../output.js';
 import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
 import { Option, collect, examples, storeFlag, typed, type Define } from '../command-kit.js';
 
@@ -66,7 +68,8 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       results.push(result);
       if (!out.json) {
         const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
-        out.out(`→ POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${res.body.trim().slice(0, 200)}`);
+        // Wrapped to the terminal's width; the handler's answer is the sender's text: control characters escaped.
+        out.out(fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
       }
     }
   } finally {
@@ -99,7 +102,7 @@ const defineTrigger: Define = (program, bind) => {
         .option('--set <field=value>', 'override a callback field (repeatable)', collect)
         .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
         .addOption(new Option('--settlement <mode>', 'for berhasil: settled (code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'))
-        .option('--timeout <ms>', 'how long to wait for the answer (PAYCLI_TIMEOUT; default 30000)')
+        .option('--timeout <duration>', 'how long to wait for the answer: 10s, 500ms (default 30s; PAYCLI_TIMEOUT)')
         .option('--no-persist', 'do not write the event store'),
     ),
     ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
