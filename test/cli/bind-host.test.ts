@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { parseBindHost } from '../../src/core/http/serve.js';
+import { runCli, tempHome } from '../helpers/cli.js';
+
+// Issue 13: `listen --host 8.8.8.8` and `sandbox --host 256.1.1.1` were "internal error … report
+// it", exit 1. An invalid address is a usage error; an address that is not this machine's says so.
+
+describe('--host of listen and sandbox', () => {
+  it('parses addresses and host names, and refuses the rest', () => {
+    expect(parseBindHost('127.0.0.1')).toBe('127.0.0.1');
+    expect(parseBindHost('[::1]')).toBe('::1');
+    expect(parseBindHost('::')).toBe('::');
+    expect(parseBindHost('localhost')).toBe('localhost');
+    for (const bad of ['256.1.1.1', '1.2.3', 'a b', '', 'http://127.0.0.1', '-x']) expect(() => parseBindHost(bad), bad).toThrow(/^invalid --host/);
+  });
+
+  const cases: [string[], number, RegExp][] = [
+    [['listen', '--host', '256.1.1.1', '--port', '0'], 2, /^error: invalid --host "256\.1\.1\.1": not an IP address or a host name$/],
+    [['sandbox', '--host', '256.1.1.1', '--port', '0'], 2, /^error: invalid --host "256\.1\.1\.1": not an IP address or a host name$/],
+    [['listen', '--host', '8.8.8.8', '--port', '0'], 2, /^error: cannot listen on 8\.8\.8\.8:0: address not available \(it is not an address of this machine\)$/],
+    [['sandbox', '--host', '8.8.8.8', '--port', '0'], 2, /^error: cannot listen on 8\.8\.8\.8:0: address not available \(it is not an address of this machine\)$/],
+  ];
+  for (const [argv, code, line] of cases) {
+    it(`${argv.join(' ')}: one line, exit ${code}`, async () => {
+      const h = tempHome();
+      try {
+        const r = await runCli(argv, { home: h.home, env: { PAYCLI_VA: '1179000899' } });
+        expect(r.code, r.stderr).toBe(code);
+        const lines = r.stderr.trimEnd().split('\n');
+        expect(lines[0]).toMatch(line);
+        expect(lines.slice(1).every((l) => l.startsWith('hint: '))).toBe(true);
+        expect(r.stderr).not.toMatch(/internal error|report it|\n\s+at /);
+      } finally {
+        h.cleanup();
+      }
+    });
+  }
+});
