@@ -57,7 +57,7 @@ describe('checkCallback', () => {
     const bounded = checkCallback(mid, 'ab'.repeat(32), VA, { diagnose: true, otherKeys: keys });
     expect(bounded.notDiagnosed).toMatch(/not diagnosed: over 1024 KiB of work/);
     // and a body of many small fields (each variation re-canonicalises every one) is not diagnosed at all
-    const many: Record<string, string> = { ...fields };
+    const many: typeof fields = { ...fields };
     for (let i = 0; i < 1000; i++) many[`k${i}`] = String(i);
     expect(checkCallback(many, 'ab'.repeat(32), VA, { diagnose: true }).notDiagnosed).toBe('not diagnosed: over 128 fields (1025)');
     const complete = checkCallback(mid, 'ab'.repeat(32), VA, { diagnose: true, otherKeys: keys, budget: { maxWork: Number.POSITIVE_INFINITY } });
