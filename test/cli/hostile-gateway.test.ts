@@ -14,7 +14,6 @@ import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, sandbox, localEnv } from
 /** An OSC retitle, a screen clear, an 8-bit CSI, a bidi override and a BEL. */
 const HOSTILE = '\u001b]0;owned\u0007X\u001b[2J\u009b31mY\u202eZ';
 const SHOWN = '\\e]0;owned\\x07X\\e[2J\\x9b31mY\\u202eZ';
-// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/;
 
 const envelope = (data: unknown) => JSON.stringify({ Status: 200, Success: true, Message: 'Success', Data: data });
@@ -34,20 +33,17 @@ describe('control characters from the gateway never reach the terminal', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
-  });
-  afterAll(async () => {
-    await new Promise((r) => server.close(r));
-    home.cleanup();
-  });
-  const env = (extra: Record<string, string> = {}) => ({ PAYCLI_BASE_URL: base, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY', ...extra });
-
-  beforeAll(() => {
     answers.set('areas/province', envelope([{ code: '51', name: HOSTILE }]));
     answers.set('v2/history', envelope({ Transaction: [{ TransactionId: 7, Status: 1, ReferenceId: HOSTILE, PaymentChannel: HOSTILE, CreatedDate: '2026-11-20 10:00:00', Amount: 1000 }], Pagination: { total: 1, count: 1, per_page: 20, current_page: 1, total_pages: 1 } }));
     answers.set('v2/payment-channels', envelope([{ Code: 'va', Name: HOSTILE, Channels: [{ Code: 'bca', Name: HOSTILE, FeatureStatus: HOSTILE, TransactionFee: { ActualFee: 4000, ActualFeeType: 'FLAT' } }] }]));
     answers.set('v2/balance', envelope({ Va: '1179000899', MerchantBalance: 1000, MemberBalance: 0 }));
     answers.set('v2/transaction', envelope({ TransactionId: 7, Status: 2, StatusDesc: HOSTILE, ReferenceId: HOSTILE, BuyerName: HOSTILE, Via: HOSTILE, Amount: 1000 }));
   });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    home.cleanup();
+  });
+  const env = (extra: Record<string, string> = {}) => ({ PAYCLI_BASE_URL: base, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY', ...extra });
 
   const commands: string[][] = [['areas', 'province', '--no-cache'], ['history'], ['channels'], ['transaction', '7']];
   for (const tty of [false, true]) {
