@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { terminalSafe } from '../../src/cli/output.js';
 import { checkBalanceData, checkChannelsData, checkHistoryData, checkTransactionData } from '../../src/core/api/merchant.js';
@@ -86,9 +88,21 @@ describe('control characters from the gateway never reach the terminal', () => {
     }
   });
 
-  it('areas pick is not reachable off a terminal; region names are escaped in tables', async () => {
+  it('region names are escaped in tables and cached as received', async () => {
     const r = await runCli(['areas', 'province', '--no-cache'], { env: env(), home: home.home });
     expect(r.stdout).toBe(`51\t${SHOWN}\n`);
+    const dir = join(home.home, '.cache', 'paycli', 'areas');
+    const cached = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => readFileSync(join(d.parentPath, d.name), 'utf8'));
+    expect(cached.some((text) => text.includes(JSON.stringify(HOSTILE).slice(1, -1)))).toBe(true);
+  });
+
+  it('history --csv: as received to a pipe or file, escaped on a terminal', async () => {
+    const piped = await runCli(['history', '--csv'], { env: env(), home: home.home });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout.split('\n')[1]).toContain(HOSTILE);
+    const shown = await runCli(['history', '--csv'], { env: env(), home: home.home, tty: true });
+    expect(shown.stdout).not.toMatch(RAW_CONTROL);
+    expect(shown.stdout).toContain(SHOWN);
   });
 });
 
