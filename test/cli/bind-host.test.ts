@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBindHost } from '../../src/core/http/serve.js';
 import { runCli, tempHome } from '../helpers/cli.js';
@@ -35,4 +37,24 @@ describe('--host of listen and sandbox', () => {
       }
     });
   }
+});
+
+describe('sandbox banner', () => {
+  it('shows a merchant\'s own --va masked (the documented default stays whole)', async () => {
+    const h = tempHome();
+    try {
+      const keyFile = join(h.home, 'key.txt');
+      writeFileSync(keyFile, 'MY-OWN-SECRET-KEY-0123456789\n');
+      const stop = new AbortController();
+      stop.abort('test');
+      const own = await runCli(['sandbox', '--port', '0', '--in-memory', '--va', '1234567890', '--api-key-file', keyFile], { home: h.home, signal: stop.signal });
+      expect(own.code, own.stderr).toBe(0);
+      expect(own.stderr).toMatch(/^ {2}VA {9}…7890$/m);
+      expect(own.stderr).not.toContain('1234567890');
+      const byDefault = await runCli(['sandbox', '--port', '0', '--in-memory'], { home: h.home, signal: stop.signal });
+      expect(byDefault.stderr).toMatch(/^ {2}VA {9}1179000899$/m);
+    } finally {
+      h.cleanup();
+    }
+  });
 });

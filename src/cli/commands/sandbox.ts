@@ -145,7 +145,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         out.e.bold('paycli sandbox') + ` — offline iPaymu emulator`,
         line('base URL', sandbox.apiUrl),
         line('use it', `paycli --env local …  or  --base-url ${sandbox.apiUrl}`),
-        line('VA', main.va),
+        // The documented default VA is public; a merchant's own VA is masked like everywhere else.
+        line('VA', main.va === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_VA ? main.va : maskSecret(main.va)),
         line('API key', `${maskSecret(main.apiKey)}${isDefaultKey ? ' (the documented default; --env local uses it)' : ''}`),
         line('state', `${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`),
         ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
