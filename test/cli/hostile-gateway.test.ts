@@ -132,6 +132,7 @@ describe('answers that are not the endpoint\'s envelope are exit 5', () => {
     [['history'], 'v2/history'],
     [['channels'], 'v2/payment-channels'],
     [['areas', 'province', '--no-cache'], 'areas/province'],
+    [['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok'], 'v2/payment'],
   ];
   it('says "malformed response" with the HTTP status and an excerpt', async () => {
     for (const text of bad) {
@@ -141,7 +142,7 @@ describe('answers that are not the endpoint\'s envelope are exit 5', () => {
         const what = `${argv.join(' ')} ← ${text}`;
         expect(r.code, what).toBe(5);
         expect(r.stdout, what).toBe('');
-        expect(r.stderr.split('\n')[0], what).toMatch(new RegExp(`^error: malformed response from ${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/${path}: HTTP 200 with .+: "\\{\\\\"Status\\\\":200`));
+        expect(r.stderr.split('\n').find((l) => l.startsWith('error: ')), what).toMatch(new RegExp(`^error: malformed response from ${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/${path}: HTTP 200 with .+: "\\{\\\\"Status\\\\":200`));
       }
     }
   });

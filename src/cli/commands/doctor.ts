@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../child-env.js';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { modeOf } from '../../core/config/secure-file.js';
@@ -56,12 +57,7 @@ export const GIT_SAFE_ARGS = ['--no-pager', '-c', 'core.fsmonitor=false', '-c', 
 
 /** The environment for git: the run's, without PAYCLI_* variables, pager/diff programs or any value holding the key. */
 export function gitEnv(env: NodeJS.ProcessEnv, secret: string): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined || /^PAYCLI_/i.test(k) || /^(GIT_EXTERNAL_DIFF|GIT_PAGER|PAGER)$/.test(k) || v.includes(secret)) continue;
-    out[k] = v;
-  }
-  return out;
+  return childEnv(env, [secret], /^(GIT_EXTERNAL_DIFF|GIT_PAGER|PAGER)$/);
 }
 
 /**
