@@ -216,6 +216,8 @@ export function fitLine(prefix: string, text: string): string {
 
 /** fitLine for a given width (stderr's, for banners); undefined means no limit. */
 export function fitLineTo(width: number | undefined, prefix: string, text: string): string {
+  // Escaped before it is measured, so that a control character's visible escape is wrapped too.
+  text = terminalSafe(text, true);
   const room = width === undefined ? undefined : width - visibleLength(prefix);
   if (room === undefined || room < 20) return prefix + text;
   const pad = ' '.repeat(visibleLength(prefix));

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { terminalSafe } from '../../src/cli/output.js';
+import { fitLineTo, terminalSafe, visibleLength } from '../../src/cli/output.js';
 import { checkBalanceData, checkChannelsData, checkHistoryData, checkTransactionData } from '../../src/core/api/merchant.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, sandbox, localEnv } from '../helpers/sandbox.js';
@@ -67,6 +67,13 @@ describe('control characters from the gateway never reach the terminal', () => {
     expect(terminalSafe('\u001b[32mvalid\u001b[39m', false)).toBe('\\e[32mvalid\\e[39m');
     expect(terminalSafe('\u001b[8mhidden\u001b[2J', true)).toBe('\\e[8mhidden\\e[2J');
     expect(terminalSafe('a\nb\tc\rd', true)).toBe('a\nb\tc\\rd');
+  });
+
+  it('wraps a line by the width of its escaped text', () => {
+    const lines = fitLineTo(40, '  buyer    ', `${'\u001b[2J'.repeat(5)} Putu Ayu ${'\u009b'.repeat(8)} putu@mail.com`).split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(visibleLength(line)).toBeLessThanOrEqual(40);
+    expect(lines.join('')).not.toMatch(RAW_CONTROL);
   });
 
   it('--json keeps the text as received', async () => {
