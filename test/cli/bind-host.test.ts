@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBindHost } from '../../src/core/http/serve.js';
@@ -32,6 +32,8 @@ describe('--host of listen and sandbox', () => {
         expect(lines[0]).toMatch(line);
         expect(lines.slice(1).every((l) => l.startsWith('hint: '))).toBe(true);
         expect(r.stderr).not.toMatch(/internal error|report it|\n\s+at /);
+        // An invalid address is refused before anything is opened: no state directory, no store.
+        if (line.source.includes('invalid --host')) expect(existsSync(join(h.home, '.local', 'share', 'paycli'))).toBe(false);
       } finally {
         h.cleanup();
       }
