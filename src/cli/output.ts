@@ -1,7 +1,8 @@
 import { stripVTControlCharacters } from 'node:util';
 import { isPaycliError, PaycliError } from '../core/errors.js';
-import { formatJakarta } from '../core/signing/request-signature.js';
+import { formatRupiah } from '../core/money.js';
 import { escapeControl } from '../core/terminal-text.js';
+import { formatJakarta } from '../core/time.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
 
@@ -319,5 +320,5 @@ export function wib(at: Date | string, part: 'datetime' | 'time' | 'short' = 'da
 export function rupiah(amount: number | string): string {
   const n = Number(amount);
   if (!Number.isFinite(n)) return String(amount);
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return formatRupiah(n);
 }

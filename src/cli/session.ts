@@ -13,6 +13,10 @@ import { maskSecret } from '../core/signing/request-signature.js';
 import type { CliContext } from './context.js';
 import type { Output } from './output.js';
 import { VERSION } from './version.js';
+import { canPrompt } from './interaction.js';
+import { maskedStringToSign } from '../core/api/signed-request.js';
+
+export { canPrompt, maskedStringToSign };
 
 /** Options every command may receive from the root program. */
 export interface CommonOptions {
@@ -202,21 +206,6 @@ export class Session {
     const ok = await confirm({ message: `PRODUCTION: ${summary}. Send it?`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });
     if (!ok) throw new UsageError('cancelled: nothing was sent');
   }
-}
-
-/**
- * The string to sign as it may be shown: `METHOD:VA:sha256(body):API key` with the VA and the API
- * key both masked by maskSecret (the VA is the callback signing secret).
- */
-export function maskedStringToSign(req: SignedRequest): string {
-  const { method, bodyHash, stringToSignMasked } = req.signature;
-  const maskedKey = stringToSignMasked.slice(stringToSignMasked.lastIndexOf(':') + 1);
-  return `${method}:${maskSecret(req.headers.va)}:${bodyHash}:${maskedKey}`;
-}
-
-/** Prompts only when stdin and stderr are TTYs and --no-input is absent. */
-export function canPrompt(ctx: CliContext, opts: CommonOptions): boolean {
-  return ctx.stdinIsTTY && ctx.stderrIsTTY && opts.input !== false;
 }
 
 /** `text` with every occurrence of the VA replaced by its masked form (maskSecret). */

@@ -30,7 +30,7 @@ afterAll(() => home.cleanup());
 describe('completion scripts', () => {
   for (const shell of SHELLS) {
     it(`${FILES[shell]} is what \`paycli completion ${shell}\` prints (not stale)`, async () => {
-      const generated = completionScript(shell, buildProgram(testContext().ctx, { code: 0 }));
+      const generated = completionScript(shell, await buildProgram(testContext().ctx, { code: 0 }));
       expect(readFileSync(new URL(`../../${FILES[shell]}`, import.meta.url), 'utf8'), 'run `npm run completions`').toBe(generated);
       const printed = await runCli(['completion', shell]);
       expect(printed.stdout).toBe(generated);

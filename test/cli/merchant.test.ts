@@ -267,7 +267,7 @@ describe('cached channels feed pay\'s prompt and the completions', () => {
   });
 
   it('pay\'s channel prompt lists cached channels with fees, and the table without a cache', async () => {
-    const { channelChoices } = await import('../../src/cli/commands/merchant.js');
+    const { channelChoices } = await import('../../src/cli/channel-choices.js');
     const { writeChannelCache, channelCacheFile } = await import('../../src/core/api/channel-cache.js');
     const home = tempHome();
     try {

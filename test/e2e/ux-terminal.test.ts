@@ -79,9 +79,7 @@ run('80 columns and WIB (tmux)', () => {
     expect(made.code, made.stderr).toBe(0);
     const id = String(JSON.parse(made.stdout).TransactionId);
     const t = await term(`transaction ${id} --wait --interval 1m --timeout 1h`);
-    // After the first answer (the spinner says pending), not before it: an interrupted first
-    // request has nothing to show yet, so the test waits for the state it checks below.
-    await t.waitFor(/transaction \d+: pending/);
+    await t.waitFor(/transaction \d+: pending/); // the first check answered: Ctrl-C now interrupts the wait, not that request
     const pressed = Date.now();
     await t.keys('C-c');
     expect(await t.exitCode()).toBe(130);

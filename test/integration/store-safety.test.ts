@@ -13,7 +13,7 @@ import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
-import { withStore } from '../../src/cli/commands/callback-shared.js';
+import { withStore } from '../../src/cli/callback-shared.js';
 import { BIN } from '../helpers/spawn.js';
 
 const VA = '1179000899';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { encodePaymentBody } from '../../src/core/api/payments.js';
 import { validatePaymentRequest, PAYMENT_METHODS } from '../../src/core/payment-rules.js';
 import { buildPaymentRequest, collectItems, normalizeChannel, parseItem } from '../../src/cli/commands/pay-input.js';
-import { feeFor, paymentNumber, qrisPayload } from '../../src/core/sandbox/payments.js';
+import { feeFor } from '../../src/core/fees.js';
+import { paymentNumber, qrisPayload } from '../../src/core/payment-numbers.js';
 
 const buyer = { name: 'Putu', phone: '08123456789', email: 'putu@mail.com', notifyUrl: 'https://shop.example/cb', referenceId: 'REF-1' };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatJakarta, hashRequestBody, isoJakarta, jakartaTimestamp, maskSecret, signRequest } from '../../src/core/signing/request-signature.js';
+import { hashRequestBody, maskSecret, signRequest } from '../../src/core/signing/request-signature.js';
+import { formatJakarta, isoJakarta, jakartaTimestamp } from '../../src/core/time.js';
 import { buildSignedRequest, toCurl } from '../../src/core/api/signed-request.js';
 
 const VA = '0000001234567890';

@@ -6,7 +6,8 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
 import { table } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
 /** Why a profile was chosen, in words, for messages that must say which profile they change. */
 function chosenBy(choice: ProfileChoice): string {
@@ -232,3 +233,29 @@ export const whoami: Handler = async (env) => {
   if (!cfg.va || !cfg.apiKey) env.out.info(`hint: no credentials for ${cfg.env.value}; run \`paycli config init\` or set PAYCLI_VA and PAYCLI_API_KEY`);
   return 0;
 };
+
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineConfig: Define = (program, bind) => {
+  const config = typed(program).command('config').description('manage profiles and settings in the user config');
+  examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
+  bind(
+    examples(
+      config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)').option('--default', 'make it the default profile (a production profile never becomes the default otherwise)'),
+      ['paycli config init', 'paycli config init --profile prod --env production --va 1234567890 --api-key-file key.txt --no-input'],
+    ),
+    configInit,
+  );
+  bind(examples(config.command('set <key> <value>').description('set a setting of the profile (value "-" reads stdin); keys: env, va, api-key, base-url, timeout, notify-url'), ['paycli config set env local', 'paycli config set api-key - < key.txt']), configSet);
+  bind(examples(config.command('get <key>').description('print one resolved setting (the VA and API key masked unless --reveal)').option('--reveal', 'print the VA or API key in full'), ['paycli config get va', 'paycli config get api-key --reveal']), configGet);
+  bind(examples(config.command('unset <key>').description('remove a setting from the profile'), ['paycli config unset base-url', 'paycli --profile prod config unset notify-url']), configUnset);
+  bind(examples(config.command('list').description('list resolved settings').option('--show-origin', 'say where each value came from'), ['paycli config list', 'paycli config list --show-origin --json']), configList);
+  bind(examples(config.command('profiles').description('list the profiles: environment, masked VA, the active one marked'), ['paycli config profiles', 'paycli config profiles --json']), configProfiles);
+  bind(examples(config.command('use <name>').description('make a profile the default'), ['paycli config use sandbox', 'paycli config use prod']), configUse);
+  bind(examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json']), configPath);
+};
+
+const defineWhoami: Define = (program, bind) =>
+  bind(examples(typed(program).command('whoami').description('show profile, environment, base URL and masked credentials, and where each came from'), ['paycli whoami', 'paycli --env local whoami --json']), whoami);
+
+export const commands = { config: defineConfig, whoami: defineWhoami };

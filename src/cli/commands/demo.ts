@@ -11,6 +11,7 @@ import type { ListenerEvent } from '../../core/listener/server.js';
 import type { Handler } from '../command-env.js';
 import { fitLine, rupiah } from '../output.js';
 import { VERSION } from '../version.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
 interface Step {
   name: string;
@@ -162,4 +163,11 @@ export const demoCommand: Handler = async (env) => {
   else if (passed) out.out(`\n${fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`);
   else out.out(c.red(`\nthe demo failed at "${failed?.name}"`));
   return passed ? 0 : 1;
+};
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'demo', Define> = {
+  demo: (program, bind) =>
+    bind(examples(typed(program).command('demo').description('run the whole flow on an in-process emulator: regions, a VA payment, the buyer paying, the callback verified'), ['paycli demo', 'paycli demo --json']), demoCommand),
 };

@@ -13,6 +13,7 @@ import { PaycliError } from '../../core/errors.js';
 import { joinUrl } from '../../core/api/signed-request.js';
 import { checkRegionsData } from '../../core/http/envelope.js';
 import { VERSION } from '../version.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
 /** How long doctor waits for each network check. */
 const CHECK_TIMEOUT_MS = 5000;
@@ -177,4 +178,14 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
     out.out(failed ? c.red(`\n${failed} check${failed === 1 ? '' : 's'} failed`) : c.green('\nall checks passed'));
   }
   return failed ? 4 : 0;
+};
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'doctor', Define> = {
+  doctor: (program, bind) =>
+    bind(
+      examples(typed(program).command('doctor').description('check Node, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports').option('--offline', 'skip the network checks'), ['paycli doctor', 'paycli --env local doctor --json']),
+      doctorCommand,
+    ),
 };

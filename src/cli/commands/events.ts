@@ -7,10 +7,11 @@ import { forwardableHeaders } from '../../core/listener/forward.js';
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { currentTableWidth, rupiah, table, visibleLength, wib } from '../output.js';
-import { callbackVa, diagnosisKeys, eventStore, withStore } from './callback-shared.js';
+import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-shared.js';
 import { parseDuration } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
+import { examples, storeFlag, timeoutFlag, typed, type Define } from '../command-kit.js';
 
 interface EventsFlags {
   store?: string;
@@ -179,3 +180,26 @@ export const eventsPrune: Handler<EventsFlags> = async (env) => {
   else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept${result.unreadable ? ` (${result.unreadable} unreadable line${result.unreadable === 1 ? '' : 's'} moved to ${result.unreadablePath})` : ''}`);
   return 0;
 };
+
+// ── Definition  ─────────────────────────────────────────────────────────────────────────────────
+
+const defineEvents: Define = (program, bind) => {
+  const events = typed(program).command('events').description('the event store of `paycli listen` and `paycli trigger`');
+  examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events prune --older-than 7d']);
+  bind(examples(
+    storeFlag(events.command('list').description('list stored requests, oldest first').option('--limit <n>', 'only the newest N').option('--status <status>', 'only this callback status').option('--valid', 'only valid ones').option('--invalid', 'only invalid or malformed ones')),
+    ['paycli events list', 'paycli events list --invalid --limit 20 --json'],
+  ), eventsList);
+  bind(examples(storeFlag(events.command('show <id>').description('headers, body, canonical JSON and verdict of one request (id or unique prefix)')), ['paycli events show evt_lx2k9a', 'paycli events show evt_lx2k --json']), eventsShow);
+  bind(examples(
+    timeoutFlag(storeFlag(events.command('replay <id>').description('send a stored request again, byte for byte').option('--to <url>', 'where to send it').option('--resign', 're-sign with the configured VA'))),
+    ['paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback --resign --va 1179000899'],
+  ), eventsReplay);
+  bind(examples(storeFlag(events.command('clear').description('delete every stored event')), ['paycli events clear', 'paycli events clear --store ./events.jsonl']), eventsClear);
+  bind(examples(
+    storeFlag(events.command('prune').description('drop old events: those older than --older-than, and all but the newest --keep').option('--keep <n>', 'keep only the newest N events').option('--older-than <duration>', 'drop events received longer ago than this (e.g. 7d, 12h)')),
+    ['paycli events prune --older-than 7d', 'paycli events prune --keep 1000 --json'],
+  ), eventsPrune);
+};
+
+export const commands = { events: defineEvents };

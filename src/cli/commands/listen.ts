@@ -5,8 +5,9 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
 import { fitLine, rupiah, wib } from '../output.js';
-import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
-import { parsePort } from './sandbox.js';
+import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
+import { parsePort } from '../flag-values.js';
+import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, typed, type Define } from '../command-kit.js';
 
 interface ListenFlags {
   port?: string;
@@ -168,3 +169,28 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
   return signal.aborted && signal.reason === 'SIGINT' ? 130 : 0;
 };
+
+// ── Definition  ─────────────────────────────────────────────────────────────────────────────────
+
+const defineListen: Define = (program, bind) => {
+  const listen = storeFlag(
+      typed(program)
+        .command('listen')
+        .description('receive callbacks locally: verify, store, mark duplicates, forward to your app')
+        .option('--port <port>', 'port (0 for any free port)', '8080')
+        .option('--host <host>', 'address to bind', '127.0.0.1')
+        .option('--path <path>', 'the path callbacks arrive on (* for any)', '/')
+        .option('--forward-to <url>', 'pass the exact bytes and headers on to your app (repeatable); its answer is mirrored', collect)
+        .option('--max-body <size>', 'largest body accepted', '1mb')
+        .option('--exit-after <n>', 'stop after N requests')
+        .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
+        .option('--no-persist', 'do not write the event store')
+        .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
+    );
+  RUN_DURATION_TIMEOUT.add(listen);
+  bind(examples(listen,
+    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m'],
+  ), listenCommand);
+};
+
+export const commands = { listen: defineListen };

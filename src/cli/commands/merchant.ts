@@ -1,5 +1,4 @@
-import { availableChannels, channelCacheFile, readChannelCache, writeChannelCache } from '../../core/api/channel-cache.js';
-import { CHANNEL_NAMES, channelsOf } from '../../core/payment-rules.js';
+import { channelCacheFile, writeChannelCache } from '../../core/api/channel-cache.js';
 import {
   BALANCE_PATH, CHANNELS_PATH, checkBalanceData, checkChannelsData, checkDate, checkHistoryData, checkTransactionData, csvLine, describeFee, encodeBalanceBody, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH,
   isFinalStatus, isPaidStatus, METHOD_LIST_PATH, parseStatusFilter, readBalance, readChannels, readHistory, STATUS_WORDS, TRANSACTION_PATH,
@@ -14,6 +13,7 @@ import { fitLine, rupiah, table } from '../output.js';
 import { escapeControl } from '../../core/terminal-text.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { withSpinner } from '../spinner.js';
+import { apiFlags, examples, RUN_DURATION_TIMEOUT, typed, type Define } from '../command-kit.js';
 
 /** A field of the gateway's answer as human output shows it: `-` when empty, control characters escaped. */
 const text = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : escapeControl(String(v)));
@@ -293,17 +293,48 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
 };
 
 
-/**
- * The channel choices `pay` prompts with: the channels of the last `paycli channels` for this
- * environment that are available and known to the local validation, with their fees; the built-in
- * table when nothing is cached.
- */
-export async function channelChoices(env: CommandEnv, method: string): Promise<{ value: string; name: string }[]> {
-  const builtIn = channelsOf(method);
-  const cfg = await env.session.config();
-  const cached = await readChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value));
-  const rows = cached ? availableChannels(cached, method).filter((r) => builtIn.includes(r.channel)) : [];
-  // The names came from the gateway (via the cache): the prompt shows them escaped.
-  if (rows.length > 0) return rows.map((r) => ({ value: r.channel, name: escapeControl(`${r.channel} — ${r.name} · fee ${describeFee(r, rupiah)}`) }));
-  return builtIn.map((c) => ({ value: c, name: `${c} — ${CHANNEL_NAMES[c] ?? c}` }));
-}
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineTransaction: Define = (program, bind) => {
+  const transaction = typed(program)
+    .command('transaction <id>')
+    .description('the gateway\'s record of a transaction (by id, or by reference id): status (PaidStatus), amounts, dates (WIB), method, buyer')
+    .option('--reference', 'the argument is a reference id even if it is all digits')
+    .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
+    .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
+    .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
+    .option('--dry-run', 'print the signed request; send nothing')
+    .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+  RUN_DURATION_TIMEOUT.add(transaction);
+  bind(examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus']), transactionCommand);
+};
+
+const defineHistory: Define = (program, bind) => {
+  const history = typed(program)
+    .command('history')
+    .description('the merchant\'s transactions, newest first: filter by dates and status, page or --all')
+    .option('--from <date>', 'first day (YYYY-MM-DD, WIB)')
+    .option('--to <date>', 'last day (YYYY-MM-DD, WIB)')
+    .option('--paid-date', '--from/--to select by payment date, not creation date')
+    .option('--status <status>', 'pending, paid, paid-unsettled, expired, cancelled, refund, failed, or a code')
+    .option('--limit <n>', 'transactions per page (1-20, default 20)')
+    .option('--page <n>', 'the page to show (default 1)')
+    .option('--order <order>', 'asc or desc (by id; default desc)')
+    .option('--all', 'follow every page (NDJSON with --json)')
+    .option('--csv', 'CSV for spreadsheets (header and one line per transaction)');
+  bind(examples(apiFlags(history), ['paycli history', 'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv', 'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"']), historyCommand);
+};
+
+const defineBalance: Define = (program, bind) =>
+  bind(examples(apiFlags(typed(program).command('balance').description('the merchant balance: available, and paid but still settling when the gateway says')), ['paycli balance', 'paycli --env local balance --json']), balanceCommand);
+
+const defineChannels: Define = (program, bind) =>
+  bind(
+    examples(
+      apiFlags(typed(program).command('channels').description('payment methods and channels with fees and availability (cached for pay)').option('--method <method>', 'only this method\'s channels').option('--legacy', 'use the older POST payment-method-list endpoint')),
+      ['paycli channels', 'paycli --env local channels --method va --json', 'paycli channels --legacy'],
+    ),
+    channelsCommand,
+  );
+
+export const commands = { transaction: defineTransaction, history: defineHistory, balance: defineBalance, channels: defineChannels };

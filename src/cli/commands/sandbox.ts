@@ -6,6 +6,9 @@ import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
+import { Option, examples, typed, type Define, type TypedCommand } from '../command-kit.js';
+import type { OptionValues } from '@commander-js/extra-typings';
+import { parsePort } from '../flag-values.js';
 
 interface SandboxFlags {
   port?: string;
@@ -25,14 +28,6 @@ interface SandboxFlags {
 /** The log's clock: HH:MM:SS in WIB (the banner says so). */
 function time(d: Date): string {
   return wib(d, 'time');
-}
-
-/** Parses `--port`; 0 means any free port. */
-export function parsePort(value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`invalid --port "${value}": expected 0–65535`);
-  return n;
 }
 
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */
@@ -232,3 +227,30 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
   return 0;
 };
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const defineSandbox: Define = (program, bind) => {
+  const sandbox = typed(program)
+    .command('sandbox')
+    .description('run the offline gateway emulator (regions, payments, payment page, signed callbacks with retries)')
+    .option('--port <port>', 'port to listen on (0 for any free port)', '4010')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
+    .option('--in-memory', 'keep state in memory only (nothing on disk)')
+    .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
+    .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
+    .option('--retry-schedule <list>', 'delays between callback attempts', '500ms,1s,2s,5s,10s,30s,1m,5m')
+    .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s')
+    .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
+    .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'));
+  examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate']);
+  bind(sandbox, sandboxServe);
+  const sandboxUrl = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)');
+  bind(examples(sandboxUrl(sandbox.command('pay <id>').description('simulate the buyer paying (transaction id or payment number); sends the callback')), ['paycli sandbox pay 100001', 'paycli sandbox pay 8868000000100001 --json']), sandboxPay);
+  bind(examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000']), sandboxExpire);
+  bind(examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001', 'paycli sandbox resend 8868000000100001 --json']), sandboxResend);
+  bind(examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json']), sandboxList);
+};
+
+export const commands = { sandbox: defineSandbox };

@@ -8,9 +8,10 @@ import { describeSendError, sendRaw, type RawResponse } from '../../core/http/ra
 import type { CallbackStatus } from '../../core/payment-rules.js';
 import { durationFlag } from '../duration-flag.js';
 import type { Handler } from '../command-env.js';
-import { callbackVa } from './callback-shared.js';
-import { checkCallbackFlags } from './trigger.js';
+import { callbackVa, checkCallbackFlags } from '../callback-shared.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
+import { Option, examples, typed, type Define } from '../command-kit.js';
+import { METHOD_NAMES } from '../../core/payment-rules.js';
 
 interface TestFlags {
   format?: string;
@@ -189,3 +190,21 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   else out.out(failed === 0 ? c.green(`\nall ${outcomes.length} checks passed`) : c.red(`\n${failed} of ${outcomes.length} checks failed`));
   return failed === 0 ? 0 : 6;
 };
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const defineTestHandler: Define = (program, bind) => {
+  bind(examples(
+    typed(program)
+      .command('test-handler <url>')
+      .description('conformance suite for your callback handler: valid accepted, forged rejected, duplicates answered 200')
+      .addOption(new Option('--format <format>', 'body formats to test').choices(['form', 'json', 'both']).default('both'))
+      .addOption(new Option('--method <method>', 'payment method of the sample callbacks').choices(METHOD_NAMES as string[]).default('va'))
+      .option('--channel <channel>', 'payment channel of the sample callbacks')
+      .option('--deadline <duration>', 'each answer must come within this long (e.g. 5s, 500ms)', '5s')
+      .option('--junit <file>', 'also write a JUnit XML report'),
+    ['paycli --env local test-handler http://127.0.0.1:3000/callback', 'paycli test-handler https://staging.shop.example/ipaymu/callback --va 1179000899 --junit report.xml'],
+  ), testHandlerCommand);
+};
+
+export const commands = { 'test-handler': defineTestHandler };

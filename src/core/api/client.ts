@@ -2,7 +2,8 @@ import { AuthError, GatewayError, PaycliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { parseEnvelope, paymentMayExistHint, type Envelope, type EnvelopeExpectation } from '../http/envelope.js';
 import { isLoopbackUrl } from '../http/loopback.js';
-import { formatJakarta, maskSecret } from '../signing/request-signature.js';
+import { maskSecret } from '../signing/request-signature.js';
+import { formatJakarta } from '../time.js';
 import { buildSignedRequest, type Credentials, type SignedRequest } from './signed-request.js';
 
 /** The emulator's default merchant, named in the hint of a 401 from a loopback base URL. */

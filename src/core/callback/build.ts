@@ -1,7 +1,7 @@
 import { CALLBACK_STATUSES, type CallbackStatus } from '../payment-rules.js';
 import { canonicalizeCallback, type CallbackFields } from '../signing/callback-canonical.js';
 import { hmacHex } from '../signing/callback-signature.js';
-import { formatJakarta, isoJakarta } from '../signing/request-signature.js';
+import { formatJakarta, isoJakarta } from '../time.js';
 
 /** What a callback says about one transaction. */
 export interface CallbackFacts {

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { feeFor, paymentNumber } from '../sandbox/payments.js';
+import { feeFor } from '../fees.js';
+import { paymentNumber } from '../payment-numbers.js';
 import type { CallbackStatus } from '../payment-rules.js';
 import { buildCallbackFields } from './build.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCallbackBody } from '../callback/parse.js';
 import { canonicalizeCallback } from '../signing/callback-canonical.js';
-import { formatJakarta } from '../signing/request-signature.js';
+import { formatJakarta } from '../time.js';
 import { esc, layout, type LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
 import type { AttemptInfo, Delivery, SandboxState, Transaction } from './state.js';
 import { checkTransactionData, totalOf } from './views.js';

@@ -48,8 +48,6 @@ export interface OutboxOptions {
   onEvent: (e: CallbackAttemptEvent) => void;
 }
 
-export { parseDuration, parseDurationList } from '../duration.js';
-
 /**
  * Delivers callbacks from the durable outbox: signs each attempt anew (fresh X-External-ID and
  * X-Timestamp), retries anything but HTTP 200 per the schedule, and journals every attempt.

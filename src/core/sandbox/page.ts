@@ -1,14 +1,13 @@
 import type { Transaction } from './state.js';
-import { formatJakarta } from '../signing/request-signature.js';
+import { formatRupiah } from '../money.js';
+import { formatJakarta } from '../time.js';
 import { en, LANG_CSS, LANG_SCRIPT, LANG_SWITCH, STATUS_WORDS } from './page-lang.js';
 
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function rp(n: number): string {
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-}
+const rp = formatRupiah;
 
 /** An inline SVG QR code (no external assets). */
 async function qrSvg(text: string): Promise<string> {

@@ -1,6 +1,7 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
-import { formatJakarta } from '../signing/request-signature.js';
-import type { RedirectSession } from './merchant-api.js';
+import { formatRupiah } from '../money.js';
+import { formatJakarta } from '../time.js';
+import type { RedirectSession } from './redirect-session.js';
 import type { Transaction } from './state.js';
 import { en, LANG_CSS, LANG_SCRIPT, LANG_SWITCH, STATUS_WORDS, tr } from './page-lang.js';
 
@@ -8,9 +9,7 @@ function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function rp(n: number): string {
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-}
+const rp = formatRupiah;
 
 /**
  * The hosted page of a redirect payment (`Url` of `POST /api/v2/payment`): the cart, then a choice of

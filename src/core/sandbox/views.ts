@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { formatJakarta } from '../signing/request-signature.js';
+import { formatJakarta } from '../time.js';
 import { CALLBACK_STATUSES } from '../payment-rules.js';
 import type { SandboxState, Transaction } from './state.js';
 
