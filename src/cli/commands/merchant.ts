@@ -1,6 +1,6 @@
 import { channelCacheFile, writeChannelCache } from '../../core/api/channel-cache.js';
 import {
-  BALANCE_PATH, CHANNELS_PATH, checkDate, csvLine, describeFee, encodeBalanceBody, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH,
+  BALANCE_PATH, CHANNELS_PATH, checkBalanceData, checkChannelsData, checkDate, checkHistoryData, checkTransactionData, csvLine, describeFee, encodeBalanceBody, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH,
   isFinalStatus, isPaidStatus, METHOD_LIST_PATH, parseStatusFilter, readBalance, readChannels, readHistory, STATUS_WORDS, TRANSACTION_PATH,
   type HistoryRequest, type TransactionRecord,
 } from '../../core/api/merchant.js';
@@ -11,6 +11,7 @@ import type { CommandEnv, Handler } from '../command-env.js';
 import { EXIT } from '../exit-codes.js';
 import { fitLine, rupiah, table } from '../output.js';
 import { escapeControl } from '../../core/terminal-text.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, RUN_DURATION_TIMEOUT, typed, type Define } from '../command-kit.js';
 
@@ -33,7 +34,7 @@ function positiveInt(v: string | undefined, flag: string, max?: number): number 
 export async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Promise<TransactionRecord | null> {
   const req = await env.session.signed('POST', TRANSACTION_PATH, encodeTransactionBody(id));
   if (await env.session.preview(req)) return null;
-  const send = () => env.session.send<TransactionRecord>(req);
+  const send = () => env.session.send<TransactionRecord>(req, { checkData: checkTransactionData });
   const envelope = spinner ? await withSpinner(env, `checking transaction ${id}`, send) : await send();
   const d = (envelope.Data ?? {}) as TransactionRecord;
   return { ...d, TransactionId: Number(d.TransactionId), Status: Number(d.Status) };
@@ -50,7 +51,7 @@ export async function findByReference(env: CommandEnv, reference: string): Promi
   return withSpinner(env, `looking up reference ${reference} in the history`, async () => {
     for (let page = 1; ; page++) {
       const req = page === 1 ? first : await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20 }));
-      const h = readHistory((await env.session.send<unknown>(req)).Data);
+      const h = readHistory((await env.session.send<unknown>(req, { checkData: checkHistoryData })).Data);
       const hit = h.transactions.find((t) => String(t.ReferenceId ?? '') === reference);
       if (hit) return hit.TransactionId;
       if (page >= h.totalPages || h.transactions.length === 0) break;
@@ -204,17 +205,17 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
   let pages = 1;
   let total = 0;
   const seen = new Set<number>();
-  if (opts.csv) out.out(csvLine(CSV_COLUMNS));
+  if (opts.csv) out.records(csvLine(CSV_COLUMNS));
   for (;;) {
     const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page }));
-    const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () => session.send<unknown>(req));
+    const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () => session.send<unknown>(req, { checkData: checkHistoryData }));
     const h = readHistory(envelope.Data);
     pages = h.totalPages;
     total = h.total;
     for (const r of h.transactions) {
       if (opts.all && seen.has(r.TransactionId)) continue; // a new payment shifts pages under --all: skip repeats
       seen.add(r.TransactionId);
-      if (opts.csv) out.out(csvLine(CSV_COLUMNS.map((k) => r[k])));
+      if (opts.csv) out.records(csvLine(CSV_COLUMNS.map((k) => r[k])));
       else if (opts.all && out.json) out.data(r, false);
       else rows.push(r);
     }
@@ -242,7 +243,7 @@ export const balanceCommand: Handler = async (env) => {
   const { va } = await session.credentials();
   const req = await session.signed('POST', BALANCE_PATH, encodeBalanceBody(va));
   if (await session.preview(req)) return 0;
-  const envelope = await withSpinner(env, 'checking balance', () => session.send<unknown>(req));
+  const envelope = await withSpinner(env, 'checking balance', () => session.send<unknown>(req, { checkData: checkBalanceData }));
   const b = readBalance(envelope.Data);
   if (out.json) {
     out.data(b);
@@ -251,7 +252,8 @@ export const balanceCommand: Handler = async (env) => {
   const rows = [['available', rupiah(b.merchantBalance)]];
   if (b.unsettledBalance !== undefined) rows.push(['settling', rupiah(b.unsettledBalance)]);
   rows.push(['member', rupiah(b.memberBalance)]);
-  out.out(`balance of VA ${b.va || va}\n\n${table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
+  // The VA is masked in human output as everywhere else (`--json` keeps the gateway's answer whole).
+  out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
   return 0;
 };
 
@@ -267,12 +269,12 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   if (await session.preview(req)) return 0;
   const envelope = await withSpinner(env, opts.legacy ? 'POST payment-method-list' : 'GET payment-channels', async () => {
     try {
-      return await session.send<unknown>(req);
+      return await session.send<unknown>(req, { checkData: checkChannelsData });
     } catch (err) {
       // A gateway without the documented GET route: the older POST route the Go SDK uses.
       if (opts.legacy || !(err instanceof GatewayError) || (err.status !== 404 && err.status !== 405)) throw err;
       out.info(out.e.dim(`GET payment-channels answered ${err.status}; using POST payment-method-list`));
-      return session.send<unknown>(await session.signed('POST', METHOD_LIST_PATH, '{"request":true}'));
+      return session.send<unknown>(await session.signed('POST', METHOD_LIST_PATH, '{"request":true}'), { checkData: checkChannelsData });
     }
   });
   let rows = readChannels(envelope.Data);
