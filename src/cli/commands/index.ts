@@ -2,9 +2,10 @@ import type { Define } from '../command-kit.js';
 
 /**
  * The registry: every top-level command, in the order of the root help, with its help group and the
- * module that defines and implements it. A module is imported only when its command runs (or when
- * the whole tree is needed: the root help, a typo's suggestion, completion scripts). To add a
- * command, write its module (definition next to handler, exporting `commands`) and add a line here.
+ * module that defines and implements it, one module per command. A module is imported only when its
+ * command runs (or when the whole tree is needed: the root help, a typo's suggestion, completion
+ * scripts). To add a command, write its module (definition next to handler, exporting `commands`)
+ * and add a line here.
  */
 export const REGISTRY = [
   { name: 'areas', group: 'API commands:', load: () => import('./areas.js') },
