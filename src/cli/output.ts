@@ -237,8 +237,8 @@ const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^(
  * setTableWidth, or `opts.width`): when they do not, free-text columns (words with spaces) shrink
  * first, widest first, then other text columns; never the first (usually an id); the last column
  * wraps at spaces onto indented continuation lines (a single long word in it is shortened), another
- * is shortened with `…`. Numbers, amounts, dates
- * and times are never cut.
+ * is shortened with `…`. A cell that is a number, an amount, a date or a time is never cut, even
+ * in a column whose other cells are text: other cells and columns shorten instead.
  */
 export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number; plain?: boolean } = {}): string {
   // Cells are escaped before they are measured: a control character is never printed, and its
@@ -255,6 +255,9 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   if (limit !== undefined && total() > limit) {
     const body = header ? rows : all;
     const plain = (i: number) => body.map((r) => plainText(r[i] ?? ''));
+    // A column may shrink down to 8 columns, but never below its widest number: a number, an amount,
+    // a date or a time is never cut, even in a column whose other cells are text.
+    const floor = widths.map((_, i) => Math.max(8, ...plain(i).map((c) => (NUMERIC_CELL.test(c) ? visibleLength(c) : 0))));
     const numeric = widths.map((_, i) => plain(i).every((c) => c === '' || NUMERIC_CELL.test(c)));
     const words = widths.map((_, i) => !numeric[i] && plain(i).some((c) => /\s/.test(c)));
     for (const eligible of [(i: number) => words[i] && i > 0, (i: number) => !numeric[i] && i > 0]) {
@@ -262,9 +265,9 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
         const over = total() - limit;
         if (over <= 0) break;
         let pick = -1;
-        for (let i = 0; i < columns; i++) if (eligible(i) && widths[i]! > 8 && (pick < 0 || widths[i]! > widths[pick]!)) pick = i;
+        for (let i = 0; i < columns; i++) if (eligible(i) && widths[i]! > floor[i]! && (pick < 0 || widths[i]! - floor[i]! > widths[pick]! - floor[pick]!)) pick = i;
         if (pick < 0) break;
-        widths[pick] = Math.max(8, widths[pick]! - over);
+        widths[pick] = Math.max(floor[pick]!, widths[pick]! - over);
       }
     }
   }

@@ -76,7 +76,7 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
     out.info('no transactions match');
     return 0;
   }
-  const body = rows.map((r) => [String(r.TransactionId), gatewayText(r.CreatedDate).slice(0, 16), statusWord(r), gatewayText(r.PaymentChannel ?? r.Channel), rupiah(Number(r.Amount ?? 0)), gatewayText(r.ReferenceId).slice(0, 24)]);
+  const body = rows.map((r) => [String(r.TransactionId), gatewayText(r.CreatedDate).slice(0, 16), statusWord(r), gatewayText(r.PaymentChannel ?? r.Channel), rupiah(Number(r.Amount ?? 0)), gatewayText(r.ReferenceId)]);
   out.out(table(body, ['ID', 'CREATED (WIB)', 'STATUS', 'CHANNEL', 'AMOUNT', 'REFERENCE'], (s) => out.c.bold(s)));
   out.info(out.e.dim(opts.all ? `${rows.length} transactions` : `page ${request.page} of ${pages} · ${total} transactions${request.page! < pages ? ` · --page ${request.page! + 1} or --all for more` : ''}`));
   return 0;

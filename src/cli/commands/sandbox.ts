@@ -222,7 +222,7 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   }
   const rows = list.map((t) => {
     const cbs = (t.callbacks as { state: string }[]) ?? [];
-    return [String(t.id), String(t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo).slice(0, 24), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
+    return [String(t.id), String(t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
   });
   env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
   return 0;

@@ -4,7 +4,7 @@ import { canonicalizeCallback } from '../signing/callback-canonical.js';
 import { formatJakarta } from '../time.js';
 import { esc, layout, type LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
 import type { AttemptInfo, Delivery, SandboxState, Transaction } from './state.js';
-import { checkTransactionData, totalOf } from './views.js';
+import { totalOf } from './views.js';
 
 /** Where the dashboard lives on the emulator: the list at `/`, the rest under `/dashboard/`. */
 export const DASHBOARD_EVENTS = '/dashboard/events';
@@ -33,6 +33,8 @@ export interface DashboardContext {
   merchantName: (t: Transaction) => string;
   now: () => number;
   hub: LiveHub;
+  /** `Data` of check transaction for a transaction, as the API answers it (MerchantApi.record). */
+  checkTransaction: (t: Transaction) => Record<string, unknown>;
 }
 
 function badge(status: string, text = status): string {
@@ -161,7 +163,7 @@ ${attempts.map((a) => renderAttempt(a, now)).join('\n') || '<p class="muted">No 
 
 /** A transaction: its check-transaction fields, the payment page, every callback attempt, and actions. */
 export function renderTransaction(ctx: DashboardContext, t: Transaction): string {
-  const data = checkTransactionData(t);
+  const data = ctx.checkTransaction(t);
   const deliveries = ctx.state.deliveriesOf(t.id).reverse();
   const now = ctx.now();
   const fields = Object.entries(data)

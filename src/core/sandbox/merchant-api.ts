@@ -169,7 +169,12 @@ export class MerchantApi {
   transaction(va: string, id: number): Record<string, unknown> | undefined {
     const t = this.deps.state.txns.get(id);
     if (!t || t.merchantVa !== va) return undefined;
-    return transactionRecord(t, this.merchantName(va), this.deps.settlement, this.nowMs());
+    return this.record(t);
+  }
+
+  /** The check-transaction record of a transaction (the one function the API and the dashboard use). */
+  record(t: Transaction): Record<string, unknown> {
+    return transactionRecord(t, this.merchantName(t.merchantVa), this.deps.settlement, this.nowMs());
   }
 
   /** A page of history (`Data` of `POST /api/v2/history`); throws on an invalid query. */

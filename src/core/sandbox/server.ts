@@ -166,7 +166,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const hub = new LiveHub();
   const dashboardOn = options.dashboard !== false;
   if (dashboardOn) state.onChange = () => hub.changed();
-  const dashboard: DashboardContext = { state, hub, now: () => Date.now(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa };
 
   // transition → journal → enqueue callback → deliver
   const transitions = new Transitions({ state, outbox, now, formatOf, emit });
@@ -175,6 +174,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     state, accounts: byVa, now, settlement: options.settlement ?? 'immediate', dataDir: options.dataDir,
     pay: (t) => transitions.transition(t, 'berhasil', 'buyer'),
   });
+  // The dashboard shows a transaction as check transaction answers it: the merchant API's own record.
+  const dashboard: DashboardContext = {
+    state, hub, now: () => Date.now(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa,
+    checkTransaction: (t) => merchant.record(t),
+  };
 
   // route: the gateway's API, the payment and QR pages, the dashboard and the admin API (routes.ts).
   const route = createRouter({ state, regions, accounts, transitions, merchant, now, dashboard: dashboardOn ? dashboard : null });

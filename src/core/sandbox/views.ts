@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { formatJakarta } from '../time.js';
-import { CALLBACK_STATUSES } from '../payment-rules.js';
+import { formatJakarta, isoJakarta } from '../time.js';
 import type { SandboxState, Transaction } from './state.js';
 
 /** Answers with the gateway's envelope (docs/gateway.md, "Answers"). */
@@ -22,24 +21,12 @@ export function transactionView(t: Transaction, state: SandboxState): Record<str
   return {
     id: t.id, referenceId: t.referenceId, status: t.status, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
     amount: t.amount, fee: t.fee, buyer: t.buyer, notifyUrl: t.notifyUrl,
-    createdAt: formatJakarta(new Date(t.createdAt)), expiresAt: formatJakarta(new Date(t.expiresAt)),
-    paidAt: t.paidAt ? formatJakarta(new Date(t.paidAt)) : null,
+    // paycli's own JSON: ISO 8601 with the WIB offset (`2026-11-24T00:58:04+07:00`).
+    createdAt: isoJakarta(new Date(t.createdAt)), expiresAt: isoJakarta(new Date(t.expiresAt)),
+    paidAt: t.paidAt ? isoJakarta(new Date(t.paidAt)) : null,
     callbacks: [...state.deliveries.values()].filter((d) => d.trxId === t.id).map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
   };
 }
-
-/** The `Data` of check transaction. */
-export function checkTransactionData(t: Transaction): Record<string, unknown> {
-  return {
-    TransactionId: t.id, SessionId: t.sid, ReferenceId: t.referenceId, Status: CALLBACK_STATUSES[t.status],
-    StatusDesc: t.status === 'berhasil' ? 'Berhasil' : t.status === 'expired' ? 'Expired' : 'Pending',
-    Amount: t.amount, Fee: t.fee, Total: t.amount, PaidOff: t.status === 'berhasil' ? t.amount - t.fee : 0,
-    Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, BuyerName: t.buyer.name, BuyerEmail: t.buyer.email, BuyerPhone: t.buyer.phone,
-    CreatedDate: formatJakarta(new Date(t.createdAt)), ExpiredDate: formatJakarta(new Date(t.expiresAt)),
-    SuccessDate: t.paidAt ? formatJakarta(new Date(t.paidAt)) : null, IsEscrow: false,
-  };
-}
-
 
 /** What the buyer pays: the amount, plus the fee when the buyer bears it. */
 export function totalOf(t: Transaction): number {
