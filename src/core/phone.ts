@@ -15,3 +15,16 @@ export function normalizePhone(text: string, label = '--phone'): string {
   }
   return local;
 }
+
+/**
+ * The local form of a number when it is an Indonesian mobile number (see normalizePhone), else the
+ * text trimmed: for places that accept what the gateway accepts (a landline too) but store mobile
+ * numbers the way the CLI does.
+ */
+export function normalizePhoneIfMobile(text: string): string {
+  try {
+    return normalizePhone(text);
+  } catch {
+    return String(text).trim();
+  }
+}

@@ -8,6 +8,8 @@ import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMeth
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { StoreError } from './log.js';
+import { normalizePhoneIfMobile } from '../phone.js';
+import { contactError } from './validate.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
 import { envelope } from './views.js';
@@ -104,7 +106,19 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
     if (typeof body.expiredType !== 'string' || !(body.expiredType in UNIT_MS)) add('expiredType', 'expiredType harus seconds, minutes, hours atau days.');
     else unit = body.expiredType;
   }
+  // The buyer's phone and e-mail, when sent, are checked as direct payment checks them.
+  const buyerField = (k: 'name' | 'phone' | 'email'): [string, string | undefined] => {
+    const long = `buyer${k[0]!.toUpperCase()}${k.slice(1)}`;
+    const v = stringOf(body[long]);
+    return v !== undefined ? [long, v] : [k, stringOf(body[k])];
+  };
+  for (const k of ['phone', 'email'] as const) {
+    const [field, v] = buyerField(k);
+    const bad = v === undefined ? undefined : contactError(k, v, field);
+    if (bad) add(field, bad);
+  }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const phone = buyerField('phone')[1];
   const amount = Math.round(items.reduce((s, it) => s + it.qty * it.price, 0));
   return {
     ok: true,
@@ -117,7 +131,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       items,
       buyer: {
         name: stringOf(body.buyerName) ?? stringOf(body.name) ?? '',
-        phone: stringOf(body.buyerPhone) ?? stringOf(body.phone) ?? '',
+        phone: phone === undefined ? '' : normalizePhoneIfMobile(phone),
         email: stringOf(body.buyerEmail) ?? stringOf(body.email) ?? '',
       },
       notifyUrl: notifyUrl!,
@@ -224,6 +238,15 @@ export class MerchantApi {
     if (!METHOD_NAMES.includes(method) || !channelsOf(method).includes(channel) || (s.method && s.method !== method)) {
       return { ok: false, status: 400, message: `channel "${channel}" is not offered for method "${method}"` };
     }
+    // What the buyer types on the page is checked as direct payment checks it, and a mobile number
+    // is stored in the CLI's local form (08…).
+    const typed = { name: (buyer.name ?? '').trim(), phone: (buyer.phone ?? '').trim(), email: (buyer.email ?? '').trim() };
+    for (const k of ['phone', 'email'] as const) {
+      if (s.buyer[k]) continue;
+      const bad = typed[k] === '' ? undefined : contactError(k, typed[k]);
+      if (bad) return { ok: false, status: 400, message: bad };
+    }
+    if (typed.phone) typed.phone = normalizePhoneIfMobile(typed.phone);
     const id = await this.deps.state.reserveId();
     const merchant = this.merchantName(s.merchantVa);
     const { paymentNo, qrString } = paymentNumber(method, channel, id, merchant, s.amount);
@@ -231,7 +254,7 @@ export class MerchantApi {
       id, sid: s.sid, merchantVa: s.merchantVa, referenceId: s.referenceId, via: method, channel, paymentNo,
       paymentName: CHANNEL_NAMES[channel] ?? channel, qrString, amount: s.amount, fee: feeFor(method, s.amount), status: 'pending',
       createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl,
-      buyer: { name: s.buyer.name || (buyer.name ?? '').trim(), phone: s.buyer.phone || (buyer.phone ?? '').trim(), email: s.buyer.email || (buyer.email ?? '').trim() },
+      buyer: { name: s.buyer.name || typed.name, phone: s.buyer.phone || typed.phone, email: s.buyer.email || typed.email },
       items: s.items.map(({ product, qty, price }) => ({ product, qty, price })), comments: s.comments,
     };
     await this.deps.state.addTransaction(txn);
@@ -325,7 +348,11 @@ export class MerchantApi {
       const form = new URLSearchParams(body.toString('utf8'));
       const [chosenMethod, channel] = (form.get('channel') ?? '').split(':');
       const r = await this.choose(s, chosenMethod ?? '', channel ?? '', { name: form.get('name') ?? undefined, phone: form.get('phone') ?? undefined, email: form.get('email') ?? undefined });
-      if (!r.ok) text(r.status, r.message);
+      if (!r.ok && r.status === 400) {
+        // Shown on the page itself, above the form, with the 400 the API would answer.
+        const html = await renderChoicePage(s, undefined, this.merchantName(s.merchantVa), this.nowMs(), r.message);
+        res.writeHead(400, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+      } else if (!r.ok) text(r.status, r.message);
       else back(`/payment/${s.sid}`);
       return true;
     }

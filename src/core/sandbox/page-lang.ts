@@ -27,6 +27,17 @@ export const STATUS_WORDS: Record<string, [string, string]> = {
   expired: ['Kedaluwarsa', 'Expired'],
 };
 
+/** Payment methods as the buyer pages name them: Indonesian, and English (payment-rules.ts labels). */
+export const METHOD_WORDS: Record<string, [string, string]> = {
+  va: ['Virtual Account', 'Virtual account'],
+  cstore: ['Gerai ritel', 'Convenience store'],
+  cod: ['Bayar di tempat (COD)', 'Cash on delivery'],
+  qris: ['QRIS', 'QRIS'],
+  cc: ['Kartu kredit', 'Credit card'],
+  paylater: ['Bayar nanti', 'Pay later'],
+  ewallet: ['Dompet digital', 'E-wallet'],
+};
+
 /** The language switch link (top of the page). */
 export const LANG_SWITCH = `<p class="lang"><a id="lang" href="?lang=en" ${en('Bahasa Indonesia')}>English</a></p>`;
 

@@ -3,7 +3,7 @@ import { formatRupiah } from '../money.js';
 import { formatJakarta } from '../time.js';
 import type { RedirectSession } from './redirect-session.js';
 import type { Transaction } from './state.js';
-import { en, LANG_CSS, LANG_SCRIPT, LANG_SWITCH, STATUS_WORDS, tr } from './page-lang.js';
+import { en, LANG_CSS, LANG_SCRIPT, LANG_SWITCH, METHOD_WORDS, STATUS_WORDS, tr } from './page-lang.js';
 
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -16,8 +16,9 @@ const rp = formatRupiah;
  * method and channel; once chosen, the payment number or QR with buttons to pay or to cancel. Paying
  * sends the signed callback and returns the buyer to `returnUrl`; cancelling goes to `cancelUrl`.
  * Plain HTML, no external assets; Indonesian, with an English switch (`?lang=en`, see page-lang.ts).
+ * `error` (the gateway's Indonesian field error, e.g. `phone tidak valid.`) is shown above the form.
  */
-export async function renderChoicePage(s: RedirectSession, txn: Transaction | undefined, merchantName: string, nowMs: number): Promise<string> {
+export async function renderChoicePage(s: RedirectSession, txn: Transaction | undefined, merchantName: string, nowMs: number, error?: string): Promise<string> {
   const expired = !txn && s.expiresAt <= nowMs;
   const cart = s.items.map((it) => `<tr><td>${esc(it.product)}${it.description ? `<br><small>${esc(it.description)}</small>` : ''}</td><td>${it.qty} × ${esc(rp(it.price))}</td></tr>`).join('');
   let main: string;
@@ -26,14 +27,14 @@ export async function renderChoicePage(s: RedirectSession, txn: Transaction | un
   } else if (!txn) {
     const methods = PAYMENT_METHODS.filter((m) => !s.method || m.method === s.method);
     const options = methods
-      .map((m) => `<fieldset><legend>${esc(m.label)}</legend>${m.channels.map((c) => `<label><input type="radio" name="channel" value="${m.method}:${c}" id="ch-${m.method}-${c}" required> ${esc(CHANNEL_NAMES[c] ?? c)}</label>`).join(' ')}</fieldset>`)
+      .map((m) => `<fieldset><legend ${en(METHOD_WORDS[m.method]?.[1] ?? m.label)}>${esc(METHOD_WORDS[m.method]?.[0] ?? m.label)}</legend>${m.channels.map((c) => `<label><input type="radio" name="channel" value="${m.method}:${c}" id="ch-${m.method}-${c}" required> ${esc(CHANNEL_NAMES[c] ?? c)}</label>`).join(' ')}</fieldset>`)
       .join('\n');
     // The buyer's details the merchant did not send are asked here, as the gateway's page does.
     const ask = ([['name', 'Nama', 'Name', 'text'], ['phone', 'Nomor HP', 'Phone', 'tel'], ['email', 'Email', 'E-mail', 'email']] as const)
       .filter(([k]) => !s.buyer[k])
       .map(([k, label, english, type]) => `<label>${tr(label, english)} <input name="${k}" id="buyer-${k}" type="${type}" required></label>`)
       .join(' ');
-    main = `<form method="post" action="/payment/${s.sid}/choose" id="choose">
+    main = `${error ? `<p class="error" id="error" role="alert" ${en(error.replace(/ tidak valid\.$/, ' is not valid.'))}>${esc(error)}</p>\n` : ''}<form method="post" action="/payment/${s.sid}/choose" id="choose">
 ${ask ? `<fieldset><legend ${en('Your details')}>Data Anda</legend>${ask}</fieldset>` : ''}
 ${options}
 <button class="pay" id="continue" type="submit" ${en('Continue')}>Lanjut</button></form>
@@ -65,7 +66,7 @@ h1{font-size:1.1rem;margin:0 0 .25rem} .amount{font-size:2rem;font-weight:700;ma
 .label{color:#5b6b7b;font-size:.85rem} .number{font-family:ui-monospace,monospace;font-size:1.4rem;word-break:break-all}
 fieldset{border:1px solid #dde;border-radius:8px;margin:.5rem 0} label{display:inline-block;margin:.2rem .6rem .2rem 0}
 .status{display:inline-block;padding:.2rem .6rem;border-radius:99px;font-size:.85rem;background:#eef}
-.status.berhasil{background:#d7f5dd;color:#17602a} .status.expired{background:#fde2e2;color:#8a1c1c}
+.error{background:#fde2e2;color:#8a1c1c;padding:.5rem .8rem;border-radius:8px} .status.berhasil{background:#d7f5dd;color:#17602a} .status.expired{background:#fde2e2;color:#8a1c1c}
 form{display:inline} button{font-size:1rem;padding:.6rem 1.2rem;margin:.5rem .5rem 0 0;border-radius:8px;border:1px solid #888;cursor:pointer}
 button.pay{background:#1769e0;color:#fff;border-color:#1769e0} .qr svg{width:14rem;height:14rem} td{padding:.15rem .5rem .15rem 0} ${LANG_CSS}
 </style></head>
@@ -75,7 +76,7 @@ ${LANG_SWITCH}
 <h1 id="merchant">${esc(merchantName)}</h1>
 <div class="amount" id="amount">${esc(rp(s.amount))}</div>
 <table id="cart">${cart}</table>
-${s.referenceId ? `<p><span class="label">Reference</span> <span id="ref">${esc(s.referenceId)}</span></p>` : ''}
+${s.referenceId ? `<p><span class="label" ${en('Reference')}>Referensi</span> <span id="ref">${esc(s.referenceId)}</span></p>` : ''}
 <p class="label" ${en(`Pay before ${formatJakarta(new Date(s.expiresAt))} WIB`)}>Bayar sebelum ${esc(formatJakarta(new Date(s.expiresAt)))} WIB</p>
 ${main}
 </main>

@@ -48,6 +48,15 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^(\+62|62|0)\d{6,14}$/;
 const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
 
+/**
+ * A buyer's phone or e-mail checked as direct payment checks it: the gateway's Indonesian error for
+ * `field` (`phone tidak valid.`), or undefined when it is valid. The hosted redirect page uses it too.
+ */
+export function contactError(kind: 'phone' | 'email', value: string, field: string = kind): string | undefined {
+  const ok = kind === 'email' ? EMAIL.test(value) : PHONE.test(value.replace(/[\s-]/g, ''));
+  return ok ? undefined : `${field} tidak valid.`;
+}
+
 function absent(v: unknown): boolean {
   return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 }
@@ -97,8 +106,10 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
   const notifyUrl = text('notifyUrl', true, LIMITS.maxUrl);
   const referenceId = text('referenceId', false) ?? '';
   const comments = text('comments', false);
-  if (email !== undefined && !EMAIL.test(email)) add('email', 'email tidak valid.');
-  if (phone !== undefined && !PHONE.test(phone.replace(/[\s-]/g, ''))) add('phone', 'phone tidak valid.');
+  const badEmail = email === undefined ? undefined : contactError('email', email);
+  if (badEmail) add('email', badEmail);
+  const badPhone = phone === undefined ? undefined : contactError('phone', phone);
+  if (badPhone) add('phone', badPhone);
   if (notifyUrl !== undefined && !/^https?:\/\/\S+$/.test(notifyUrl)) add('notifyUrl', 'notifyUrl harus berupa URL.');
 
   let amount: number | undefined;
