@@ -1,3 +1,4 @@
+import { formatJakarta } from '../time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../http/read-body.js';
 import { checkCallback, type CallbackCheck } from '../callback/check.js';
@@ -7,6 +8,12 @@ import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { CandidateKey } from '../signing/variants.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import { forwardableHeaders } from './forward.js';
+
+/** A stored time (ISO 8601, UTC) as `events list/show` show it: `YYYY-MM-DD HH:MM:SS` in WIB. */
+function wibTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : formatJakarta(d);
+}
 
 /** The path prefix of `paycli listen --ui`: callback traffic never uses it. */
 export const UI_PREFIX = '/_paycli/';
@@ -104,7 +111,7 @@ export async function createListenerUi(o: ListenerUiOptions): Promise<ListenerUi
         const f = fieldsOf(e);
         const amount = text(f.amount);
         return `<tr id="${esc(e.id)}" data-verdict="${esc(e.verdict)}">
-<td data-label="Received (UTC)" class="mono">${esc(e.receivedAt.replace('T', ' ').slice(0, 19))}</td>
+<td data-label="Received (WIB)" class="mono">${esc(wibTime(e.receivedAt))}</td>
 <td data-label="Event"><a href="${UI_PREFIX}events/${encodeURIComponent(e.id)}" class="mono">${esc(e.id)}</a></td>
 <td data-label="Trx">${esc(e.trx_id ?? '–')}</td>
 <td data-label="Status">${esc(e.status ?? '–')}</td>
@@ -120,7 +127,7 @@ export async function createListenerUi(o: ListenerUiOptions): Promise<ListenerUi
         : shown.length === 0
           ? `<div class="empty" id="empty">No event with this verdict (${events.length} in all).</div>`
           : `<p class="muted" id="count">${shown.length} of the newest ${events.length} events${o.store ? ` in ${esc(o.store.path)}` : ' (no store: this run only)'}</p>
-<table id="events"><thead><tr><th>Received (UTC)</th><th>Event</th><th>Trx</th><th>Status</th><th>Amount</th><th>Verdict</th><th>Answered</th></tr></thead><tbody>
+<table id="events"><thead><tr><th>Received (WIB)</th><th>Event</th><th>Trx</th><th>Status</th><th>Amount</th><th>Verdict</th><th>Answered</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;
     return layout({ title: 'paycli listen · callbacks', brand: 'paycli listen', home: UI_PREFIX, events: events_, head, live: body });
@@ -134,7 +141,7 @@ ${rows}
     const diagnosis = check?.diagnosis ? `<p id="diagnosis">${esc(check.diagnosis.message)}</p>` : '';
     const target = o.replayTo ?? `http://${host}${o.callbackPath === '*' ? '/' : o.callbackPath}`;
     const live = `<h1>${badge(e.verdict)} <span class="mono">${esc(e.id)}</span></h1>
-<p class="muted">${esc(e.method)} ${esc(e.path)} · received ${esc(e.receivedAt)} · answered ${esc(e.answer)}${e.duplicate ? ' · duplicate of an earlier callback' : ''}${e.source === 'trigger' ? ' · sent by paycli trigger' : ''}</p>
+<p class="muted">${esc(e.method)} ${esc(e.path)} · received ${esc(wibTime(e.receivedAt))} WIB · answered ${esc(e.answer)}${e.duplicate ? ' · duplicate of an earlier callback' : ''}${e.source === 'trigger' ? ' · sent by paycli trigger' : ''}</p>
 <div class="card"><dl class="fields">
 <dt>Verdict</dt><dd id="verdict">${esc(e.verdict)}${e.variant ? ` (${esc(e.variant)})` : ''}</dd>
 <dt>Reason</dt><dd id="reason">${esc(e.reason ?? (e.verdict === 'valid' ? 'the signature matches the canonical JSON signed with the VA' : '–'))}</dd>
