@@ -64,11 +64,31 @@ async function colors(level: 0 | 1 | 2 | 3): Promise<Colors> {
 export class Output {
   readonly json: boolean;
   readonly debug: boolean;
+  /**
+   * The width error, warning and prompt-validation text wraps to: the terminal's columns when stderr
+   * is a terminal, undefined otherwise (each message then stays one line, for logs and grep).
+   */
+  readonly errWidth: number | undefined;
 
   /** `c` styles stdout, `e` styles stderr; each follows its own stream's color decision. */
   private constructor(readonly ctx: CliContext, readonly flags: GlobalFlags, readonly c: Colors, readonly e: Colors) {
     this.json = Boolean(flags.json);
     this.debug = Boolean(flags.debug);
+    this.errWidth = ctx.stderrIsTTY ? Math.max(40, Math.floor(ctx.columns ?? 80)) : undefined;
+  }
+
+  /** `prefix` + `text` for stderr: wrapped at spaces to errWidth (never inside a word or an amount). */
+  private errLine(prefix: string, text: string): string {
+    return fitLineTo(this.errWidth, prefix, text);
+  }
+
+  /**
+   * A prompt's validation message (shown by the prompt after `> `), wrapped at spaces to the
+   * terminal like errors, its continuation lines under the first; unchanged off a terminal.
+   */
+  promptText(text: string): string {
+    if (this.errWidth === undefined) return text;
+    return wrap(text, this.errWidth - 2).join('\n  ');
   }
 
   static async create(ctx: CliContext, flags: GlobalFlags): Promise<Output> {
@@ -112,7 +132,7 @@ export class Output {
 
   warn(text: string): void {
     if (this.json) this.ctx.stderr.write(JSON.stringify({ warning: text }) + '\n');
-    else this.ctx.stderr.write(this.e.yellow('warning: ') + terminalSafe(text, this.errStyled) + '\n');
+    else this.ctx.stderr.write(this.errLine(this.e.yellow('warning: '), terminalSafe(text, this.errStyled)) + '\n');
   }
 
   /** Writes an error per the contract and returns its exit code. */
@@ -130,9 +150,10 @@ export class Output {
       if (pe?.details !== undefined) error.details = pe.details;
       this.ctx.stderr.write(JSON.stringify({ error }) + '\n');
     } else {
-      // An error is one line: its message and hint are escaped whole (line breaks too).
-      this.ctx.stderr.write(this.e.red('error: ') + escapeControl(message) + '\n');
-      if (hint) this.ctx.stderr.write(this.e.dim('hint: ') + escapeControl(hint) + '\n');
+      // An error is one line: its message and hint are escaped whole (line breaks too); on a
+      // terminal that line is wrapped at spaces to its width, never inside a word or an amount.
+      this.ctx.stderr.write(this.errLine(this.e.red('error: '), escapeControl(message)) + '\n');
+      if (hint) this.ctx.stderr.write(this.errLine(this.e.dim('hint: '), escapeControl(hint)) + '\n');
     }
     if (this.debug && err instanceof Error && err.stack) this.ctx.stderr.write(err.stack + '\n' + (err.cause instanceof Error ? `cause: ${err.cause.stack}\n` : ''));
     return code;
