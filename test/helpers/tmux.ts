@@ -25,8 +25,9 @@ export class Terminal {
     return t;
   }
 
-  async screen(): Promise<string> {
-    const { stdout } = await exec('tmux', ['-L', this.socket, 'capture-pane', '-p', '-J', '-S', '-200']);
+  /** The screen; `joined` (default) joins lines the terminal wrapped, false shows rows as they are. */
+  async screen(joined = true): Promise<string> {
+    const { stdout } = await exec('tmux', ['-L', this.socket, 'capture-pane', '-p', ...(joined ? ['-J'] : []), '-S', '-200']);
     return stdout;
   }
 
