@@ -14,7 +14,7 @@ import { EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox
 
 let sb: SandboxHandle;
 let home: ReturnType<typeof tempHome>;
-let clock = Date.parse('2026-11-23T17:58:04Z'); // 2026-11-24 00:58:04 WIB
+const clock = Date.parse('2026-11-23T17:58:04Z'); // 2026-11-24 00:58:04 WIB
 const REF = 'ORDER-2026-11-24-LONG-REFERENCE-0001'; // 36 characters
 const ids: string[] = [];
 const cli = (argv: string[], tty = false) => runCli(argv, { env: { ...localEnv(sb), PAYCLI_SANDBOX_URL: sb.url }, home: home.home, tty, now: () => new Date(clock) });

@@ -27,7 +27,7 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
   const { select, input } = await import('@inquirer/prompts');
   const io = { input: env.ctx.stdin, output: env.ctx.stderr };
   // A validation message is wrapped at spaces to the terminal (never inside an amount).
-  const fit = (check: (s: string) => true | string) => (s: string) => {
+  const fitted = (check: (s: string) => true | string) => (s: string) => {
     const r = check(s);
     return r === true ? r : env.out.promptText(r);
   };
@@ -38,14 +38,14 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
     const channels = channelsOf(v.method);
     v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('../channel-choices.js')).channelChoices(env, v.method) }, io);
   }
-  v.name ??= await input({ message: 'Buyer name', validate: fit((s) => s.trim() !== '' || 'required') }, io);
-  v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: fit((s) => ok(() => normalizePhone(s, 'phone'))) }, io);
-  v.email ??= await input({ message: 'Buyer e-mail', validate: fit((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || 'an e-mail address') }, io);
-  v.notifyUrl ??= await input({ message: 'Callback URL (notifyUrl)', validate: fit((s) => /^https?:\/\/\S+$/.test(s) || 'an http(s) URL') }, io);
+  v.name ??= await input({ message: 'Buyer name', validate: fitted((s) => s.trim() !== '' || 'required') }, io);
+  v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: fitted((s) => ok(() => normalizePhone(s, 'phone'))) }, io);
+  v.email ??= await input({ message: 'Buyer e-mail', validate: fitted((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || 'an e-mail address') }, io);
+  v.notifyUrl ??= await input({ message: 'Callback URL (notifyUrl)', validate: fitted((s) => /^https?:\/\/\S+$/.test(s) || 'an http(s) URL') }, io);
   if (v.items.length === 0) {
-    const product = await input({ message: 'Product', validate: fit((s) => s.trim() !== '' || 'required') }, io);
-    const qty = parseQuantity(await input({ message: 'Quantity', default: '1', validate: fit((s) => ok(() => parseQuantity(s, 'quantity'))) }, io), 'quantity');
-    const price = parseRupiah(await input({ message: 'Unit price (Rp, e.g. 25.000)', validate: fit((s) => ok(() => parseRupiah(s, 'price'))) }, io), 'price');
+    const product = await input({ message: 'Product', validate: fitted((s) => s.trim() !== '' || 'required') }, io);
+    const qty = parseQuantity(await input({ message: 'Quantity', default: '1', validate: fitted((s) => ok(() => parseQuantity(s, 'quantity'))) }, io), 'quantity');
+    const price = parseRupiah(await input({ message: 'Unit price (Rp, e.g. 25.000)', validate: fitted((s) => ok(() => parseRupiah(s, 'price'))) }, io), 'price');
     v.items.push({ product, qty, price });
   }
 }
