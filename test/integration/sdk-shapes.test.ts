@@ -49,7 +49,7 @@ describe('the official SDKs\' merchant calls get well-formed answers (bodies as 
       // Go SDK ListPaymentMethod
       { path: '/v2/payment-method-list', body: { request: true } },
       // PHP SDK redirectPayment(): both buyer spellings, nulls for what is unset, non-ASCII escaped by json_encode
-      { path: '/v2/payment', body: { account: VA, product: ['Kaos Barong'], qty: [2], price: [75000], description: null, notifyUrl: 'http://127.0.0.1:9/cb', returnUrl: 'http://127.0.0.1:9/ok', cancelUrl: 'http://127.0.0.1:9/no', weight: null, dimension: null, name: 'Nyoman Ö', email: 'n@x.co', phone: '0812', pickupArea: null, pickupAddress: null, buyerName: 'Nyoman Ö', buyerEmail: 'n@x.co', buyerPhone: '0812', referenceId: null, expired: 24, expiredType: 'hours' } },
+      { path: '/v2/payment', body: { account: VA, product: ['Kaos Barong'], qty: [2], price: [75000], description: null, notifyUrl: 'http://127.0.0.1:9/cb', returnUrl: 'http://127.0.0.1:9/ok', cancelUrl: 'http://127.0.0.1:9/no', weight: null, dimension: null, name: 'Nyoman Ö', email: 'n@x.co', phone: '08123456789', pickupArea: null, pickupAddress: null, buyerName: 'Nyoman Ö', buyerEmail: 'n@x.co', buyerPhone: '08123456789', referenceId: null, expired: 24, expiredType: 'hours' } },
       // Node SDK redirectPayment(): quantities and prices as strings, dimension as []
       { path: '/v2/payment', body: { account: VA, product: ['Topi'], qty: ['1'], price: ['30000'], description: ['biru'], notifyUrl: 'http://127.0.0.1:9/cb', returnUrl: 'http://127.0.0.1:9/ok', cancelUrl: 'http://127.0.0.1:9/no', dimension: [], referenceId: 'NODE-1' } },
       // Go SDK RedirectPayment(): trailing slash, every field
