@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { table, visibleLength } from '../../src/cli/output.js';
-import { runCli } from '../helpers/cli.js';
+import { Output, table, visibleLength } from '../../src/cli/output.js';
+import { runCli, testContext } from '../helpers/cli.js';
 
 // Second review: a number in a column of mixed cells is never cut (table), and error lines wrap at
 // spaces on a terminal (never inside a word or an amount) and stay one line off a terminal.
@@ -48,5 +48,22 @@ describe('error lines and the terminal width', () => {
     expect(lines[0]).toMatch(message);
     expect(lines[0]!.length).toBeGreaterThan(80);
     expect(lines.every((l) => /^(error|hint): /.test(l))).toBe(true);
+  });
+
+  it('wraps a warning at spaces on a terminal of 50 columns, one line off a terminal', async () => {
+    const text = 'the cached channel list is 3 days old; total Rp 1.500.000 may differ from what the gateway charges';
+    for (const tty of [true, false]) {
+      const { ctx, err } = testContext({ tty });
+      ctx.columns = 50;
+      (await Output.create(ctx, { color: false })).warn(text);
+      const lines = err().trimEnd().split('\n');
+      if (!tty) expect(lines).toEqual([`warning: ${text}`]);
+      else {
+        expect(lines.length).toBeGreaterThan(1);
+        for (const l of lines) expect([...l].length).toBeLessThanOrEqual(50);
+        expect(lines.map((l) => l.trim()).join(' ')).toBe(`warning: ${text}`);
+        expect(err()).toContain('Rp 1.500.000');
+      }
+    }
   });
 });
