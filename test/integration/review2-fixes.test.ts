@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCallbackFields, externalId, signCallbackRequest } from '../../src/core/callback/build.js';
@@ -145,6 +146,37 @@ describe('the hosted redirect page', () => {
     // No English text shown by default: every legend and label without a data-en reading is Indonesian.
     expect(html).not.toMatch(/<legend>(virtual account|convenience store|cash on delivery|credit card|pay later|e-wallet)<\/legend>/);
     expect(html).not.toContain('>Reference<');
+  });
+});
+
+const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
+const haveBrowser = existsSync(CHROMIUM);
+
+describe('the redirect page in a browser', () => {
+  it.skipIf(!haveBrowser && !process.env.CI)(`reads Indonesian by default and English with ?lang=en${haveBrowser ? '' : ' (skipped: no chromium)'}`, { timeout: 60_000 }, async () => {
+    expect(haveBrowser, `${CHROMIUM} is missing`).toBe(true);
+    const r = await sb.merchant.createRedirect(VA, { product: ['Kaos'], qty: [1], price: [50000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'WEB-10' });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    try {
+      const page = await browser.newPage();
+      const url = `${sb.url}/payment/${r.session.sid}`;
+      const texts = async () => ({
+        ref: await page.textContent('p:has(#ref) .label'),
+        legends: await page.$$eval('legend', (ls) => ls.map((l) => l.textContent)),
+      });
+      await page.goto(`${url}?lang=id`);
+      const id = await texts();
+      expect(id.ref).toBe('Referensi');
+      expect(id.legends).toEqual(expect.arrayContaining(['Data Anda', 'Virtual Account', 'Gerai ritel', 'Bayar di tempat (COD)', 'Kartu kredit', 'Bayar nanti', 'Dompet digital']));
+      await page.goto(`${url}?lang=en`);
+      const en = await texts();
+      expect(en.ref).toBe('Reference');
+      expect(en.legends).toEqual(expect.arrayContaining(['Your details', 'Virtual account', 'Convenience store', 'Cash on delivery', 'Credit card', 'Pay later', 'E-wallet']));
+    } finally {
+      await browser.close();
+    }
   });
 });
 
