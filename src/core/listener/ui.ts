@@ -1,4 +1,3 @@
-import { formatJakarta } from '../time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../http/read-body.js';
 import { checkCallback, type CallbackCheck } from '../callback/check.js';
@@ -8,6 +7,7 @@ import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { CandidateKey } from '../signing/variants.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import { forwardableHeaders } from './forward.js';
+import { formatJakarta } from '../time.js';
 
 /** A stored time (ISO 8601, UTC) as `events list/show` show it: `YYYY-MM-DD HH:MM:SS` in WIB. */
 function wibTime(iso: string): string {
