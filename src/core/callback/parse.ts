@@ -159,18 +159,49 @@ function registerPhpVariable(fields: Record<string, string | PhpArray>, rawName:
  * (One pass with indexOf: this runs for every request `paycli listen` receives.)
  */
 export function parseFormBody(body: string, options: { fromFile?: boolean } = {}): CallbackFields {
-  const fields = Object.create(null) as Record<string, string | PhpArray>;
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
+  const text = end === body.length ? body : body.slice(0, end);
+  return (decodedAtOnce(text) ?? parseFormPairs(text, true)) as CallbackFields;
+}
+
+/** An escaped `&` or `=`: decoding the whole body at once would turn it into a separator. */
+const ESCAPED_SEPARATOR = /%(?:26|3[dD])/;
+
+/**
+ * The fields of a body decoded in one `decodeURIComponent` call instead of two per pair (the
+ * listener's hot path: ≈2× faster for a typical callback). Decoding is local to each `%XX` run and
+ * `+`, so when the body holds no escaped `&` or `=`, splitting the decoded text gives the same
+ * names and values as decoding each part. Undefined when that does not hold or the body does not
+ * decode: the pairwise parse then finds the pair to blame.
+ */
+function decodedAtOnce(body: string): Record<string, string | PhpArray | CallbackValue> | undefined {
+  if (body.indexOf('%') < 0) return parseFormPairs(body.indexOf('+') < 0 ? body : body.replaceAll('+', ' '), false);
+  if (ESCAPED_SEPARATOR.test(body)) return undefined;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(body.indexOf('+') < 0 ? body : body.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+  return parseFormPairs(decoded, false);
+}
+
+/** The pairs of a form body (`decode`: each part still has to be percent-decoded). */
+function parseFormPairs(body: string, decode: boolean): Record<string, string | PhpArray | CallbackValue> {
+  const fields = Object.create(null) as Record<string, string | PhpArray>;
+  const end = body.length;
   let nested = false;
   for (let start = 0, n = 1; start <= end && n <= FORM_MAX_PAIRS; ) {
     let amp = body.indexOf('&', start);
-    if (amp < 0 || amp > end) amp = end;
+    if (amp < 0) amp = end;
     if (amp > start) {
       let eq = body.indexOf('=', start);
       if (eq > amp) eq = -1;
-      const value = eq < 0 ? '' : decodeComponent(body.slice(eq + 1, amp), n, 'value');
-      const key = decodeComponent(body.slice(start, eq < 0 ? amp : eq), n, 'name');
+      const rawValue = eq < 0 ? '' : body.slice(eq + 1, amp);
+      const rawKey = body.slice(start, eq < 0 ? amp : eq);
+      const value = decode && rawValue !== '' ? decodeComponent(rawValue, n, 'value') : rawValue;
+      const key = decode ? decodeComponent(rawKey, n, 'name') : rawKey;
       if (key.indexOf('[') >= 0) {
         nested = true;
         registerPhpVariable(fields, key, value);
@@ -181,7 +212,7 @@ export function parseFormBody(body: string, options: { fromFile?: boolean } = {}
     start = amp + 1;
   }
   if (nested) for (const k in fields) if (fields[k] instanceof PhpArray) (fields as Record<string, CallbackValue>)[k] = fromPhpArray(fields[k]);
-  for (const _ in fields) return fields as CallbackFields;
+  for (const _ in fields) return fields;
   throw new MalformedPayloadError('the form body has no fields');
 }
 
