@@ -156,8 +156,8 @@ interface PlanEntry {
   key: string;
   /** `"key":` (with the comma before it after the first entry), escaped once. */
   prefix: string;
-  /** 0: a string value stays as it is; 1: a typed field (normalizeValue); 2: additional_info missing, `[]`. */
-  kind: 0 | 1 | 2;
+  /** 0: a string value stays as it is; 1: a typed field (normalizeValue); 2: additional_info missing, `[]`; 3: an integer field. */
+  kind: 0 | 1 | 2 | 3;
 }
 
 interface Plan {
@@ -187,10 +187,24 @@ function makePlan(keys: string[]): Plan {
   if (!present.has('additional_info')) order.push('additional_info');
   byteOrder(order);
   const entries = order.map((key, i): PlanEntry => {
-    const kind = !present.has(key) ? 2 : INTEGER_SET.has(key) || key === 'is_escrow' || key === 'additional_info' ? 1 : 0;
+    const kind = !present.has(key) ? 2 : INTEGER_SET.has(key) ? 3 : key === 'is_escrow' || key === 'additional_info' ? 1 : 0;
     return { key, prefix: (i === 0 ? '' : ',') + encodeJsonString(key, o.json) + ':', kind };
   });
   return { keys, entries };
+}
+
+/** `0`, or 1 to 18 digits without a leading zero: PHP's `(int)` gives the same digits. */
+function isPlainInteger(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || n > 18) return false;
+  const first = s.charCodeAt(0);
+  if (first === 48 /* 0 */) return n === 1;
+  if (first < 49 || first > 57) return false;
+  for (let i = 1; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /**
@@ -228,6 +242,10 @@ function canonicalByPlan(fields: CallbackFields): string {
     const raw = fields[e.key]!;
     if (e.kind === 0 && typeof raw === 'string') {
       out += e.prefix + encodeJsonString(raw, json);
+      continue;
+    }
+    if (e.kind === 3 && typeof raw === 'string' && isPlainInteger(raw)) {
+      out += e.prefix + raw;
       continue;
     }
     const value = normalizeValue(e.key, raw, GATEWAY_CANONICAL, fields);
