@@ -113,7 +113,7 @@ describe('canonical JSON: the cached plan per key list gives what the general pa
   });
 
   it('integer fields: only plain digits skip the (int) cast', () => {
-    for (const v of ['0', '00', '007', '-1', '+1', ' 1', '1 ', '1e3', '1.9', '', 'abc', '12abc', '123456789012345678', '1234567890123456789', '99999999999999999999', '٣']) {
+    for (const v of ['0', '00', '007', '-1', '+1', ' 1', '1 ', '1e3', '1.9', '', 'abc', '12abc', '123456789012345678', '1234567890123456789', '9223372036854775807', '9223372036854775808', '9999999999999999999', '99999999999999999999', '٣']) {
       const fields: CallbackFields = { ...base, trx_id: v, paid_off: v };
       expect(canonicalizeCallback(fields), v).toBe(reference(fields));
     }
