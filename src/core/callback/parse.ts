@@ -162,6 +162,12 @@ export function parseFormBody(body: string, options: { fromFile?: boolean } = {}
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
   const text = end === body.length ? body : body.slice(0, end);
+  for (let i = 0; i < shapes.length; i++) {
+    const known = readByShape(text, shapes[i]!);
+    if (known === undefined) continue;
+    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
+    return known as CallbackFields;
+  }
   return (decodedAtOnce(text) ?? parseFormPairs(text, true)) as CallbackFields;
 }
 
@@ -197,16 +203,20 @@ function decodedAtOnce(body: string): Record<string, string | PhpArray | Callbac
 }
 
 /**
- * Key lists of recent form bodies whose names were all plain (no `[`, `.`, space or NUL; each once),
- * most recent first. A body with the same names in the same order is read against such a list: its
- * names are compared in place and the list's own strings become the keys, which V8 has already
- * interned (a new name string costs a hash and a string-table lookup on every insertion).
+ * Key lists of recent form bodies whose names were all plain (no `[`, `.`, space, NUL, `%` or `+`;
+ * each once), most recent first. A raw body with the same names in the same order is read against
+ * such a list: its names are compared in place (a plain name is its own encoding), the list's own
+ * strings become the keys, which V8 has already interned (a new name string costs a hash and a
+ * string-table lookup on every insertion), and only the values holding `%` or `+` are decoded.
  */
 const shapes: string[][] = [];
 const MAX_SHAPES = 8;
 const MAX_SHAPE_KEYS = 256;
 
-/** The fields of a decoded body whose names are exactly `keys`, in order; undefined otherwise. */
+/**
+ * The fields of a raw body whose names are exactly `keys`, in order; undefined otherwise, and when
+ * a value does not decode (the pairwise parse then names the pair).
+ */
 function readByShape(body: string, keys: string[]): Record<string, string> | undefined {
   const fields = Object.create(null) as Record<string, string>;
   const end = body.length;
@@ -218,7 +228,16 @@ function readByShape(body: string, keys: string[]): Record<string, string> | und
     const key = keys[i]!;
     const eq = start + key.length;
     if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
-    fields[key] = body.slice(eq + 1, amp);
+    let value = body.slice(eq + 1, amp);
+    if (value.indexOf('+') >= 0) value = value.replaceAll('+', ' ');
+    if (value.indexOf('%') >= 0) {
+      try {
+        value = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
+    }
+    fields[key] = value;
     start = amp + 1;
   }
   return start > end ? fields : undefined;
@@ -228,7 +247,7 @@ function readByShape(body: string, keys: string[]): Record<string, string> | und
 function rememberShape(fields: Record<string, unknown>, pairs: number): void {
   const keys = Object.keys(fields);
   if (keys.length !== pairs || keys.length > MAX_SHAPE_KEYS) return;
-  for (const k of keys) if (k.indexOf('[') >= 0 || k.indexOf('.') >= 0 || k.indexOf(' ') >= 0 || k.indexOf('\0') >= 0 || k.indexOf('=') >= 0 || k.indexOf('&') >= 0) return;
+  for (const k of keys) if (/[[. \0=&%+]/.test(k)) return;
   for (const known of shapes) if (known.length === keys.length && known.every((k, i) => k === keys[i])) return;
   shapes.unshift(keys);
   if (shapes.length > MAX_SHAPES) shapes.pop();
@@ -236,14 +255,6 @@ function rememberShape(fields: Record<string, unknown>, pairs: number): void {
 
 /** The pairs of a form body (`decode`: each part still has to be percent-decoded). */
 function parseFormPairs(body: string, decode: boolean): Record<string, string | PhpArray | CallbackValue> {
-  if (!decode) {
-    for (let i = 0; i < shapes.length; i++) {
-      const known = readByShape(body, shapes[i]!);
-      if (known === undefined) continue;
-      if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
-      return known;
-    }
-  }
   const fields = Object.create(null) as Record<string, string | PhpArray>;
   const end = body.length;
   let nested = false;
@@ -269,7 +280,7 @@ function parseFormPairs(body: string, decode: boolean): Record<string, string | 
   }
   if (nested) {
     for (const k in fields) if (fields[k] instanceof PhpArray) (fields as Record<string, CallbackValue>)[k] = fromPhpArray(fields[k]);
-  } else if (!decode) rememberShape(fields, n - 1);
+  } else rememberShape(fields, n - 1);
   for (const _ in fields) return fields;
   throw new MalformedPayloadError('the form body has no fields');
 }
