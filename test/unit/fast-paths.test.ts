@@ -145,3 +145,12 @@ describe('canonical JSON: the cached plan per key list gives what the general pa
     );
   });
 });
+
+describe('HMAC under the cached key object', () => {
+  it('gives createHmac’s digest when keys alternate, repeat, hold non-ASCII or are empty', async () => {
+    const { createHmac } = await import('node:crypto');
+    const { hmacSha256Hex } = await import('../../src/core/signing/digest.js');
+    const keys = ['1179000899', 'SANDBOX-KEY', '1179000899', 'Ö€🌺', '', '1179000899', ''];
+    for (const k of keys) for (const text of ['', '{"a":1}', 'Ñ'.repeat(100)]) expect(hmacSha256Hex(k, text), `${k} ${text}`).toBe(createHmac('sha256', k).update(text).digest('hex'));
+  });
+});
