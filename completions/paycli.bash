@@ -75,7 +75,7 @@ _paycli_node() {
     'channels') subs=''; flags='--method --legacy --timeout --dry-run --curl' ;;
     'verify-callback') subs=''; flags='--signature --data --event --store --show-canonical --jsonl' ;;
     'sign-callback') subs=''; flags='--data --show-canonical --curl --to' ;;
-    'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --store' ;;
+    'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --ui --store' ;;
     'events') subs='list show replay clear prune'; flags='' ;;
     'events list') subs=''; flags='--limit --status --valid --invalid --store' ;;
     'events show') subs=''; flags='--store' ;;
@@ -85,9 +85,10 @@ _paycli_node() {
     'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit' ;;
     'recover') subs=''; flags='--orders --since --deliver-to --format --store --delivery-timeout --dry-run --curl' ;;
-    'sandbox') subs='pay expire list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --settlement' ;;
+    'sandbox') subs='pay expire resend list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
     'sandbox expire') subs=''; flags='--sandbox-url' ;;
+    'sandbox resend') subs=''; flags='--sandbox-url' ;;
     'sandbox list') subs=''; flags='--sandbox-url' ;;
     *) subs=''; flags='' ;;
   esac

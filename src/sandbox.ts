@@ -2,7 +2,7 @@
 import { startSandbox as startCore, type LockOwner, type SandboxHandle, type SandboxOptions } from './core/sandbox/server.js';
 
 export { DEFAULT_RETRY_SCHEDULE, transactionView } from './core/sandbox/server.js';
-export type { SandboxOptions, SandboxHandle, SandboxEvent, TransitionResult, LockOwner } from './core/sandbox/server.js';
+export type { SandboxOptions, SandboxHandle, SandboxEvent, TransitionResult, ResendResult, LockOwner } from './core/sandbox/server.js';
 export type { SandboxAccount } from './core/sandbox/accounts.js';
 export { DEFAULT_ACCOUNT } from './core/sandbox/accounts.js';
 export { EMULATOR_DEFAULT_VA, EMULATOR_DEFAULT_API_KEY } from './core/config/resolve.js';

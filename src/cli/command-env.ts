@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import type { CliContext } from './context.js';
 import type { Output } from './output.js';
 import type { CommonOptions, Session } from './session.js';
@@ -8,7 +9,9 @@ export interface CommandEnv<O = object> {
   out: Output;
   session: Session;
   opts: CommonOptions & O;
+  /** The whole command tree (completion scripts are generated from it). */
+  tree(): Promise<Command>;
 }
 
-/** A command implementation: returns its exit code (never calls process.exit). */
-export type Handler<O = Record<string, any>> = (env: CommandEnv<O>, ...args: any[]) => Promise<number>;
+/** A command implementation: returns its exit code (never calls process.exit). Its option type `O` is checked against its definition by `bind` (command-kit.ts). */
+export type Handler<O = object> = (env: CommandEnv<O>, ...args: any[]) => Promise<number>;

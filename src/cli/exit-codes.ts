@@ -1,6 +1,6 @@
 import type { ErrorKind } from '../core/errors.js';
 
-/** The exit-code contract of cli.md section 2, in one place. */
+/** The exit-code contract (README, "Exit codes"), in one place. */
 export const EXIT = {
   ok: 0,
   internal: 1,

@@ -1,4 +1,7 @@
+import { stripVTControlCharacters } from 'node:util';
 import { isPaycliError, PaycliError } from '../core/errors.js';
+import { formatRupiah } from '../core/money.js';
+import { formatJakarta } from '../core/time.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
 
@@ -10,7 +13,7 @@ export interface GlobalFlags {
   yes?: boolean;
 }
 
-/** Decides color per cli.md section 2: NO_COLOR, --no-color, TERM=dumb and non-TTY turn it off; FORCE_COLOR forces it. */
+/** Decides color (README, "Configuration"): NO_COLOR, --no-color, TERM=dumb and non-TTY turn it off; FORCE_COLOR forces it. */
 export function colorLevel(ctx: CliContext, flags: GlobalFlags, isTTY: boolean): 0 | 1 | 2 | 3 {
   if (flags.color === false) return 0;
   const force = ctx.env.FORCE_COLOR;
@@ -48,6 +51,7 @@ export class Output {
 
   static async create(ctx: CliContext, flags: GlobalFlags): Promise<Output> {
     setTableWidth(ctx.stdoutIsTTY ? (ctx.columns ?? 80) : undefined);
+    setTablePlain(!ctx.stdoutIsTTY);
     return new Output(ctx, flags, await colors(colorLevel(ctx, flags, ctx.stdoutIsTTY)), await colors(colorLevel(ctx, flags, ctx.stderrIsTTY)));
   }
 
@@ -97,23 +101,38 @@ export class Output {
 // The width human tables must fit: the terminal's columns when stdout is a terminal (Output.create
 // sets it for the run), none otherwise (a pipe or file gets whole rows).
 let tableWidth: number | undefined;
+// Whether stdout is not a terminal: tables are then plain tab-separated rows (Output.create sets it).
+let tablePlain = false;
+
+/** Off a terminal, `table` writes tab-separated rows without colour or padding (gh's model). */
+export function setTablePlain(plain: boolean): void {
+  tablePlain = plain;
+}
+
+/** The width human tables fit this run (the terminal's columns), or undefined off a terminal. */
+export function currentTableWidth(): number | undefined {
+  return tableWidth;
+}
 
 /** Sets the width `table` fits rows into; undefined means no limit. */
 export function setTableWidth(width: number | undefined): void {
   tableWidth = width !== undefined && Number.isFinite(width) && width > 0 ? Math.max(40, Math.floor(width)) : undefined;
 }
 
-const ANSI = /\u001b\[[0-9;]*m/g;
+/** Text without colour codes or other terminal control sequences. */
+function plainText(text: string): string {
+  return stripVTControlCharacters(text);
+}
 
 /** The number of terminal columns a cell takes (color codes take none). */
 export function visibleLength(text: string): number {
-  return [...text.replace(ANSI, '')].length;
+  return [...plainText(text)].length;
 }
 
 /** Shortens text to `width` columns with a trailing `…` (colors are dropped from a shortened cell). */
 export function truncate(text: string, width: number): string {
   if (visibleLength(text) <= width) return text;
-  const chars = [...text.replace(ANSI, '')];
+  const chars = [...plainText(text)];
   return width <= 1 ? '…'.slice(0, width) : chars.slice(0, width - 1).join('') + '…';
 }
 
@@ -122,7 +141,7 @@ export function truncate(text: string, width: number): string {
  * wider than a line. Numbers and amounts (`Rp 102.000`) keep their spaces' neighbours together.
  */
 export function wrap(text: string, width: number): string[] {
-  const plain = visibleLength(text) === [...text].length ? text : text.replace(ANSI, '');
+  const plain = visibleLength(text) === [...text].length ? text : plainText(text);
   if ([...plain].length <= width) return [text];
   const words = plain.replace(/\bRp (?=\d)/g, 'Rp\u00a0').split(' ');
   const lines: string[] = [];
@@ -152,7 +171,12 @@ export function wrap(text: string, width: number): string[] {
  * continuation lines indented under it; unchanged when there is no width.
  */
 export function fitLine(prefix: string, text: string): string {
-  const room = tableWidth === undefined ? undefined : tableWidth - visibleLength(prefix);
+  return fitLineTo(tableWidth, prefix, text);
+}
+
+/** fitLine for a given width (stderr's, for banners); undefined means no limit. */
+export function fitLineTo(width: number | undefined, prefix: string, text: string): string {
+  const room = width === undefined ? undefined : width - visibleLength(prefix);
   if (room === undefined || room < 20) return prefix + text;
   const pad = ' '.repeat(visibleLength(prefix));
   return text
@@ -163,16 +187,18 @@ export function fitLine(prefix: string, text: string): string {
 }
 
 /** A cell that is a number, an amount, a date or a time: never shortened. */
-const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( ?(WIB|UTC))?$/;
+const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^(\d{4}-)?\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( ?(WIB|UTC))?$/;
 
 /**
  * Aligns rows into columns (no borders), for human tables. Rows fit the table width (see
  * setTableWidth, or `opts.width`): when they do not, free-text columns (words with spaces) shrink
  * first, widest first, then other text columns; never the first (usually an id); the last column
- * wraps onto indented continuation lines, another is shortened with `…`. Numbers, amounts, dates
+ * wraps at spaces onto indented continuation lines (a single long word in it is shortened), another
+ * is shortened with `…`. Numbers, amounts, dates
  * and times are never cut.
  */
-export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number } = {}): string {
+export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number; plain?: boolean } = {}): string {
+  if (opts.plain ?? (tablePlain && opts.width === undefined)) return plainTable(rows);
   const all = header ? [header, ...rows] : rows;
   if (all.length === 0) return '';
   const columns = Math.max(...all.map((r) => r.length));
@@ -182,7 +208,7 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (columns - 1);
   if (limit !== undefined && total() > limit) {
     const body = header ? rows : all;
-    const plain = (i: number) => body.map((r) => (r[i] ?? '').replace(ANSI, ''));
+    const plain = (i: number) => body.map((r) => plainText(r[i] ?? ''));
     const numeric = widths.map((_, i) => plain(i).every((c) => c === '' || NUMERIC_CELL.test(c)));
     const words = widths.map((_, i) => !numeric[i] && plain(i).some((c) => /\s/.test(c)));
     for (const eligible of [(i: number) => words[i] && i > 0, (i: number) => !numeric[i] && i > 0]) {
@@ -202,7 +228,9 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   all.forEach((row, r) => {
     const cells = row.map((cell, i) => (i < row.length - 1 ? pad(truncate(cell, widths[i]!), i) : cell));
     const last = cells.length - 1;
-    const lastLines = last === columns - 1 ? wrap(cells[last]!, widths[last]!) : [cells[last]!];
+    // The last column wraps at spaces; a single word (an id, a reference, a URL) is shortened
+    // with … instead of being split across lines.
+    const lastLines = last !== columns - 1 ? [cells[last]!] : /\s/.test(plainText(cells[last]!).trim()) ? wrap(cells[last]!, widths[last]!) : [truncate(cells[last]!, widths[last]!)];
     let line = [...cells.slice(0, last), lastLines[0]!].join('  ').trimEnd();
     if (r === 0 && header && style) line = style(line);
     lines.push(line);
@@ -211,9 +239,32 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   return lines.join('\n');
 }
 
+/**
+ * The table as a script reads it (gh's model): one line per row, cells separated by a tab, without
+ * the header, colour, padding or wrapping; tabs and line breaks inside a cell become spaces so that
+ * a row stays one line.
+ */
+function plainTable(rows: string[][]): string {
+  const line = (row: string[]) => row.map((cell) => plainText(cell).replace(/[\t\r\n]+/g, ' ').trim()).join('\t');
+  return rows.map(line).join('\n');
+}
+
+/**
+ * A moment as human output shows it: `YYYY-MM-DD HH:MM:SS` in WIB (Asia/Jakarta, UTC+7, no
+ * daylight saving), the gateway's own time; `part` picks the date and time, the time alone, or a
+ * short `MM-DD HH:MM`. Text that is not a date is returned as it is. Labels ("WIB") are the
+ * caller's: in a column header or after the value.
+ */
+export function wib(at: Date | string, part: 'datetime' | 'time' | 'short' = 'datetime'): string {
+  const d = at instanceof Date ? at : new Date(at);
+  if (Number.isNaN(d.getTime())) return String(at);
+  const full = formatJakarta(d);
+  return part === 'time' ? full.slice(11) : part === 'short' ? full.slice(5, 16) : full;
+}
+
 /** Rupiah with Indonesian thousands separators: `Rp 102.000`. */
 export function rupiah(amount: number | string): string {
   const n = Number(amount);
   if (!Number.isFinite(n)) return String(amount);
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return formatRupiah(n);
 }

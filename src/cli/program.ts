@@ -1,23 +1,17 @@
 import { Command } from 'commander';
 import type { CliContext } from './context.js';
-import type { Handler } from './command-env.js';
+import type { CommandEnv } from './command-env.js';
+import { RUN_DURATION_TIMEOUT, type Bind, type Define } from './command-kit.js';
 import { EXIT_TABLE } from './exit-codes.js';
 import { colorLevel, Output } from './output.js';
 import type { CommonOptions } from './session.js';
 import { VERSION } from './version.js';
-import { registerCommands, TOP_LEVEL_COMMANDS } from './commands/index.js';
+import { REGISTRY, TOP_LEVEL_COMMANDS } from './commands/index.js';
 
 export interface RunState {
   code: number;
   commanderMessage?: string;
 }
-
-/** Commands whose own `--timeout` is a duration to run for, not the request timeout. */
-export const RUN_DURATION_TIMEOUT = new WeakSet<Command>();
-
-/** Builds the action of a lazily loaded command: imports its module only when it runs. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type LazyAction = (load: () => Promise<{ default: Handler<any> }>) => (...args: unknown[]) => Promise<void>;
 
 const ROOT_EPILOGUE = `
 Environment:
@@ -34,40 +28,6 @@ Start here:
   $ paycli --env local areas province
   $ paycli config init               store your sandbox VA and API key
 `;
-
-/**
- * A shell command as help lines of at most `width` columns: long ones continue with ` \` at a
- * space outside quotes, so each example still pastes into a shell as one command.
- */
-export function shellLines(command: string, width = 80, first = '  $ ', rest = '      '): string[] {
-  const tokens = command.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [command];
-  // A flag stays on the line of its value.
-  const words: string[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    const next = tokens[i + 1];
-    if (/^--?[a-z]/i.test(t) && next !== undefined && !/^-/.test(next) && next !== '|' && next !== '…') {
-      words.push(`${t} ${next}`);
-      i++;
-    } else words.push(t);
-  }
-  const lines: string[] = [];
-  let line = first;
-  for (const word of words) {
-    const candidate = line === first || line === rest ? line + word : `${line} ${word}`;
-    if ([...candidate].length + 2 > width && line !== first && line !== rest) {
-      lines.push(`${line} \\`);
-      line = rest + word;
-    } else line = candidate;
-  }
-  lines.push(line);
-  return lines;
-}
-
-/** Adds an Examples section to a command's help. */
-export function examples(cmd: Command, lines: string[]): Command {
-  return cmd.addHelpText('after', `\nExamples:\n${lines.flatMap((l) => shellLines(l)).join('\n')}\n`);
-}
 
 /**
  * The top-level command a command line runs, when it can be told without parsing: the first word that
@@ -88,11 +48,11 @@ export function topLevelCommandOf(argv: readonly string[], valueOptions: Readonl
 }
 
 /**
- * The commander tree. Definitions only: every implementation is imported when its command runs. With
- * `argv`, only the top-level command it names is defined (with its subcommands), when that can be
- * told; anything else (root help, a typo for did-you-mean) gets the whole tree.
+ * The commander tree, from the registry (commands/index.ts). With `argv`, only the module of the
+ * top-level command it names is imported and defined (with its subcommands), when that can be told;
+ * anything else (root help, a typo for did-you-mean) gets the whole tree.
  */
-export function buildProgram(ctx: CliContext, state: RunState, argv?: readonly string[]): Command {
+export async function buildProgram(ctx: CliContext, state: RunState, argv?: readonly string[]): Promise<Command> {
   const program = new Command('paycli');
   program
     .description('The command-line companion for iPaymu API v2 merchants: regions, payments, callbacks and a local gateway emulator.')
@@ -127,26 +87,37 @@ export function buildProgram(ctx: CliContext, state: RunState, argv?: readonly s
       getErrHasColors: () => colorLevel(ctx, {}, ctx.stderrIsTTY) > 0,
     });
 
-  const lazy: LazyAction = (load) => async (...args: unknown[]) => {
-    const cmd = args[args.length - 1] as Command;
-    const positional = args.slice(0, -2);
-    const opts = cmd.optsWithGlobals() as CommonOptions;
-    const out = await Output.create(ctx, opts);
-    // Loaded here, not at the top: `--help` and `--version` never need configuration or HTTP.
-    const { Session } = await import('./session.js');
-    const session = new Session(ctx, out, RUN_DURATION_TIMEOUT.has(cmd) ? { ...opts, timeout: undefined } : opts);
-    try {
-      const mod = await load();
-      state.code = await mod.default({ ctx, out, session, opts }, ...positional);
-    } catch (err) {
-      state.code = out.fail(err);
-    } finally {
-      await session.close().catch(() => undefined);
-    }
+  // Runs a handler: output and session are made when the command runs, never for --help.
+  const bind: Bind = (cmd, handler) => {
+    cmd.action(async (...args: unknown[]) => {
+      const self = args[args.length - 1] as Command;
+      const positional = args.slice(0, -2);
+      const opts = self.optsWithGlobals() as CommonOptions;
+      const out = await Output.create(ctx, opts);
+      // Loaded here, not at the top: `--help` and `--version` never need configuration or HTTP.
+      const { Session } = await import('./session.js');
+      const session = new Session(ctx, out, RUN_DURATION_TIMEOUT.has(self) ? { ...opts, timeout: undefined } : opts);
+      try {
+        const env = { ctx, out, session, opts, tree: () => buildProgram(ctx, { code: 0 }) } as CommandEnv<never>;
+        state.code = await (handler as unknown as (env: CommandEnv<never>, ...rest: unknown[]) => Promise<number>)(env, ...positional);
+      } catch (err) {
+        state.code = out.fail(err);
+      } finally {
+        await session.close().catch(() => undefined);
+      }
+    });
   };
 
   const valueOptions = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f))));
-  registerCommands(program, lazy, argv && topLevelCommandOf(argv, valueOptions));
+  const only = argv && topLevelCommandOf(argv, valueOptions);
+  const entries = REGISTRY.filter((c) => only === undefined || c.name === only);
+  const modules = await Promise.all(entries.map((c) => c.load()));
+  entries.forEach((entry, i) => {
+    program.commandsGroup(entry.group);
+    const define = (modules[i]!.commands as Partial<Record<string, Define>>)[entry.name];
+    if (!define) throw new Error(`commands/index.ts: the module of \`${entry.name}\` does not define it`);
+    define(program, bind);
+  });
   for (const cmd of allCommands(program)) {
     cmd.exitOverride();
     cmd.showSuggestionAfterError(true);

@@ -14,7 +14,7 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   const state: RunState = { code: EXIT.ok, commanderMessage: undefined };
   let program;
   try {
-    program = buildProgram(ctx, state, argv);
+    program = await buildProgram(ctx, state, argv);
     await program.parseAsync(argv, { from: 'user' });
     return state.code;
   } catch (err) {

@@ -1,18 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { AuthError, GatewayError, PaycliError, UsageError } from '../core/errors.js';
-import { isLoopbackUrl } from '../core/http/loopback.js';
+import { AuthError, UsageError } from '../core/errors.js';
+import { ApiClient } from '../core/api/client.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, selectProfile, type ProfileChoice, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
 import { findProjectConfig } from '../core/config/project-file.js';
 import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
-import { parseEnvelope, paymentMayExistHint, type Envelope, type EnvelopeExpectation } from '../core/http/envelope.js';
-import { buildSignedRequest, toCurl, type SignedRequest } from '../core/api/signed-request.js';
-import { formatJakarta, maskSecret } from '../core/signing/request-signature.js';
+import type { Envelope, EnvelopeExpectation } from '../core/http/envelope.js';
+import { toCurl, type SignedRequest } from '../core/api/signed-request.js';
+import { maskSecret } from '../core/signing/request-signature.js';
 import type { CliContext } from './context.js';
 import type { Output } from './output.js';
 import { VERSION } from './version.js';
+import { canPrompt } from './interaction.js';
+import { maskedStringToSign } from '../core/api/signed-request.js';
+
+export { canPrompt, maskedStringToSign };
 
 /** Options every command may receive from the root program. */
 export interface CommonOptions {
@@ -40,6 +44,8 @@ export interface CommonOptions {
 export class Session {
   private resolved?: Promise<ResolvedConfig>;
   private httpClient?: Promise<HttpClient>;
+  private apiClient?: Promise<ApiClient>;
+  private project?: Promise<ProjectConfig | null>;
   private warnedUserConfig = false;
   readonly userPath: string;
 
@@ -49,7 +55,8 @@ export class Session {
 
   async userConfig(): Promise<UserConfig> {
     const mode = await modeOf(this.userPath);
-    if (mode !== undefined && (mode & 0o077) !== 0) {
+    // Said once a run, however many times the file is read (config set reads it, then picks the profile).
+    if (mode !== undefined && (mode & 0o077) !== 0 && !this.warnedUserConfig) {
       this.out.warn(`${this.userPath} has mode ${mode.toString(8).padStart(4, '0')}; it holds secrets and should be 0600 (chmod 600 ${this.userPath})`);
     }
     const { config, text } = await readUserConfig(this.userPath);
@@ -79,6 +86,25 @@ export class Session {
     return apiKey;
   }
 
+  /** The project config found from the working directory (notes about ignored files said once). */
+  projectConfig(): Promise<ProjectConfig | null> {
+    this.project ??= findProjectConfig(this.ctx.cwd, this.ctx.homedir).then((search) => {
+      for (const note of search.notes) this.out.warn(note);
+      return search.project;
+    });
+    return this.project;
+  }
+
+  /**
+   * Which profile this run uses, and why (core/config/resolve.ts selectProfile): the same answer
+   * for commands that read the configuration and for `config set`/`unset`/`init` that write it.
+   */
+  async profileChoice(): Promise<ProfileChoice> {
+    const [project, user] = await Promise.all([this.projectConfig(), this.userConfig()]);
+    const raw = project?.config.profile;
+    return selectProfile({ flag: this.opts.profile, env: this.ctx.env, projectProfile: raw === undefined || raw === null ? undefined : String(raw), projectPath: project?.filepath, user, userPath: this.userPath });
+  }
+
   private async loadConfig(): Promise<ResolvedConfig> {
     const o = this.opts;
     const apiKey = await this.flagApiKey();
@@ -90,9 +116,7 @@ export class Session {
       timeout: o.timeout !== undefined ? Number(parseSetting('timeout', o.timeout)) : undefined,
       profile: o.profile,
     };
-    const [search, user] = await Promise.all([findProjectConfig(this.ctx.cwd, this.ctx.homedir), this.userConfig()]);
-    for (const note of search.notes) this.out.warn(note);
-    const project = search.project;
+    const [project, user] = await Promise.all([this.projectConfig(), this.userConfig()]);
     const resolved = resolveConfig({ flags, env: this.ctx.env, project, user, userPath: this.userPath });
     for (const w of resolved.warnings) this.out.warn(w);
     return resolved;
@@ -102,6 +126,7 @@ export class Session {
     return requireCredentials(await this.config());
   }
 
+  /** The transport every API request goes through (node:http(s) keep-alive, or a proxy agent). */
   async client(): Promise<HttpClient> {
     this.httpClient ??= (async () => {
       const cfg = await this.config();
@@ -111,15 +136,29 @@ export class Session {
     return this.httpClient;
   }
 
+  /** The core API client for the resolved base URL and credentials, on this run's transport. */
+  async api(): Promise<ApiClient> {
+    this.apiClient ??= (async () => {
+      const cfg = await this.config();
+      return new ApiClient({
+        baseUrl: cfg.baseUrl.value,
+        credentials: () => this.credentials(),
+        http: () => this.client(),
+        now: () => this.ctx.now(),
+        signal: () => this.ctx.interrupts(),
+        emulatorMerchant: { va: EMULATOR_DEFAULT_VA, apiKey: EMULATOR_DEFAULT_API_KEY },
+      });
+    })();
+    return this.apiClient;
+  }
+
   async close(): Promise<void> {
     if (this.httpClient) await (await this.httpClient).close();
   }
 
   /** Builds the signed request for an API path; secrets come from the resolved config. */
   async signed(method: string, path: string, body?: string): Promise<SignedRequest> {
-    const cfg = await this.config();
-    const credentials = await this.credentials();
-    return buildSignedRequest({ baseUrl: cfg.baseUrl.value, path, method, body, credentials, now: this.ctx.now() });
+    return (await this.api()).sign(method, path, body);
   }
 
   /**
@@ -146,33 +185,11 @@ export class Session {
   }
 
   /**
-   * Sends a signed request and parses the envelope into data or a typed error. Ctrl-C aborts the
-   * request at once (exit 130). For a payment POST (`paymentReferenceId`), any failure after the
-   * request may have reached the gateway says the payment may exist and how to look it up.
+   * Sends a signed request through the core API client (src/core/api/client.ts): Ctrl-C aborts it
+   * at once (exit 130); after a payment POST, a failure says the payment may exist and how to look it up.
    */
-  async send<T>(req: SignedRequest, given: EnvelopeExpectation = {}): Promise<Envelope<T>> {
-    const expectation = given.paymentReferenceId && !given.paymentDay ? { ...given, paymentDay: formatJakarta(this.ctx.now()).slice(0, 10) } : given;
-    const client = await this.client();
-    let res;
-    try {
-      res = await client.send({ method: req.method, url: req.url, headers: req.headers, body: req.body, signal: this.ctx.interrupts() });
-    } catch (err) {
-      const ref = expectation.paymentReferenceId;
-      if (ref && err instanceof PaycliError && (err.kind === 'interrupted' || (err.kind === 'network' && !notSent(err)))) {
-        throw new PaycliError(err.kind, err.message, { cause: err.cause, hint: paymentMayExistHint(ref, expectation.paymentDay) });
-      }
-      throw err;
-    }
-    try {
-      return parseEnvelope<T>(res, req.url, expectation);
-    } catch (err) {
-      if (err instanceof AuthError && res.status === 401 && isLoopbackUrl(req.url)) throw emulatorAuthError(err, req);
-      // A 5xx after a payment POST (often a proxy or a timeout behind it) does not say the payment was not made.
-      if (err instanceof GatewayError && err.status >= 500 && expectation.paymentReferenceId) {
-        throw new GatewayError(err.status, err.message, { details: err.details, hint: paymentMayExistHint(expectation.paymentReferenceId, expectation.paymentDay) });
-      }
-      throw err;
-    }
+  async send<T>(req: SignedRequest, expectation: EnvelopeExpectation = {}): Promise<Envelope<T>> {
+    return (await this.api()).send<T>(req, expectation);
   }
 
   /** Refuses a money-moving request to production without confirmation. */
@@ -186,33 +203,4 @@ export class Session {
     const ok = await confirm({ message: `PRODUCTION: ${summary}. Send it?`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });
     if (!ok) throw new UsageError('cancelled: nothing was sent');
   }
-}
-
-/**
- * The string to sign as it may be shown: `METHOD:VA:sha256(body):API key` with the VA and the API
- * key both masked by maskSecret (the VA is the callback signing secret).
- */
-export function maskedStringToSign(req: SignedRequest): string {
-  const { method, bodyHash, stringToSignMasked } = req.signature;
-  const maskedKey = stringToSignMasked.slice(stringToSignMasked.lastIndexOf(':') + 1);
-  return `${method}:${maskSecret(req.headers.va)}:${bodyHash}:${maskedKey}`;
-}
-
-/** Whether a network failure happened before anything was sent (refused, DNS, TLS). */
-function notSent(err: PaycliError): boolean {
-  const code = (err.cause as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code ?? '';
-  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code);
-}
-
-/** A 401 from a loopback base URL: say which VA was sent and what the emulator accepts. */
-function emulatorAuthError(err: AuthError, req: SignedRequest): AuthError {
-  return new AuthError(`${err.message} — sent VA ${maskSecret(req.headers.va)} to ${new URL(req.url).host}`, {
-    details: err.details,
-    hint: `a paycli sandbox started without --va/--accounts accepts its default merchant: VA ${EMULATOR_DEFAULT_VA}, API key ${maskSecret(EMULATOR_DEFAULT_API_KEY)} (what --env local uses when no local credentials are given); ${err.hint ?? ''}`.replace(/; $/, ''),
-  });
-}
-
-/** Prompts only when stdin and stderr are TTYs and --no-input is absent (cli.md section 2). */
-export function canPrompt(ctx: CliContext, opts: CommonOptions): boolean {
-  return ctx.stdinIsTTY && ctx.stderrIsTTY && opts.input !== false;
 }

@@ -248,7 +248,11 @@ export class Journal<T> {
           if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
         }
         if (this.fd === undefined || !current || current.ino !== this.ino) this.reopen();
-        else this.size = current.size;
+        else {
+          // Another writer may have appended meanwhile, and may have died mid-line: never glue onto that.
+          this.size = current.size;
+          this.cutTornTail();
+        }
       } else if (this.fd === undefined) this.reopen();
       if (this.dirty) {
         this.size = fstatSync(this.fd as number).size;

@@ -31,3 +31,8 @@ export function parseQuantity(text: string, label: string): number {
   if (!/^\d+$/.test(t) || !Number.isSafeInteger(n) || n <= 0) throw new UsageError(`invalid ${label} "${text}": a quantity is a whole number above 0`);
   return n;
 }
+
+/** Rupiah as Indonesians read them, thousands grouped with dots: `Rp 102.000`. */
+export function formatRupiah(amount: number): string {
+  return 'Rp ' + Math.round(amount).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+}

@@ -1,5 +1,5 @@
 /**
- * The one table of payment methods and channels (spec 2.5) and the request rules of spec 2.4.
+ * The one table of payment methods and channels (docs/gateway.md, "Payments") and the request rules.
  * The CLI's validation and prompts, the emulator, and the shell completions all read it.
  */
 export interface MethodInfo {
@@ -50,7 +50,7 @@ export interface PaymentItem {
   length?: number;
 }
 
-/** The direct-payment request body of spec 2.4, in the order the CLI sends it. */
+/** The direct-payment request body (docs/gateway.md, "Payments"), in the order the CLI sends it. */
 export interface DirectPaymentRequest {
   name: string;
   phone: string;
@@ -85,7 +85,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^(\+62|62|0)\d{6,14}$/;
 
 /**
- * Validates a direct-payment body as the gateway does (spec 2.4, 2.5): required fields, types,
+ * Validates a direct-payment body as the gateway does (docs/gateway.md, "Payments"): required fields, types,
  * method and channel, COD fields, equal item array lengths, positive numbers, expiry unit.
  * Returns field errors in the gateway's Indonesian wording; empty when valid.
  */

@@ -23,11 +23,17 @@ describe('paycli areas against the emulator', () => {
   it('lists provinces sorted by name as a table', async () => {
     const r = await cli(['areas', 'province', '--no-cache']);
     expect(r.code).toBe(0);
+    // Off a terminal (captured stdout): tab-separated rows without the header, as scripts read them.
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^CODE\s+NAME$/);
-    expect(lines[1]).toMatch(/^11\s+ACEH$/);
-    expect(lines).toHaveLength(39);
+    expect(lines[0]).toBe('11\tACEH');
+    expect(lines).toHaveLength(38);
     expect(r.stderr).toBe('');
+    // On a terminal: the aligned table with its header.
+    const tty = await runCli(['areas', 'province', '--no-color'], { env: { ...env }, home: home.home, tty: true });
+    const ttyLines = tty.stdout.trim().split('\n');
+    expect(ttyLines[0]).toMatch(/^CODE\s+NAME$/);
+    expect(ttyLines[1]).toMatch(/^11\s+ACEH$/);
+    expect(ttyLines).toHaveLength(39);
   });
 
   it('prints the Data array exactly with --json', async () => {
@@ -40,8 +46,10 @@ describe('paycli areas against the emulator', () => {
 
   it('shows postal codes of villages, - when null', async () => {
     const r = await cli(['areas', 'village', '517101', '--no-cache']);
-    expect(r.stdout.split('\n')[0]).toMatch(/CODE\s+NAME\s+POSTAL CODE/);
-    expect(r.stdout).toMatch(/5171011001\s+SERANGAN\s+-/);
+    expect(r.stdout.split('\n')[0]).toBe('5171011001\tSERANGAN\t-');
+    const tty = await runCli(['areas', 'village', '517101', '--no-cache', '--no-color'], { env: { ...env }, home: home.home, tty: true });
+    expect(tty.stdout.split('\n')[0]).toMatch(/CODE\s+NAME\s+POSTAL CODE/);
+    expect(tty.stdout).toMatch(/5171011001\s+SERANGAN\s+-/);
     const json = JSON.parse((await cli(['areas', 'village', '517101', '--json', '--no-cache'])).stdout);
     expect(json[0]).toEqual({ code: '5171011001', name: 'SERANGAN', postal_code: null });
   });
@@ -90,11 +98,11 @@ describe('paycli areas against the emulator', () => {
     expect(r.stderr).toContain('hint:');
     const json = await cli(['areas', 'province', '--no-cache', '--json'], { PAYCLI_VA: '4040404040', PAYCLI_API_KEY: 'WRONG-KEY-0123456789' });
     expect(json.stdout).toBe('');
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'auth', message: 'the gateway refused the request (401): unauthorized credential — sent VA …4040 to ' + new URL(sb.apiUrl).host });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'auth', message: 'the gateway refused the request (401): "unauthorized credential" — sent VA …4040 to ' + new URL(sb.apiUrl).host });
   });
 
   it('asks for credentials outside the local environment', async () => {
-    const r = await runCli(['areas', 'province'], { env: {}, home: home.home });
+    const r = await runCli(['areas', 'province', '--no-color'], { env: {}, home: home.home });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/no credentials for the sandbox environment/);
   });

@@ -30,7 +30,7 @@ afterAll(() => home.cleanup());
 describe('completion scripts', () => {
   for (const shell of SHELLS) {
     it(`${FILES[shell]} is what \`paycli completion ${shell}\` prints (not stale)`, async () => {
-      const generated = completionScript(shell, buildProgram(testContext().ctx, { code: 0 }));
+      const generated = completionScript(shell, await buildProgram(testContext().ctx, { code: 0 }));
       expect(readFileSync(new URL(`../../${FILES[shell]}`, import.meta.url), 'utf8'), 'run `npm run completions`').toBe(generated);
       const printed = await runCli(['completion', shell]);
       expect(printed.stdout).toBe(generated);
@@ -50,7 +50,7 @@ COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${word
     expect(await bashComplete('paycli areas ')).toEqual(['cache', 'city', 'district', 'pick', 'province', 'village']);
     expect(await bashComplete('paycli --json areas c')).toEqual(['cache', 'city']);
     expect(await bashComplete('paycli pay --me')).toEqual(['--method']);
-    expect(await bashComplete('paycli sandbox ')).toEqual(['expire', 'list', 'pay']);
+    expect(await bashComplete('paycli sandbox ')).toEqual(['expire', 'list', 'pay', 'resend']);
     expect(await bashComplete('paycli listen --for')).toEqual(['--forward-to']);
   });
 

@@ -143,7 +143,9 @@ describe('item 2: production is never the default by accident', () => {
   it('config profiles lists them, config use switches', async () => {
     await runCli(['config', 'init', '--profile', 'dev', '--env', 'sandbox', '--va', '1179000899', '--api-key', 'DEV-KEY-1234567890'], { home: h.home });
     await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: h.home });
-    const list = await runCli(['config', 'profiles'], { home: h.home });
+    const plain = await runCli(['config', 'profiles'], { home: h.home });
+    expect(plain.stdout).toBe('*\tdev\tsandbox\t…0899\tkey set\tdefault\n\tprod\tproduction\t…2220\tkey set\t\n');
+    const list = await runCli(['config', 'profiles', '--no-color'], { home: h.home, tty: true });
     expect(list.stdout.split('\n')).toEqual([
       '   PROFILE  ENV         VA     API KEY',
       '*  dev      sandbox     …0899  key set  default',

@@ -146,10 +146,13 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   it('history: a table of page 1 with a note, --page, --status, --all --json as NDJSON, --csv', async () => {
     const r = await cli(['history']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[0]).toMatch(/^ID +CREATED \(WIB\) +STATUS +CHANNEL +AMOUNT +REFERENCE$/);
-    expect(r.stdout.trim().split('\n')).toHaveLength(21);
+    expect(r.stdout.split('\n')[0]).toMatch(/^\d+\t\d{4}-\d\d-\d\d \d\d:\d\d\t\w+\t\w+\tRp [\d.]+\t\S+$/);
+    expect(r.stdout.trim().split('\n')).toHaveLength(20);
     expect(r.stderr).toContain('page 1 of 2 · 25 transactions · --page 2 or --all for more');
-    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    const tty = await cli(['history', '--no-color'], true);
+    expect(tty.stdout.split('\n')[0]).toMatch(/^ID +CREATED \(WIB\) +STATUS +CHANNEL +AMOUNT +REFERENCE$/);
+    expect(tty.stdout.trim().split('\n')).toHaveLength(21);
+    for (const line of tty.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     const p2 = await cli(['history', '--page', '2', '--json']);
     expect(JSON.parse(p2.stdout)).toMatchObject({ page: 2, totalPages: 2, total: 25 });
     expect(JSON.parse(p2.stdout).transactions).toHaveLength(5);
@@ -196,7 +199,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   it('balance: available, settling and member; --json', async () => {
     const r = await cli(['balance']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/available +Rp 18\.004/); // 10000+10001+10003 paid, minus 3 × 4000
+    expect(r.stdout).toMatch(/^available\tRp 18\.004$/m); // 10000+10001+10003 paid, minus 3 × 4000
     const j = JSON.parse((await cli(['balance', '--json'])).stdout);
     expect(j).toEqual({ va: sb.accounts[0]!.va, merchantBalance: 18004, memberBalance: 0, unsettledBalance: 0 });
   });
@@ -204,9 +207,9 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   it('channels: a table with fees, --method, --legacy, and a cache for pay', async () => {
     const r = await cli(['channels']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^va +bca +BCA +Rp 4\.000 +available$/m);
-    expect(r.stdout).toMatch(/^cc +cc +Credit Card +2\.9% \+ Rp 2\.000 +available$/m);
-    expect(r.stdout).toMatch(/^cod +rpx +RPX \(COD\) +3% \(min Rp 5\.000\) +available$/m);
+    expect(r.stdout).toMatch(/^va\tbca\tBCA\tRp 4\.000\tavailable$/m);
+    expect(r.stdout).toMatch(/^cc\tcc\tCredit Card\t2\.9% \+ Rp 2\.000\tavailable$/m);
+    expect(r.stdout).toMatch(/^cod\trpx\tRPX \(COD\)\t3% \(min Rp 5\.000\)\tavailable$/m);
     const legacy = await cli(['channels', '--legacy', '--method', 'qris', '--json']);
     expect(JSON.parse(legacy.stdout)).toEqual([expect.objectContaining({ method: 'qris', channel: 'mpm', fee: 0.7, feeType: 'PERCENT' })]);
     const dir = join(home.home, '.cache', 'paycli', 'channels');
@@ -234,7 +237,7 @@ describe('paycli channels against a gateway without the GET route', () => {
       const r = await runCli(['channels'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: `http://127.0.0.1:${port}/api` }, home: home.home });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('GET payment-channels answered 404; using POST payment-method-list');
-      expect(r.stdout).toMatch(/^va +bri +BRI +Rp 3\.500 +available$/m);
+      expect(r.stdout).toMatch(/^va\tbri\tBRI\tRp 3\.500\tavailable$/m);
       expect(seen).toEqual(['GET /api/v2/payment-channels', 'POST /api/v2/payment-method-list']);
     } finally {
       home.cleanup();
@@ -264,7 +267,7 @@ describe('cached channels feed pay\'s prompt and the completions', () => {
   });
 
   it('pay\'s channel prompt lists cached channels with fees, and the table without a cache', async () => {
-    const { channelChoices } = await import('../../src/cli/commands/merchant.js');
+    const { channelChoices } = await import('../../src/cli/channel-choices.js');
     const { writeChannelCache, channelCacheFile } = await import('../../src/core/api/channel-cache.js');
     const home = tempHome();
     try {

@@ -11,7 +11,7 @@ let home: ReturnType<typeof tempHome>;
 beforeAll(() => (home = tempHome()));
 afterAll(() => home.cleanup());
 
-describe('color decision (cli.md section 2)', () => {
+describe('color decision (README, "Configuration")', () => {
   const ctx = (env: Record<string, string>) => testContext({ env }).ctx;
   it('follows NO_COLOR, --no-color, TERM=dumb, the TTY and FORCE_COLOR', () => {
     expect(colorLevel(ctx({}), {}, true)).toBe(1);

@@ -141,8 +141,8 @@ describe('production guard and gateway errors', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
     const r = await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000'], { PAYCLI_BASE_URL: url });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('phone: phone tidak valid.');
-    expect(r.stderr).toContain('amount: amount minimal 10000.');
+    expect(r.stderr).toContain('phone: "phone tidak valid."'); // the gateway's words, quoted as received
+    expect(r.stderr).toContain('amount: "amount minimal 10000."');
     const raw = await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--raw', '--json']);
     expect(JSON.parse(raw.stdout)).toMatchObject({ Status: 200, Success: true, Message: 'Success' });
     await new Promise((r) => server.close(r));

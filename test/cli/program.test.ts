@@ -33,8 +33,8 @@ describe('the command tree', () => {
     expect(r.stdout).toMatch(/Exit codes:[\s\S]*130 interrupted/);
   });
 
-  it('gives every command a description and at least two examples', () => {
-    const program = buildProgram(testContext().ctx, { code: 0 });
+  it('gives every command a description and at least two examples', async () => {
+    const program = await buildProgram(testContext().ctx, { code: 0 });
     const paths = commandPaths(program);
     expect(paths.length).toBeGreaterThan(25);
     const find = (path: string[]) => path.reduce<Command>((c, name) => c.commands.find((x) => x.name() === name)!, program);
@@ -63,7 +63,7 @@ describe('the command tree', () => {
   });
 
   it('a run defines only the top-level command it names, with the same help and parsing as the whole tree', async () => {
-    const full = buildProgram(testContext().ctx, { code: 0 });
+    const full = await buildProgram(testContext().ctx, { code: 0 });
     expect(full.commands.map((c) => c.name()).sort()).toEqual([...TOP_LEVEL_COMMANDS].sort());
     const values = new Set(['--env', '--profile', '--va', '--api-key', '--api-key-file', '--base-url']);
     expect(topLevelCommandOf(['--env', 'local', '--va', '1179000899', 'areas', 'province'], values)).toBe('areas');
@@ -73,7 +73,7 @@ describe('the command tree', () => {
     expect(topLevelCommandOf(['verfy-callback'], values)).toBeUndefined(); // a typo needs every name
     expect(topLevelCommandOf(['help', 'pay'], values)).toBeUndefined();
     for (const name of TOP_LEVEL_COMMANDS.filter((n) => n !== '__complete')) {
-      const partial = buildProgram(testContext().ctx, { code: 0 }, ['--env', 'local', name]);
+      const partial = await buildProgram(testContext().ctx, { code: 0 }, ['--env', 'local', name]);
       expect(partial.commands.map((c) => c.name()), name).toEqual([name]);
       const help = (cmd: Command) => {
         let text = '';

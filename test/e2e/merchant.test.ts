@@ -78,7 +78,7 @@ describe('the merchant commands, spawned, against a spawned emulator that is kil
 
     const channels = await runPaycli(['channels', '--method', 'cstore'], env());
     expect(channels.code, channels.stderr).toBe(0);
-    expect(channels.stdout).toMatch(/^cstore +alfamart +Alfamart +Rp 5\.000 +available$/m);
+    expect(channels.stdout).toMatch(/^cstore\talfamart\tAlfamart\tRp 5\.000\tavailable$/m);
 
     const rx = await receiver([200]);
     try {
@@ -86,7 +86,7 @@ describe('the merchant commands, spawned, against a spawned emulator that is kil
       writeFileSync(orders, `{"reference_id":"E2E-1","status":"unpaid"}\n`);
       const rec = await runPaycli(['recover', '--orders', orders, '--deliver-to', rx.url], env());
       expect(rec.code, rec.stderr).toBe(0);
-      expect(rec.stdout).toMatch(new RegExp(`${id} +E2E-1 +unpaid +berhasil +HTTP 200 ok`));
+      expect(rec.stdout).toMatch(new RegExp(`${id}\tE2E-1\tunpaid\tberhasil\tHTTP 200 ok`));
       expect(rx.received[0]!.body.toString()).toContain('reference_id=E2E-1');
     } finally {
       await rx.close();

@@ -93,7 +93,7 @@ describe('client faults: one clear line and the documented exit code', () => {
     expect(b.stderr).toContain('an HTML page');
     const c = await runCli(payArgs, { env: env(five.base), home: home.home });
     expect(c.code).toBe(3);
-    expect(c.stderr).toContain('the gateway answered 500: internal error');
+    expect(c.stderr).toContain('the gateway answered 500: "internal error"');
   });
 
   it('reports slow headers as a timeout', async () => {

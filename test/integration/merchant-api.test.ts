@@ -188,7 +188,7 @@ describe('redirect payments in the emulator', () => {
       expect(late.statusCode).toBe(409);
       expect(await late.body.text()).toContain('expired');
       const shown = await (await request(page)).body.text();
-      expect(shown).toContain('id="status">Expired');
+      expect(shown).toContain('id="status" data-en="Expired">Kedaluwarsa'); // Indonesian, with its English
       expect(shown).not.toContain('id="choose"');
       const cancel = await post('cancel');
       expect(cancel.statusCode).toBe(303);

@@ -77,9 +77,12 @@ describe('paycli recover: a handler that was down while payments were made', () 
     const r = await cli(['recover', '--orders', ordersCsv()]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^TRX +REFERENCE +MERCHANT +GATEWAY +DELIVERY$/);
-    expect(lines).toHaveLength(5);
-    expect(r.stdout).toMatch(new RegExp(`${trx[2]!.id} +SHOP-2 +unpaid +expired +not delivered \\(dry\\)`));
+    // Piped: tab-separated rows without the header; on a terminal, the aligned table with it.
+    expect(lines).toHaveLength(4);
+    const tty = await runCli(['recover', '--orders', ordersCsv(), '--no-color'], { env: localEnv(sb), home: home.home, tty: true });
+    expect(tty.stdout.split('\n')[0]).toMatch(/^TRX +REFERENCE +MERCHANT +GATEWAY +DELIVERY$/);
+    expect(tty.stdout).toMatch(new RegExp(`${trx[2]!.id} +SHOP-2 +unpaid +expired +not delivered \\(dry\\)`));
+    expect(r.stdout).toMatch(new RegExp(`^${trx[2]!.id}\tSHOP-2\tunpaid\texpired\tnot delivered \\(dry\\)$`, 'm'));
     expect(r.stdout).not.toContain('SHOP-3');
     expect(r.stderr).toContain('reference SHOP-404 is unknown to the gateway');
     expect(r.stderr).toContain('line 8: reference SHOP-3 is "paid" in your orders but pending at the gateway');
@@ -101,6 +104,30 @@ describe('paycli recover: a handler that was down while payments were made', () 
     }
   });
 
+  it('Ctrl-C while a delivery waits for the handler stops at once: exit 130, saying how many were delivered', async () => {
+    const { createServer } = await import('node:http');
+    const held: import('node:http').ServerResponse[] = [];
+    const ctl = new AbortController();
+    const hanging = createServer((_req, res) => {
+      held.push(res); // never answers
+      ctl.abort();
+    });
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/callback`;
+      const started = Date.now();
+      const r = await runCli(['recover', '--orders', ordersCsv(), '--deliver-to', url, '--delivery-timeout', '1m'], { env: localEnv(sb), home: home.home, signal: ctl.signal });
+      expect(r.code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(20_000); // not the 1 min delivery timeout
+      expect(r.stderr).toContain('interrupted: 0 of 4 callbacks delivered before Ctrl-C');
+      expect(held).toHaveLength(1);
+    } finally {
+      for (const res of held) res.destroy();
+      hanging.closeAllConnections();
+      await new Promise((r) => hanging.close(r));
+    }
+  });
+
   it('--deliver-to posts each callback rebuilt from the gateway record, signed with the VA, and reports the answers', async () => {
     const rx = await receiver([200, 200, 500, 200]);
     try {
@@ -115,7 +142,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
         const check = checkCallback(fields, String(req.headers['x-signature']), VA);
         expect(check.verdict, check.reason).toBe('valid');
         const t = sb.state.txns.get(Number(fields.trx_id))!;
-        // Exactly the fields the emulator itself sends for that transaction (spec 2.7).
+        // Exactly the fields the emulator itself sends for that transaction (docs/gateway.md, "Callbacks").
         expect(fields).toMatchObject({ sid: t.sid, reference_id: t.referenceId, amount: String(t.amount), fee: String(t.fee), via: t.via, channel: t.channel, buyer_email: 'made@mail.com', url: rx.url });
         expect(fields.status).toBe(t.status);
         expect(req.headers['x-external-id']).toMatch(/^\d{20}$/);

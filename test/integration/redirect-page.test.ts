@@ -75,6 +75,9 @@ describe('the redirect payment page in a real browser (headless Chromium)', () =
       const { Url } = JSON.parse(made.stdout) as { Url: string };
       const page = await browser.newPage();
       await page.goto(Url);
+      expect(await page.textContent('#continue')).toBe('Lanjut'); // Indonesian by default (issue 19 item 10)
+      await page.goto(`${Url}?lang=en`);
+      expect(await page.textContent('#continue')).toBe('Continue');
       expect(await page.textContent('#amount')).toBe('Rp 150.000');
       expect(await page.textContent('#ref')).toBe('WEB-1');
       expect(await page.$$('input[name=channel]')).toHaveLength(20);

@@ -33,7 +33,7 @@ async function raw(method: string, path: string, headers: Record<string, string>
 
 const sign = (method: string, body = '', va = VA, key = KEY) => hmacHex(key, `${method}:${va}:${hashRequestBody(body)}:${key}`);
 
-describe('authentication exactly as spec 5.1 and 7', () => {
+describe('authentication exactly as the gateway does (docs/gateway.md, "Request signing")', () => {
   it('rejects a missing va, a missing signature, unknown/inactive/keyless accounts and wrong signatures', async () => {
     const cases: [Record<string, string>, string][] = [
       [{ signature: sign('GET') }, 'invalid header param - va is required'],

@@ -2,7 +2,7 @@
 // no callback is answered 200 unless it is durably in the store (or removed later by a rule the user
 // asked for), nothing torn is left for the next record to be glued to.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, ftruncateSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, existsSync, ftruncateSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -13,7 +13,7 @@ import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
-import { withStore } from '../../src/cli/commands/callback-shared.js';
+import { withStore } from '../../src/cli/callback-shared.js';
 import { BIN } from '../helpers/spawn.js';
 
 const VA = '1179000899';
@@ -99,6 +99,27 @@ describe('journal: a failed or short write', () => {
     await j.append({ n: 3 });
     await j.close();
     expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":3}\n');
+  });
+
+  it('a torn line left by another writer between two of our writes is cut off, never glued to the next record', async () => {
+    const path = join(home.home, 'shared-writer.jsonl');
+    let held = false;
+    const lock = async () => {
+      held = true;
+      return async () => {
+        held = false;
+      };
+    };
+    const j = new Journal<{ n: number }>(path, { tornPath: `${path}.unreadable`, lock });
+    await j.open();
+    await j.append({ n: 1 });
+    for (let i = 0; i < 100 && held; i++) await new Promise((r) => setTimeout(r, 10)); // an idle writer lets the lock go
+    expect(held).toBe(false);
+    appendFileSync(path, '{"n":2,"tor'); // another writer (trigger, a second listener) killed mid-append
+    await j.append({ n: 3 }); // same descriptor, same file, grown by someone else
+    await j.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n{"n":3}\n');
+    expect(readFileSync(`${path}.unreadable`, 'utf8')).toBe('{"n":2,"tor\n');
   });
 
   it('a torn last line left by a crash is cut off at open and kept in the side file', async () => {

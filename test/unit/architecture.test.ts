@@ -11,7 +11,7 @@ function files(dir: string): string[] {
   });
 }
 
-describe('the pure core (architecture.md)', () => {
+describe('the pure core (docs/architecture.md)', () => {
   const sources = files(CORE).map((f) => ({ f: f.slice(CORE.length + 1), text: readFileSync(f, 'utf8') }));
 
   it('never imports the CLI shell or its libraries', () => {

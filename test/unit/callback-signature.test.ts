@@ -12,7 +12,7 @@ const FIXTURE = readFileSync(new URL('../fixtures/callback-qris-sandbox.form', i
 const VA = '1179000899';
 const SIGNATURE = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
 
-describe('callback canonical form and signature (spec 5.2, cli.md section 1)', () => {
+describe('callback canonical form and signature (docs/gateway.md, "Callback signatures")', () => {
   const fields = parseFormBody(FIXTURE);
 
   it('reproduces the real sandbox capture byte for byte', () => {

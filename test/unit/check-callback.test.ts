@@ -52,9 +52,19 @@ describe('checkCallback', () => {
     expect(few.notDiagnosed).toMatch(/over 3 attempts/);
     const quick = checkCallback(mid, 'ab'.repeat(32), VA, { diagnose: true, budget: { maxMs: 0 } });
     expect(quick.notDiagnosed).toMatch(/took over 0 ms/);
-    const complete = checkCallback(mid, 'ab'.repeat(32), VA, { diagnose: true });
+    // by default the work budget (characters canonicalised + hashed) stops it long before 400 HMACs of 15 KiB
+    const keys = ['K1', 'K2', 'K3', 'K4'].map((key) => ({ kind: 'va' as const, label: key, key }));
+    const bounded = checkCallback(mid, 'ab'.repeat(32), VA, { diagnose: true, otherKeys: keys });
+    expect(bounded.notDiagnosed).toMatch(/not diagnosed: over 1024 KiB of work/);
+    // and a body of many small fields (each variation re-canonicalises every one) is not diagnosed at all
+    const many: typeof fields = { ...fields };
+    for (let i = 0; i < 1000; i++) many[`k${i}`] = String(i);
+    expect(checkCallback(many, 'ab'.repeat(32), VA, { diagnose: true }).notDiagnosed).toBe('not diagnosed: over 128 fields (1025)');
+    const complete = checkCallback(mid, 'ab'.repeat(32), VA, { diagnose: true, otherKeys: keys, budget: { maxWork: Number.POSITIVE_INFINITY } });
     expect(complete.notDiagnosed).toBeUndefined();
     expect(complete.reason).toMatch(/no known variant/);
+    // a real callback with a forged signature is still diagnosed in full under the default budget
+    expect(checkCallback(fields, 'ab'.repeat(32), VA, { diagnose: true }).notDiagnosed).toBeUndefined();
   });
 
   it('throws the typed MissingVaError on the first call when the VA is missing or empty, every time', () => {

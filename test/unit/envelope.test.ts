@@ -4,7 +4,7 @@ import { AuthError, GatewayError, NetworkError } from '../../src/core/errors.js'
 
 const res = (status: number, text: string, ct = 'application/json') => ({ status, text, headers: { 'content-type': ct }, attempts: 1 });
 
-describe('envelope parsing (spec 2.1, 7)', () => {
+describe('envelope parsing (docs/gateway.md, "Answers")', () => {
   it('accepts the envelope with any key case and a missing Success', () => {
     expect(parseEnvelope(res(200, '{"status":200,"message":"ok","data":[1]}'), 'u').Data).toEqual([1]);
     expect(parseEnvelope(res(200, '{"Status":200,"Success":true,"Message":"Success","Data":[]}'), 'u').Success).toBe(true);
@@ -31,7 +31,7 @@ describe('envelope parsing (spec 2.1, 7)', () => {
       throw new Error('no error');
     } catch (err) {
       expect(err).toBeInstanceOf(GatewayError);
-      expect((err as Error).message).toBe('the gateway answered 400: error - invalid request (name: name wajib diisi.)');
+      expect((err as Error).message).toBe('the gateway answered 400: "error - invalid request" (name: "name wajib diisi.")');
     }
     expect(() => parseEnvelope(res(200, '{"Status":200,"Success":false,"Message":"saldo kurang"}'), 'u')).toThrow(GatewayError);
   });

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { encodePaymentBody } from '../../src/core/api/payments.js';
 import { validatePaymentRequest, PAYMENT_METHODS } from '../../src/core/payment-rules.js';
 import { buildPaymentRequest, collectItems, normalizeChannel, parseItem } from '../../src/cli/commands/pay-input.js';
-import { feeFor, paymentNumber, qrisPayload } from '../../src/core/sandbox/payments.js';
+import { feeFor } from '../../src/core/fees.js';
+import { paymentNumber, qrisPayload } from '../../src/core/payment-numbers.js';
 
 const buyer = { name: 'Putu', phone: '08123456789', email: 'putu@mail.com', notifyUrl: 'https://shop.example/cb', referenceId: 'REF-1' };
 
-describe('payment rules (spec 2.4, 2.5)', () => {
+describe('payment rules (docs/gateway.md, "Payments")', () => {
   it('has the spec table of methods and channels', () => {
     expect(Object.fromEntries(PAYMENT_METHODS.map((m) => [m.method, m.channels.length]))).toEqual({ va: 12, cstore: 2, cod: 1, qris: 1, cc: 1, paylater: 1, ewallet: 2 });
   });

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatJakarta, hashRequestBody, isoJakarta, jakartaTimestamp, maskSecret, signRequest } from '../../src/core/signing/request-signature.js';
+import { hashRequestBody, maskSecret, signRequest } from '../../src/core/signing/request-signature.js';
+import { formatJakarta, isoJakarta, jakartaTimestamp } from '../../src/core/time.js';
 import { buildSignedRequest, toCurl } from '../../src/core/api/signed-request.js';
 
 const VA = '0000001234567890';
 const KEY = 'YOUR_API_KEY';
 const POST_BODY = '{"name":"Buyer","phone":"08123456789","email":"buyer@mail.com","amount":10000,"notifyUrl":"https://mywebsite.com/callback","referenceId":"REF123456","paymentMethod":"va","paymentChannel":"bca"}';
 
-describe('request signature (spec 5.1, fixtures/README.md)', () => {
+describe('request signature (docs/gateway.md, "Request signing"; test/fixtures/README.md)', () => {
   it('reproduces the GET vector: the hashed body is {}', () => {
     const s = signRequest({ method: 'GET', va: VA, apiKey: KEY });
     expect(s.bodyHash).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');

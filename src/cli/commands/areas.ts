@@ -6,8 +6,9 @@ import { cacheDir } from '../../core/config/paths.js';
 import { checkRegionsData } from '../../core/http/envelope.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
+import { apiFlags, examples, timeoutFlag, typed, type Define } from '../command-kit.js';
 
 export function areaCache(env: CommandEnv): AreaCache {
   return new AreaCache(join(cacheDir(env.ctx.env, env.ctx.homedir), 'areas'));
@@ -99,3 +100,26 @@ export const areasCacheClear: Handler = async (env) => {
   else env.out.out(`cleared ${n} cached region ${n === 1 ? 'lookup' : 'lookups'}`);
   return 0;
 };
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const define: Define = (program, bind) => {
+  const areas = typed(program).command('areas').description('look up regions: province → city → district → village (signed, cached)');
+  examples(areas, ['paycli areas province', 'paycli areas city 51', 'paycli areas village 517101 --json', 'paycli areas pick']);
+  for (const [level, arg, parent] of [
+    ['province', '', ''],
+    ['city', '<province>', 'province'],
+    ['district', '<city>', 'city'],
+    ['village', '<district>', 'district'],
+  ] as const) {
+    const cmd = areas.command(`${level}${arg ? ' ' + arg : ''}`).description(level === 'province' ? 'list provinces (sorted by name)' : `list the ${level === 'city' ? 'cities and regencies' : level + 's'} of a ${parent} code`);
+    const list = apiFlags(cmd).option('--no-cache', 'bypass the disk cache');
+    examples(list, level === 'province' ? ['paycli areas province', 'paycli areas province --json | jq ".[0]"'] : [`paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}`, `paycli --env local areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]} --json`]);
+    bind(list, areasList(level));
+  }
+  bind(examples(timeoutFlag(areas.command('pick').description('walk the cascade interactively (type to filter) and print the chosen regions').option('--no-cache', 'bypass the disk cache')), ['paycli areas pick', 'paycli --env local areas pick --json']), areasPick);
+  const cache = areas.command('cache').description('the region cache on disk');
+  bind(examples(cache.command('clear').description('empty the region cache'), ['paycli areas cache clear', 'paycli areas cache clear --json']), areasCacheClear);
+};
+
+export const commands = { areas: define };

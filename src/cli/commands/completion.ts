@@ -2,14 +2,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { cacheDir } from '../../core/config/paths.js';
-import { buildProgram } from '../program.js';
 import { channelCandidates, completionScript, SHELLS, type Shell } from '../completion.js';
 import type { Handler } from '../command-env.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
 /** `paycli completion bash|zsh|fish`: prints the script (the same as completions/). */
 export const completionCommand: Handler = async (env, shell: string) => {
   if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`unknown shell "${shell}"`, { hint: `shells: ${SHELLS.join(', ')}` });
-  const script = completionScript(shell as Shell, buildProgram(env.ctx, { code: 0 }));
+  const script = completionScript(shell as Shell, await env.tree());
   if (env.out.json) env.out.data({ shell, script });
   else env.ctx.stdout.write(script);
   return 0;
@@ -54,4 +54,15 @@ export const completeCommand: Handler<{ describe?: boolean }> = async (env, kind
   }
   if (items.length) ctx.stdout.write(items.join('\n') + '\n');
   return 0;
+};
+
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'completion' | '__complete', Define> = {
+  completion: (program, bind) =>
+    bind(
+      examples(typed(program).command('completion <shell>').description('print the shell completion script (bash, zsh or fish)'), ['paycli completion bash > /etc/bash_completion.d/paycli', 'paycli completion fish > ~/.config/fish/completions/paycli.fish', 'paycli completion zsh > ~/.zsh/completions/_paycli']),
+      completionCommand,
+    ),
+  __complete: (program, bind) => bind(typed(program).command('__complete <kind> [args...]', { hidden: true }).option('--describe', 'add descriptions (fish)').allowUnknownOption(), completeCommand),
 };

@@ -1,15 +1,31 @@
 import { AuthError, UsageError } from '../../core/errors.js';
 import { cacheDir, configDir, dataDir } from '../../core/config/paths.js';
 import { ENVIRONMENTS, parseSetting, SETTING_KEYS, writeUserConfig, type Settings, type SettingKey, type UserConfig } from '../../core/config/profiles.js';
-import type { ResolvedConfig, Sourced } from '../../core/config/resolve.js';
+import type { ProfileChoice, ResolvedConfig, Sourced } from '../../core/config/resolve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
-import type { CommandEnv, Handler } from '../command-env.js';
+import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
 import { table } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
-function profileName(env: CommandEnv, user: UserConfig): string {
-  return env.opts.profile ?? env.ctx.env.PAYCLI_PROFILE ?? user.defaultProfile ?? 'default';
+/** Why a profile was chosen, in words, for messages that must say which profile they change. */
+function chosenBy(choice: ProfileChoice): string {
+  switch (choice.source) {
+    case 'flag':
+      return 'by --profile';
+    case 'env':
+      return 'by PAYCLI_PROFILE';
+    case 'project':
+      return `by the ${choice.origin}`;
+    default:
+      return 'as the default';
+  }
+}
+
+/** `, chosen by …` when the profile was not simply the default or named on the command line. */
+function noteChoice(choice: ProfileChoice): string {
+  return choice.source === 'env' || choice.source === 'project' ? ` (chosen ${chosenBy(choice)})` : '';
 }
 
 function checkKey(key: string): SettingKey {
@@ -27,10 +43,11 @@ function display(key: string, value: unknown, reveal = false): string {
  * A production profile's secrets are changed only when the command names the profile with
  * --profile: `config set va …` after `config init --profile prod …` must not overwrite production.
  */
-function guardProductionSecret(env: CommandEnv, user: UserConfig, name: string, key: SettingKey, action: string): void {
+function guardProductionSecret(user: UserConfig, choice: ProfileChoice, key: SettingKey, action: string): void {
+  const name = choice.value;
   if (key !== 'va' && key !== 'api-key') return;
-  if ((user.profiles[name]?.env ?? 'sandbox') !== 'production' || env.opts.profile === name) return;
-  throw new UsageError(`refusing to ${action} ${key} of profile "${name}": it is a production profile, selected ${env.ctx.env.PAYCLI_PROFILE ? 'by PAYCLI_PROFILE' : 'as the default'}`, {
+  if ((user.profiles[name]?.env ?? 'sandbox') !== 'production' || choice.source === 'flag') return;
+  throw new UsageError(`refusing to ${action} ${key} of profile "${name}": it is a production profile, selected ${chosenBy(choice)}`, {
     hint: `name it to confirm: paycli config ${action} ${key} … --profile ${name}`,
   });
 }
@@ -38,7 +55,7 @@ function guardProductionSecret(env: CommandEnv, user: UserConfig, name: string, 
 export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = async (env) => {
   const { session, opts, ctx, out } = env;
   const user = await session.userConfig();
-  const name = profileName(env, user);
+  const name = (await session.profileChoice()).value;
   const existing = user.profiles[name] ?? {};
   const settings: Settings = { ...existing };
   if (opts.env) settings.env = String(parseSetting('env', opts.env));
@@ -90,17 +107,18 @@ export const configSet: Handler = async (env, key: string, rawValue: string) => 
   if (value === '-') value = (await readStdin(env.ctx)).replace(/\r?\n$/, '');
   const parsed = parseSetting(k, value);
   const user = await session.userConfig();
-  const name = profileName(env, user);
-  guardProductionSecret(env, user, name, k, 'set');
-  if (k === 'env' && parsed === 'production' && (user.profiles[name]?.env ?? 'sandbox') !== 'production' && env.opts.profile !== name) {
+  const choice = await session.profileChoice();
+  const name = choice.value;
+  guardProductionSecret(user, choice, k, 'set');
+  if (k === 'env' && parsed === 'production' && (user.profiles[name]?.env ?? 'sandbox') !== 'production' && choice.source !== 'flag') {
     throw new UsageError(`refusing to turn profile "${name}" into a production profile without naming it`, { hint: `paycli config set env production --profile ${name} (or create one: paycli config init --profile prod --env production)` });
   }
   const profile = (user.profiles[name] ??= {});
   (profile as Record<string, unknown>)[SETTING_KEYS[k]] = parsed;
   user.defaultProfile ??= name;
   await writeUserConfig(session.userPath, user);
-  if (out.json) out.data({ profile: name, key: k, value: display(k, parsed) });
-  else out.out(`set ${k} = ${display(k, parsed)} in profile "${name}"`);
+  if (out.json) out.data({ profile: name, key: k, value: display(k, parsed), profileOrigin: choice.origin });
+  else out.out(`set ${k} = ${display(k, parsed)} in profile "${name}"${noteChoice(choice)}`);
   return 0;
 };
 
@@ -108,14 +126,15 @@ export const configUnset: Handler = async (env, key: string) => {
   const k = checkKey(key);
   const { session, out } = env;
   const user = await session.userConfig();
-  const name = profileName(env, user);
-  guardProductionSecret(env, user, name, k, 'unset');
+  const choice = await session.profileChoice();
+  const name = choice.value;
+  guardProductionSecret(user, choice, k, 'unset');
   const profile = user.profiles[name];
   const had = profile !== undefined && SETTING_KEYS[k] in profile;
   if (profile) delete (profile as Record<string, unknown>)[SETTING_KEYS[k]];
   if (had) await writeUserConfig(session.userPath, user);
   if (out.json) out.data({ profile: name, key: k, removed: had });
-  else out.out(had ? `removed ${k} from profile "${name}"` : `${k} was not set in profile "${name}"`);
+  else out.out((had ? `removed ${k} from profile "${name}"` : `${k} was not set in profile "${name}"`) + noteChoice(choice));
   return 0;
 };
 
@@ -154,7 +173,7 @@ export const configList: Handler<{ showOrigin?: boolean }> = async (env) => {
 export const configProfiles: Handler = async (env) => {
   const { session, out } = env;
   const user = await session.userConfig();
-  const active = profileName(env, user);
+  const active = (await session.profileChoice()).value;
   const rows = Object.entries(user.profiles).map(([name, p]) => ({
     name, active: name === active, default: name === user.defaultProfile, env: p.env ?? 'sandbox', va: p.va ? maskSecret(p.va) : null, apiKey: p.apiKey ? maskSecret(p.apiKey) : null,
   }));
@@ -214,3 +233,29 @@ export const whoami: Handler = async (env) => {
   if (!cfg.va || !cfg.apiKey) env.out.info(`hint: no credentials for ${cfg.env.value}; run \`paycli config init\` or set PAYCLI_VA and PAYCLI_API_KEY`);
   return 0;
 };
+
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineConfig: Define = (program, bind) => {
+  const config = typed(program).command('config').description('manage profiles and settings in the user config');
+  examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
+  bind(
+    examples(
+      config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)').option('--default', 'make it the default profile (a production profile never becomes the default otherwise)'),
+      ['paycli config init', 'paycli config init --profile prod --env production --va 1234567890 --api-key-file key.txt --no-input'],
+    ),
+    configInit,
+  );
+  bind(examples(config.command('set <key> <value>').description('set a setting of the profile (value "-" reads stdin); keys: env, va, api-key, base-url, timeout, notify-url'), ['paycli config set env local', 'paycli config set api-key - < key.txt']), configSet);
+  bind(examples(config.command('get <key>').description('print one resolved setting (the VA and API key masked unless --reveal)').option('--reveal', 'print the VA or API key in full'), ['paycli config get va', 'paycli config get api-key --reveal']), configGet);
+  bind(examples(config.command('unset <key>').description('remove a setting from the profile'), ['paycli config unset base-url', 'paycli --profile prod config unset notify-url']), configUnset);
+  bind(examples(config.command('list').description('list resolved settings').option('--show-origin', 'say where each value came from'), ['paycli config list', 'paycli config list --show-origin --json']), configList);
+  bind(examples(config.command('profiles').description('list the profiles: environment, masked VA, the active one marked'), ['paycli config profiles', 'paycli config profiles --json']), configProfiles);
+  bind(examples(config.command('use <name>').description('make a profile the default'), ['paycli config use sandbox', 'paycli config use prod']), configUse);
+  bind(examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json']), configPath);
+};
+
+const defineWhoami: Define = (program, bind) =>
+  bind(examples(typed(program).command('whoami').description('show profile, environment, base URL and masked credentials, and where each came from'), ['paycli whoami', 'paycli --env local whoami --json']), whoami);
+
+export const commands = { config: defineConfig, whoami: defineWhoami };

@@ -3,16 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PaycliError } from '../../core/errors.js';
 import { areaPath, regionsFromData, type Region } from '../../core/api/areas.js';
-import { buildSignedRequest } from '../../core/api/signed-request.js';
+import { ApiClient } from '../../core/api/client.js';
 import { CHECK_TRANSACTION_PATH, DIRECT_PAYMENT_PATH, encodeCheckTransactionBody, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
-import { parseEnvelope } from '../../core/http/envelope.js';
 import { parseCaptureObject } from '../../core/callback/parse.js';
 import { verifyCallback } from '../../core/signing/callback-signature.js';
-import { sendRaw } from '../../core/http/raw-post.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import type { Handler } from '../command-env.js';
 import { fitLine, rupiah } from '../output.js';
 import { VERSION } from '../version.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
 interface Step {
   name: string;
@@ -38,7 +37,7 @@ export const demoCommand: Handler = async (env) => {
   const c = out.c;
   let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
   let listener: Awaited<ReturnType<typeof startListener>> | undefined;
-  let client: Awaited<ReturnType<typeof createHttpClient>> | undefined;
+  let api: ApiClient | undefined;
   const callbacks: ListenerEvent[] = [];
   let notify: () => void = () => undefined;
 
@@ -65,12 +64,13 @@ export const demoCommand: Handler = async (env) => {
     });
     const account = sandbox!.accounts[0]!;
     const credentials = { va: account.va, apiKey: account.apiKey! };
-    client = await createHttpClient({ timeoutMs: 10_000, userAgent: `paycli/${VERSION} demo` });
-    const call = async <T>(method: string, path: string, body?: string): Promise<T> => {
-      const req = buildSignedRequest({ baseUrl: sandbox!.apiUrl, path, method, body, credentials, now: ctx.now() });
-      const res = await client!.send({ method: req.method, url: req.url, headers: req.headers, body: req.body });
-      return parseEnvelope<T>(res, req.url).Data;
-    };
+    // The same core API client and transport as every command, pointed at the in-process emulator
+    // (on loopback, so no proxy from the environment applies: it could not reach this process).
+    const client = api = new ApiClient({
+      baseUrl: sandbox!.apiUrl, credentials: () => credentials, now: () => ctx.now(), signal: () => ctx.interrupts(),
+      http: () => createHttpClient({ timeoutMs: 10_000, userAgent: `paycli/${VERSION} demo` }),
+    });
+    const call = async <T>(method: string, path: string, body?: string): Promise<T> => (await client.call<T>(method, path, body)).Data;
     const pickRegion = (list: Region[], prefer: string) => list.find((r) => r.name === prefer) ?? list[0];
     const names = (list: Region[]) => list.slice(0, 3).map((r) => `${r.name} (${r.code})`).join(', ') + (list.length > 3 ? `, … ${list.length} in all` : '');
     let province: Region | undefined;
@@ -121,7 +121,8 @@ export const demoCommand: Handler = async (env) => {
       return `VA ${c.bold(payment.PaymentNo)} · total ${rupiah(payment.Total)} · fee ${rupiah(payment.Fee)} · trx ${payment.TransactionId}`;
     });
     await step('buyer pays', async () => {
-      const res = await sendRaw(`${sandbox!.url}/pay/${payment!.TransactionId}/pay`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', timeoutMs: 10_000 });
+      const http = await client.http();
+      const res = await http.send({ method: 'POST', url: `${sandbox!.url}/pay/${payment!.TransactionId}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', signal: ctx.interrupts() });
       if (res.status !== 303) throw new StepFailed(`the payment page answered HTTP ${res.status}`);
       return `paid on the payment page ${payment!.Url}`;
     });
@@ -152,7 +153,7 @@ export const demoCommand: Handler = async (env) => {
   } catch (err) {
     if (!(err instanceof StepFailed)) throw err;
   } finally {
-    await client?.close().catch(() => undefined);
+    await api?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await sandbox?.close().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
@@ -162,4 +163,11 @@ export const demoCommand: Handler = async (env) => {
   else if (passed) out.out(`\n${fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`);
   else out.out(c.red(`\nthe demo failed at "${failed?.name}"`));
   return passed ? 0 : 1;
+};
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'demo', Define> = {
+  demo: (program, bind) =>
+    bind(examples(typed(program).command('demo').description('run the whole flow on an in-process emulator: regions, a VA payment, the buyer paying, the callback verified'), ['paycli demo', 'paycli demo --json']), demoCommand),
 };

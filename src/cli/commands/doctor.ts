@@ -8,6 +8,14 @@ import { redactUrl } from '../../core/http/client.js';
 import type { ResolvedConfig } from '../../core/config/resolve.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
+import { PaycliError } from '../../core/errors.js';
+import { joinUrl } from '../../core/api/signed-request.js';
+import { checkRegionsData } from '../../core/http/envelope.js';
+import { VERSION } from '../version.js';
+import { examples, typed, type Define } from '../command-kit.js';
+
+/** How long doctor waits for each network check. */
+const CHECK_TIMEOUT_MS = 5000;
 
 type Status = 'ok' | 'warn' | 'fail' | 'skip';
 interface Check {
@@ -73,24 +81,51 @@ async function gitCheck(env: CommandEnv, apiKey: string | undefined): Promise<Ch
   return { check: 'API key in git', status: 'skip', detail: code === 'ENOENT' ? 'git not installed' : 'not a git repository' };
 }
 
-async function networkChecks(_env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {
-  const { request } = await import('undici');
+/**
+ * Reaches the base URL through the same transport as every API command (createHttpClient: the same
+ * proxy rules from HTTPS_PROXY/HTTP_PROXY/NO_PROXY), unsigned, then — with credentials — sends one
+ * signed lookup through the core API client, so doctor and the real commands cannot disagree.
+ */
+async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Check[]> {
+  const { createHttpClient, describeNetworkError } = await import('../../core/http/client.js');
+  const { ApiClient } = await import('../../core/api/client.js');
+  const { ctx } = env;
   const url = cfg.baseUrl.value;
-  const started = Date.now();
+  const http = await createHttpClient({ timeoutMs: CHECK_TIMEOUT_MS, userAgent: `paycli/${VERSION} doctor`, env: ctx.env, dispatcher: ctx.dispatcher, getRetries: 0 });
+  const checks: Check[] = [];
   try {
-    const res = await request(`${url.replace(/\/+$/, '')}/areas/province`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000, signal: AbortSignal.timeout(6000) });
-    await res.body.text();
+    const started = Date.now();
+    let res;
+    try {
+      res = await http.send({ method: 'GET', url: joinUrl(url, 'areas/province'), headers: { accept: 'application/json' }, signal: ctx.interrupts() });
+    } catch (err) {
+      if (err instanceof PaycliError && err.kind === 'interrupted') throw err;
+      const cause = err instanceof PaycliError && err.cause !== undefined ? err.cause : err;
+      return [{ check: 'base URL', status: 'fail', detail: `${redactUrl(url)}: ${describeNetworkError(cause, CHECK_TIMEOUT_MS)}` }];
+    }
     const ms = Date.now() - started;
-    const checks: Check[] = [{ check: 'base URL', status: 'ok', detail: `${redactUrl(url)} answered HTTP ${res.statusCode} in ${ms} ms${url.startsWith('https:') ? ' (TLS ok)' : ''}` }];
+    checks.push({ check: 'base URL', status: 'ok', detail: `${redactUrl(url)} answered HTTP ${res.status} in ${ms} ms${url.startsWith('https:') ? ' (TLS ok)' : ''}` });
     const date = res.headers.date;
     if (typeof date === 'string') {
       const offset = Math.round((Date.parse(date) - (started + ms / 2)) / 1000);
       checks.push({ check: 'clock offset', status: Math.abs(offset) <= 60 ? 'ok' : 'warn', detail: `${offset >= 0 ? '+' : ''}${offset} s against the server's Date header` });
     } else checks.push({ check: 'clock offset', status: 'skip', detail: 'the server sent no Date header' });
+    if (!cfg.va || !cfg.apiKey) {
+      checks.push({ check: 'signed request', status: 'skip', detail: 'no credentials to sign with' });
+      return checks;
+    }
+    const credentials = { va: cfg.va.value, apiKey: cfg.apiKey.value };
+    const api = new ApiClient({ baseUrl: url, credentials: () => credentials, http, now: () => ctx.now(), signal: () => ctx.interrupts() });
+    try {
+      await api.call('GET', 'areas/province', undefined, { checkData: checkRegionsData });
+      checks.push({ check: 'signed request', status: 'ok', detail: `GET areas/province accepted with VA ${maskSecret(credentials.va)}` });
+    } catch (err) {
+      if (!(err instanceof PaycliError) || err.kind === 'interrupted') throw err;
+      checks.push({ check: 'signed request', status: 'fail', detail: err.message });
+    }
     return checks;
-  } catch (err) {
-    const { describeNetworkError } = await import('../../core/http/client.js');
-    return [{ check: 'base URL', status: 'fail', detail: `${redactUrl(url)}: ${describeNetworkError(err, 5000)}` }];
+  } finally {
+    await http.close();
   }
 }
 
@@ -130,4 +165,14 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
     out.out(failed ? c.red(`\n${failed} check${failed === 1 ? '' : 's'} failed`) : c.green('\nall checks passed'));
   }
   return failed ? 4 : 0;
+};
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'doctor', Define> = {
+  doctor: (program, bind) =>
+    bind(
+      examples(typed(program).command('doctor').description('check Node, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports').option('--offline', 'skip the network checks'), ['paycli doctor', 'paycli --env local doctor --json']),
+      doctorCommand,
+    ),
 };

@@ -6,11 +6,12 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { forwardableHeaders } from '../../core/listener/forward.js';
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
-import { callbackVa, diagnosisKeys, eventStore, withStore } from './callback-shared.js';
+import { currentTableWidth, rupiah, table, visibleLength, wib } from '../output.js';
+import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-shared.js';
 import { parseDuration } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
+import { examples, storeFlag, timeoutFlag, typed, type Define } from '../command-kit.js';
 
 interface EventsFlags {
   store?: string;
@@ -59,24 +60,29 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
     return 0;
   }
   const c = out.c;
-  out.out(
-    table(
-      events.map((e) => {
-        let amount = '';
-        try {
-          const f = parseCaptureObject({ headers: e.headers, body: e.body }).fields;
-          amount = typeof f.amount === 'string' ? esc(rupiah(f.amount)) : '';
-        } catch {
-          amount = '';
-        }
-        const verdict = e.verdict === 'valid' ? c.green('valid') : e.verdict === 'valid-variant' ? c.yellow('valid*') : c.red(esc(String(e.verdict)));
-        // A store is a file anyone may have edited, and its fields came from senders: escaped.
-        return [esc(e.id), esc(String(e.receivedAt).replace('T', ' ').slice(0, 19)), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))];
-      }),
-      ['ID', 'RECEIVED (UTC)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'],
-      (s) => c.bold(s),
-    ),
-  );
+  const rows = events.map((e) => {
+    let amount = '';
+    try {
+      const f = parseCaptureObject({ headers: e.headers, body: e.body }).fields;
+      amount = typeof f.amount === 'string' ? esc(rupiah(f.amount)) : '';
+    } catch {
+      amount = '';
+    }
+    const verdict = e.verdict === 'valid' ? c.green('valid') : e.verdict === 'valid-variant' ? c.yellow('valid*') : c.red(esc(String(e.verdict)));
+    // A store is a file anyone may have edited, and its fields came from senders: escaped.
+    return { e, amount, verdict };
+  });
+  const full = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt))), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))]);
+  const fullHeader = ['ID', 'RECEIVED (WIB)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'];
+  const width = currentTableWidth();
+  const fits = width === undefined || table(full, fullHeader, undefined, { width: Infinity }).split('\n').every((l) => visibleLength(l) <= width);
+  if (fits) out.out(table(full, fullHeader, (s) => c.bold(s)));
+  else {
+    // A narrow terminal: the short time, and the answer and duplicate mark after the verdict
+    // (`events list --json` and `events show` have everything).
+    const short = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt), 'short')), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, `${verdict} ${esc(String(e.answer))}${e.duplicate ? ' dup' : ''}`]);
+    out.out(table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
+  }
   return 0;
 };
 
@@ -103,7 +109,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
   // Headers, body and fields came from the sender: control characters escaped (the body keeps its lines).
   out.out(
     [
-      `${c.bold(esc(event.id))}  ${esc(String(event.receivedAt))}  ${esc(event.method)} ${esc(event.path)}  → ${esc(String(event.answer))}`,
+      `${c.bold(esc(event.id))}  ${esc(wib(String(event.receivedAt)))} WIB  ${esc(event.method)} ${esc(event.path)}  → ${esc(String(event.answer))}`,
       `verdict: ${esc(String(event.verdict))}${event.variant ? ` (${esc(event.variant)})` : ''}${event.reason ? ` — ${esc(event.reason)}` : ''}${event.duplicate ? ' · duplicate' : ''}`,
       '',
       ...Object.entries(event.headers).map(([k, v]) => `${esc(k)}: ${esc(String(v))}`),
@@ -174,3 +180,26 @@ export const eventsPrune: Handler<EventsFlags> = async (env) => {
   else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept${result.unreadable ? ` (${result.unreadable} unreadable line${result.unreadable === 1 ? '' : 's'} moved to ${result.unreadablePath})` : ''}`);
   return 0;
 };
+
+// ── Definition  ─────────────────────────────────────────────────────────────────────────────────
+
+const defineEvents: Define = (program, bind) => {
+  const events = typed(program).command('events').description('the event store of `paycli listen` and `paycli trigger`');
+  examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events prune --older-than 7d']);
+  bind(examples(
+    storeFlag(events.command('list').description('list stored requests, oldest first').option('--limit <n>', 'only the newest N').option('--status <status>', 'only this callback status').option('--valid', 'only valid ones').option('--invalid', 'only invalid or malformed ones')),
+    ['paycli events list', 'paycli events list --invalid --limit 20 --json'],
+  ), eventsList);
+  bind(examples(storeFlag(events.command('show <id>').description('headers, body, canonical JSON and verdict of one request (id or unique prefix)')), ['paycli events show evt_lx2k9a', 'paycli events show evt_lx2k --json']), eventsShow);
+  bind(examples(
+    timeoutFlag(storeFlag(events.command('replay <id>').description('send a stored request again, byte for byte').option('--to <url>', 'where to send it').option('--resign', 're-sign with the configured VA'))),
+    ['paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback --resign --va 1179000899'],
+  ), eventsReplay);
+  bind(examples(storeFlag(events.command('clear').description('delete every stored event')), ['paycli events clear', 'paycli events clear --store ./events.jsonl']), eventsClear);
+  bind(examples(
+    storeFlag(events.command('prune').description('drop old events: those older than --older-than, and all but the newest --keep').option('--keep <n>', 'keep only the newest N events').option('--older-than <duration>', 'drop events received longer ago than this (e.g. 7d, 12h)')),
+    ['paycli events prune --older-than 7d', 'paycli events prune --keep 1000 --json'],
+  ), eventsPrune);
+};
+
+export const commands = { events: defineEvents };

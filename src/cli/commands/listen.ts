@@ -4,9 +4,10 @@ import type { ListenerEvent } from '../../core/listener/server.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
-import { rupiah } from '../output.js';
-import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
-import { parsePort } from './sandbox.js';
+import { fitLine, rupiah, wib } from '../output.js';
+import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
+import { parsePort } from '../flag-values.js';
+import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, typed, type Define } from '../command-kit.js';
 
 interface ListenFlags {
   port?: string;
@@ -18,6 +19,7 @@ interface ListenFlags {
   exitAfter?: string;
   timeout?: string;
   persist?: boolean;
+  ui?: boolean;
 }
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
@@ -52,6 +54,12 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
   const store = opts.persist === false ? null : eventStore(env);
+  let ui: import('../../core/listener/ui.js').ListenerUi | undefined;
+  if (opts.ui) {
+    const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
+    if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
+    ui = await createListenerUi({ store, va, otherKeys, callbackPath: path, replayTo: opts.forwardTo?.[0], replayTimeoutMs: (await env.session.config()).timeout.value });
+  }
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let count = 0;
@@ -65,6 +73,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     maxBodyBytes: maxBody,
     forwardTo: opts.forwardTo,
     now: () => ctx.now(),
+    ui,
     onEvent: (e) => {
       render(e);
       if (exitAfter !== undefined && ++count >= exitAfter) stop();
@@ -108,7 +117,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     const verdict =
       ev.verdict === 'valid' ? c.green('✓ valid') : ev.verdict === 'valid-variant' ? c.yellow(`✓ valid (${esc(ev.variant ?? '')}: ${reason})`) : ev.verdict === 'invalid' ? c.red(`✗ invalid: ${reason}`) : c.red(`✗ ${reason || 'malformed'}`);
     const parts = [
-      c.dim(new Date(ev.receivedAt).toTimeString().slice(0, 8)),
+      c.dim(wib(ev.receivedAt, 'time')),
       ev.trx_id ? `trx ${esc(ev.trx_id)}` : esc(ev.method),
       esc(ev.status ?? ''),
       e.summary.via ? `${esc(e.summary.via)}/${esc(e.summary.channel ?? '')}` : '',
@@ -118,11 +127,18 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
       ...e.forwards.map((f) => (f.status === null ? c.red(`→ ${f.url} failed: ${esc(f.error ?? '')}`) : `→ ${f.url} ${f.status} ${f.ms}ms`)),
       c.dim(`${ev.answer} ${e.ms}ms`),
     ].filter(Boolean);
-    emit(parts.join('  '));
+    // The time, then the rest wrapped under it to the terminal's width.
+    emit(fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
   }
 
   if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
-  const banner = { event: 'listening', url: listener.url, va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [] };
+  let uiUrl: string | null = null;
+  if (ui) {
+    const origin = new URL(listener.url);
+    if (origin.hostname === '0.0.0.0' || origin.hostname === '[::]') origin.hostname = '127.0.0.1';
+    uiUrl = `${origin.origin}${ui.prefix}`;
+  }
+  const banner = { event: 'listening', url: listener.url, va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [], ...(ui ? { ui: uiUrl } : {}) };
   if (out.json) ctx.stderr.write(JSON.stringify(banner) + '\n');
   else {
     ctx.stderr.write(
@@ -132,8 +148,10 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
         `  VA         ${maskSecret(va)} (the callback signing key)`,
         `  store      ${store?.path ?? 'off'}`,
         ...(opts.forwardTo ?? []).map((u) => `  forward    ${u}`),
-        `  The emulator (paycli sandbox) can call this URL directly; the real gateway needs a public URL (a tunnel).`,
-        `  Ctrl-C to stop`,
+        ...(uiUrl ? [`  dashboard  ${uiUrl} (loopback only)`] : []),
+        `  The emulator (paycli sandbox) can call this URL directly;`,
+        `  the real gateway needs a public URL (a tunnel).`,
+        `  Times are WIB (Asia/Jakarta). Ctrl-C to stop`,
         '',
       ].join('\n'),
     );
@@ -150,3 +168,28 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
   return signal.aborted && signal.reason === 'SIGINT' ? 130 : 0;
 };
+
+// ── Definition  ─────────────────────────────────────────────────────────────────────────────────
+
+const defineListen: Define = (program, bind) => {
+  const listen = storeFlag(
+      typed(program)
+        .command('listen')
+        .description('receive callbacks locally: verify, store, mark duplicates, forward to your app')
+        .option('--port <port>', 'port (0 for any free port)', '8080')
+        .option('--host <host>', 'address to bind', '127.0.0.1')
+        .option('--path <path>', 'the path callbacks arrive on (* for any)', '/')
+        .option('--forward-to <url>', 'pass the exact bytes and headers on to your app (repeatable); its answer is mirrored', collect)
+        .option('--max-body <size>', 'largest body accepted', '1mb')
+        .option('--exit-after <n>', 'stop after N requests')
+        .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
+        .option('--no-persist', 'do not write the event store')
+        .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
+    );
+  RUN_DURATION_TIMEOUT.add(listen);
+  bind(examples(listen,
+    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m'],
+  ), listenCommand);
+};
+
+export const commands = { listen: defineListen };

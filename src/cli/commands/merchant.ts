@@ -1,5 +1,4 @@
-import { availableChannels, channelCacheFile, readChannelCache, writeChannelCache } from '../../core/api/channel-cache.js';
-import { CHANNEL_NAMES, channelsOf } from '../../core/payment-rules.js';
+import { channelCacheFile, writeChannelCache } from '../../core/api/channel-cache.js';
 import {
   BALANCE_PATH, CHANNELS_PATH, checkDate, csvLine, describeFee, encodeBalanceBody, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH,
   isFinalStatus, isPaidStatus, METHOD_LIST_PATH, parseStatusFilter, readBalance, readChannels, readHistory, STATUS_WORDS, TRANSACTION_PATH,
@@ -7,13 +6,16 @@ import {
 } from '../../core/api/merchant.js';
 import { cacheDir } from '../../core/config/paths.js';
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
-import { parseDuration } from '../../core/duration.js';
+import { durationFlag as duration } from '../duration-flag.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { EXIT } from '../exit-codes.js';
-import { rupiah, table } from '../output.js';
+import { fitLine, rupiah, table } from '../output.js';
+import { escapeControl } from '../../core/terminal-text.js';
 import { withSpinner } from '../spinner.js';
+import { apiFlags, examples, RUN_DURATION_TIMEOUT, typed, type Define } from '../command-kit.js';
 
-const text = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : String(v));
+/** A field of the gateway's answer as human output shows it: `-` when empty, control characters escaped. */
+const text = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : escapeControl(String(v)));
 
 /** `paid`, `pending`, … for a record (its PaidStatus decides paid-ness when present). */
 export function statusWord(r: TransactionRecord): string {
@@ -26,17 +28,6 @@ function positiveInt(v: string | undefined, flag: string, max?: number): number 
   return Number(v);
 }
 
-function duration(v: string | undefined, flag: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  let ms: number;
-  try {
-    ms = parseDuration(v);
-  } catch (err) {
-    throw new UsageError(`invalid ${flag}: ${(err as Error).message}`);
-  }
-  if (ms <= 0) throw new UsageError(`invalid ${flag} "${v}": it must be longer than 0`);
-  return ms;
-}
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
 export async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Promise<TransactionRecord | null> {
@@ -76,15 +67,16 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
   const method = [r.Via ?? r.PaymentChannel, r.Channel && r.Channel !== r.Via ? r.Channel : undefined].filter(Boolean).join(' / ');
   const code = r.PaymentCode ?? r.PaymentNo;
   const lines = [
-    `trx ${r.TransactionId} · ${badge} (${text(r.StatusDesc)}, code ${r.Status}) · ref ${text(r.ReferenceId)}`,
+    // Lines that carry the gateway's free text wrap under their label on a narrow terminal.
+    fitLine(`trx ${text(r.TransactionId)} · `, `${badge} (${text(r.StatusDesc)}, code ${r.Status}) · ref ${text(r.ReferenceId)}`),
     '',
     `  amount   ${rupiah(Number(r.Amount ?? 0))}   fee ${rupiah(Number(r.Fee ?? 0))}`,
-    `  method   ${text(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${code}` : ''}`,
+    fitLine('  method   ', `${text(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${text(code)}` : ''}`),
     `  created  ${text(r.CreatedDate)} WIB`,
     `  expires  ${text(r.ExpiredDate)} WIB`,
-    `  paid     ${r.SuccessDate ? `${r.SuccessDate} WIB` : '-'}`,
-    `  settled  ${r.SettlementDate ? `${r.SettlementDate} WIB` : paid ? 'not yet' : '-'}`,
-    `  buyer    ${[r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).join(' · ') || '-'}`,
+    `  paid     ${r.SuccessDate ? `${text(r.SuccessDate)} WIB` : '-'}`,
+    `  settled  ${r.SettlementDate ? `${text(r.SettlementDate)} WIB` : paid ? 'not yet' : '-'}`,
+    fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => text(v)).join(' · ') || '-'),
   ];
   env.out.out(lines.join('\n'));
 }
@@ -135,35 +127,32 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
   }
   const signal = ctx.interrupts();
   const started = Date.now();
-  let spinner: { text: string; stop(): void } | undefined;
-  if (ctx.stderrIsTTY && !out.json && !opts.dryRun && !opts.curl) {
-    const { default: ora } = await import('ora');
-    spinner = ora({ text: `waiting for transaction ${id}`, stream: ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan' }).start();
-  }
   let last: TransactionRecord | null = null;
   let polls = 0;
-  try {
+  const spin = !opts.dryRun && !opts.curl;
+  const poll = async (update: (text: string) => void): Promise<boolean> => {
     for (;;) {
       try {
         const next = await fetchTransaction(env, id, false);
-        if (!next) return 0;
+        if (!next) return false;
         last = next;
       } catch (err) {
         // Ctrl-C during a check: show what was last known (exit 130 below); before any answer, fail as usual.
-        if (last && signal.aborted) break;
+        if (last && signal.aborted) return true;
         throw err;
       }
       polls++;
-      if (isFinalStatus(last.Status) || signal.aborted) break;
+      if (isFinalStatus(last.Status) || signal.aborted) return true;
       const elapsed = Date.now() - started;
-      if (elapsed >= timeout) break;
-      if (spinner) spinner.text = `transaction ${id}: ${statusWord(last)} · ${Math.round(elapsed / 1000)}s · checking every ${Math.round(interval / 100) / 10}s`;
+      if (elapsed >= timeout) return true;
+      update(`transaction ${id}: ${statusWord(last)} · ${Math.round(elapsed / 1000)}s · checking every ${Math.round(interval / 100) / 10}s`);
       await sleep(Math.min(interval, timeout - elapsed), signal);
-      if (signal.aborted) break;
+      if (signal.aborted) return true;
     }
-  } finally {
-    spinner?.stop();
-  }
+  };
+  // The shared spinner: it leaves stdin alone, so Ctrl-C is SIGINT and stops the wait at once.
+  if (!(spin ? await withSpinner(env, `waiting for transaction ${id}`, poll) : await poll(() => undefined))) return 0;
+  last = last as TransactionRecord | null; // assigned inside poll(), which TypeScript's narrowing does not see
   if (!last) return 0;
   const final = isFinalStatus(last.Status);
   const paid = isPaidStatus(last.Status, last.PaidStatus);
@@ -302,16 +291,48 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
 };
 
 
-/**
- * The channel choices `pay` prompts with: the channels of the last `paycli channels` for this
- * environment that are available and known to the local validation, with their fees; the built-in
- * table when nothing is cached.
- */
-export async function channelChoices(env: CommandEnv, method: string): Promise<{ value: string; name: string }[]> {
-  const builtIn = channelsOf(method);
-  const cfg = await env.session.config();
-  const cached = await readChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value));
-  const rows = cached ? availableChannels(cached, method).filter((r) => builtIn.includes(r.channel)) : [];
-  if (rows.length > 0) return rows.map((r) => ({ value: r.channel, name: `${r.channel} — ${r.name} · fee ${describeFee(r, rupiah)}` }));
-  return builtIn.map((c) => ({ value: c, name: `${c} — ${CHANNEL_NAMES[c] ?? c}` }));
-}
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineTransaction: Define = (program, bind) => {
+  const transaction = typed(program)
+    .command('transaction <id>')
+    .description('the gateway\'s record of a transaction (by id, or by reference id): status (PaidStatus), amounts, dates (WIB), method, buyer')
+    .option('--reference', 'the argument is a reference id even if it is all digits')
+    .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
+    .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
+    .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
+    .option('--dry-run', 'print the signed request; send nothing')
+    .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+  RUN_DURATION_TIMEOUT.add(transaction);
+  bind(examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus']), transactionCommand);
+};
+
+const defineHistory: Define = (program, bind) => {
+  const history = typed(program)
+    .command('history')
+    .description('the merchant\'s transactions, newest first: filter by dates and status, page or --all')
+    .option('--from <date>', 'first day (YYYY-MM-DD, WIB)')
+    .option('--to <date>', 'last day (YYYY-MM-DD, WIB)')
+    .option('--paid-date', '--from/--to select by payment date, not creation date')
+    .option('--status <status>', 'pending, paid, paid-unsettled, expired, cancelled, refund, failed, or a code')
+    .option('--limit <n>', 'transactions per page (1-20, default 20)')
+    .option('--page <n>', 'the page to show (default 1)')
+    .option('--order <order>', 'asc or desc (by id; default desc)')
+    .option('--all', 'follow every page (NDJSON with --json)')
+    .option('--csv', 'CSV for spreadsheets (header and one line per transaction)');
+  bind(examples(apiFlags(history), ['paycli history', 'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv', 'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"']), historyCommand);
+};
+
+const defineBalance: Define = (program, bind) =>
+  bind(examples(apiFlags(typed(program).command('balance').description('the merchant balance: available, and paid but still settling when the gateway says')), ['paycli balance', 'paycli --env local balance --json']), balanceCommand);
+
+const defineChannels: Define = (program, bind) =>
+  bind(
+    examples(
+      apiFlags(typed(program).command('channels').description('payment methods and channels with fees and availability (cached for pay)').option('--method <method>', 'only this method\'s channels').option('--legacy', 'use the older POST payment-method-list endpoint')),
+      ['paycli channels', 'paycli --env local channels --method va --json', 'paycli channels --legacy'],
+    ),
+    channelsCommand,
+  );
+
+export const commands = { transaction: defineTransaction, history: defineHistory, balance: defineBalance, channels: defineChannels };

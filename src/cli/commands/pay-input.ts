@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { UsageError } from '../../core/errors.js';
 import { parseQuantity, parseRupiah } from '../../core/money.js';
 import { normalizePhone } from '../../core/phone.js';
 import { rupiah } from '../output.js';
+import { formatJakarta } from '../../core/time.js';
 import { CHANNEL_ALIASES, channelsOf, METHOD_NAMES, validatePaymentRequest, type DirectPaymentRequest, type PaymentItem } from '../../core/payment-rules.js';
 
 export interface PayFlags {
@@ -176,4 +178,9 @@ export function amountFlag(value: string | undefined, flag = '--amount'): number
 
 export function numberFlag(value: string | undefined, flag: string): number | undefined {
   return value === undefined ? undefined : num(value, flag);
+}
+
+/** A unique, findable reference: PAYCLI-YYYYMMDDHHmmss-xxxx (Jakarta time). */
+export function generateReferenceId(now: Date): string {
+  return `PAYCLI-${formatJakarta(now).replace(/[-: ]/g, '')}-${randomBytes(2).toString('hex')}`;
 }

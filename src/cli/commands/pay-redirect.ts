@@ -6,8 +6,7 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv } from '../command-env.js';
 import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
-import { collectItems, type PayFlags } from './pay-input.js';
-import { generateReferenceId } from './pay.js';
+import { collectItems, generateReferenceId, type PayFlags } from './pay-input.js';
 
 export interface RedirectFlags extends PayFlags {
   redirect?: boolean;

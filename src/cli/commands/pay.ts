@@ -1,21 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { AuthError } from '../../core/errors.js';
 import { checkPaymentData } from '../../core/http/envelope.js';
 import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
-import { CHANNEL_NAMES, PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
-import { formatJakarta, maskSecret } from '../../core/signing/request-signature.js';
+import { PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
-import { amountFlag, buildPaymentRequest, collectItems, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
+import { amountFlag, buildPaymentRequest, collectItems, generateReferenceId, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
 import { parseQuantity, parseRupiah } from '../../core/money.js';
 import { normalizePhone } from '../../core/phone.js';
-
-/** A unique, findable reference: PAYCLI-YYYYMMDDHHmmss-xxxx (Jakarta time). */
-export function generateReferenceId(now: Date): string {
-  return `PAYCLI-${formatJakarta(now).replace(/[-: ]/g, '')}-${randomBytes(2).toString('hex')}`;
-}
+import { Option, apiFlags, collect, examples, typed, type Define } from '../command-kit.js';
+import { EXPIRED_TYPES, METHOD_NAMES } from '../../core/payment-rules.js';
 
 interface Collected {
   name?: string;
@@ -35,7 +31,7 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
   }
   if (!v.channel) {
     const channels = channelsOf(v.method);
-    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('./merchant.js')).channelChoices(env, v.method) }, io);
+    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('../channel-choices.js')).channelChoices(env, v.method) }, io);
   }
   v.name ??= await input({ message: 'Buyer name', validate: (s) => s.trim() !== '' || 'required' }, io);
   v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: (s) => ok(() => normalizePhone(s, 'phone')) }, io);
@@ -125,4 +121,51 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   else if (out.json) out.data(envelope.Data);
   else await render(env, envelope.Data, referenceId);
   return 0;
+};
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'pay', Define> = {
+  pay: (program, bind) => {
+    const pay = typed(program)
+      .command('pay')
+      .description('create a direct payment (va, cstore, cod, qris, cc, paylater, ewallet), validated before it is sent')
+      .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES))
+      .option('--channel <channel>', 'payment channel of the method (e.g. bca, alfamart, mpm, dana)')
+      .option('--name <name>', 'buyer name')
+      .option('--phone <phone>', 'buyer phone (08… or +62…)')
+      .option('--email <email>', 'buyer e-mail')
+      .option('--item <spec>', 'an item NAME:QTY:PRICE[:WEIGHT:WIDTH:HEIGHT:LENGTH] (repeatable)', collect)
+      .option('--product <name>', 'a product name (repeatable; with --qty and --price)', collect)
+      .option('--qty <n>', 'quantity of each --product (repeatable)', collect)
+      .option('--price <rp>', 'unit price of each --product (repeatable)', collect)
+      .option('--weight <kg>', 'item weight in kg, for COD (repeatable)', collect)
+      .option('--width <cm>', 'item width in cm, for COD (repeatable)', collect)
+      .option('--height <cm>', 'item height in cm, for COD (repeatable)', collect)
+      .option('--length <cm>', 'item length in cm, for COD (repeatable)', collect)
+      .option('--amount <rp>', 'total amount (default: the sum of qty × price)')
+      .option('--allow-amount-mismatch', 'send an --amount that differs from the items\' total')
+      .option('--notify-url <url>', 'callback URL (default: notify-url from config)')
+      .option('--expired <n>', 'expiry duration (default 24)')
+      .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
+      .option('--comments <text>', 'transaction note')
+      .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')
+      .option('--delivery-area <postal>', 'delivery postal code (COD)')
+      .option('--delivery-address <text>', 'delivery address (COD)')
+      .option('--raw', 'with --json: print the whole envelope, not just Data')
+      .option('--redirect', 'a redirect payment: a hosted page where the buyer chooses the method (--method pre-selects)')
+      .option('--return-url <url>', 'with --redirect: where the buyer goes after paying')
+      .option('--cancel-url <url>', 'with --redirect: where the buyer goes on cancel (default: --return-url)')
+      .option('--open', 'with --redirect: open the page in the desktop browser');
+    const flags = apiFlags(pay);
+    examples(pay, [
+      'paycli pay --method va --channel bca --name Putu --phone 08123456789 --email putu@mail.com --item "Kopi Bali:2:50000" --notify-url https://shop.example/callback',
+      'paycli --env local pay --method qris --name Putu --phone 08123456789 --email putu@mail.com --item "Tiket:1:102000" --notify-url http://127.0.0.1:8080/',
+      'paycli pay --method cod --channel rpx --item "Kaos:1:75000:0.3:20:5:30" --delivery-area 80361 --delivery-address "Jl. Sunset Road 1, Kuta" …',
+      'paycli pay --method va --channel bni … --dry-run',
+      'paycli pay --method ewallet --channel dana … --json | jq -r .Url',
+      'paycli pay --redirect --item "Kaos:1:75000" --notify-url https://shop.example/cb --return-url https://shop.example/thanks --open',
+    ]);
+    bind(flags, payCommand);
+  },
 };

@@ -1,16 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, readHistory, TRANSACTION_PATH, type TransactionRecord } from '../../core/api/merchant.js';
-import { callbackFromRecord, gatewayOutcome, parseOrders, parseWib, type Order } from '../../core/api/recover.js';
+import { callbackFromRecord, gatewayOutcome, parseOrders, type Order } from '../../core/api/recover.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
-import { AuthError, GatewayError, NetworkError, SignatureError, UsageError } from '../../core/errors.js';
+import { AuthError, GatewayError, NetworkError, PaycliError, SignatureError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseDuration } from '../../core/duration.js';
-import { formatJakarta } from '../../core/signing/request-signature.js';
+import { formatJakarta, parseWib } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
-import { canPrompt } from '../session.js';
+import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
-import { eventStore } from './callback-shared.js';
+import { eventStore } from '../callback-shared.js';
+import { Option, examples, typed, type Define } from '../command-kit.js';
 
 interface RecoverFlags {
   orders?: string;
@@ -159,9 +160,11 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
         continue;
       }
       try {
-        const res = await sendRaw(url, { headers: signed.headers, body: signed.body, timeoutMs: deliveryTimeout });
+        const res = await sendRaw(url, { headers: signed.headers, body: signed.body, timeoutMs: deliveryTimeout, signal: ctx.interrupts() });
         m.delivery = { ok: res.status === 200, status: res.status, body: res.body.split(/\r?\n/)[0]!.slice(0, 200), ms: Math.round(res.ms) };
       } catch (err) {
+        // Ctrl-C stops the deliveries at once (exit 130); the ones not yet sent are not reported as sent.
+        if (ctx.interrupts().aborted) throw new PaycliError('interrupted', `interrupted: ${missed.filter((x) => x.delivery?.ok).length} of ${missed.length} callbacks delivered before Ctrl-C`);
         m.delivery = { ok: false, error: (err as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `timeout after ${deliveryTimeout} ms` : describeSendError(err) };
       }
     }
@@ -211,3 +214,24 @@ async function readStdin(env: CommandEnv): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const defineRecover: Define = (program, bind) => {
+  bind(examples(
+    typed(program)
+      .command('recover')
+      .description('find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again')
+      .option('--orders <file>', 'your orders: CSV or JSON lines with trx_id or reference_id, and status (- for stdin)')
+      .option('--since <duration>', 'instead: payments of this window (e.g. 2d) with no callback answered 200 in the event store')
+      .option('--deliver-to <url>', 'post each missed callback, rebuilt from the gateway\'s record and signed with the VA')
+      .addOption(new Option('--format <format>', 'callback body format').choices(['form', 'json']).default('form'))
+      .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.jsonl)')
+      .option('--delivery-timeout <duration>', 'how long to wait for each answer (default 10s)')
+      .option('--dry-run', 'with --deliver-to: show what would be delivered; send nothing')
+      .option('--curl', 'with --deliver-to: print a curl command per callback; send nothing'),
+    ['paycli recover --orders orders.csv', 'paycli recover --orders orders.jsonl --deliver-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local recover --since 2d --deliver-to http://127.0.0.1:3000/callback --json'],
+  ), recoverCommand);
+};
+
+export const commands = { recover: defineRecover };

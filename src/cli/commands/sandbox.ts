@@ -4,7 +4,10 @@ import { dataDir } from '../../core/config/paths.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
+import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
+import { Option, examples, typed, type Define, type TypedCommand } from '../command-kit.js';
+import type { OptionValues } from '@commander-js/extra-typings';
+import { parsePort } from '../flag-values.js';
 
 interface SandboxFlags {
   port?: string;
@@ -17,25 +20,20 @@ interface SandboxFlags {
   faults?: string;
   settlement?: 'immediate' | 'deferred';
   sandboxUrl?: string;
+  /** False with --no-dashboard. */
+  dashboard?: boolean;
 }
 
+/** The log's clock: HH:MM:SS in WIB (the banner says so). */
 function time(d: Date): string {
-  return d.toTimeString().slice(0, 8);
-}
-
-/** Parses `--port`; 0 means any free port. */
-export function parsePort(value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`invalid --port "${value}": expected 0–65535`);
-  return n;
+  return wib(d, 'time');
 }
 
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */
 export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const { opts, out, ctx } = env;
   const { startSandbox } = await import('../../sandbox.js');
-  const { parseDurationList, parseDuration } = await import('../../core/sandbox/outbox.js');
+  const { parseDurationList, parseDuration } = await import('../../core/duration.js');
   const { readAccountsFile } = await import('../../core/sandbox/accounts.js');
   const format = opts.callbackFormat;
   if (format !== undefined && format !== 'form' && format !== 'json') throw new UsageError(`invalid --callback-format "${format}": form or json`);
@@ -75,6 +73,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     retrySchedule: schedule,
     settlement: opts.settlement,
     faults,
+    dashboard: opts.dashboard !== false,
     onEvent: (e) => {
       if (e.type === 'startup') return; // part of the banner
       if (e.type === 'store-error') {
@@ -95,12 +94,12 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       const t = out.c.dim(time(ctx.now()));
       if (e.type === 'request') {
         const st = e.status < 300 ? out.c.green(String(e.status)) : e.status < 500 ? out.c.yellow(String(e.status)) : out.c.red(String(e.status));
-        out.out(`${t} ${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`);
+        out.out(fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`));
       } else if (e.type === 'transition') {
-        out.out(`${t} trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`);
+        out.out(fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`));
       } else {
         const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
-        out.out(`${t} callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`);
+        out.out(fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
       }
     },
   }).catch((err: NodeJS.ErrnoException) => {
@@ -113,6 +112,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     event: 'started',
     url: sandbox.url,
     baseUrl: sandbox.apiUrl,
+    dashboard: sandbox.dashboardUrl,
     va: main.va,
     apiKey: maskSecret(main.apiKey),
     accounts: sandbox.accounts.length,
@@ -131,16 +131,22 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   if (sandbox.startup.removedTmp.length > 0) notes.push(`removed ${sandbox.startup.removedTmp.length} partial file${sandbox.startup.removedTmp.length === 1 ? '' : 's'} of an interrupted write (${sandbox.startup.removedTmp.join(', ')})`);
   if (out.json) out.data(banner, false);
   else {
+    // Fits the terminal: a long data-dir path or note wraps under its label.
+    const width = ctx.stderrIsTTY ? (ctx.columns ?? 80) : undefined;
+    const line = (label: string, text: string) => fitLineTo(width, `  ${label.padEnd(11)}`, text);
+    const isDefaultKey = main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY;
     ctx.stderr.write(
       [
         out.e.bold('paycli sandbox') + ` — offline iPaymu emulator`,
-        `  base URL   ${sandbox.apiUrl}   (use: paycli --env local … or --base-url ${sandbox.apiUrl})`,
-        `  VA         ${main.va}`,
-        `  API key    ${maskSecret(main.apiKey)}${main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY ? ' (the documented default; paycli --env local uses it)' : ''}`,
-        `  state      ${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`,
-        ...notes.map((n) => `  ${out.e.yellow('note')}       ${n}`),
-        `  admin      paycli sandbox list | pay ID | expire ID`,
-        `  Ctrl-C to stop`,
+        line('base URL', sandbox.apiUrl),
+        line('use it', `paycli --env local …  or  --base-url ${sandbox.apiUrl}`),
+        line('VA', main.va),
+        line('API key', `${maskSecret(main.apiKey)}${isDefaultKey ? ' (the documented default; --env local uses it)' : ''}`),
+        line('state', `${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`),
+        ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
+        line('dashboard', sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
+        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID'),
+        line('log times', 'WIB (Asia/Jakarta); Ctrl-C to stop'),
         '',
       ].join('\n'),
     );
@@ -185,6 +191,19 @@ function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
 }
 
 export const sandboxPay = transitionCommand('pay');
+
+/** `paycli sandbox resend ID`: sends a paid or expired payment's callback again now. */
+export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
+  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`);
+  if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
+  // As pay and expire: the emulator refused (exit 3), with what to do.
+  if (status === 409) throw new GatewayError(409, String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
+  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+  const t = json.transaction as Record<string, unknown>;
+  if (env.out.json) env.out.data(json);
+  else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${t.status}) → ${t.notifyUrl}`);
+  return 0;
+};
 export const sandboxExpire = transitionCommand('expire');
 
 export const sandboxList: Handler<SandboxFlags> = async (env) => {
@@ -205,3 +224,30 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
   return 0;
 };
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const defineSandbox: Define = (program, bind) => {
+  const sandbox = typed(program)
+    .command('sandbox')
+    .description('run the offline gateway emulator (regions, payments, payment page, signed callbacks with retries)')
+    .option('--port <port>', 'port to listen on (0 for any free port)', '4010')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
+    .option('--in-memory', 'keep state in memory only (nothing on disk)')
+    .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
+    .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
+    .option('--retry-schedule <list>', 'delays between callback attempts', '500ms,1s,2s,5s,10s,30s,1m,5m')
+    .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s')
+    .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
+    .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'));
+  examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate']);
+  bind(sandbox, sandboxServe);
+  const sandboxUrl = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)');
+  bind(examples(sandboxUrl(sandbox.command('pay <id>').description('simulate the buyer paying (transaction id or payment number); sends the callback')), ['paycli sandbox pay 100001', 'paycli sandbox pay 8868000000100001 --json']), sandboxPay);
+  bind(examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000']), sandboxExpire);
+  bind(examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001', 'paycli sandbox resend 8868000000100001 --json']), sandboxResend);
+  bind(examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json']), sandboxList);
+};
+
+export const commands = { sandbox: defineSandbox };

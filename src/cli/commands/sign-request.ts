@@ -2,9 +2,10 @@ import { UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { readInput } from '../io.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
-import { maskedStringToSign } from '../session.js';
+import { maskedStringToSign } from '../../core/api/signed-request.js';
+import { Option, examples, typed, type Define } from '../command-kit.js';
 
-/** `paycli sign request`: shows every step of spec 5.1 for one request. */
+/** `paycli sign request`: shows every step of the request signing (docs/gateway.md, "Request signing") for one request. */
 export const signRequestCommand: Handler<{ httpMethod?: string; method?: string; path: string; body?: string }> = async (env) => {
   const { opts, session, out } = env;
   if (opts.method !== undefined && opts.httpMethod === undefined) out.warn('--method is deprecated for sign request (it names the payment method elsewhere): use --http-method');
@@ -41,4 +42,26 @@ export const signRequestCommand: Handler<{ httpMethod?: string; method?: string;
     ].join('\n'),
   );
   return 0;
+};
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+export const commands: Record<'sign', Define> = {
+  sign: (program, bind) => {
+    const sign = typed(program).command('sign').description('show how a request is signed');
+    bind(
+      examples(
+        sign
+          .command('request')
+          .description('body hash, string to sign (VA and API key masked), signature and headers of a request')
+          .option('--http-method <method>', 'HTTP method (GET, POST, …)')
+          // `--method` is the payment method everywhere else; kept here, hidden, for old scripts.
+          .addOption(new Option('--method <method>', 'deprecated: use --http-method').hideHelp())
+          .requiredOption('--path <path>', 'API path, e.g. areas/province or v2/payment/direct')
+          .option('--body <file>', 'the exact body bytes, from a file or - for stdin'),
+        ['paycli sign request --http-method GET --path areas/province', 'paycli sign request --http-method POST --path v2/payment/direct --body body.json --json'],
+      ),
+      signRequestCommand,
+    );
+  },
 };

@@ -1,16 +1,17 @@
 import { writeFile } from 'node:fs/promises';
-import { NetworkError, UsageError } from '../../core/errors.js';
+import { NetworkError, PaycliError, UsageError } from '../../core/errors.js';
 import { externalId, signCallbackRequest, encodeFormBody, encodeJsonCallbackBody, type JsonCallbackShape } from '../../core/callback/build.js';
 import { sampleCallbackFields } from '../../core/callback/sample.js';
 import { canonicalizeCallback } from '../../core/signing/callback-canonical.js';
 import { hmacHex } from '../../core/signing/callback-signature.js';
 import { describeSendError, sendRaw, type RawResponse } from '../../core/http/raw-post.js';
 import type { CallbackStatus } from '../../core/payment-rules.js';
+import { durationFlag } from '../duration-flag.js';
 import type { Handler } from '../command-env.js';
-import { callbackVa } from './callback-shared.js';
-import { checkCallbackFlags } from './trigger.js';
-import { describeMaxMs, TIMER_MAX_MS } from '../../core/duration.js';
+import { callbackVa, checkCallbackFlags } from '../callback-shared.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
+import { Option, examples, typed, type Define } from '../command-kit.js';
+import { METHOD_NAMES } from '../../core/payment-rules.js';
 
 interface TestFlags {
   format?: string;
@@ -73,9 +74,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   if (formats.length === 0) throw new UsageError(`invalid --format "${opts.format}": form, json or both`);
   // JSON is sent both ways senders write it: typed (as the gateway's field table says) and all strings.
   const shapes: Shape[] = formats.flatMap((f): Shape[] => (f === 'json' ? ['json', 'json-strings'] : ['form']));
-  const deadline = opts.deadline === undefined ? 5000 : Number(opts.deadline);
-  if (!Number.isInteger(deadline) || deadline <= 0) throw new UsageError(`invalid --deadline "${opts.deadline}": milliseconds above 0`);
-  if (deadline > TIMER_MAX_MS) throw new UsageError(`invalid --deadline "${opts.deadline}": the maximum is ${describeMaxMs(TIMER_MAX_MS)}`);
+  const deadline = durationFlag(opts.deadline, '--deadline', 5000);
   const { method, channel } = checkCallbackFlags({ method: opts.method ?? 'va', channel: opts.channel });
   const va = await callbackVa(env);
   const cfg = await env.session.config();
@@ -86,10 +85,12 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
 
   const post = async (b: Body): Promise<{ res?: RawResponse; error?: string }> => {
     try {
-      const res = await sendRaw(url, { headers: b.headers, body: b.body, timeoutMs: deadline });
+      const res = await sendRaw(url, { headers: b.headers, body: b.body, timeoutMs: deadline, signal: ctx.interrupts() });
       reached = true;
       return { res };
     } catch (err) {
+      // Ctrl-C: stop the suite at once (exit 130), not record a failed check.
+      if (ctx.interrupts().aborted) throw new PaycliError('interrupted', 'interrupted: the suite was stopped');
       const code = (err as NodeJS.ErrnoException).code ?? '';
       // Nothing listens there: one line and exit 5, not a list of failed checks.
       if (!reached && UNREACHABLE.has(code)) {
@@ -107,9 +108,10 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   };
   const encode = (fields: Record<string, string>, shape: Shape) => (shape === 'form' ? encodeFormBody(fields) : encodeJsonCallbackBody(fields, split(shape).json));
 
-  // Each check is shown as it finishes; on a terminal a spinner says which one is running.
+  // Each check is shown as it finishes; on a terminal a spinner says which one is running. It
+  // leaves stdin alone (see spinner.ts), so Ctrl-C is SIGINT and stops the suite at once.
   const c = out.c;
-  const spinner = !out.json && ctx.stderrIsTTY ? (await import('ora')).default({ stream: ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan' }) : undefined;
+  const spinner = !out.json && ctx.stderrIsTTY ? (await import('ora')).default({ stream: ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan', discardStdin: false }) : undefined;
   const outcomes: CheckOutcome[] = [];
   const show = (o: CheckOutcome) => {
     outcomes.push(o);
@@ -188,3 +190,21 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   else out.out(failed === 0 ? c.green(`\nall ${outcomes.length} checks passed`) : c.red(`\n${failed} of ${outcomes.length} checks failed`));
   return failed === 0 ? 0 : 6;
 };
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const defineTestHandler: Define = (program, bind) => {
+  bind(examples(
+    typed(program)
+      .command('test-handler <url>')
+      .description('conformance suite for your callback handler: valid accepted, forged rejected, duplicates answered 200')
+      .addOption(new Option('--format <format>', 'body formats to test').choices(['form', 'json', 'both']).default('both'))
+      .addOption(new Option('--method <method>', 'payment method of the sample callbacks').choices(METHOD_NAMES as string[]).default('va'))
+      .option('--channel <channel>', 'payment channel of the sample callbacks')
+      .option('--deadline <duration>', 'each answer must come within this long (e.g. 5s, 500ms)', '5s')
+      .option('--junit <file>', 'also write a JUnit XML report'),
+    ['paycli --env local test-handler http://127.0.0.1:3000/callback', 'paycli test-handler https://staging.shop.example/ipaymu/callback --va 1179000899 --junit report.xml'],
+  ), testHandlerCommand);
+};
+
+export const commands = { 'test-handler': defineTestHandler };

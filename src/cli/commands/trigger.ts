@@ -5,9 +5,12 @@ import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/
 import { newEventId } from '../../core/listener/event-store.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
-import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../../core/payment-rules.js';
+import { METHOD_NAMES } from '../../core/payment-rules.js';
+import { escapeControl } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
-import { callbackVa, eventStore } from './callback-shared.js';
+import { fitLine } from '../output.js';
+import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
+import { Option, collect, examples, storeFlag, typed, type Define } from '../command-kit.js';
 
 interface TriggerFlags {
   to: string;
@@ -21,17 +24,6 @@ interface TriggerFlags {
   store?: string;
   persist?: boolean;
   settlement?: 'immediate' | 'deferred';
-}
-
-/** Checks --status, --method/--channel and --format of trigger and test-handler. */
-export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): { status: CallbackStatus; method: string; channel: string } {
-  const status = (o.status ?? 'berhasil') as CallbackStatus;
-  if (!(status in CALLBACK_STATUSES)) throw new UsageError(`invalid --status "${o.status}"`, { hint: 'berhasil, pending or expired' });
-  const method = o.method ?? 'va';
-  if (!METHOD_NAMES.includes(method)) throw new UsageError(`unknown --method "${method}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
-  const channel = o.channel ?? channelsOf(method)[method === 'va' ? 1 : 0]!;
-  if (!channelsOf(method).includes(channel)) throw new UsageError(`channel "${channel}" is not a channel of ${method}`, { hint: `channels of ${method}: ${channelsOf(method).join(', ')}` });
-  return { status, method, channel };
 }
 
 /** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
@@ -76,7 +68,8 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       results.push(result);
       if (!out.json) {
         const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
-        out.out(`→ POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${res.body.trim().slice(0, 200)}`);
+        // Wrapped to the terminal's width; the handler's answer is the sender's text: control characters escaped.
+        out.out(fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
       }
     }
   } finally {
@@ -91,3 +84,29 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   if (out.json) out.data(repeat === 1 ? results[0] : results);
   return 0;
 };
+
+// ── Definition ──────────────────────────────────────────────────────────────────────────────────
+
+const defineTrigger: Define = (program, bind) => {
+  bind(examples(
+    storeFlag(
+      typed(program)
+        .command('trigger')
+        .description('send a realistic, correctly signed callback to a URL, as the gateway would')
+        .requiredOption('--to <url>', 'your callback handler')
+        .addOption(new Option('--status <status>', 'callback status').choices(['berhasil', 'pending', 'expired']).default('berhasil'))
+        .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]).default('va'))
+        .option('--channel <channel>', 'payment channel (default: bca for va, else the first of the method)')
+        .addOption(new Option('--format <format>', 'body format').choices(['form', 'json']).default('form'))
+        .option('--amount <rp>', 'transaction amount (default 102000)')
+        .option('--set <field=value>', 'override a callback field (repeatable)', collect)
+        .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
+        .addOption(new Option('--settlement <mode>', 'for berhasil: settled (code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'))
+        .option('--timeout <duration>', 'how long to wait for the answer: 10s, 500ms (default 30s; PAYCLI_TIMEOUT)')
+        .option('--no-persist', 'do not write the event store'),
+    ),
+    ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
+  ), triggerCommand);
+};
+
+export const commands = { trigger: defineTrigger };

@@ -11,7 +11,8 @@ import { hmacHex } from '../../core/signing/callback-signature.js';
 import { encodeFormBody } from '../../core/callback/build.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { readInput } from '../io.js';
-import { callbackVa, diagnosisKeys, eventStore } from './callback-shared.js';
+import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
+import { examples, typed, type Define } from '../command-kit.js';
 
 interface VerifyFlags {
   signature?: string;
@@ -166,3 +167,40 @@ export const signCallbackCommand: Handler<VerifyFlags> = async (env, file?: stri
   else out.out(opts.showCanonical ? `${signature}\n${canonical}` : signature);
   return 0;
 };
+
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineVerifyCallback: Define = (program, bind) => {
+  bind(examples(
+    typed(program)
+      .command('verify-callback [file]')
+      .description('check a callback signature and explain any mismatch (JSON, form, raw HTTP capture or {headers, body}; - for stdin)')
+      .option('--signature <hex>', 'the X-Signature it arrived with (else the capture\'s header or a body "signature" field)')
+      .option('--data <text>', 'the payload inline instead of a file')
+      .option('--event <id>', 'a request from the event store of `paycli listen`')
+      .option('--store <file>', 'the event store file (default $XDG_DATA_HOME/paycli/events.jsonl)')
+      .option('--show-canonical', 'print the canonical JSON that is signed')
+      .option('--jsonl <file>', 'verify many captures, one {headers, body} per line; prints a summary'),
+    [
+      'paycli verify-callback payload.json --signature c9594cc8…',
+      'paycli verify-callback capture.http --va 1179000899',
+      'pbpaste | paycli verify-callback - --signature "$SIG" --json',
+      'paycli verify-callback --event evt_lx2k9a --show-canonical',
+      'paycli verify-callback --jsonl events.jsonl',
+    ],
+  ), verifyCallbackCommand);
+};
+const defineSignCallback: Define = (program, bind) => {
+  bind(examples(
+    typed(program)
+      .command('sign-callback [file]')
+      .description('print the X-Signature the gateway would send for a payload')
+      .option('--data <text>', 'the payload inline instead of a file')
+      .option('--show-canonical', 'also print the canonical JSON')
+      .option('--curl [url]', 'print a curl command that posts the payload, signed, to --to URL')
+      .option('--to <url>', 'with --curl: where the callback is posted'),
+    ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback'],
+  ), signCallbackCommand);
+};
+
+export const commands = { 'verify-callback': defineVerifyCallback, 'sign-callback': defineSignCallback };

@@ -4,7 +4,7 @@ import { sha256Hex } from '../signing/digest.js';
 import type { Region } from './areas.js';
 
 /**
- * Disk cache of region lookups (region data is static; spec 4 rule 3), keyed by env, base URL and path.
+ * Disk cache of region lookups (region data is static; docs/gateway.md, "Payments"), keyed by env, base URL and path.
  * Small files, read and written synchronously: a lookup is one command's single step, and this keeps
  * node:fs/promises (~0.7 ms to load) off its start-up.
  */

@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 export type AreaLevel = 'province' | 'city' | 'district' | 'village';
 export const AREA_LEVELS: readonly AreaLevel[] = ['province', 'city', 'district', 'village'];
 
-/** A region row (spec 2.2, 2.3). */
+/** A region row (docs/gateway.md, "Base URLs"). */
 export interface Region {
   code: string;
   name: string;
@@ -15,7 +15,7 @@ export const CHILD_OF: Record<AreaLevel, AreaLevel | undefined> = { province: 'c
 /** The level whose code each lookup takes. */
 export const PARENT_OF: Record<AreaLevel, AreaLevel | undefined> = { province: undefined, city: 'province', district: 'city', village: 'district' };
 
-/** The API path of a region lookup (no /v2; cli.md section 1). */
+/** The API path of a region lookup (no /v2; docs/gateway.md, "Base URLs"). */
 export function areaPath(level: AreaLevel, code?: string): string {
   if (level === 'province') return 'areas/province';
   if (code === undefined || code.trim() === '') throw new UsageError(`a ${PARENT_OF[level]} code is required`, { hint: `e.g. paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}` });

@@ -4,7 +4,7 @@ import type { DirectPaymentRequest } from '../payment-rules.js';
 export const DIRECT_PAYMENT_PATH = 'v2/payment/direct';
 export const CHECK_TRANSACTION_PATH = 'v2/transaction';
 
-/** The `Data` of a successful direct payment (spec 2.6). */
+/** The `Data` of a successful direct payment (docs/gateway.md, "Payments"). */
 export interface DirectPaymentData {
   TransactionId: number;
   ReferenceId: string;
@@ -29,7 +29,7 @@ const ORDER: (keyof DirectPaymentRequest)[] = [
 
 /**
  * The exact request bytes: compact JSON, keys in the spec's order, `/` raw, non-ASCII as lower-case
- * `\uXXXX` (cli.md section 1). The signature is computed over these bytes.
+ * `\uXXXX` (docs/gateway.md, "Request signing"). The signature is computed over these bytes.
  */
 export function encodePaymentBody(req: DirectPaymentRequest): string {
   const ordered: Record<string, unknown> = {};

@@ -2,6 +2,7 @@ import { buildCallbackFields } from '../callback/build.js';
 import { UsageError } from '../errors.js';
 import type { TransactionRecord } from './merchant.js';
 import { isPaidStatus } from './merchant.js';
+import { parseWib } from '../time.js';
 
 /**
  * `paycli recover`: the merchant's view of its orders against the gateway's records, and callbacks
@@ -117,17 +118,10 @@ export function gatewayOutcome(r: TransactionRecord): 'berhasil' | 'expired' | '
   return 'other';
 }
 
-/** Parses the gateway's `YYYY-MM-DD HH:mm:ss` (WIB, UTC+7). */
-export function parseWib(text: unknown): Date | undefined {
-  const m = typeof text === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text.trim()) : null;
-  if (!m) return undefined;
-  return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]! - 7, +m[5]!, +m[6]!));
-}
-
 const VIA_BY_TYPE: Record<number, string> = { 7: 'va', 10: 'cod', 11: 'cstore', 22: 'paylater', 27: 'qris' };
 
 /**
- * The callback fields (spec 2.7) the gateway would send for a transaction record: from check
+ * The callback fields (docs/gateway.md, "Callbacks") the gateway would send for a transaction record: from check
  * transaction's `Data`, with `url` the address it is delivered to. Fails when the record is not final.
  */
 export function callbackFromRecord(r: TransactionRecord, url: string): Record<string, string> {

@@ -1,4 +1,5 @@
-import { jakartaTimestamp, signRequest, type RequestSignature } from '../signing/request-signature.js';
+import { maskSecret, signRequest, type RequestSignature } from '../signing/request-signature.js';
+import { jakartaTimestamp } from '../time.js';
 
 export interface Credentials {
   va: string;
@@ -19,7 +20,7 @@ export function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '');
 }
 
-/** Builds a request signed per spec 5.1 over the exact body bytes, with the gateway's headers. */
+/** Builds a request signed (docs/gateway.md, "Request signing") over the exact body bytes, with the gateway's headers. */
 export function buildSignedRequest(opts: { baseUrl: string; path: string; method: string; body?: string; credentials: Credentials; now: Date }): SignedRequest {
   const signature = signRequest({ method: opts.method, va: opts.credentials.va, apiKey: opts.credentials.apiKey, body: opts.body });
   return {
@@ -58,4 +59,14 @@ export function toCurl(req: SignedRequest): string {
   ];
   if (req.body) lines.push(`  --data-binary "$BODY"`);
   return lines.join('\n');
+}
+
+/**
+ * The string to sign as it may be shown: `METHOD:VA:sha256(body):API key` with the VA and the API
+ * key both masked by maskSecret (the VA is the callback signing secret).
+ */
+export function maskedStringToSign(req: SignedRequest): string {
+  const { method, bodyHash, stringToSignMasked } = req.signature;
+  const maskedKey = stringToSignMasked.slice(stringToSignMasked.lastIndexOf(':') + 1);
+  return `${method}:${maskSecret(req.headers.va)}:${bodyHash}:${maskedKey}`;
 }

@@ -1,7 +1,7 @@
 import { CALLBACK_STATUSES, type CallbackStatus } from '../payment-rules.js';
 import { canonicalizeCallback, type CallbackFields } from '../signing/callback-canonical.js';
 import { hmacHex } from '../signing/callback-signature.js';
-import { formatJakarta, isoJakarta } from '../signing/request-signature.js';
+import { formatJakarta, isoJakarta } from '../time.js';
 
 /** What a callback says about one transaction. */
 export interface CallbackFacts {
@@ -38,7 +38,7 @@ export interface CallbackFacts {
 }
 
 /**
- * The fields of spec 2.7 in the order the gateway sends them, every value a string as on the wire.
+ * The fields of docs/gateway.md ("Callbacks") in the order the gateway sends them, every value a string as on the wire.
  * VA payments carry `payment_no` and `va`; QRIS and e-wallet an empty `payment_no` and no `va`.
  */
 export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
@@ -91,7 +91,7 @@ export function encodeFormBody(fields: Record<string, string>): string {
     .join('&');
 }
 
-/** The callback fields that spec 2.7 types as integers in a JSON body. */
+/** The callback fields that docs/gateway.md ("Callbacks") types as integers in a JSON body. */
 const INTEGER_FIELDS = new Set(['trx_id', 'status_code', 'transaction_status_code', 'paid_off']);
 
 /**

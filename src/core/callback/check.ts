@@ -48,9 +48,11 @@ export function checkCallback(fields: CallbackFields, received: string, va: stri
   }
   const full = o.diagnose === true;
   const maxLength = o.budget?.maxLength ?? DIAGNOSIS_BUDGET.maxLength;
-  if (v.canonical.length > maxLength) {
+  const maxFields = o.budget?.maxFields ?? DIAGNOSIS_BUDGET.maxFields;
+  const fieldCount = Object.keys(fields).length;
+  if (v.canonical.length > maxLength || fieldCount > maxFields) {
     // Too large to try variants on (the first canonical form is already known to be this long).
-    const notDiagnosed = `not diagnosed: the signed JSON is over ${maxLength} characters`;
+    const notDiagnosed = fieldCount > maxFields ? `not diagnosed: over ${maxFields} fields (${fieldCount})` : `not diagnosed: the signed JSON is over ${maxLength} characters`;
     return { verdict: 'invalid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: full ? notDiagnosed : MISMATCH, notDiagnosed };
   }
   const vaKey: CandidateKey = { kind: 'va', label: 'the merchant VA', key };

@@ -1,9 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { feeFor, paymentNumber } from '../sandbox/payments.js';
+import { feeFor } from '../fees.js';
+import { paymentNumber } from '../payment-numbers.js';
 import type { CallbackStatus } from '../payment-rules.js';
 import { buildCallbackFields } from './build.js';
 
-/** Every field name a gateway callback may carry (spec 2.7 and the further fields it lists). */
+/** Every field name a gateway callback may carry (docs/gateway.md ("Callbacks") and the further fields it lists). */
 export const CALLBACK_FIELD_NAMES: readonly string[] = [
   'trx_id', 'sid', 'reference_id', 'status', 'status_code', 'sub_total', 'total', 'amount', 'fee', 'paid_off', 'created_at',
   'expired_at', 'paid_at', 'settlement_status', 'transaction_status_code', 'is_escrow', 'system_notes', 'via', 'channel',

@@ -4,6 +4,7 @@ import { writeSecureFile } from './secure-file.js';
 import { parseHttpUrl } from '../http/serve.js';
 import { isLoopbackUrl } from '../http/loopback.js';
 import { fsError } from '../fs-errors.js';
+import { parseDuration } from '../duration.js';
 
 /** Settings a profile (and partly the project config) can hold. */
 export interface Settings {
@@ -49,9 +50,13 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
  * (`500ms`, `30s`, `5m`, `2h`, `1d`), above 0 and at most MAX_TIMEOUT_MS.
  */
 export function parseTimeoutMs(value: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(String(value).trim());
-  const n = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'] : NaN;
-  if (!m || !(n > 0)) throw new UsageError(`invalid timeout "${value}": expected milliseconds (30000) or a duration (500ms, 30s, 5m, 2h), above 0`);
+  let n: number;
+  try {
+    n = parseDuration(String(value).trim(), { maxMs: Number.MAX_SAFE_INTEGER });
+  } catch {
+    n = NaN;
+  }
+  if (!(n > 0)) throw new UsageError(`invalid timeout "${value}": expected milliseconds (30000) or a duration (500ms, 30s, 5m, 2h), above 0`);
   if (n > MAX_TIMEOUT_MS) throw new UsageError(`invalid timeout "${value}": at most ${MAX_TIMEOUT_MS} ms (about 24.8 days)`);
   return n;
 }

@@ -122,6 +122,27 @@ function parseSettingAt(key: string, value: string, where: string): string | num
   }
 }
 
+/** The profile a command uses, and where that choice came from. */
+export interface ProfileChoice extends Sourced<string> {
+  /** What chose it: --profile, PAYCLI_PROFILE, the project config, the user config's default, or nothing (`default`). */
+  source: 'flag' | 'env' | 'project' | 'user' | 'default';
+}
+
+/**
+ * Which profile, and why: `--profile`, then PAYCLI_PROFILE, then the project config's `profile`,
+ * then the user config's default profile, else "default". Every command asks this one function,
+ * `config set`/`unset`/`init`/`profiles` included, so that what they write is what the others read.
+ */
+export function selectProfile(input: { flag?: string; env: Env; projectProfile?: string; projectPath?: string; user: UserConfig; userPath: string }): ProfileChoice {
+  const { flag, env, projectProfile, user, userPath } = input;
+  if (flag) return { value: flag, origin: 'flag --profile', source: 'flag' };
+  const fromEnv = env.PAYCLI_PROFILE;
+  if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, origin: 'env PAYCLI_PROFILE', source: 'env' };
+  if (projectProfile) return { value: projectProfile, origin: `project config ${input.projectPath ?? ''}`.trimEnd(), source: 'project' };
+  if (user.defaultProfile) return { value: user.defaultProfile, origin: `user config ${userPath}`, source: 'user' };
+  return { value: 'default', origin: 'default', source: 'default' };
+}
+
 /**
  * Resolves every setting with the precedence flag > environment > project config > user profile >
  * default, and records where each value came from.
@@ -136,12 +157,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     return v === undefined || v === '' ? undefined : v;
   };
 
-  let profile: Sourced<string>;
-  if (flags.profile) profile = { value: flags.profile, origin: 'flag --profile' };
-  else if (envValue('profile')) profile = { value: envValue('profile')!, origin: 'env PAYCLI_PROFILE' };
-  else if (project.settings.profile) profile = { value: project.settings.profile, origin: projectOrigin };
-  else if (user.defaultProfile) profile = { value: user.defaultProfile, origin: `user config ${userPath}` };
-  else profile = { value: 'default', origin: 'default' };
+  const choice = selectProfile({ flag: flags.profile, env, projectProfile: project.settings.profile, projectPath: input.project?.filepath, user, userPath });
+  const profile: Sourced<string> = { value: choice.value, origin: choice.origin };
 
   const explicitProfile = profile.origin !== 'default' && profile.origin !== `user config ${userPath}`;
   // A production profile is used only when named or made the default: a profile called "default"

@@ -1,7 +1,8 @@
 import { AuthError, GatewayError, NetworkError } from '../errors.js';
+import { escapeControl } from '../terminal-text.js';
 import type { HttpResponse } from './client.js';
 
-/** The response envelope of spec 2.1. */
+/** The response envelope (docs/gateway.md, "Answers"). */
 export interface Envelope<T = unknown> {
   Status: number;
   Success: boolean;
@@ -24,12 +25,20 @@ function pickKey(obj: Record<string, unknown>, name: string): unknown {
   return undefined;
 }
 
+/**
+ * The gateway's own words, quoted as received (often Indonesian: paycli's words around them are
+ * English), with control characters made visible: they came from the network.
+ */
+export function quoteGateway(text: string): string {
+  return `"${escapeControl(text)}"`;
+}
+
 function formatFieldErrors(errors: unknown): string[] {
   if (!errors || typeof errors !== 'object') return [];
   const out: string[] = [];
   for (const [field, msgs] of Object.entries(errors as Record<string, unknown>)) {
     const list = Array.isArray(msgs) ? msgs.map(String) : [String(msgs)];
-    out.push(`${field}: ${list.join('; ')}`);
+    out.push(`${escapeControl(field)}: ${list.map(quoteGateway).join('; ')}`);
   }
   return out;
 }
@@ -77,7 +86,7 @@ function statusCode(value: unknown): number | undefined {
 }
 
 /**
- * Parses the gateway's envelope (spec 2.1) and turns failures into typed errors: 401 → AuthError
+ * Parses the gateway's envelope (docs/gateway.md, "Answers") and turns failures into typed errors: 401 → AuthError
  * with a hint per message, other failures → GatewayError with the per-field errors. Key case is
  * tolerated; anything else that is not a well-formed envelope — not JSON, not an object, no
  * integer `Status`, a `Success` or `Message` of the wrong type, a success without `Data`, or `Data`
@@ -110,12 +119,12 @@ export function parseEnvelope<T = unknown>(res: HttpResponse, url: string, expec
   if (errors && typeof errors === 'object') env.Error = errors as Envelope['Error'];
   if (res.status === 401 || status === 401) {
     const key = message.trim().toLowerCase();
-    throw new AuthError(`the gateway refused the request (401): ${message || 'unauthorized'}`, { hint: AUTH_HINTS[key] ?? 'check the VA, API key and environment', details: env });
+    throw new AuthError(`the gateway refused the request (401): ${message ? quoteGateway(message) : 'unauthorized'}`, { hint: AUTH_HINTS[key] ?? 'check the VA, API key and environment', details: env });
   }
   if (!success || res.status >= 400) {
     const fields = formatFieldErrors(env.Error);
     const httpStatus = res.status >= 400 ? res.status : status;
-    throw new GatewayError(httpStatus, `the gateway answered ${httpStatus}: ${message || 'error'}${fields.length ? ` (${fields.join(', ')})` : ''}`, {
+    throw new GatewayError(httpStatus, `the gateway answered ${httpStatus}: ${message ? quoteGateway(message) : 'error'}${fields.length ? ` (${fields.join(', ')})` : ''}`, {
       details: env,
       hint: fields.length ? 'fix the fields named above and send again' : httpStatus >= 500 ? 'the gateway failed; try again later' : undefined,
     });
@@ -139,7 +148,7 @@ export function checkRegionsData(data: unknown): string | undefined {
   return bad >= 0 ? `has an item without a code and name (item ${bad + 1})` : undefined;
 }
 
-/** Data of a direct payment (spec 2.6): an object with a TransactionId. */
+/** Data of a direct payment (docs/gateway.md, "Payments"): an object with a TransactionId. */
 export function checkPaymentData(data: unknown): string | undefined {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment`;
   const id = (data as Record<string, unknown>).TransactionId;

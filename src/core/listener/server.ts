@@ -6,6 +6,7 @@ import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
 import { newEventId, type EventStore, type StoredEvent, type Verdict } from './event-store.js';
 import { forwardableHeaders } from './forward.js';
+import type { ListenerUi } from './ui.js';
 
 export interface ForwardResult {
   url: string;
@@ -58,6 +59,8 @@ export interface ListenerOptions {
   onForward?: (e: { id: string; result: ForwardResult }) => void;
   /** Called once when the store starts failing (disk full, I/O error) and once when it works again. */
   onStoreTrouble?: (t: StoreTrouble) => void;
+  /** Pages served under `ui.prefix` (`paycli listen --ui`); told of every stored event. */
+  ui?: ListenerUi;
 }
 
 export interface ListenerSummary {
@@ -86,6 +89,11 @@ function headerMap(req: IncomingMessage): Record<string, string> {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) h[raw[i]!.toLowerCase()] = raw[i + 1]!;
   return h;
+}
+
+/** `/_paycli/…`, or `/_paycli` alone (with or without a query). */
+function isUiPath(url: string, prefix: string): boolean {
+  return url.startsWith(prefix) || url === prefix.slice(0, -1) || url.startsWith(`${prefix.slice(0, -1)}?`);
 }
 
 function str(v: unknown): string | null {
@@ -123,6 +131,9 @@ const OK_TEXT = '{"status":"OK"}';
  * the merchant's app, and answers like the gateway's reference handler. No request can crash it: any
  * exception while parsing or checking a body makes it a stored, 400 "malformed" request.
  *
+ * Its parts read top to bottom as a request flows: receive → verify → forward (valid callbacks, when
+ * forwarding: the answer mirrors the app's) → store → answer.
+ *
  * The hot path makes no promise per request: the body is collected from the request's events, the
  * verdict is computed synchronously, and the store's group commit calls back, in one event-loop
  * turn, every request whose event it wrote in one write; they are answered then.
@@ -152,7 +163,83 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   let idle: (() => void) | undefined;
   const secondaries = new Set<Promise<void>>();
 
-  function classify(method: string, path: string, headers: Record<string, string>, body: string | null): Outcome {
+  /** receive: the body, collected from the request's events and size-limited. */
+  function receive(req: IncomingMessage, res: ServerResponse): void {
+    // The UI's pages: never a callback (a path callbacks do not use), never stored.
+    if (options.ui && isUiPath(req.url ?? '', options.ui.prefix)) {
+      options.ui.handle(req, res);
+      return;
+    }
+    const started = performance.now();
+    const receivedAt = now();
+    inflight++;
+    // From rawHeaders, once: req.headers would build a second header object.
+    const headers = headerMap(req);
+    const declared = Number(headers['content-length']);
+    if (declared > limit) {
+      req.resume();
+      received(req, res, headers, null, started, receivedAt);
+      return;
+    }
+    let chunks: Buffer[] | null = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        done = true;
+        chunks = null;
+        received(req, res, headers, null, started, receivedAt);
+        return;
+      }
+      chunks!.push(c);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      received(req, res, headers, chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size), started, receivedAt);
+    });
+    req.on('error', () => undefined);
+    req.on('close', () => {
+      // The sender went away (or timed out) before the end of its request: nothing to store, nobody to answer.
+      if (done) return;
+      done = true;
+      res.destroy();
+      finished();
+    });
+  }
+
+  /** verify, then forward (a valid callback, when forwarding) → store → answer. */
+  function received(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, body: Buffer | null, started: number, receivedAt: Date): void {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = req.url ?? '/';
+    // Decoded once, for the parser and the stored event.
+    const text = body === null ? null : body.toString('utf8');
+    const o = verify(method, path, headers, text);
+    const id = newEventId(receivedAt);
+    if (!o.accepted || forwardTo.length === 0 || body === null) {
+      storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', started, []);
+      return;
+    }
+    // Forwarded: the answer mirrors the first target; the others are fire-and-forget with their own timeout.
+    const out = forwardableHeaders(headers);
+    for (const url of forwardTo.slice(1)) {
+      const p = forward(url, out, body)
+        .then((result) => options.onForward?.({ id, result: { url, status: result.status, ms: result.ms, ...(result.error ? { error: result.error } : {}) } }))
+        .catch(() => undefined);
+      secondaries.add(p);
+      void p.finally(() => secondaries.delete(p));
+    }
+    void forward(forwardTo[0]!, out, body).then((first) => {
+      if (first.status === null) [o.answer, o.text, o.contentType] = [502, `forward to ${first.url} failed: ${first.error}\n`, PLAIN];
+      else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN];
+      storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', started, [{ url: first.url, status: first.status, ms: first.ms, ...(first.error ? { error: first.error } : {}) }]);
+    });
+  }
+
+  /** verify: the answer, verdict and duplicate mark of a request, synchronously; nothing stored yet. */
+  function verify(method: string, path: string, headers: Record<string, string>, body: string | null): Outcome {
     const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: {}, key: null, duplicate: false, accepted: false, close: false };
     const q = path.indexOf('?');
     const pathOnly = q < 0 ? path : path.slice(0, q);
@@ -212,11 +299,41 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     return o;
   }
 
-  function finished(): void {
-    if (--inflight === 0) idle?.();
+  function forward(url: string, headers: Record<string, string>, body: Buffer): Promise<ForwardResult & { body?: string; contentType?: string }> {
+    return sendRaw(url, { method: 'POST', headers, body, timeoutMs: forwardTimeoutMs }).then(
+      (r) => ({ url, status: r.status, ms: r.ms, body: r.body, contentType: r.headers['content-type'] }),
+      (err: unknown) => ({ url, status: null, ms: null, error: describeSendError(err) }),
+    );
   }
 
-  function respond(res: ServerResponse, o: Outcome, event: StoredEvent, started: number, forwards: ForwardResult[], storeError: unknown): void {
+  /** store: the event, before any answer (an acknowledged callback is never lost). */
+  function storeEvent(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, text: string, started: number, forwards: ForwardResult[]): void {
+    const event: StoredEvent = {
+      id,
+      receivedAt: receivedAt.toISOString(),
+      method,
+      path,
+      headers,
+      body: text,
+      verdict: o.verdict,
+      variant: o.variant,
+      reason: o.reason,
+      duplicate: o.duplicate,
+      trx_id: str(o.fields.trx_id),
+      status: str(o.fields.status),
+      answer: o.answer,
+      source: 'listen',
+    };
+    summary.total++;
+    summary[o.verdict]++;
+    if (o.duplicate) summary.duplicates++;
+    // Stored before the answer: an acknowledged callback is never lost.
+    if (store) store.appendWith(event, (err) => answer(res, o, event, started, forwards, err));
+    else answer(res, o, event, started, forwards, undefined);
+  }
+
+  /** answer: after the store took the event (or refused it: 503, so that the gateway retries). */
+  function answer(res: ServerResponse, o: Outcome, event: StoredEvent, started: number, forwards: ForwardResult[], storeError: unknown): void {
     const stored = storeError === undefined && store !== null;
     if (storeError !== undefined) {
       const e = storeError as NodeJS.ErrnoException;
@@ -243,6 +360,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     res.writeHead(o.answer, ['content-type', o.contentType, 'content-length', String(Buffer.byteLength(o.text))]);
     res.end(o.text);
     finished();
+    if (storeError === undefined) options.ui?.added(event);
     options.onEvent?.({
       type: 'request',
       event,
@@ -253,105 +371,11 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     });
   }
 
-  function store_(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, text: string, started: number, forwards: ForwardResult[]): void {
-    const event: StoredEvent = {
-      id,
-      receivedAt: receivedAt.toISOString(),
-      method,
-      path,
-      headers,
-      body: text,
-      verdict: o.verdict,
-      variant: o.variant,
-      reason: o.reason,
-      duplicate: o.duplicate,
-      trx_id: str(o.fields.trx_id),
-      status: str(o.fields.status),
-      answer: o.answer,
-      source: 'listen',
-    };
-    summary.total++;
-    summary[o.verdict]++;
-    if (o.duplicate) summary.duplicates++;
-    // Stored before the answer: an acknowledged callback is never lost.
-    if (store) store.appendWith(event, (err) => respond(res, o, event, started, forwards, err));
-    else respond(res, o, event, started, forwards, undefined);
+  function finished(): void {
+    if (--inflight === 0) idle?.();
   }
 
-  function forward(url: string, headers: Record<string, string>, body: Buffer): Promise<ForwardResult & { body?: string; contentType?: string }> {
-    return sendRaw(url, { method: 'POST', headers, body, timeoutMs: forwardTimeoutMs }).then(
-      (r) => ({ url, status: r.status, ms: r.ms, body: r.body, contentType: r.headers['content-type'] }),
-      (err: unknown) => ({ url, status: null, ms: null, error: describeSendError(err) }),
-    );
-  }
-
-  function complete(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, body: Buffer | null, started: number, receivedAt: Date): void {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const path = req.url ?? '/';
-    // Decoded once, for the parser and the stored event.
-    const text = body === null ? null : body.toString('utf8');
-    const o = classify(method, path, headers, text);
-    const id = newEventId(receivedAt);
-    if (!o.accepted || forwardTo.length === 0 || body === null) {
-      store_(res, o, id, receivedAt, method, path, headers, text ?? '', started, []);
-      return;
-    }
-    // Forwarded: the answer mirrors the first target; the others are fire-and-forget with their own timeout.
-    const out = forwardableHeaders(headers);
-    for (const url of forwardTo.slice(1)) {
-      const p = forward(url, out, body)
-        .then((result) => options.onForward?.({ id, result: { url, status: result.status, ms: result.ms, ...(result.error ? { error: result.error } : {}) } }))
-        .catch(() => undefined);
-      secondaries.add(p);
-      void p.finally(() => secondaries.delete(p));
-    }
-    void forward(forwardTo[0]!, out, body).then((first) => {
-      if (first.status === null) [o.answer, o.text, o.contentType] = [502, `forward to ${first.url} failed: ${first.error}\n`, PLAIN];
-      else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN];
-      store_(res, o, id, receivedAt, method, path, headers, text ?? '', started, [{ url: first.url, status: first.status, ms: first.ms, ...(first.error ? { error: first.error } : {}) }]);
-    });
-  }
-
-  const server = createServer((req, res) => {
-    const started = performance.now();
-    const receivedAt = now();
-    inflight++;
-    // From rawHeaders, once: req.headers would build a second header object.
-    const headers = headerMap(req);
-    const declared = Number(headers['content-length']);
-    if (declared > limit) {
-      req.resume();
-      complete(req, res, headers, null, started, receivedAt);
-      return;
-    }
-    let chunks: Buffer[] | null = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (c: Buffer) => {
-      if (done) return;
-      size += c.length;
-      if (size > limit) {
-        done = true;
-        chunks = null;
-        complete(req, res, headers, null, started, receivedAt);
-        return;
-      }
-      chunks!.push(c);
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      complete(req, res, headers, chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size), started, receivedAt);
-    });
-    req.on('error', () => undefined);
-    req.on('close', () => {
-      // The sender went away (or timed out) before the end of its request: nothing to store, nobody to answer.
-      if (done) return;
-      done = true;
-      res.destroy();
-      finished();
-    });
-  });
+  const server = createServer(receive);
   const { origin, port } = await serve(server, { port: options.port ?? 8080, host: options.host ?? '127.0.0.1', requestTimeoutMs: options.requestTimeoutMs ?? 10_000 });
   return {
     url: `${origin}${acceptPath === '*' ? '/' : acceptPath}`,
@@ -359,6 +383,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     summary,
     storeUnreadable,
     async close() {
+      options.ui?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inflight > 0) await new Promise<void>((resolve) => (idle = resolve));

@@ -1,5 +1,5 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
-import { formatJakarta } from '../signing/request-signature.js';
+import { formatJakarta } from '../time.js';
 import type { Transaction } from './state.js';
 
 /**
@@ -95,7 +95,7 @@ export function balanceOf(txns: Iterable<Transaction>, va: string, settlement: S
   return { settled, unsettled, paidCount };
 }
 
-/** The emulator's fee model as the channel list states it (see payments.ts feeFor). */
+/** The emulator's fee model as the channel list states it (see fees.ts). */
 export const FEE_MODEL: Record<string, { ActualFee: number; ActualFeeType: 'FLAT' | 'PERCENT'; AdditionalFee: number; MinimumFee?: number }> = {
   va: { ActualFee: 4000, ActualFeeType: 'FLAT', AdditionalFee: 0 },
   cstore: { ActualFee: 5000, ActualFeeType: 'FLAT', AdditionalFee: 0 },

@@ -5,29 +5,15 @@ import { Journal } from '../journal.js';
 import { CHANNEL_NAMES, channelsOf, METHOD_NAMES } from '../payment-rules.js';
 import type { SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
-import { feeFor, paymentNumber } from './payments.js';
+import { feeFor } from '../fees.js';
+import { paymentNumber } from '../payment-numbers.js';
 import { StoreError } from './log.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
 import { envelope } from './views.js';
+import type { RedirectSession } from './redirect-session.js';
 
-/** A redirect (hosted page) payment before and after the buyer chose a method. */
-export interface RedirectSession {
-  sid: string;
-  merchantVa: string;
-  createdAt: number;
-  expiresAt: number;
-  amount: number;
-  items: { product: string; qty: number; price: number; description?: string }[];
-  buyer: { name: string; phone: string; email: string };
-  notifyUrl: string;
-  returnUrl?: string;
-  cancelUrl?: string;
-  referenceId: string;
-  /** Pre-selected method (`paymentMethod`), if any. */
-  method?: string;
-  comments?: string;
-}
+export type { RedirectSession };
 
 export interface MerchantApiDeps {
   state: SandboxState;

@@ -2,7 +2,17 @@ import { Agent } from 'node:http';
 import { buildCallbackFields, externalId, signCallbackRequest } from '../callback/build.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { CallbackStatus } from '../payment-rules.js';
-import type { Delivery, SandboxState, Transaction } from './state.js';
+import type { AttemptDetail, Delivery, SandboxState, Transaction } from './state.js';
+
+/** How much of a handler's answer an attempt record keeps. */
+export const ANSWER_KEEP_BYTES = 1024;
+
+function firstBytes(text: string, max: number): { answer: string; truncated: boolean } {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= max) return { answer: text, truncated: false };
+  // Cut on a character boundary: a partial UTF-8 sequence at the end is dropped.
+  return { answer: buf.subarray(0, max).toString('utf8').replace(/\uFFFD$/, ''), truncated: true };
+}
 
 export interface DeliveryFaults {
   /** Deliver every successful callback a second time (a retry the merchant must treat as duplicate). */
@@ -38,8 +48,6 @@ export interface OutboxOptions {
   onEvent: (e: CallbackAttemptEvent) => void;
 }
 
-export { parseDuration, parseDurationList } from '../duration.js';
-
 /**
  * Delivers callbacks from the durable outbox: signs each attempt anew (fresh X-External-ID and
  * X-Timestamp), retries anything but HTTP 200 per the schedule, and journals every attempt.
@@ -48,6 +56,8 @@ export class Outbox {
   private timers = new Map<string, NodeJS.Timeout>();
   private inflight = new Set<Promise<void>>();
   private closed = false;
+  /** Deliveries being attempted right now (one attempt of a delivery at a time). */
+  private sending = new Set<string>();
   private seq = 0;
   /** Callbacks reuse connections to the merchant's handler instead of one TCP connection per attempt. */
   private agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 32, maxFreeSockets: 8, timeout: 60_000 });
@@ -92,7 +102,7 @@ export class Outbox {
     this.timers.set(d.id, timer);
   }
 
-  private async post(txn: Transaction, d: Delivery): Promise<{ ok: boolean; result: string; httpStatus?: number; ms?: number }> {
+  private async post(txn: Transaction, d: Delivery): Promise<{ ok: boolean; result: string; httpStatus?: number; ms?: number; detail: AttemptDetail }> {
     const fields = buildCallbackFields({
       trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status: d.status as CallbackStatus, amount: txn.amount, fee: txn.fee,
       via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
@@ -101,17 +111,52 @@ export class Outbox {
     });
     const now = this.opts.now();
     const signed = signCallbackRequest(fields, txn.merchantVa, d.format, now, externalId(now, ++this.seq));
+    // What goes on the wire, in its order: these, then what sendRaw and the keep-alive agent add.
+    let host = '';
+    try {
+      host = new URL(d.url).host;
+    } catch {
+      /* an invalid URL fails below */
+    }
+    const sent = { ...signed.headers, 'Content-Length': String(Buffer.byteLength(signed.body)), Host: host, Connection: 'keep-alive' };
+    const at = Date.now();
     try {
       const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs, agent: this.agent });
-      return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms };
+      const kept = firstBytes(res.body, ANSWER_KEEP_BYTES);
+      const detail: AttemptDetail = { at, url: d.url, headers: sent, body: signed.body, httpStatus: res.status, ms: res.ms, answer: kept.answer, ...(kept.truncated ? { truncated: true } : {}) };
+      return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms, detail };
     } catch (err) {
       const timedOut = (err as NodeJS.ErrnoException).code === 'ETIMEDOUT';
-      return { ok: false, result: timedOut ? `timeout after ${this.opts.attemptTimeoutMs} ms` : describeSendError(err) };
+      const detail: AttemptDetail = { at, url: d.url, headers: sent, body: signed.body, httpStatus: null, ms: null, answer: '' };
+      return { ok: false, result: timedOut ? `timeout after ${this.opts.attemptTimeoutMs} ms` : describeSendError(err), detail };
     }
   }
 
+  /**
+   * Sends a pending delivery now instead of at its scheduled retry. False when it is being sent at
+   * this moment (that attempt counts) or is not pending.
+   */
+  sendNow(d: Delivery): boolean {
+    if (this.closed || d.state !== 'pending' || this.sending.has(d.id)) return false;
+    const timer = this.timers.get(d.id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(d.id);
+    const p = this.attempt(d).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+    return true;
+  }
+
   private async attempt(d: Delivery): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.sending.has(d.id)) return;
+    this.sending.add(d.id);
+    try {
+      await this.attemptOnce(d);
+    } finally {
+      this.sending.delete(d.id);
+    }
+  }
+
+  private async attemptOnce(d: Delivery): Promise<void> {
     const txn = this.state.txns.get(d.trxId);
     if (!txn) return;
     if (this.opts.faults.delayMs) await new Promise((r) => setTimeout(r, this.opts.faults.delayMs));
@@ -122,7 +167,7 @@ export class Outbox {
     const state = r.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
     const nextAt = state === 'pending' ? Date.now() + delay! : null;
     try {
-      await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result);
+      await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result, r.detail);
     } catch (err) {
       // The journal cannot take the attempt (a full disk): the entry stays pending in memory and on
       // disk, and is tried again; a receiver may see this callback twice, never zero times.
@@ -134,6 +179,8 @@ export class Outbox {
     if (state === 'pending') this.schedule(d);
     else if (r.ok && this.opts.faults.duplicate) {
       const dup = await this.post(txn, d);
+      // Journalled like any attempt (the dashboard shows it); a journal that cannot take it loses only this record.
+      await this.state.recordAttempt(d.id, attempt + 1, 'delivered', null, dup.result, { ...dup.detail, duplicate: true }).catch(() => undefined);
       this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt: attempt + 1, url: d.url, ok: dup.ok, result: dup.result, httpStatus: dup.httpStatus, ms: dup.ms, nextInMs: null, final: 'delivered', duplicate: true });
     }
   }

@@ -46,6 +46,35 @@ export interface Delivery {
   createdAt: number;
 }
 
+/** What one callback attempt sent and got back (shown by the dashboard). */
+export interface AttemptDetail {
+  /** Epoch ms when the request was sent. */
+  at: number;
+  url: string;
+  /** The request's headers as sent (Host and Content-Length included). */
+  headers: Record<string, string>;
+  body: string;
+  /** The handler's HTTP status; null when no answer came (refused, timeout). */
+  httpStatus: number | null;
+  ms: number | null;
+  /** The first KB of the handler's answer. */
+  answer: string;
+  /** The answer was longer than what is kept. */
+  truncated?: boolean;
+  /** Sent a second time by `--faults duplicate` (a retry the merchant must treat as a duplicate). */
+  duplicate?: boolean;
+}
+
+/** One journalled attempt of a delivery; `detail` is absent in journals of older versions. */
+export interface AttemptInfo {
+  deliveryId: string;
+  attempt: number;
+  state: DeliveryState;
+  nextAt: number | null;
+  result: string;
+  detail?: AttemptDetail;
+}
+
 export type JournalRecord =
   | { t: 'txn'; txn: Transaction }
   /** Ids below `upTo` may have been handed out; after a restart numbering goes on above it. */
@@ -53,7 +82,7 @@ export type JournalRecord =
   /** A transition and, in the same record, the callback it queues. */
   | { t: 'status'; id: number; status: TxnStatus; at: number; d?: Delivery }
   | { t: 'delivery'; d: Delivery }
-  | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string };
+  | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string; a?: AttemptDetail };
 
 /** Ids are reserved in durable blocks of this size (see `reserveId`). */
 export const ID_BLOCK = 1000;
@@ -75,6 +104,12 @@ function validDelivery(d: unknown): d is Delivery {
     (d.format === 'form' || d.format === 'json') && isInt(d.attempts) && isStr(d.state) && DELIVERY_STATES.has(d.state) && (d.nextAt === null || isInt(d.nextAt));
 }
 
+function validDetail(a: unknown): a is AttemptDetail {
+  return isObj(a) && isInt(a.at) && isStr(a.url) && isObj(a.headers) && Object.values(a.headers).every(isStr) && isStr(a.body) &&
+    (a.httpStatus === null || isInt(a.httpStatus)) && (a.ms === null || typeof a.ms === 'number') && isStr(a.answer) && (a.truncated === undefined || typeof a.truncated === 'boolean') &&
+    (a.duplicate === undefined || typeof a.duplicate === 'boolean');
+}
+
 /** Whether a journal line holds a record this version can apply (anything else is counted and skipped). */
 export function validRecord(r: unknown): r is JournalRecord {
   if (!isObj(r)) return false;
@@ -88,7 +123,7 @@ export function validRecord(r: unknown): r is JournalRecord {
     case 'delivery':
       return validDelivery(r.d);
     case 'attempt':
-      return isStr(r.id) && isInt(r.attempts) && isStr(r.state) && DELIVERY_STATES.has(r.state) && (r.nextAt === null || isInt(r.nextAt)) && isStr(r.result);
+      return isStr(r.id) && isInt(r.attempts) && isStr(r.state) && DELIVERY_STATES.has(r.state) && (r.nextAt === null || isInt(r.nextAt)) && isStr(r.result) && (r.a === undefined || validDetail(r.a));
     default:
       return false;
   }
@@ -103,6 +138,10 @@ export function validRecord(r: unknown): r is JournalRecord {
 export class SandboxState {
   readonly txns = new Map<number, Transaction>();
   readonly deliveries = new Map<string, Delivery>();
+  /** Every journalled attempt, by delivery id, oldest first. */
+  readonly attempts = new Map<string, AttemptInfo[]>();
+  /** Called after every change is journalled and applied (the dashboard's live updates). */
+  onChange?: () => void;
   private log?: SandboxLog<JournalRecord>;
   private nextId = FIRST_ID;
   /** Ids below this are covered by a durable reservation. */
@@ -160,7 +199,12 @@ export class SandboxState {
         break;
       case 'attempt': {
         const d = this.deliveries.get(r.id);
-        if (d) Object.assign(d, { attempts: r.attempts, state: r.state, nextAt: r.nextAt, lastResult: r.result });
+        if (d) {
+          Object.assign(d, { attempts: r.attempts, state: r.state, nextAt: r.nextAt, lastResult: r.result });
+          const list = this.attempts.get(r.id) ?? [];
+          list.push({ deliveryId: r.id, attempt: r.attempts, state: r.state, nextAt: r.nextAt, result: r.result, ...(r.a ? { detail: r.a } : {}) });
+          this.attempts.set(r.id, list);
+        }
         break;
       }
     }
@@ -175,6 +219,7 @@ export class SandboxState {
   private async record(r: JournalRecord): Promise<void> {
     await this.log?.append(r);
     this.apply(r);
+    this.onChange?.();
   }
 
   /**
@@ -235,8 +280,13 @@ export class SandboxState {
     return this.deliveries.get(delivery.id)!;
   }
 
-  async recordAttempt(id: string, attempts: number, state: DeliveryState, nextAt: number | null, result: string): Promise<void> {
-    await this.record({ t: 'attempt', id, attempts, state, nextAt, result });
+  async recordAttempt(id: string, attempts: number, state: DeliveryState, nextAt: number | null, result: string, detail?: AttemptDetail): Promise<void> {
+    await this.record(detail ? { t: 'attempt', id, attempts, state, nextAt, result, a: detail } : { t: 'attempt', id, attempts, state, nextAt, result });
+  }
+
+  /** The callbacks queued for a transaction, oldest first. */
+  deliveriesOf(trxId: number): Delivery[] {
+    return [...this.deliveries.values()].filter((d) => d.trxId === trxId);
   }
 
   /** Finds a transaction by id or payment number. */

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { formatJakarta } from '../signing/request-signature.js';
+import { formatJakarta } from '../time.js';
 import { CALLBACK_STATUSES } from '../payment-rules.js';
 import type { SandboxState, Transaction } from './state.js';
 
-/** Answers with the gateway's envelope (spec 2.1). */
+/** Answers with the gateway's envelope (docs/gateway.md, "Answers"). */
 export function envelope(res: ServerResponse, status: number, message: string, data: unknown, extra?: Record<string, unknown>): void {
   const body = JSON.stringify({ Status: status, Success: status < 400, Message: message, ...(extra ?? {}), Data: data });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });

@@ -5,7 +5,7 @@ import { phpIntOfDouble, phpIntOfString, phpJsonDouble, phpNumber, phpShapeOf, p
 export type CallbackValue = string | number | boolean | null | CallbackValue[] | { [key: string]: CallbackValue };
 export type CallbackFields = Record<string, CallbackValue>;
 
-/** Fields that the gateway signs as integers (spec 5.2). */
+/** Fields that the gateway signs as integers (docs/gateway.md, "Callback signatures"). */
 export const INTEGER_FIELDS: readonly string[] = ['trx_id', 'status_code', 'transaction_status_code', 'paid_off'];
 const INTEGER_SET = new Set(INTEGER_FIELDS);
 /** Amount fields that stay strings in the canonical form but that a common mistake makes integers. */
@@ -14,7 +14,7 @@ const AMOUNT_SET = new Set(AMOUNT_FIELDS);
 
 /** How the canonical form is built. The defaults are the gateway's rules; the rest model mistakes. */
 export interface CanonicalOptions {
-  /** Apply the type rules of spec 5.2; false keeps every value as received (strings). */
+  /** Apply the type rules (docs/gateway.md, "Callback signatures"); false keeps every value as received (strings). */
   normalizeTypes: boolean;
   /** Write sub_total, total, amount and fee as integers (a common mistake). */
   amountsAsIntegers: boolean;

@@ -11,7 +11,7 @@ export interface JsonEncodeOptions {
 }
 
 export const PHP_DEFAULT: JsonEncodeOptions = { escapeSlash: true, escapeUnicode: true };
-/** What the CLI sends as request bodies: `/` raw, non-ASCII escaped (cli.md section 1). */
+/** What the CLI sends as request bodies: `/` raw, non-ASCII escaped (docs/gateway.md, "Request signing"). */
 export const REQUEST_BODY: JsonEncodeOptions = { escapeSlash: false, escapeUnicode: true };
 
 /** A JSON integer kept as its decimal digits, so that values beyond 2^53 stay exact. */

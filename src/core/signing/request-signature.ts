@@ -16,12 +16,12 @@ export interface RequestSignature {
   signature: string;
 }
 
-/** Lower-case hex SHA-256 of the body bytes; `{}` for a request without a body (spec 5.1). */
+/** Lower-case hex SHA-256 of the body bytes; `{}` for a request without a body (docs/gateway.md, "Request signing"). */
 export function hashRequestBody(body?: string | Uint8Array): string {
   return sha256Hex(body === undefined || body.length === 0 ? '{}' : body);
 }
 
-/** Computes the request signature of spec 5.1: HMAC-SHA256(METHOD:VA:sha256(body):KEY, KEY). */
+/** Computes the request signature (docs/gateway.md, "Request signing"): HMAC-SHA256(METHOD:VA:sha256(body):KEY, KEY). */
 export function signRequest(input: RequestSignatureInput): RequestSignature {
   const method = input.method.toUpperCase();
   const bodyHash = hashRequestBody(input.body);
@@ -41,21 +41,4 @@ export function maskSecret(secret: string | undefined): string {
   if (secret.length >= 12) return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
   if (secret.length >= 8) return `…${secret.slice(-4)}`;
   return '•'.repeat(secret.length);
-}
-
-/** `YYYYMMDDHHmmss` in Asia/Jakarta time (UTC+7, no daylight saving). */
-export function jakartaTimestamp(date: Date): string {
-  return formatJakarta(date).replace(/[-: ]/g, '');
-}
-
-/** `YYYY-MM-DD HH:mm:ss` in Asia/Jakarta time. */
-export function formatJakarta(date: Date): string {
-  const d = new Date(date.getTime() + 7 * 3600_000);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
-}
-
-/** ISO 8601 with the `+07:00` offset, as the gateway's X-Timestamp header. */
-export function isoJakarta(date: Date): string {
-  return formatJakarta(date).replace(' ', 'T') + '+07:00';
 }

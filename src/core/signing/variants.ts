@@ -80,6 +80,18 @@ export interface DiagnosisBudget {
   /** Stop after this many HMAC attempts. Default 400. */
   maxAttempts?: number;
   /**
+   * Stop once this many characters have been canonicalised and hashed in all (the work grows with
+   * the body: 56 forms and 400 HMACs of a 16 KiB body are ≈7 MiB, tens of ms). Default 1 MiB, which
+   * a real callback (≈1 KiB of canonical JSON, ≈0.45 MiB of work) never reaches. Deterministic, unlike
+   * a time limit.
+   */
+  maxWork?: number;
+  /**
+   * Callbacks with more top-level fields than this are not diagnosed (each variation re-canonicalises
+   * every field: 1 000 forged fields cost ≈16 ms a request). Default 128; the gateway sends ≈30.
+   */
+  maxFields?: number;
+  /**
    * Stop after this many milliseconds. Default: no time limit, so that the result does not depend
    * on the machine's load; the length and attempt limits already bound the work (≈56 canonical
    * forms and 400 HMACs of at most 16 KiB).
@@ -87,7 +99,7 @@ export interface DiagnosisBudget {
   maxMs?: number;
 }
 
-export const DIAGNOSIS_BUDGET: Required<DiagnosisBudget> = { maxLength: 16_384, maxAttempts: 400, maxMs: Number.POSITIVE_INFINITY };
+export const DIAGNOSIS_BUDGET: Required<DiagnosisBudget> = { maxLength: 16_384, maxAttempts: 400, maxWork: 1 << 20, maxFields: 128, maxMs: Number.POSITIVE_INFINITY };
 
 export interface BoundedDiagnosis {
   diagnosis: Diagnosis | null;
@@ -109,16 +121,22 @@ export function diagnoseCallbackBounded(fields: CallbackFields, received: string
     for (let j = i + 1; j < variations.length; j++) sets.push([variations[i]!, variations[j]!]);
   }
   const seen = new Set<string>(); // at most 56 texts of at most maxLength characters
+  const fieldCount = Object.keys(fields).length;
+  if (fieldCount > b.maxFields) return { diagnosis: null, notDiagnosed: `not diagnosed: over ${b.maxFields} fields (${fieldCount})` };
   let attempts = 0;
+  let work = 0;
+  const overWork = (): BoundedDiagnosis => ({ diagnosis: null, notDiagnosed: `not diagnosed: over ${Math.round(b.maxWork / 1024)} KiB of work for a body this large` });
   for (const set of sets) {
     if (performance.now() - started > b.maxMs) return { diagnosis: null, notDiagnosed: `not diagnosed: the diagnosis took over ${b.maxMs} ms` };
     const canonical = canonicalizeCallback(fields, { ...GATEWAY_CANONICAL, ...mergeOptions(set) });
     if (canonical.length > b.maxLength) return { diagnosis: null, notDiagnosed: `not diagnosed: the signed JSON is over ${b.maxLength} characters` };
+    if ((work += canonical.length) > b.maxWork) return overWork();
     if (seen.has(canonical)) continue; // this variation changes nothing for these fields
     seen.add(canonical);
     for (const key of keys) {
       if (set.length === 0 && key.kind === 'va') continue;
       if (++attempts > b.maxAttempts) return { diagnosis: null, notDiagnosed: `not diagnosed: over ${b.maxAttempts} attempts` };
+      if ((work += canonical.length) > b.maxWork) return overWork();
       if (signaturesEqual(hmacHex(key.key, canonical), received)) {
         return { diagnosis: { variations: set, key, ...describe(set, key) } };
       }

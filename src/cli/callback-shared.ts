@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import { AuthError, UsageError } from '../../core/errors.js';
-import { parseSetting } from '../../core/config/profiles.js';
-import { dataDir } from '../../core/config/paths.js';
-import { EventStore, StoreBusyError } from '../../core/listener/event-store.js';
-import type { CandidateKey } from '../../core/signing/variants.js';
-import type { CommandEnv } from '../command-env.js';
+import { AuthError, UsageError } from '../core/errors.js';
+import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../core/payment-rules.js';
+import { parseSetting } from '../core/config/profiles.js';
+import { dataDir } from '../core/config/paths.js';
+import { EventStore, StoreBusyError } from '../core/listener/event-store.js';
+import type { CandidateKey } from '../core/signing/variants.js';
+import type { CommandEnv } from './command-env.js';
 
 /** The merchant VA (the callback secret) from --va or the resolved config. */
 export async function callbackVa(env: CommandEnv): Promise<string> {
@@ -52,4 +53,15 @@ export async function withStore<R>(fn: () => Promise<R>): Promise<R> {
     if (err instanceof StoreBusyError) throw new UsageError(err.message, { hint: 'a paycli listen or trigger holds it only while writing; a lock left by a crash is taken over after 10 s' });
     throw err;
   }
+}
+
+/** Checks --status, --method/--channel and --format of trigger and test-handler. */
+export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): { status: CallbackStatus; method: string; channel: string } {
+  const status = (o.status ?? 'berhasil') as CallbackStatus;
+  if (!(status in CALLBACK_STATUSES)) throw new UsageError(`invalid --status "${o.status}"`, { hint: 'berhasil, pending or expired' });
+  const method = o.method ?? 'va';
+  if (!METHOD_NAMES.includes(method)) throw new UsageError(`unknown --method "${method}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
+  const channel = o.channel ?? channelsOf(method)[method === 'va' ? 1 : 0]!;
+  if (!channelsOf(method).includes(channel)) throw new UsageError(`channel "${channel}" is not a channel of ${method}`, { hint: `channels of ${method}: ${channelsOf(method).join(', ')}` });
+  return { status, method, channel };
 }

@@ -1,0 +1,252 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkCallback, type CallbackCheck } from '../callback/check.js';
+import { parseCaptureObject } from '../callback/parse.js';
+import { actionRefusal, esc, layout, LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
+import { describeSendError, sendRaw } from '../http/raw-post.js';
+import type { CandidateKey } from '../signing/variants.js';
+import type { EventStore, StoredEvent } from './event-store.js';
+import { forwardableHeaders } from './forward.js';
+
+/** The path prefix of `paycli listen --ui`: callback traffic never uses it. */
+export const UI_PREFIX = '/_paycli/';
+/** Events kept for the pages (the newest). */
+export const UI_KEEP = 500;
+
+/** What the listener needs from a UI: its requests, and every event it stored. */
+export interface ListenerUi {
+  prefix: string;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  added(event: StoredEvent): void;
+  close(): void;
+}
+
+export interface ListenerUiOptions {
+  store: EventStore | null;
+  va: string;
+  otherKeys?: CandidateKey[];
+  /** The path callbacks arrive on (the default replay target is this listener itself). */
+  callbackPath: string;
+  /** Prefilled replay target (the first --forward-to). */
+  replayTo?: string;
+  replayTimeoutMs?: number;
+}
+
+const VERDICTS = ['valid', 'valid-variant', 'invalid', 'malformed'];
+
+function fieldsOf(e: StoredEvent): Record<string, unknown> {
+  try {
+    return parseCaptureObject({ headers: e.headers, body: e.body }).fields;
+  } catch {
+    return {};
+  }
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
+}
+
+function badge(cls: string, label = cls): string {
+  return `<span class="badge ${esc(cls)}">${esc(label)}</span>`;
+}
+
+function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new Error(`request body over ${limit} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      try {
+        const v = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as unknown;
+        resolve(v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+      } catch {
+        reject(new Error('the body is not JSON'));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+/**
+ * `paycli listen --ui`: the listener's events as pages under `/_paycli/` (the list, live, and each
+ * event with its verdict, diagnosis and canonical JSON, and a replay button), served only on
+ * loopback addresses. Seeded with the newest events of the store.
+ */
+export async function createListenerUi(o: ListenerUiOptions): Promise<ListenerUi> {
+  const hub = new LiveHub();
+  let events: StoredEvent[] = [];
+  if (o.store) {
+    await o.store.scan((e) => {
+      events.push(e);
+      if (events.length > 2 * UI_KEEP) events = events.slice(-UI_KEEP);
+    });
+    events = events.slice(-UI_KEEP);
+  }
+  const events_ = `${UI_PREFIX}live`;
+
+  function recheck(e: StoredEvent): { check: CallbackCheck | null; error?: string } {
+    try {
+      const parsed = parseCaptureObject({ headers: e.headers, body: e.body });
+      return { check: checkCallback(parsed.fields, parsed.headerSignature ?? '', o.va, { diagnose: true, otherKeys: o.otherKeys ?? [] }) };
+    } catch (err) {
+      return { check: null, error: (err as Error).message };
+    }
+  }
+
+  function list(query: URLSearchParams): string {
+    const verdict = query.get('verdict') ?? '';
+    const shown = events.filter((e) => !verdict || e.verdict === verdict).reverse();
+    const option = (v: string, label: string) => `<option value="${esc(v)}"${v === verdict ? ' selected' : ''}>${esc(label)}</option>`;
+    const head = `<h1>Callbacks received</h1>
+<form class="filters" method="get" action="${UI_PREFIX}"><label>Verdict<select name="verdict" id="filter-verdict" onchange="this.form.submit()">${option('', 'any')}${VERDICTS.map((v) => option(v, v)).join('')}</select></label><noscript><button type="submit">Filter</button></noscript></form>`;
+    const rows = shown
+      .map((e) => {
+        const f = fieldsOf(e);
+        const amount = text(f.amount);
+        return `<tr id="${esc(e.id)}" data-verdict="${esc(e.verdict)}">
+<td data-label="Received (UTC)" class="mono">${esc(e.receivedAt.replace('T', ' ').slice(0, 19))}</td>
+<td data-label="Event"><a href="${UI_PREFIX}events/${encodeURIComponent(e.id)}" class="mono">${esc(e.id)}</a></td>
+<td data-label="Trx">${esc(e.trx_id ?? '–')}</td>
+<td data-label="Status">${esc(e.status ?? '–')}</td>
+<td data-label="Amount" class="num">${/^\d+$/.test(amount) ? esc(rupiah(Number(amount))) : esc(amount || '–')}</td>
+<td data-label="Verdict">${badge(e.verdict)}${e.duplicate ? ' <span class="badge">duplicate</span>' : ''}${e.source === 'trigger' ? ' <span class="badge">trigger</span>' : ''}</td>
+<td data-label="Answered" class="num">${esc(e.answer)}</td>
+</tr>`;
+      })
+      .join('\n');
+    const body =
+      events.length === 0
+        ? `<div class="empty" id="empty">No callback yet. Point a notifyUrl at this listener (or run <code>paycli trigger</code>); it appears here at once.</div>`
+        : shown.length === 0
+          ? `<div class="empty" id="empty">No event with this verdict (${events.length} in all).</div>`
+          : `<p class="muted" id="count">${shown.length} of the newest ${events.length} events${o.store ? ` in ${esc(o.store.path)}` : ' (no store: this run only)'}</p>
+<table id="events"><thead><tr><th>Received (UTC)</th><th>Event</th><th>Trx</th><th>Status</th><th>Amount</th><th>Verdict</th><th>Answered</th></tr></thead><tbody>
+${rows}
+</tbody></table>`;
+    return layout({ title: 'paycli listen · callbacks', brand: 'paycli listen', home: UI_PREFIX, events: events_, head, live: body });
+  }
+
+  function page(e: StoredEvent, host: string): string {
+    const { check, error } = recheck(e);
+    const headers = Object.entries(e.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n');
+    const diagnosis = check?.diagnosis ? `<p id="diagnosis">${esc(check.diagnosis.message)}</p>` : '';
+    const target = o.replayTo ?? `http://${host}${o.callbackPath === '*' ? '/' : o.callbackPath}`;
+    const live = `<h1>${badge(e.verdict)} <span class="mono">${esc(e.id)}</span></h1>
+<p class="muted">${esc(e.method)} ${esc(e.path)} · received ${esc(e.receivedAt)} · answered ${esc(e.answer)}${e.duplicate ? ' · duplicate of an earlier callback' : ''}${e.source === 'trigger' ? ' · sent by paycli trigger' : ''}</p>
+<div class="card"><dl class="fields">
+<dt>Verdict</dt><dd id="verdict">${esc(e.verdict)}${e.variant ? ` (${esc(e.variant)})` : ''}</dd>
+<dt>Reason</dt><dd id="reason">${esc(e.reason ?? (e.verdict === 'valid' ? 'the signature matches the canonical JSON signed with the VA' : '–'))}</dd>
+<dt>Trx / status</dt><dd>${esc(e.trx_id ?? '–')} / ${esc(e.status ?? '–')}</dd>
+${check ? `<dt>X-Signature</dt><dd class="mono">${esc(check.received || '(none)')}</dd><dt>Expected</dt><dd class="mono">${esc(check.expected)}</dd>` : ''}
+</dl>${diagnosis}${check?.notDiagnosed ? `<p class="muted">${esc(check.notDiagnosed)}</p>` : ''}</div>
+<h2>Canonical JSON</h2>
+${check ? `<pre id="canonical">${esc(check.canonical)}</pre><p class="muted">The signature is HMAC-SHA256 of this JSON with the merchant VA.</p>` : `<p class="muted" id="canonical">Not computable: ${esc(error ?? 'the body is not a callback')}</p>`}
+<h2>Request</h2>
+<pre id="request">${esc(headers)}\n\n${esc(e.body)}</pre>`;
+    const head = `<p><a href="${UI_PREFIX}">← all callbacks</a></p>
+<div class="card"><form class="filters" onsubmit="return false"><label>Replay the exact bytes and headers to<input type="url" id="replay-to" size="40" value="${esc(target)}"></label>
+<button type="button" class="primary" id="replay" data-post="${UI_PREFIX}events/${encodeURIComponent(e.id)}/replay" data-input="replay-to">Replay</button></form>
+<noscript><p class="muted">Replay needs JavaScript; or run <code>paycli events replay ${esc(e.id)} --to URL</code>.</p></noscript></div>`;
+    return layout({ title: `${e.id} · paycli listen`, brand: 'paycli listen', home: UI_PREFIX, events: events_, head, live });
+  }
+
+  async function find(id: string): Promise<StoredEvent | undefined> {
+    return events.find((e) => e.id === id) ?? (await o.store?.find(id));
+  }
+
+  async function replay(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const refused = actionRefusal(req);
+    if (refused) return json(res, 403, { ok: false, error: refused });
+    let to: string;
+    try {
+      to = String((await readJson(req, 64 * 1024)).to ?? '');
+    } catch (err) {
+      return json(res, 400, { ok: false, error: (err as Error).message });
+    }
+    let url: URL;
+    try {
+      url = new URL(to);
+    } catch {
+      return json(res, 400, { ok: false, error: `"${to}" is not a URL` });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return json(res, 400, { ok: false, error: `"${to}" is not an http(s) URL` });
+    const e = await find(id);
+    if (!e) return json(res, 404, { ok: false, error: `no event "${id}"` });
+    try {
+      const r = await sendRaw(url.href, { headers: forwardableHeaders(e.headers), body: e.body, timeoutMs: o.replayTimeoutMs ?? 10_000 });
+      const answer = r.body.slice(0, 1024);
+      json(res, r.status === 200 ? 200 : 502, { ok: r.status === 200, id: e.id, to: url.href, answer: r.status, ms: r.ms, body: answer, message: `replayed ${e.id} → ${url.href}: HTTP ${r.status} in ${r.ms} ms ${answer.trim().slice(0, 120)}` });
+    } catch (err) {
+      json(res, 502, { ok: false, id: e.id, to: url.href, error: `replay to ${url.href} failed: ${describeSendError(err)}` });
+    }
+  }
+
+  return {
+    prefix: UI_PREFIX,
+    handle(req, res) {
+      const url = new URL(req.url ?? '/', 'http://listener');
+      const path = url.pathname;
+      const method = (req.method ?? 'GET').toUpperCase();
+      const refused = pageRefusal(req);
+      if (refused) return sendText(res, 403, `${refused}\n`);
+      const m = /^\/_paycli\/events\/([^/]+)(\/replay)?$/.exec(path);
+      if (m?.[2]) {
+        if (method !== 'POST') {
+          res.writeHead(405, { allow: 'POST' }).end();
+          return;
+        }
+        let id: string;
+        try {
+          id = decodeURIComponent(m[1]!);
+        } catch {
+          return json(res, 400, { ok: false, error: 'malformed event id' });
+        }
+        void replay(req, res, id).catch((err: unknown) => json(res, 500, { ok: false, error: (err as Error).message }));
+        return;
+      }
+      if (method !== 'GET' && method !== 'HEAD') {
+        res.writeHead(405, { allow: 'GET' }).end();
+        return;
+      }
+      if (path === UI_PREFIX || path === UI_PREFIX.slice(0, -1)) return sendHtml(res, 200, list(url.searchParams));
+      if (path === events_) return hub.attach(req, res);
+      if (m) {
+        let id = m[1]!;
+        try {
+          id = decodeURIComponent(id);
+        } catch {
+          /* not found below */
+        }
+        void find(id).then(
+          (e) => (e ? sendHtml(res, 200, page(e, req.headers.host ?? '127.0.0.1')) : sendText(res, 404, `no event "${id}"\n`)),
+          (err: unknown) => sendText(res, 500, `${(err as Error).message}\n`),
+        );
+        return;
+      }
+      sendText(res, 404, 'no such page\n');
+    },
+    added(event) {
+      events.push(event);
+      if (events.length > 2 * UI_KEEP) events = events.slice(-UI_KEEP);
+      hub.changed();
+    },
+    close() {
+      hub.close();
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { actionRefusal } from '../dashboard/html.js';
+import type { SandboxAccount } from './accounts.js';
+import { authenticate } from './authenticate.js';
+import { handleDashboard, type DashboardContext } from './dashboard.js';
+import { notEmulated, type MerchantApi } from './merchant-api.js';
+import { renderPaymentPage } from './page.js';
+import { buildTransaction } from './payments.js';
+import { lookupRegions, type RegionIndex } from './regions.js';
+import type { SandboxState } from './state.js';
+import type { Transitions } from './transitions.js';
+import { readPaymentRequest } from './validate.js';
+import { envelope, paymentData, sendJson, transactionView } from './views.js';
+
+export interface RouteDeps {
+  state: SandboxState;
+  regions: RegionIndex;
+  accounts: SandboxAccount[];
+  transitions: Transitions;
+  merchant: MerchantApi;
+  now(): Date;
+  /** The dashboard's pages, or null when it is off. */
+  dashboard: DashboardContext | null;
+}
+
+/**
+ * The emulator's routes, for a request whose body is read: region lookups and direct payments (the
+ * gateway's API, authenticated as the gateway does), QRIS codes, the buyer's payment page, the
+ * dashboard, the admin API under /_sandbox/, and the rest of the API (merchant-api.ts).
+ */
+export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void> {
+  const { state, regions, accounts, transitions, merchant, now, dashboard } = d;
+  const byVa = new Map(accounts.map((a) => [a.va, a]));
+
+  /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
+  function authenticated(req: IncomingMessage, body: Buffer, res: ServerResponse): SandboxAccount | undefined {
+    const result = authenticate(req, body, byVa);
+    if (typeof result !== 'string') return result;
+    envelope(res, 401, result, null);
+    return undefined;
+  }
+
+  function parseJson(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
+    try {
+      const v = JSON.parse(body.toString('utf8') || 'null') as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      /* answered below */
+    }
+    envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
+    return undefined;
+  }
+
+  /** Routes a request whose body is read: every route authenticates itself where the gateway does. */
+  async function route(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const path = url.pathname;
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (dashboard && handleDashboard(dashboard, req, res, url, method)) return;
+    const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
+    if (area) return regionsRoute(req, res, body, area[1]!, area[2]);
+    if (path === '/api/v2/payment/direct') return directPayment(req, res, body, method);
+    const qr = /^\/qr\/(?:(template)\/)?(\d+)$/.exec(path);
+    if (qr) return qrRoute(res, Number(qr[2]), qr[1] !== undefined);
+    const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
+    if (page) return paymentPage(res, method, Number(page[1]), page[2] as 'pay' | 'expire' | undefined);
+    if (path.startsWith('/_sandbox/')) return admin(req, path, method, res);
+    if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
+      // The gateway's middleware authenticates these prefixes before routing.
+      const account = authenticated(req, body, res);
+      if (!account || (await merchant.api(req, res, body, path, method, account))) return;
+    } else if (await merchant.page(req, res, body, path, method)) return;
+    envelope(res, 404, notEmulated(method, path), null);
+  }
+
+  /** Region lookups (province → city → district → village), from the bundled data. */
+  function regionsRoute(req: IncomingMessage, res: ServerResponse, body: Buffer, level: string, code: string | undefined): void {
+    if (!authenticated(req, body, res)) return;
+    if (level !== 'province' && code === undefined) {
+      envelope(res, 404, 'route not found', null);
+      return;
+    }
+    let decoded: string | undefined;
+    try {
+      decoded = code === undefined ? undefined : decodeURIComponent(code);
+    } catch {
+      decoded = ''; // not a code the gateway knows: an empty result, like any unknown code
+    }
+    envelope(res, 200, 'Success', lookupRegions(regions, level, decoded));
+  }
+
+  /** A direct payment: authenticate → validate → create → journal → answer (the callback comes on its transition). */
+  async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, method: string): Promise<void> {
+    const account = authenticated(req, body, res);
+    if (!account) return;
+    if (method !== 'POST') {
+      envelope(res, 405, 'method not allowed', null);
+      return;
+    }
+    const json = parseJson(body, res);
+    if (!json) return;
+    const read = readPaymentRequest(json);
+    if (!read.ok) {
+      envelope(res, 400, 'error - invalid request', null, { Error: read.errors });
+      return;
+    }
+    // The id is reserved durably first; the answer goes out only once the payment is journalled.
+    const t = buildTransaction(read.request, account, await state.reserveId(), now().getTime());
+    await state.addTransaction(t);
+    envelope(res, 200, 'Success', paymentData(t, `http://${req.headers.host ?? 'sandbox'}`));
+  }
+
+  /** A QRIS payment's code: the PNG, or the printable template page. */
+  async function qrRoute(res: ServerResponse, id: number, template: boolean): Promise<void> {
+    const t = state.txns.get(id);
+    if (!t?.qrString) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such QRIS payment\n');
+      return;
+    }
+    const { qrPng, qrTemplate } = await import('./page.js');
+    if (template) {
+      const html = qrTemplate(t, byVa.get(t.merchantVa)?.name ?? t.merchantVa);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+    } else {
+      const png = await qrPng(t.qrString);
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
+    }
+  }
+
+  /** The buyer's payment page, and its pay / expire buttons (a transition, then back to the page). */
+  async function paymentPage(res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | undefined): Promise<void> {
+    const t = state.txns.get(id);
+    if (!t) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment\n');
+      return;
+    }
+    if (action) {
+      if (method !== 'POST') {
+        res.writeHead(405, { allow: 'POST' }).end();
+        return;
+      }
+      const r = await transitions.transition(t, action === 'pay' ? 'berhasil' : 'expired', 'buyer');
+      if (!r.ok) {
+        res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8' }).end(r.message + '\n');
+        return;
+      }
+      res.writeHead(303, { location: `/pay/${t.id}` }).end();
+      return;
+    }
+    await transitions.expireDue();
+    const html = await renderPaymentPage(t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+  }
+
+  /** The admin API under /_sandbox/: health, transactions, and pay / expire / resend (POST, same-site only). */
+  async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse): Promise<void> {
+    if (path === '/_sandbox/health') {
+      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), regions: regions.counts });
+      return;
+    }
+    if (path === '/_sandbox/transactions' && method === 'GET') {
+      sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
+      return;
+    }
+    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend))?$/.exec(path);
+    if (m) {
+      let id: string;
+      try {
+        id = decodeURIComponent(m[1]!);
+      } catch {
+        sendJson(res, 400, { ok: false, error: 'malformed percent-encoding in the transaction id' });
+        return;
+      }
+      if (!m[2]) {
+        const t = state.find(id);
+        if (!t) sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
+        else sendJson(res, 200, { ok: true, transaction: transactionView(t, state) });
+        return;
+      }
+      if (method !== 'POST') {
+        res.setHeader('allow', 'POST');
+        sendJson(res, 405, { ok: false, error: 'use POST' });
+        return;
+      }
+      // A page of another site must not be able to make a browser pay or expire payments here.
+      const refused = actionRefusal(req);
+      if (refused) {
+        sendJson(res, 403, { ok: false, error: refused });
+        return;
+      }
+      if (m[2] === 'resend') {
+        const r = await transitions.resend(id);
+        if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
+        else sendJson(res, 200, { ok: true, delivery: r.deliveryId, queued: r.queued, message: `callback ${r.deliveryId} of trx ${r.txn.id} (${r.txn.status}) ${r.queued ? 'queued' : 'sent'} now`, transaction: transactionView(r.txn, state) });
+        return;
+      }
+      const r = await transitions.act(id, m[2] === 'pay' ? 'berhasil' : 'expired', 'admin');
+      if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
+      else sendJson(res, 200, { ok: true, changed: r.changed, message: `${r.changed ? '' : 'already '}${m[2] === 'pay' ? 'paid' : 'expired'}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`, transaction: transactionView(r.txn, state) });
+      return;
+    }
+    sendJson(res, 404, { ok: false, error: 'unknown admin route' });
+  }
+
+  return route;
+}

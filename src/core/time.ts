@@ -1,0 +1,25 @@
+// Time as the gateway writes it: Asia/Jakarta (WIB, UTC+7, no daylight saving).
+
+/** `YYYYMMDDHHmmss` in Asia/Jakarta time (UTC+7, no daylight saving). */
+export function jakartaTimestamp(date: Date): string {
+  return formatJakarta(date).replace(/[-: ]/g, '');
+}
+
+/** `YYYY-MM-DD HH:mm:ss` in Asia/Jakarta time. */
+export function formatJakarta(date: Date): string {
+  const d = new Date(date.getTime() + 7 * 3600_000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+}
+
+/** ISO 8601 with the `+07:00` offset, as the gateway's X-Timestamp header. */
+export function isoJakarta(date: Date): string {
+  return formatJakarta(date).replace(' ', 'T') + '+07:00';
+}
+
+/** Parses the gateway's `YYYY-MM-DD HH:mm:ss` (WIB, UTC+7). */
+export function parseWib(text: unknown): Date | undefined {
+  const m = typeof text === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text.trim()) : null;
+  if (!m) return undefined;
+  return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]! - 7, +m[5]!, +m[6]!));
+}
