@@ -5,8 +5,8 @@ import type { CommandEnv } from './command-env.js';
 /**
  * What every command module uses to write its definition: the typed view of a commander command,
  * the flags several commands share, the Examples section, and `bind`, which attaches a handler.
- * A command module exports `commands`, one `Define` per top-level command it holds (see
- * commands/index.ts); its handlers sit in the same file.
+ * A command module holds one top-level command: it exports `commands = { '<name>': define }` (see
+ * commands/index.ts), and its handlers sit in the same file.
  */
 
 /**

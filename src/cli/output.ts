@@ -1,6 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { isPaycliError, PaycliError } from '../core/errors.js';
 import { formatRupiah } from '../core/money.js';
+import { escapeControl } from '../core/terminal-text.js';
 import { formatJakarta } from '../core/time.js';
 import type { CliContext } from './context.js';
 import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
@@ -27,6 +28,27 @@ export function colorLevel(ctx: CliContext, flags: GlobalFlags, isTTY: boolean):
 export type Colors = Record<'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan', (s: string) => string>;
 const STYLES = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'] as const;
 const PLAIN: Colors = Object.fromEntries(STYLES.map((k) => [k, (s: string) => s])) as Colors;
+
+/**
+ * The only escape sequences human output lets through: the SGR codes of the styles above, exactly
+ * as chalk writes them (bold/dim on 1/2 off 22; red, green, yellow, cyan on 31/32/33/36 off 39).
+ */
+const OWN_SGR = /(\u001b\[(?:1|2|22|31|32|33|36|39)m)/;
+
+/**
+ * Text as it may reach a terminal: every control character made visible (escapeControl; line
+ * feeds and tabs kept), except paycli's own style codes when `keepStyles` (the stream is colored).
+ * Text from outside (gateway answers, region names, handler bodies, stored events) therefore cannot
+ * drive the terminal whichever command prints it. A style code text from outside carries itself
+ * is only let through on a colored stream, and only if it is one of the six above.
+ */
+export function terminalSafe(text: string, keepStyles = false): string {
+  if (!keepStyles) return escapeControl(text, { multiline: true });
+  return text
+    .split(OWN_SGR)
+    .map((part, i) => (i % 2 === 1 ? part : escapeControl(part, { multiline: true })))
+    .join('');
+}
 
 async function colors(level: 0 | 1 | 2 | 3): Promise<Colors> {
   if (level === 0) return PLAIN; // chalk is loaded only when something will be colored
@@ -55,9 +77,27 @@ export class Output {
     return new Output(ctx, flags, await colors(colorLevel(ctx, flags, ctx.stdoutIsTTY)), await colors(colorLevel(ctx, flags, ctx.stderrIsTTY)));
   }
 
-  /** A result line (or block) on stdout. */
+  /** Whether stdout / stderr are colored this run (then paycli's own style codes pass terminalSafe). */
+  private get outStyled(): boolean {
+    return this.c !== PLAIN;
+  }
+  private get errStyled(): boolean {
+    return this.e !== PLAIN;
+  }
+
+  /** A result line (or block) on stdout, with control characters from outside made visible. */
   out(text: string): void {
-    this.ctx.stdout.write(text.endsWith('\n') ? text : text + '\n');
+    const safe = terminalSafe(text, this.outStyled);
+    this.ctx.stdout.write(safe.endsWith('\n') ? safe : safe + '\n');
+  }
+
+  /**
+   * Machine-readable text that is not JSON (CSV rows) on stdout: written as it is to a pipe or a
+   * file, where a control character is data; made visible like `out` on a terminal.
+   */
+  records(text: string): void {
+    if (this.ctx.stdoutIsTTY) this.out(text);
+    else this.ctx.stdout.write(text.endsWith('\n') ? text : text + '\n');
   }
 
   /** One JSON document (or NDJSON line) on stdout. */
@@ -67,12 +107,12 @@ export class Output {
 
   /** Progress and notes on stderr; silent with --json. */
   info(text: string): void {
-    if (!this.json) this.ctx.stderr.write(text + '\n');
+    if (!this.json) this.ctx.stderr.write(terminalSafe(text, this.errStyled) + '\n');
   }
 
   warn(text: string): void {
     if (this.json) this.ctx.stderr.write(JSON.stringify({ warning: text }) + '\n');
-    else this.ctx.stderr.write(this.e.yellow('warning: ') + text + '\n');
+    else this.ctx.stderr.write(this.e.yellow('warning: ') + terminalSafe(text, this.errStyled) + '\n');
   }
 
   /** Writes an error per the contract and returns its exit code. */
@@ -90,8 +130,9 @@ export class Output {
       if (pe?.details !== undefined) error.details = pe.details;
       this.ctx.stderr.write(JSON.stringify({ error }) + '\n');
     } else {
-      this.ctx.stderr.write(this.e.red('error: ') + message + '\n');
-      if (hint) this.ctx.stderr.write(this.e.dim('hint: ') + hint + '\n');
+      // An error is one line: its message and hint are escaped whole (line breaks too).
+      this.ctx.stderr.write(this.e.red('error: ') + escapeControl(message) + '\n');
+      if (hint) this.ctx.stderr.write(this.e.dim('hint: ') + escapeControl(hint) + '\n');
     }
     if (this.debug && err instanceof Error && err.stack) this.ctx.stderr.write(err.stack + '\n' + (err.cause instanceof Error ? `cause: ${err.cause.stack}\n` : ''));
     return code;
@@ -176,6 +217,8 @@ export function fitLine(prefix: string, text: string): string {
 
 /** fitLine for a given width (stderr's, for banners); undefined means no limit. */
 export function fitLineTo(width: number | undefined, prefix: string, text: string): string {
+  // Escaped before it is measured, so that a control character's visible escape is wrapped too.
+  text = terminalSafe(text, true);
   const room = width === undefined ? undefined : width - visibleLength(prefix);
   if (room === undefined || room < 20) return prefix + text;
   const pad = ' '.repeat(visibleLength(prefix));
@@ -198,6 +241,9 @@ const NUMERIC_CELL = /^(Rp )?[\d.,:+\-/]*\d[\d.,:+\-/]*( ?(ms|s|%|WIB|UTC))?$|^(
  * and times are never cut.
  */
 export function table(rows: string[][], header?: string[], style?: (s: string) => string, opts: { width?: number; plain?: boolean } = {}): string {
+  // Cells are escaped before they are measured: a control character is never printed, and its
+  // visible escape takes the columns it is shown in.
+  rows = rows.map((row) => row.map(safeCell));
   if (opts.plain ?? (tablePlain && opts.width === undefined)) return plainTable(rows);
   const all = header ? [header, ...rows] : rows;
   if (all.length === 0) return '';
@@ -237,6 +283,14 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
     for (const more of lastLines.slice(1)) lines.push(' '.repeat(indent) + more);
   });
   return lines.join('\n');
+}
+
+/**
+ * A table cell with every control character made visible except paycli's own style codes; tabs and
+ * line breaks become spaces, so that a row stays one line.
+ */
+function safeCell(cell: string): string {
+  return terminalSafe(cell.replace(/[\t\r\n]+/g, ' '), true);
 }
 
 /**

@@ -173,11 +173,14 @@ export class Session {
     }
     if (!this.opts.dryRun) return false;
     const headers = { ...req.headers, va: maskSecret(req.headers.va) };
+    // The VA is masked wherever it appears, the body included (balance sends it as `account`);
+    // the hash and signature are still those of the real body.
+    const body = req.body === undefined ? undefined : maskVa(req.body, req.headers.va);
     if (this.out.json) {
-      this.out.data({ method: req.method, url: req.url, headers, body: req.body ?? null, bodyHash: req.signature.bodyHash, stringToSign: maskedStringToSign(req) });
+      this.out.data({ method: req.method, url: req.url, headers, body: body ?? null, bodyHash: req.signature.bodyHash, stringToSign: maskedStringToSign(req) });
     } else {
       const lines = [`${req.method} ${req.url}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ''];
-      if (req.body) lines.push(req.body);
+      if (body) lines.push(body);
       lines.push('', `# body sha256:   ${req.signature.bodyHash}`, `# string to sign: ${maskedStringToSign(req)}`, '# dry run: nothing was sent');
       this.out.out(lines.join('\n'));
     }
@@ -203,4 +206,9 @@ export class Session {
     const ok = await confirm({ message: `PRODUCTION: ${summary}. Send it?`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });
     if (!ok) throw new UsageError('cancelled: nothing was sent');
   }
+}
+
+/** `text` with every occurrence of the VA replaced by its masked form (maskSecret). */
+export function maskVa(text: string, va: string | undefined): string {
+  return va && va.length >= 4 ? text.split(va).join(maskSecret(va)) : text;
 }

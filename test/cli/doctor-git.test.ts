@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gitEnv } from '../../src/cli/commands/doctor.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 
 // Issue 13 item 17: doctor looks for the API key in git-tracked files without putting it on a
@@ -35,7 +36,7 @@ describe('doctor: API key in git', () => {
     const r = await runCli(['doctor', '--json', '--offline'], { home: h.home, env: { PATH: `${bin}:${process.env.PATH}`, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY } });
     expect(gitCheck(r.stdout)).toEqual({ check: 'API key in git', status: 'ok', detail: 'not in any tracked file' });
     const argv = readFileSync(argvFile, 'utf8');
-    expect(argv.split('\n').slice(0, 5)).toEqual(['grep', '-l', '-F', '-f', '-']);
+    expect(argv.split('\n').slice(0, 13)).toEqual(['--no-pager', '-c', 'core.fsmonitor=false', '-c', 'core.pager=cat', '-c', 'diff.external=', 'grep', '--no-textconv', '-l', '-F', '-f', '-']);
     expect(argv).not.toContain(KEY);
     expect(argv).not.toContain('DOCTOR');
     expect(readFileSync(stdinFile, 'utf8')).toBe(KEY + '\n');
@@ -60,4 +61,31 @@ describe('doctor: API key in git', () => {
     const outside = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: h.home, env });
     expect(gitCheck(outside.stdout)).toMatchObject({ status: 'skip', detail: 'not a git repository' });
   });
+
+  it.skipIf(!haveGit)('runs no program the repository configures (core.fsmonitor), and git sees neither the key nor PAYCLI_*', async () => {
+    // Issue 13 items 13/17: git runs core.fsmonitor on an index refresh, with its own environment.
+    const repo = join(h.home, 'shop');
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(repo, 'clean.txt'), 'nothing here\n');
+    git('add', '.');
+    const leak = join(h.home, 'fsmonitor-env.txt');
+    const hook = join(h.home, 'fsmonitor.sh');
+    writeFileSync(hook, `#!/bin/sh\nenv > '${leak}'\nexit 1\n`);
+    chmodSync(hook, 0o755);
+    git('config', 'core.fsmonitor', hook);
+    // The hook does run for a plain git grep here: the test can fail.
+    execFileSync('git', ['grep', '-l', 'nothing'], { cwd: repo, stdio: 'ignore' });
+    expect(existsSync(leak)).toBe(true);
+    rmSync(leak);
+    const env = { PATH: process.env.PATH ?? '', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY, SHOP_SECRET: `x${KEY}x` };
+    const r = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: repo, env });
+    expect(gitCheck(r.stdout)).toMatchObject({ status: 'ok' });
+    expect(existsSync(leak)).toBe(false);
+    // And the environment git gets: no PAYCLI_*, nothing holding the key.
+    const seen = gitEnv({ ...env, HOME: '/h', GIT_PAGER: 'less', GIT_EXTERNAL_DIFF: '/x' }, KEY);
+    expect(seen).toEqual({ PATH: env.PATH, HOME: '/h' });
+  });
 });
+

@@ -30,8 +30,9 @@ describe('envelope checks', () => {
 
   it('checks Data per endpoint', () => {
     expect(checkRegionsData([{ code: '51', name: 'BALI' }])).toBeUndefined();
-    expect(checkRegionsData(null)).toBeUndefined();
-    expect(checkRegionsData({ code: '51' })).toBe('is not a list of regions');
+    expect(checkRegionsData([])).toBeUndefined();
+    expect(checkRegionsData(null)).toBe('is null, not a list of regions');
+    expect(checkRegionsData({ code: '51' })).toBe('is an object, not a list of regions');
     expect(checkRegionsData([{ code: '51' }])).toMatch(/item 1/);
     expect(checkPaymentData({ TransactionId: 100001 })).toBeUndefined();
     expect(checkPaymentData(null)).toBe('is null, not the payment');

@@ -30,4 +30,10 @@ describe('command modules (a definition next to its handler)', () => {
     expect(byModule.size).toBeGreaterThan(10);
     for (const { names, defined } of byModule.values()) expect(defined, names.join(', ')).toEqual(names.sort());
   });
+
+  it('every top-level command has a module of its own (one command per module)', async () => {
+    const modules = await Promise.all(REGISTRY.map((entry) => entry.load()));
+    expect(new Set(modules).size).toBe(REGISTRY.length);
+    expect(modules.map((m) => Object.keys(m.commands))).toEqual(REGISTRY.map((entry) => [entry.name]));
+  });
 });

@@ -4,6 +4,7 @@ import { AreaCache } from '../../core/api/area-cache.js';
 import { areaPath, regionsFromData, type AreaLevel, type Region, PARENT_OF } from '../../core/api/areas.js';
 import { cacheDir } from '../../core/config/paths.js';
 import { checkRegionsData } from '../../core/http/envelope.js';
+import { escapeControl } from '../../core/terminal-text.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
@@ -81,7 +82,7 @@ export const areasPick: Handler = async (env) => {
         message: `${level[0]!.toUpperCase()}${level.slice(1)} (type to filter)`,
         source: (term) => {
           const t = (term ?? '').toUpperCase();
-          return regions.filter((r) => !t || r.name.includes(t) || r.code.startsWith(t)).map((r) => ({ name: `${r.name} (${r.code})`, value: r.code }));
+          return regions.filter((r) => !t || r.name.includes(t) || r.code.startsWith(t)).map((r) => ({ name: escapeControl(`${r.name} (${r.code})`), value: r.code }));
         },
       },
       io,

@@ -215,25 +215,6 @@ export const configPath: Handler = async (env) => {
   return 0;
 };
 
-export const whoami: Handler = async (env) => {
-  const cfg = await env.session.config();
-  const info = {
-    profile: cfg.profile,
-    env: cfg.env,
-    baseUrl: cfg.baseUrl,
-    va: cfg.va ? { value: maskSecret(cfg.va.value), origin: cfg.va.origin } : null,
-    apiKey: cfg.apiKey ? { value: maskSecret(cfg.apiKey.value), origin: cfg.apiKey.origin } : null,
-  };
-  if (env.out.json) {
-    env.out.data(info);
-    return 0;
-  }
-  const row = (label: string, s: { value: unknown; origin: string } | null) => [label, s ? String(s.value) : '(not set)', s ? env.out.c.dim(s.origin) : ''];
-  env.out.out(table([row('profile', info.profile), row('environment', info.env), row('base URL', info.baseUrl), row('VA', info.va), row('API key', info.apiKey)]));
-  if (!cfg.va || !cfg.apiKey) env.out.info(`hint: no credentials for ${cfg.env.value}; run \`paycli config init\` or set PAYCLI_VA and PAYCLI_API_KEY`);
-  return 0;
-};
-
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineConfig: Define = (program, bind) => {
@@ -255,7 +236,4 @@ const defineConfig: Define = (program, bind) => {
   bind(examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json']), configPath);
 };
 
-const defineWhoami: Define = (program, bind) =>
-  bind(examples(typed(program).command('whoami').description('show profile, environment, base URL and masked credentials, and where each came from'), ['paycli whoami', 'paycli --env local whoami --json']), whoami);
-
-export const commands = { config: defineConfig, whoami: defineWhoami };
+export const commands = { config: defineConfig };

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../child-env.js';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { modeOf } from '../../core/config/secure-file.js';
@@ -49,6 +50,18 @@ async function fileChecks(env: CommandEnv): Promise<Check[]> {
 }
 
 /**
+ * What git runs with in a repository that is not paycli's: the repository's config must not run a
+ * program (core.fsmonitor is a command git runs on index refresh; a pager, a textconv filter), and
+ * nothing git or such a program starts sees the key: no PAYCLI_* variable, no variable holding it.
+ */
+export const GIT_SAFE_ARGS = ['--no-pager', '-c', 'core.fsmonitor=false', '-c', 'core.pager=cat', '-c', 'diff.external=', 'grep', '--no-textconv'];
+
+/** The environment for git: the run's, without PAYCLI_* variables, pager/diff programs or any value holding the key. */
+export function gitEnv(env: NodeJS.ProcessEnv, secret: string): NodeJS.ProcessEnv {
+  return childEnv(env, [secret], /^(GIT_EXTERNAL_DIFF|GIT_PAGER|PAGER)$/);
+}
+
+/**
  * Runs `git grep` for a fixed string given on its standard input (`-f -`), never on its command
  * line: a process's argv is readable by every local user (ps, /proc/PID/cmdline).
  */
@@ -56,7 +69,7 @@ function gitGrep(cwd: string, secret: string, env: NodeJS.ProcessEnv): Promise<{
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn('git', ['grep', '-l', '-F', '-f', '-'], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'], timeout: 10_000 });
+      child = spawn('git', [...GIT_SAFE_ARGS, '-l', '-F', '-f', '-'], { cwd, env: gitEnv(env, secret), stdio: ['pipe', 'pipe', 'ignore'], timeout: 10_000 });
     } catch (err) {
       resolve({ code: (err as NodeJS.ErrnoException).code ?? 'ERROR', stdout: '' });
       return;

@@ -2,9 +2,10 @@ import type { Define } from '../command-kit.js';
 
 /**
  * The registry: every top-level command, in the order of the root help, with its help group and the
- * module that defines and implements it. A module is imported only when its command runs (or when
- * the whole tree is needed: the root help, a typo's suggestion, completion scripts). To add a
- * command, write its module (definition next to handler, exporting `commands`) and add a line here.
+ * module that defines and implements it, one module per command. A module is imported only when its
+ * command runs (or when the whole tree is needed: the root help, a typo's suggestion, completion
+ * scripts). To add a command, write its module (definition next to handler, exporting `commands`)
+ * and add a line here.
  */
 export const REGISTRY = [
   { name: 'areas', group: 'API commands:', load: () => import('./areas.js') },
@@ -12,16 +13,16 @@ export const REGISTRY = [
   { name: 'config', group: 'Setup commands:', load: () => import('./config.js') },
   { name: 'doctor', group: 'Setup commands:', load: () => import('./doctor.js') },
   { name: 'completion', group: 'Setup commands:', load: () => import('./completion.js') },
-  { name: '__complete', group: 'Setup commands:', load: () => import('./completion.js') },
-  { name: 'whoami', group: 'Setup commands:', load: () => import('./config.js') },
+  { name: '__complete', group: 'Setup commands:', load: () => import('./complete.js') },
+  { name: 'whoami', group: 'Setup commands:', load: () => import('./whoami.js') },
   { name: 'sign', group: 'API commands:', load: () => import('./sign-request.js') },
   { name: 'pay', group: 'API commands:', load: () => import('./pay.js') },
-  { name: 'transaction', group: 'API commands:', load: () => import('./merchant.js') },
-  { name: 'history', group: 'API commands:', load: () => import('./merchant.js') },
-  { name: 'balance', group: 'API commands:', load: () => import('./merchant.js') },
-  { name: 'channels', group: 'API commands:', load: () => import('./merchant.js') },
+  { name: 'transaction', group: 'API commands:', load: () => import('./transaction.js') },
+  { name: 'history', group: 'API commands:', load: () => import('./history.js') },
+  { name: 'balance', group: 'API commands:', load: () => import('./balance.js') },
+  { name: 'channels', group: 'API commands:', load: () => import('./channels.js') },
   { name: 'verify-callback', group: 'Callback commands:', load: () => import('./verify-callback.js') },
-  { name: 'sign-callback', group: 'Callback commands:', load: () => import('./verify-callback.js') },
+  { name: 'sign-callback', group: 'Callback commands:', load: () => import('./sign-callback.js') },
   { name: 'listen', group: 'Callback commands:', load: () => import('./listen.js') },
   { name: 'events', group: 'Callback commands:', load: () => import('./events.js') },
   { name: 'trigger', group: 'Callback commands:', load: () => import('./trigger.js') },

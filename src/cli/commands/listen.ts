@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.js';
-import { parseHttpUrl } from '../../core/http/serve.js';
+import { parseBindHost, parseHttpUrl } from '../../core/http/serve.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
@@ -37,6 +37,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const { opts, out, ctx } = env;
   const { startListener } = await import('../../core/listener/server.js');
   const { parseDuration } = await import('../../core/duration.js');
+  const host = parseBindHost(opts.host ?? '127.0.0.1'); // a usage error before anything is opened
   const va = await callbackVa(env);
   const otherKeys = await diagnosisKeys(env);
   const maxBody = parseSize(opts.maxBody ?? '1mb');
@@ -65,7 +66,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   let count = 0;
   const listener = await startListener({
     port: parsePort(opts.port, 8080),
-    host: opts.host ?? '127.0.0.1',
+    host,
     path,
     va,
     otherKeys,

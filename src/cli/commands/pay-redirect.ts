@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { encodeRedirectBody, REDIRECT_PAYMENT_PATH, type RedirectPaymentData } from '../../core/api/redirect.js';
+import { childEnv } from '../child-env.js';
+import { checkRedirectData, encodeRedirectBody, REDIRECT_PAYMENT_PATH, type RedirectPaymentData } from '../../core/api/redirect.js';
 import { AuthError, UsageError } from '../../core/errors.js';
 import { normalizePhone } from '../../core/phone.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
@@ -18,11 +19,12 @@ export interface RedirectFlags extends PayFlags {
 const URL_RE = /^https?:\/\/\S+$/;
 
 /** Opens a URL with the desktop's opener; false when there is none (a server, CI). */
-function openUrl(url: string, env: Record<string, string | undefined>): Promise<boolean> {
+function openUrl(url: string, env: Record<string, string | undefined>, secrets: (string | undefined)[]): Promise<boolean> {
   const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   if (process.platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+    // The browser (and what it starts) gets no PAYCLI_* variable and nothing holding the key or VA.
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true, env: childEnv(env, secrets) });
     child.once('error', () => resolve(false));
     child.once('spawn', () => {
       child.unref();
@@ -71,7 +73,7 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<numbe
   await session.guardProduction(`a payment page for ${rupiah(total)} for VA ${maskSecret(creds.va)}`);
   if (!opts.referenceId) out.info(out.e.dim(`reference id ${referenceId} (generated)`));
   if (!opts.cancelUrl) out.info(out.e.dim('cancel URL: the --return-url (no --cancel-url given)'));
-  const envelope = await withSpinner(env, 'creating the payment page', () => session.send<RedirectPaymentData>(req));
+  const envelope = await withSpinner(env, 'creating the payment page', () => session.send<RedirectPaymentData>(req, { checkData: checkRedirectData }));
   const data = envelope.Data;
   const url = data.Url;
   if (opts.raw) out.data(envelope);
@@ -80,8 +82,8 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<numbe
     const c = out.c;
     out.out([`${c.green('✓')} payment page created · session ${data.SessionID ?? data.SessionId ?? '-'} · ref ${referenceId}`, '', `    ${c.bold(String(url))}`, `    ${c.dim('send the buyer here; they choose how to pay')}`, '', `  total    ${rupiah(total)}`].join('\n'));
   }
-  if (opts.open && typeof url === 'string') {
-    if (!(await openUrl(url, ctx.env))) out.warn('no desktop to open the page in; open the URL yourself');
+  if (opts.open) {
+    if (!(await openUrl(url, ctx.env, [creds.apiKey, creds.va]))) out.warn('no desktop to open the page in; open the URL yourself');
   }
   return 0;
 }

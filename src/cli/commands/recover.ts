@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, readHistory, TRANSACTION_PATH, type TransactionRecord } from '../../core/api/merchant.js';
+import { checkHistoryData, checkTransactionData, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, readHistory, TRANSACTION_PATH, type TransactionRecord } from '../../core/api/merchant.js';
 import { callbackFromRecord, gatewayOutcome, parseOrders, type Order } from '../../core/api/recover.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { AuthError, GatewayError, NetworkError, PaycliError, SignatureError, UsageError } from '../../core/errors.js';
@@ -35,7 +35,7 @@ interface Missed {
 async function lookup(env: CommandEnv, id: number): Promise<TransactionRecord | undefined> {
   const req = await env.session.signed('POST', TRANSACTION_PATH, encodeTransactionBody(String(id)));
   try {
-    const d = (await env.session.send<TransactionRecord>(req)).Data;
+    const d = (await env.session.send<TransactionRecord>(req, { checkData: checkTransactionData })).Data;
     return { ...d, TransactionId: Number(d.TransactionId), Status: Number(d.Status) };
   } catch (err) {
     if (err instanceof GatewayError && err.status === 404) return undefined;
@@ -48,7 +48,7 @@ async function historySince(env: CommandEnv, from?: string): Promise<Transaction
   const out = new Map<number, TransactionRecord>();
   for (let page = 1; ; page++) {
     const req = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ from, dateField: 'created_at', page, limit: 20 }));
-    const h = readHistory((await env.session.send<unknown>(req)).Data);
+    const h = readHistory((await env.session.send<unknown>(req, { checkData: checkHistoryData })).Data);
     for (const r of h.transactions) if (!out.has(r.TransactionId)) out.set(r.TransactionId, r);
     if (page >= h.totalPages || h.transactions.length === 0) break;
   }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
 import { dataDir } from '../../core/config/paths.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
+import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
@@ -55,6 +56,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     } else throw new UsageError(`unknown fault "${f}"`, { hint: 'faults: duplicate, delay=DURATION' });
   }
   if (opts.va !== undefined && !/^\d{4,32}$/.test(opts.va)) throw new UsageError(`invalid --va "${opts.va}": digits expected`);
+  const host = parseBindHost(opts.host ?? '127.0.0.1'); // before any state is opened
   const accounts = opts.accounts ? await readAccountsFile(opts.accounts) : undefined;
   const apiKey = await env.session.flagApiKey();
   if (opts.va !== undefined && apiKey === undefined && !accounts) {
@@ -64,7 +66,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const counts = { requests: 0, callbacks: 0, delivered: 0, failed: 0 };
   const sandbox = await startSandbox({
     port: parsePort(opts.port, 4010),
-    host: opts.host ?? '127.0.0.1',
+    host,
     dataDir: dir,
     va: opts.va,
     apiKey,
@@ -140,7 +142,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         out.e.bold('paycli sandbox') + ` — offline iPaymu emulator`,
         line('base URL', sandbox.apiUrl),
         line('use it', `paycli --env local …  or  --base-url ${sandbox.apiUrl}`),
-        line('VA', main.va),
+        // The documented default VA is public; a merchant's own VA is masked like everywhere else.
+        line('VA', main.va === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_VA ? main.va : maskSecret(main.va)),
         line('API key', `${maskSecret(main.apiKey)}${isDefaultKey ? ' (the documented default; --env local uses it)' : ''}`),
         line('state', `${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`),
         ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),

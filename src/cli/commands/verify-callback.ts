@@ -1,17 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
-import { parseHttpUrl } from '../../core/http/serve.js';
 import { fsError } from '../../core/fs-errors.js';
 import { checkCallback, type CallbackCheck } from '../../core/callback/check.js';
-import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../../core/callback/parse.js';
+import type { ParsedCallback } from '../../core/callback/parse.js';
 import { verifyFileParallel, verifyStream, workersFor } from './verify-batch.js';
-import { canonicalizeCallback } from '../../core/signing/callback-canonical.js';
-import { hmacHex } from '../../core/signing/callback-signature.js';
-import { encodeFormBody } from '../../core/callback/build.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { readInput } from '../io.js';
-import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
+import { readCallbackPayload } from '../callback-payload.js';
+import { callbackVa, diagnosisKeys } from '../callback-shared.js';
 import { examples, typed, type Define } from '../command-kit.js';
 
 interface VerifyFlags {
@@ -21,24 +17,6 @@ interface VerifyFlags {
   store?: string;
   showCanonical?: boolean;
   jsonl?: string;
-  /** sign-callback: a switch with --to URL; a URL value is the old, deprecated spelling. */
-  curl?: string | boolean;
-  to?: string;
-}
-
-/** Reads the payload from --data, --event, a FILE or stdin. */
-async function readPayload(env: CommandEnv<VerifyFlags>, file: string | undefined): Promise<ParsedCallback> {
-  const { opts } = env;
-  const sources = [opts.data !== undefined, opts.event !== undefined, file !== undefined].filter(Boolean).length;
-  if (sources > 1) throw new UsageError('give the payload one way: FILE, --data or --event');
-  if (opts.event !== undefined) {
-    const store = eventStore(env);
-    const event = await store.find(opts.event);
-    if (!event) throw new UsageError(`no event "${opts.event}" in ${store.path}`, { hint: 'list them with `paycli events list`' });
-    return parseCaptureObject({ headers: event.headers, body: event.body });
-  }
-  const text = opts.data ?? (await readInput(env.ctx, file, 'the callback payload'));
-  return parseCallbackInput(text);
 }
 
 function pickSignature(env: CommandEnv<VerifyFlags>, parsed: ParsedCallback): { value: string; from: string } {
@@ -78,7 +56,7 @@ function render(env: CommandEnv<VerifyFlags>, check: CallbackCheck, from: string
 
 export const verifyCallbackCommand: Handler<VerifyFlags> = async (env, file?: string) => {
   if (env.opts.jsonl !== undefined) return verifyBatch(env, env.opts.jsonl);
-  const parsed = await readPayload(env, file);
+  const parsed = await readCallbackPayload(env, file);
   const va = await callbackVa(env);
   const sig = pickSignature(env, parsed);
   // The other secrets (API key, other profiles' VAs) are only read when the signature does not match.
@@ -135,39 +113,6 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
   return failed > 0 ? 6 : 0;
 }
 
-export const signCallbackCommand: Handler<VerifyFlags> = async (env, file?: string) => {
-  const parsed = await readPayload(env, file);
-  const va = await callbackVa(env);
-  const canonical = canonicalizeCallback(parsed.fields);
-  const signature = hmacHex(va, canonical);
-  const { out, opts } = env;
-  if (opts.to !== undefined && opts.curl === undefined) throw new UsageError('--to needs --curl: sign-callback only prints the command that posts it');
-  if (opts.curl !== undefined) {
-    // --curl is a switch everywhere; the URL goes in --to. `--curl URL` still works, with a note.
-    if (typeof opts.curl === 'string' && opts.to === undefined) out.warn('--curl URL is deprecated: use --curl --to URL');
-    const url = opts.to ?? (typeof opts.curl === 'string' ? opts.curl : undefined);
-    if (url === undefined) throw new UsageError('--curl needs --to URL: where the signed callback is posted', { hint: 'e.g. paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback' });
-    const target = parseHttpUrl(url, opts.to !== undefined ? '--to' : '--curl');
-    const body = parsed.format === 'form' ? (parsed.body.includes('=') ? parsed.body.replace(/\r?\n$/, '') : encodeFormBody(parsed.fields as Record<string, string>)) : parsed.body;
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    out.out(
-      [
-        `curl -sS -X POST ${q(target.toString())} \\`,
-        `  -H 'Accept: application/json' \\`,
-        `  -H 'Content-Type: ${parsed.format === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'}' \\`,
-        `  -H "X-External-ID: $(date +%Y%m%d%H%M%S)$(printf '%06d' $RANDOM)" \\`,
-        `  -H 'X-Signature: ${signature}' \\`,
-        `  -H "X-Timestamp: $(TZ=Asia/Jakarta date +%Y-%m-%dT%H:%M:%S+07:00)" \\`,
-        `  --data-binary ${q(body)}`,
-      ].join('\n'),
-    );
-    return 0;
-  }
-  if (out.json) out.data(opts.showCanonical ? { signature, canonical } : { signature });
-  else out.out(opts.showCanonical ? `${signature}\n${canonical}` : signature);
-  return 0;
-};
-
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineVerifyCallback: Define = (program, bind) => {
@@ -190,17 +135,5 @@ const defineVerifyCallback: Define = (program, bind) => {
     ],
   ), verifyCallbackCommand);
 };
-const defineSignCallback: Define = (program, bind) => {
-  bind(examples(
-    typed(program)
-      .command('sign-callback [file]')
-      .description('print the X-Signature the gateway would send for a payload')
-      .option('--data <text>', 'the payload inline instead of a file')
-      .option('--show-canonical', 'also print the canonical JSON')
-      .option('--curl [url]', 'print a curl command that posts the payload, signed, to --to URL')
-      .option('--to <url>', 'with --curl: where the callback is posted'),
-    ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback'],
-  ), signCallbackCommand);
-};
 
-export const commands = { 'verify-callback': defineVerifyCallback, 'sign-callback': defineSignCallback };
+export const commands = { 'verify-callback': defineVerifyCallback };

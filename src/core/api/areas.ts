@@ -22,7 +22,7 @@ export function areaPath(level: AreaLevel, code?: string): string {
   return `areas/${level}/${encodeURIComponent(code)}`;
 }
 
-/** Region lookups as arrays; tolerates `Data: null` as empty. */
+/** Region rows of a lookup's `Data` (checked by checkRegionsData first: a list; anything else reads as none). */
 export function regionsFromData(data: unknown): Region[] {
   if (!Array.isArray(data)) return [];
   return data.map((r: Record<string, unknown>) => {

@@ -49,3 +49,11 @@ export function encodeRedirectBody(r: RedirectPaymentRequest): string {
   for (const [k, v] of optional) if (v !== undefined && v !== '') body[k] = v;
   return encodeJson(body, REQUEST_BODY);
 }
+
+/** Data of a redirect payment: an object with the page's http(s) `Url` (a malformed response otherwise). */
+export function checkRedirectData(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment page`;
+  const url = (data as Record<string, unknown>).Url;
+  if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(url)) return 'has no http(s) Url';
+  return undefined;
+}

@@ -43,6 +43,15 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The body as a shell word, with each occurrence of the VA read from $PAYCLI_VA. */
+function bodyWithVa(body: string, va: string | undefined): string {
+  if (!va || va.length < 4 || !body.includes(va)) return shellQuote(body);
+  return body
+    .split(va)
+    .map((part) => (part === '' ? '' : shellQuote(part)))
+    .join('"$PAYCLI_VA"');
+}
+
 /**
  * An equivalent shell command that recomputes the signature from $PAYCLI_VA and $PAYCLI_API_KEY
  * (nothing secret is printed) and sends the request with curl.
@@ -51,7 +60,8 @@ export function toCurl(req: SignedRequest): string {
   const body = req.body ?? '';
   const hashed = req.body ? `$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)` : `$(printf '{}' | sha256sum | cut -d' ' -f1)`;
   const lines = [
-    `BODY=${shellQuote(body)}`,
+    // The VA in a body (balance's `account`) is spliced in from $PAYCLI_VA, so it is not printed.
+    `BODY=${bodyWithVa(body, req.headers.va)}`,
     `SIG=$(printf '%s' "${req.method}:$PAYCLI_VA:${hashed}:$PAYCLI_API_KEY" | openssl dgst -sha256 -hmac "$PAYCLI_API_KEY" | sed 's/^.* //')`,
     `curl -sS -X ${req.method} ${shellQuote(req.url)} \\`,
     `  -H 'Content-Type: application/json' -H 'Accept: application/json' \\`,

@@ -140,10 +140,9 @@ function hasKey(obj: Record<string, unknown>, name: string): boolean {
   return Object.keys(obj).some((k) => k.toLowerCase() === lower);
 }
 
-/** Data of a region lookup: an array of {code, name} objects (null: no regions). */
+/** Data of a region lookup: an array of {code, name} objects (an empty array: no regions). */
 export function checkRegionsData(data: unknown): string | undefined {
-  if (data === null) return undefined;
-  if (!Array.isArray(data)) return 'is not a list of regions';
+  if (!Array.isArray(data)) return `is ${data === null ? 'null' : typeof data === 'object' ? 'an object' : typeof data}, not a list of regions`;
   const bad = data.findIndex((r) => r === null || typeof r !== 'object' || (typeof r.code !== 'string' && typeof r.code !== 'number') || typeof r.name !== 'string');
   return bad >= 0 ? `has an item without a code and name (item ${bad + 1})` : undefined;
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../http/read-body.js';
 import { checkCallback, type CallbackCheck } from '../callback/check.js';
 import { parseCaptureObject } from '../callback/parse.js';
 import { actionRefusal, esc, layout, LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
@@ -49,29 +50,15 @@ function badge(cls: string, label = cls): string {
   return `<span class="badge ${esc(cls)}">${esc(label)}</span>`;
 }
 
-function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(new Error(`request body over ${limit} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      try {
-        const v = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as unknown;
-        resolve(v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-      } catch {
-        reject(new Error('the body is not JSON'));
-      }
-    });
-    req.on('error', reject);
-  });
+async function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  const body = await readBody(req, limit);
+  let v: unknown;
+  try {
+    v = JSON.parse(body.toString('utf8') || '{}');
+  } catch {
+    throw new Error('the body is not JSON');
+  }
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

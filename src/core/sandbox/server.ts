@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
+import { BodyTooLarge, readBody } from '../http/read-body.js';
 import { serve } from '../http/serve.js';
 import { envelope } from './views.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
@@ -101,8 +102,6 @@ export interface SandboxHandle {
   close(): Promise<void>;
 }
 
-class BodyTooLarge extends Error {}
-
 /**
  * Where a browser reaches the dashboard: the emulator's own address when it is a loopback one,
  * 127.0.0.1 when it listens on every address, none when it listens only on another address.
@@ -111,24 +110,6 @@ function dashboardAddress(origin: string, port: number): string | null {
   const host = new URL(origin).hostname;
   if (host === '0.0.0.0' || host === '[::]') return `http://127.0.0.1:${port}/`;
   return isLoopbackHost(host) ? `${origin}/` : null;
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(new BodyTooLarge());
-        req.pause();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /**

@@ -1,0 +1,23 @@
+import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../core/callback/parse.js';
+import { UsageError } from '../core/errors.js';
+import { eventStore } from './callback-shared.js';
+import type { CommandEnv } from './command-env.js';
+import { readInput } from './io.js';
+
+/**
+ * The callback payload of `verify-callback` and `sign-callback`: from --data, --event (a request in
+ * the event store, at --store), a FILE or stdin (`-` or none).
+ */
+export async function readCallbackPayload(env: CommandEnv<{ data?: string; event?: string; store?: string }>, file: string | undefined): Promise<ParsedCallback> {
+  const { opts } = env;
+  const sources = [opts.data !== undefined, opts.event !== undefined, file !== undefined].filter(Boolean).length;
+  if (sources > 1) throw new UsageError('give the payload one way: FILE, --data or --event');
+  if (opts.event !== undefined) {
+    const store = eventStore(env);
+    const event = await store.find(opts.event);
+    if (!event) throw new UsageError(`no event "${opts.event}" in ${store.path}`, { hint: 'list them with `paycli events list`' });
+    return parseCaptureObject({ headers: event.headers, body: event.body });
+  }
+  const text = opts.data ?? (await readInput(env.ctx, file, 'the callback payload'));
+  return parseCallbackInput(text);
+}

@@ -1,0 +1,33 @@
+import { BALANCE_PATH, checkBalanceData, encodeBalanceBody, readBalance } from '../../core/api/merchant.js';
+import { maskSecret } from '../../core/signing/request-signature.js';
+import type { Handler } from '../command-env.js';
+import { rupiah, table } from '../output.js';
+import { withSpinner } from '../spinner.js';
+import { apiFlags, examples, typed, type Define } from '../command-kit.js';
+
+/** `paycli balance`: the merchant's balance (settled, and paid but not yet settled when reported). */
+export const balanceCommand: Handler = async (env) => {
+  const { out, session } = env;
+  const { va } = await session.credentials();
+  const req = await session.signed('POST', BALANCE_PATH, encodeBalanceBody(va));
+  if (await session.preview(req)) return 0;
+  const envelope = await withSpinner(env, 'checking balance', () => session.send<unknown>(req, { checkData: checkBalanceData }));
+  const b = readBalance(envelope.Data);
+  if (out.json) {
+    out.data(b);
+    return 0;
+  }
+  const rows = [['available', rupiah(b.merchantBalance)]];
+  if (b.unsettledBalance !== undefined) rows.push(['settling', rupiah(b.unsettledBalance)]);
+  rows.push(['member', rupiah(b.memberBalance)]);
+  // The VA is masked in human output as everywhere else (`--json` keeps the gateway's answer whole).
+  out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
+  return 0;
+};
+
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineBalance: Define = (program, bind) =>
+  bind(examples(apiFlags(typed(program).command('balance').description('the merchant balance: available, and paid but still settling when the gateway says')), ['paycli balance', 'paycli --env local balance --json']), balanceCommand);
+
+export const commands = { balance: defineBalance };

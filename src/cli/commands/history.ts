@@ -1,0 +1,103 @@
+import { checkDate, checkHistoryData, csvLine, encodeHistoryBody, HISTORY_PATH, parseStatusFilter, readHistory, type HistoryRequest, type TransactionRecord } from '../../core/api/merchant.js';
+import { UsageError } from '../../core/errors.js';
+import type { Handler } from '../command-env.js';
+import { gatewayText, statusWord } from '../gateway-text.js';
+import { rupiah, table } from '../output.js';
+import { withSpinner } from '../spinner.js';
+import { apiFlags, examples, typed, type Define } from '../command-kit.js';
+
+function positiveInt(v: string | undefined, flag: string, max?: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || (max !== undefined && Number(v) > max)) throw new UsageError(`invalid ${flag} "${v}" (a whole number from 1${max ? ` to ${max}` : ''})`);
+  return Number(v);
+}
+
+interface HistoryFlags {
+  from?: string;
+  to?: string;
+  status?: string;
+  limit?: string;
+  page?: string;
+  all?: boolean;
+  csv?: boolean;
+  paidDate?: boolean;
+  order?: string;
+}
+
+const CSV_COLUMNS = ['TransactionId', 'ReferenceId', 'Status', 'StatusDesc', 'PaidStatus', 'Amount', 'Fee', 'Type', 'TypeDesc', 'PaymentChannel', 'PaymentCode', 'CreatedDate', 'SuccessDate', 'ExpiredDate', 'SettlementDate', 'BuyerName', 'BuyerPhone', 'BuyerEmail'];
+
+/** `paycli history`: one page (a table, `--json` or `--csv`), or every page with `--all` (NDJSON with --json). */
+export const historyCommand: Handler<HistoryFlags> = async (env) => {
+  const { opts, out, session } = env;
+  if (opts.csv && out.json) throw new UsageError('choose one of --csv and --json');
+  if (opts.all && opts.page !== undefined) throw new UsageError('--all reads every page; drop --page');
+  const order = opts.order === undefined ? undefined : opts.order.toUpperCase();
+  if (order !== undefined && order !== 'ASC' && order !== 'DESC') throw new UsageError(`invalid --order "${opts.order}" (asc or desc)`);
+  const request: HistoryRequest = {
+    status: opts.status === undefined ? undefined : parseStatusFilter(opts.status),
+    from: opts.from === undefined ? undefined : checkDate(opts.from, '--from'),
+    to: opts.to === undefined ? undefined : checkDate(opts.to, '--to'),
+    dateField: opts.paidDate ? 'indate' : 'created_at',
+    page: positiveInt(opts.page, '--page') ?? 1,
+    limit: positiveInt(opts.limit, '--limit', 20) ?? 20,
+    order: order as 'ASC' | 'DESC' | undefined,
+  };
+  if (request.from && request.to && request.from > request.to) throw new UsageError(`--from ${request.from} is after --to ${request.to}`);
+  const first = await session.signed('POST', HISTORY_PATH, encodeHistoryBody(request));
+  if (await session.preview(first)) return 0;
+  const rows: TransactionRecord[] = [];
+  let page = request.page!;
+  let pages = 1;
+  let total = 0;
+  const seen = new Set<number>();
+  if (opts.csv) out.records(csvLine(CSV_COLUMNS));
+  for (;;) {
+    const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page }));
+    const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () => session.send<unknown>(req, { checkData: checkHistoryData }));
+    const h = readHistory(envelope.Data);
+    pages = h.totalPages;
+    total = h.total;
+    for (const r of h.transactions) {
+      if (opts.all && seen.has(r.TransactionId)) continue; // a new payment shifts pages under --all: skip repeats
+      seen.add(r.TransactionId);
+      if (opts.csv) out.records(csvLine(CSV_COLUMNS.map((k) => r[k])));
+      else if (opts.all && out.json) out.data(r, false);
+      else rows.push(r);
+    }
+    if (!opts.all || page >= pages || h.transactions.length === 0) break;
+    page++;
+  }
+  if (opts.csv || (opts.all && out.json)) return 0;
+  if (out.json) {
+    out.data({ transactions: rows, page: request.page, totalPages: pages, total });
+    return 0;
+  }
+  if (rows.length === 0) {
+    out.info('no transactions match');
+    return 0;
+  }
+  const body = rows.map((r) => [String(r.TransactionId), gatewayText(r.CreatedDate).slice(0, 16), statusWord(r), gatewayText(r.PaymentChannel ?? r.Channel), rupiah(Number(r.Amount ?? 0)), gatewayText(r.ReferenceId).slice(0, 24)]);
+  out.out(table(body, ['ID', 'CREATED (WIB)', 'STATUS', 'CHANNEL', 'AMOUNT', 'REFERENCE'], (s) => out.c.bold(s)));
+  out.info(out.e.dim(opts.all ? `${rows.length} transactions` : `page ${request.page} of ${pages} · ${total} transactions${request.page! < pages ? ` · --page ${request.page! + 1} or --all for more` : ''}`));
+  return 0;
+};
+
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineHistory: Define = (program, bind) => {
+  const history = typed(program)
+    .command('history')
+    .description('the merchant\'s transactions, newest first: filter by dates and status, page or --all')
+    .option('--from <date>', 'first day (YYYY-MM-DD, WIB)')
+    .option('--to <date>', 'last day (YYYY-MM-DD, WIB)')
+    .option('--paid-date', '--from/--to select by payment date, not creation date')
+    .option('--status <status>', 'pending, paid, paid-unsettled, expired, cancelled, refund, failed, or a code')
+    .option('--limit <n>', 'transactions per page (1-20, default 20)')
+    .option('--page <n>', 'the page to show (default 1)')
+    .option('--order <order>', 'asc or desc (by id; default desc)')
+    .option('--all', 'follow every page (NDJSON with --json)')
+    .option('--csv', 'CSV for spreadsheets (header and one line per transaction)');
+  bind(examples(apiFlags(history), ['paycli history', 'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv', 'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"']), historyCommand);
+};
+
+export const commands = { history: defineHistory };

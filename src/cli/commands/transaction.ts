@@ -1,0 +1,166 @@
+import {
+  checkHistoryData, checkTransactionData, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, isFinalStatus, isPaidStatus, readHistory, TRANSACTION_PATH, type TransactionRecord,
+} from '../../core/api/merchant.js';
+import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
+import { durationFlag as duration } from '../duration-flag.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { EXIT } from '../exit-codes.js';
+import { gatewayText, statusWord } from '../gateway-text.js';
+import { fitLine, rupiah } from '../output.js';
+import { withSpinner } from '../spinner.js';
+import { examples, RUN_DURATION_TIMEOUT, typed, type Define } from '../command-kit.js';
+
+/** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
+async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Promise<TransactionRecord | null> {
+  const req = await env.session.signed('POST', TRANSACTION_PATH, encodeTransactionBody(id));
+  if (await env.session.preview(req)) return null;
+  const send = () => env.session.send<TransactionRecord>(req, { checkData: checkTransactionData });
+  const envelope = spinner ? await withSpinner(env, `checking transaction ${id}`, send) : await send();
+  const d = (envelope.Data ?? {}) as TransactionRecord;
+  return { ...d, TransactionId: Number(d.TransactionId), Status: Number(d.Status) };
+}
+
+/**
+ * The transaction id of a reference id: check transaction takes only ids, so the history is read,
+ * newest first, until a transaction with that `ReferenceId` turns up. Null after --dry-run/--curl
+ * printed the first history request.
+ */
+async function findByReference(env: CommandEnv, reference: string): Promise<number | null> {
+  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20 }));
+  if (await env.session.preview(first)) return null;
+  return withSpinner(env, `looking up reference ${reference} in the history`, async () => {
+    for (let page = 1; ; page++) {
+      const req = page === 1 ? first : await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20 }));
+      const h = readHistory((await env.session.send<unknown>(req, { checkData: checkHistoryData })).Data);
+      const hit = h.transactions.find((t) => String(t.ReferenceId ?? '') === reference);
+      if (hit) return hit.TransactionId;
+      if (page >= h.totalPages || h.transactions.length === 0) break;
+    }
+    throw new GatewayError(404, `no transaction with reference id "${reference}" in the history`, { hint: 'a transaction id (digits) is looked up directly; --reference forces a lookup by reference' });
+  });
+}
+
+function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
+  const c = env.out.c;
+  const paid = isPaidStatus(r.Status, r.PaidStatus);
+  const word = statusWord(r);
+  const badge = paid ? c.green(word) : r.Status === 0 ? c.yellow(word) : c.red(word);
+  const method = [r.Via ?? r.PaymentChannel, r.Channel && r.Channel !== r.Via ? r.Channel : undefined].filter(Boolean).join(' / ');
+  const code = r.PaymentCode ?? r.PaymentNo;
+  const lines = [
+    // Lines that carry the gateway's free text wrap under their label on a narrow terminal.
+    fitLine(`trx ${gatewayText(r.TransactionId)} · `, `${badge} (${gatewayText(r.StatusDesc)}, code ${r.Status}) · ref ${gatewayText(r.ReferenceId)}`),
+    '',
+    `  amount   ${rupiah(Number(r.Amount ?? 0))}   fee ${rupiah(Number(r.Fee ?? 0))}`,
+    fitLine('  method   ', `${gatewayText(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${gatewayText(code)}` : ''}`),
+    `  created  ${gatewayText(r.CreatedDate)} WIB`,
+    `  expires  ${gatewayText(r.ExpiredDate)} WIB`,
+    `  paid     ${r.SuccessDate ? `${gatewayText(r.SuccessDate)} WIB` : '-'}`,
+    `  settled  ${r.SettlementDate ? `${gatewayText(r.SettlementDate)} WIB` : paid ? 'not yet' : '-'}`,
+    fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => gatewayText(v)).join(' · ') || '-'),
+  ];
+  env.out.out(lines.join('\n'));
+}
+
+interface TransactionFlags {
+  reference?: boolean;
+  wait?: boolean;
+  interval?: string;
+  timeout?: string;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * `paycli transaction ID [--wait]`: the gateway's record of one transaction. With `--wait`, polls
+ * until a final state; exit 0 when it ended paid, 3 when it ended otherwise (expired, cancelled,
+ * failed, …), 5 when `--timeout` passed while it was still pending, 130 when interrupted.
+ */
+export const transactionCommand: Handler<TransactionFlags> = async (env, idOrReference: string) => {
+  const { opts, out, ctx } = env;
+  if (!opts.wait && (opts.interval !== undefined || opts.timeout !== undefined)) throw new UsageError('--interval and --timeout need --wait');
+  const interval = duration(opts.interval, '--interval', 3000);
+  const timeout = duration(opts.timeout, '--timeout', 15 * 60_000);
+  if (idOrReference.trim() === '') throw new UsageError('give a transaction id or a reference id');
+  let id = idOrReference;
+  if (opts.reference || !/^\d{1,15}$/.test(idOrReference)) {
+    const found = await findByReference(env, idOrReference);
+    if (found === null) return 0;
+    id = String(found);
+  }
+  if (!opts.wait) {
+    const r = await fetchTransaction(env, id);
+    if (!r) return 0;
+    if (out.json) out.data(r);
+    else renderTransaction(env, r);
+    return 0;
+  }
+  const signal = ctx.interrupts();
+  const started = Date.now();
+  let last: TransactionRecord | null = null;
+  let polls = 0;
+  const spin = !opts.dryRun && !opts.curl;
+  const poll = async (update: (text: string) => void): Promise<boolean> => {
+    for (;;) {
+      try {
+        const next = await fetchTransaction(env, id, false);
+        if (!next) return false;
+        last = next;
+      } catch (err) {
+        // Ctrl-C during a check: show what was last known (exit 130 below); before any answer, fail as usual.
+        if (last && signal.aborted) return true;
+        throw err;
+      }
+      polls++;
+      if (isFinalStatus(last.Status) || signal.aborted) return true;
+      const elapsed = Date.now() - started;
+      if (elapsed >= timeout) return true;
+      update(`transaction ${id}: ${statusWord(last)} · ${Math.round(elapsed / 1000)}s · checking every ${Math.round(interval / 100) / 10}s`);
+      await sleep(Math.min(interval, timeout - elapsed), signal);
+      if (signal.aborted) return true;
+    }
+  };
+  // The shared spinner: it leaves stdin alone, so Ctrl-C is SIGINT and stops the wait at once.
+  if (!(spin ? await withSpinner(env, `waiting for transaction ${id}`, poll) : await poll(() => undefined))) return 0;
+  last = last as TransactionRecord | null; // assigned inside poll(), which TypeScript's narrowing does not see
+  if (!last) return 0;
+  const final = isFinalStatus(last.Status);
+  const paid = isPaidStatus(last.Status, last.PaidStatus);
+  if (out.json) out.data({ ...last, waited: { polls, ms: Date.now() - started, final, paid } });
+  else renderTransaction(env, last);
+  if (signal.aborted && !final) return EXIT.interrupted;
+  if (!final) {
+    return out.fail(new NetworkError(`transaction ${id} is still ${statusWord(last)} after ${Math.round((Date.now() - started) / 1000)}s (--timeout)`, { hint: 'wait longer with --timeout 30m' }));
+  }
+  if (paid) return 0;
+  return out.fail(new GatewayError(200, `transaction ${id} ended ${statusWord(last)} (${gatewayText(last.StatusDesc)}), not paid`));
+};
+
+// ── Definitions ─────────────────────────────────────────────────────────────────────────────────
+
+const defineTransaction: Define = (program, bind) => {
+  const transaction = typed(program)
+    .command('transaction <id>')
+    .description('the gateway\'s record of a transaction (by id, or by reference id): status (PaidStatus), amounts, dates (WIB), method, buyer')
+    .option('--reference', 'the argument is a reference id even if it is all digits')
+    .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
+    .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
+    .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
+    .option('--dry-run', 'print the signed request; send nothing')
+    .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+  RUN_DURATION_TIMEOUT.add(transaction);
+  bind(examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus']), transactionCommand);
+};
+
+export const commands = { transaction: defineTransaction };
