@@ -71,7 +71,7 @@ if (want('cold')) {
   sbProc.child.kill('SIGTERM');
 }
 // 2. Batch verification of 50 000 captures, against a bare parse+HMAC loop on the same number of
-// cores (paycli starts min(4, cores) worker threads for a file this size; so does the bare loop),
+// cores (paycli reads a file this size on min(4, cores) threads: its main thread and worker threads; the bare loop on as many worker threads),
 // and both pinned to one core (taskset), where threads cannot help.
 if (want('batch')) {
   const file = join(tmp, 'captures.jsonl');
@@ -174,7 +174,10 @@ if (want('listener')) {
   bareSrv.child.kill();
   listenProc.kill('SIGTERM');
   await new Promise((r) => listenProc.on('exit', r));
-  const stored = readFileSync(storePath, 'utf8').split('\n').filter(Boolean).length;
+  // Counted in bytes: at this rate the store outgrows the longest string V8 can make (512 MiB).
+  const storeBytes = readFileSync(storePath);
+  let stored = 0;
+  for (let at = storeBytes.indexOf(10); at >= 0; at = storeBytes.indexOf(10, at + 1)) stored++;
   const answered = paycliRuns.reduce((n, r) => n + r.requests, 0);
   // A restart on that store: the listener reads it to recognise retries of earlier callbacks.
   const t0 = performance.now();
@@ -295,7 +298,7 @@ Node itself; the time above it is paycli's own and varies less from machine to m
 
 | | paycli | bare parse+HMAC loop | ratio | target |
 |---|---:|---:|---:|---|
-| ${results.batch.threads} cores (paycli's ${results.batch.threads} worker threads vs the bare loop on ${results.batch.threads} worker threads) | ${results.batch.paycliMs} ms | ${results.batch.bareMs} ms | **${results.batch.ratio}×** | ≤ 2.5× — ${mark(results.batch.ratio <= 2.5)} |
+| ${results.batch.threads} cores (paycli's main thread and ${results.batch.threads - 1} worker thread(s) vs the bare loop on ${results.batch.threads} worker threads) | ${results.batch.paycliMs} ms | ${results.batch.bareMs} ms | **${results.batch.ratio}×** | ≤ 2.5× — ${mark(results.batch.ratio <= 2.5)} |
 | one core (both pinned with \`taskset -c 0\`; the bare loop single-threaded) | ${results.batch.oneCore.paycliMs} ms | ${results.batch.oneCore.bareMs} ms | ${results.batch.oneCore.ratio}× | |
 
 ${results.batch.capturesPerSecond.toLocaleString('en')} captures/s including process start. Both sides start a process; the bare loop only parses each

@@ -13,7 +13,7 @@ export interface JournalIo {
 export interface JournalOptions {
   /**
    * Held while writing (returns the release): taken before a write, kept across the writes of a busy
-   * stretch for at most 100 ms, let go 20 ms after the last one. Other processes that take the same
+   * stretch for at most 1 s, let go 20 ms after the last one. Other processes that take the same
    * lock may replace or remove the file while it is free (a prune, a clear): once it holds the lock
    * again, the journal notices and reopens the file at its path before writing.
    */
@@ -28,8 +28,13 @@ const defaultIo: JournalIo = {
   truncate: (fd, length) => ftruncateSync(fd, length),
 };
 
-/** Longest stretch a writer keeps the lock under continuous load, then lets it go for YIELD_MS. */
-const HOLD_MS = 100;
+/**
+ * Longest stretch a writer keeps the lock under continuous load, then lets it go for YIELD_MS. Every
+ * hand-over stalls the answers (nothing may be acknowledged unwritten): at 100 ms the listener
+ * answered ≈1/3 fewer requests per second under `wrk` (BENCHMARKS.md); a prune or clear that arrives
+ * during a burst waits at most this long.
+ */
+const HOLD_MS = 1000;
 const YIELD_MS = 10;
 /** A writer with nothing more to write lets the lock go after this long. */
 const IDLE_RELEASE_MS = 20;

@@ -356,7 +356,8 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     if (o.key && !o.duplicate && o.answer !== 200) seen.delete(o.key);
     if (o.close) res.setHeader('connection', 'close');
     if (o.answer === 405) res.setHeader('allow', 'POST');
-    res.writeHead(o.answer, { 'content-type': o.contentType, 'content-length': Buffer.byteLength(o.text) });
+    // A flat [name, value, …] list: node:http stores it without walking an object's keys.
+    res.writeHead(o.answer, ['content-type', o.contentType, 'content-length', String(Buffer.byteLength(o.text))]);
     res.end(o.text);
     finished();
     if (storeError === undefined) options.ui?.added(event);

@@ -147,7 +147,115 @@ function byteOrder(keys: string[]): void {
  * strings, keys in code-unit order, PHP-default JSON escaping.
  */
 export function canonicalizeCallback(fields: CallbackFields, options?: Partial<CanonicalOptions>): string {
-  const o: CanonicalOptions = options ? { ...GATEWAY_CANONICAL, ...options } : GATEWAY_CANONICAL;
+  if (options === undefined) return canonicalByPlan(fields);
+  return canonicalize(fields, { ...GATEWAY_CANONICAL, ...options });
+}
+
+/** One key of a plan: its place in the canonical text and the rule its value follows. */
+interface PlanEntry {
+  key: string;
+  /** `"key":` (with the comma before it after the first entry), escaped once. */
+  prefix: string;
+  /** 0: a string value stays as it is; 1: a typed field (normalizeValue); 2: additional_info missing, `[]`; 3: an integer field. */
+  kind: 0 | 1 | 2 | 3;
+}
+
+interface Plan {
+  /** The object's own keys in enumeration order, as Object.keys gave them when the plan was made. */
+  keys: string[];
+  entries: PlanEntry[];
+}
+
+/**
+ * Plans of the gateway's canonical form, by key list: the sort, the dropped `signature`, the escaped
+ * keys and which rule each value follows depend only on the keys, and a merchant's callbacks share a
+ * few key lists. Most recently used first; a handful is enough (a listener sees one or two shapes).
+ */
+const plans: Plan[] = [];
+const MAX_PLANS = 8;
+
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function makePlan(keys: string[]): Plan {
+  const o = GATEWAY_CANONICAL;
+  const present = new Set(keys);
+  const order = keys.filter((k) => k !== 'signature');
+  if (!present.has('additional_info')) order.push('additional_info');
+  byteOrder(order);
+  const entries = order.map((key, i): PlanEntry => {
+    const kind = !present.has(key) ? 2 : INTEGER_SET.has(key) ? 3 : key === 'is_escrow' || key === 'additional_info' ? 1 : 0;
+    return { key, prefix: (i === 0 ? '' : ',') + encodeJsonString(key, o.json) + ':', kind };
+  });
+  return { keys, entries };
+}
+
+/** `0`, or 1 to 18 digits without a leading zero: PHP's `(int)` gives the same digits. */
+function isPlainInteger(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || n > 18) return false;
+  const first = s.charCodeAt(0);
+  if (first === 48 /* 0 */) return n === 1;
+  if (first < 49 || first > 57) return false;
+  for (let i = 1; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/**
+ * The gateway's canonical form through a cached plan for the fields' key list: the same text as
+ * `canonicalize` with the default options (the PHP oracle and the unit tests check both), without
+ * sorting and escaping the keys of every callback again.
+ */
+function canonicalByPlan(fields: CallbackFields): string {
+  const keys = Object.keys(fields);
+  let plan: Plan | undefined;
+  for (let i = 0; i < plans.length; i++) {
+    if (sameKeys(plans[i]!.keys, keys)) {
+      plan = plans[i]!;
+      if (i > 0) {
+        plans.splice(i, 1);
+        plans.unshift(plan);
+      }
+      break;
+    }
+  }
+  if (plan === undefined) {
+    plan = makePlan(keys);
+    plans.unshift(plan);
+    if (plans.length > MAX_PLANS) plans.pop();
+  }
+  const json = GATEWAY_CANONICAL.json;
+  let out = '{';
+  const entries = plan.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (e.kind === 2) {
+      out += e.prefix + '[]';
+      continue;
+    }
+    const raw = fields[e.key]!;
+    if (e.kind === 0 && typeof raw === 'string') {
+      out += e.prefix + encodeJsonString(raw, json);
+      continue;
+    }
+    if (e.kind === 3 && typeof raw === 'string' && isPlainInteger(raw)) {
+      out += e.prefix + raw;
+      continue;
+    }
+    const value = normalizeValue(e.key, raw, GATEWAY_CANONICAL, fields);
+    out += e.prefix + (typeof value === 'string' ? encodeJsonString(value, json) : encodePhpJson(value, json, fields, e.key));
+  }
+  return out + '}';
+}
+
+/** The canonical form under any options (the diagnosis tries the common mistakes this way). */
+function canonicalize(fields: CallbackFields, o: CanonicalOptions): string {
   const keys = Object.keys(fields);
   if (!o.keepSignatureField) {
     const i = keys.indexOf('signature');

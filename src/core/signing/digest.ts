@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /**
  * SHA-256 and HMAC-SHA256 in lower-case hex, for every signature paycli makes or checks: always
@@ -10,9 +10,20 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/**
+ * The last key, as a KeyObject: createHmac then skips turning the text key into bytes on every call
+ * (≈0.3 µs of ≈2.2 µs per callback; a listener and a batch check every callback with one VA).
+ */
+let lastKey: { text: string; key: KeyObject } | undefined;
+
 /** HMAC-SHA256 of text (UTF-8) under a text key. */
 export function hmacSha256Hex(key: string, text: string): string {
-  return createHmac('sha256', key).update(text).digest('hex');
+  if (lastKey?.text !== key) {
+    // An empty key cannot be a KeyObject (createHmac takes it; callers refuse an empty VA anyway).
+    if (key === '') return createHmac('sha256', key).update(text).digest('hex');
+    lastKey = { text: key, key: createSecretKey(Buffer.from(key, 'utf8')) };
+  }
+  return createHmac('sha256', lastKey.key).update(text).digest('hex');
 }
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;

@@ -1,0 +1,156 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseFormBody, parseFormBodyPairwise } from '../../src/core/callback/parse.js';
+import { type CallbackFields, canonicalizeCallback } from '../../src/core/signing/callback-canonical.js';
+import { hmacHex } from '../../src/core/signing/callback-signature.js';
+
+/** What a parse gives: its fields with PHP key order, or the error's message. */
+function outcome(parse: (body: string) => CallbackFields, body: string): unknown {
+  try {
+    const fields = parse(body);
+    return { keys: Object.keys(fields), fields: JSON.parse(JSON.stringify(fields)) as unknown };
+  } catch (err) {
+    return { error: (err as Error).message, name: (err as Error).name };
+  }
+}
+
+/** The reference canonical form: the general path (any options object takes it). */
+const reference = (fields: CallbackFields) => canonicalizeCallback(fields, {});
+
+describe('form parsing: the fast routes give what the pairwise reference gives', () => {
+  const cases = [
+    'a=1&b=2',
+    'a=1&b=2&a=3',
+    'a=1&b=2&',
+    '&a=1&&b=2',
+    'a=%26&b=%3D&c=%3d',
+    'a%3Db=1',
+    'a=x%ZZ',
+    'a=1&b=%E2%82',
+    'a=%E2&%82%AC=1',
+    'a%E2=%82%AC',
+    'a=1+2%2B3&b+c=4',
+    'a.b=1&c d=2&e[f]=3&g[]=4&g[]=5',
+    'a%00b=1&c=%00',
+    'url=https%3A%2F%2Fx.y%2Fa%3Fb%3Dc%26d%3De&n=%C3%96',
+    'ab=1&a=2',
+    'a==b&c=d=e',
+    'a&b=&c',
+    '=1&a=2',
+    '=1',
+    '%20a=1&%20=2',
+  ];
+  it.each(cases)('%s (twice: the second read goes through the remembered names)', (body) => {
+    const want = outcome(parseFormBodyPairwise, body);
+    expect(outcome(parseFormBody, body)).toEqual(want);
+    expect(outcome(parseFormBody, body)).toEqual(want);
+  });
+
+  it('bodies that share names with a remembered body but differ in any way are still read right', () => {
+    parseFormBody('trx_id=1&status=berhasil&via=qris');
+    const variants = [
+      'trx_id=1&status=berhasil&via=qris',
+      'trx_id=2&status=pending&via=va&extra=1',
+      'trx_id=1&status=berhasil',
+      'trx_id=1&status=berhasil&vi=qris',
+      'trx_id=1&status=berhasil&via',
+      'trx_id=1&status=berhasil&via=qris&',
+      'trx_id=1&status=berhasil&via=qris&&',
+      'trx_id=1&status=berhasil&viaa=qris',
+      'trx_id=1&status=berhasil&via=q=r',
+      'trx_idx=1&status=berhasil&via=qris',
+      'status=berhasil&trx_id=1&via=qris',
+      'trx_id=1&trx_id=2&via=qris',
+    ];
+    for (const body of variants) {
+      expect(outcome(parseFormBody, body), body).toEqual(outcome(parseFormBodyPairwise, body));
+      expect(outcome(parseFormBody, body), body).toEqual(outcome(parseFormBodyPairwise, body));
+    }
+  });
+
+  it('random bodies from a hostile alphabet, with names drawn from a few shapes', () => {
+    const piece = fc.constantFrom('a', 'b', 'id', '=', '&', '%', '%26', '%3D', '%3d', '%41', '%E2%82%AC', '%C3', '+', '%2B', '.', '[', ']', ' ', '%00', 'x');
+    const hostile = fc.array(piece, { maxLength: 24 }).map((p) => p.join(''));
+    const shaped = fc
+      .tuple(fc.constantFrom(['a', 'b'], ['b', 'a'], ['a', 'b', 'c'], ['id'], ['a', 'ab']), fc.array(fc.constantFrom('1', '', '%41', '+', '=', 'x%3Dy'), { minLength: 3, maxLength: 3 }))
+      .map(([names, values]) => names.map((n, i) => `${n}=${values[i]}`).join('&'));
+    fc.assert(
+      fc.property(fc.oneof(hostile, shaped), (body) => {
+        expect(outcome(parseFormBody, body)).toEqual(outcome(parseFormBodyPairwise, body));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('canonical JSON: the cached plan per key list gives what the general path gives', () => {
+  const base: CallbackFields = {
+    trx_id: '183148',
+    status: 'berhasil',
+    status_code: '1',
+    paid_off: '101286',
+    transaction_status_code: '1',
+    is_escrow: 'false',
+    url: 'https://shop.example/cb',
+    buyer_name: 'Ñandú 日本 🌺',
+    signature: 'dropped',
+  };
+
+  it('the same fields in another insertion order, and mutations after a first call', () => {
+    const fields: CallbackFields = { ...base };
+    expect(canonicalizeCallback(fields)).toBe(reference(fields));
+    const reversed = Object.fromEntries(Object.entries(base).reverse()) as CallbackFields;
+    expect(canonicalizeCallback(reversed)).toBe(reference(reversed));
+    expect(canonicalizeCallback(reversed)).toBe(canonicalizeCallback(fields));
+    fields.additional_info = ['x/y'];
+    expect(canonicalizeCallback(fields)).toBe(reference(fields));
+    delete fields.signature;
+    fields.trx_id = 183148;
+    expect(canonicalizeCallback(fields)).toBe(reference(fields));
+    fields.status = null;
+    fields.is_escrow = true;
+    expect(canonicalizeCallback(fields)).toBe(reference(fields));
+  });
+
+  it('integer fields: only plain digits skip the (int) cast', () => {
+    for (const v of ['0', '00', '007', '-1', '+1', ' 1', '1 ', '1e3', '1.9', '', 'abc', '12abc', '123456789012345678', '1234567890123456789', '9223372036854775807', '9223372036854775808', '9999999999999999999', '99999999999999999999', '٣']) {
+      const fields: CallbackFields = { ...base, trx_id: v, paid_off: v };
+      expect(canonicalizeCallback(fields), v).toBe(reference(fields));
+    }
+  });
+
+  it('more key lists than the cache holds, in turns', () => {
+    const shapes = Array.from({ length: 20 }, (_, i) => Object.fromEntries(Object.entries(base).slice(0, 1 + (i % 9)).concat([[`k${i}`, `v${i}`]])) as CallbackFields);
+    for (let round = 0; round < 3; round++) for (const f of shapes) expect(canonicalizeCallback(f)).toBe(reference(f));
+  });
+
+  it('keys that sort differently as UTF-16 and as UTF-8, and keys that join alike', () => {
+    const a: CallbackFields = { '\uffff': '1', '\ud83c\udf3a': '2', 'a\u0000b': '3', c: '4' };
+    const b: CallbackFields = { a: '3', 'b\u0000c': '4', '\uffff': '1', '\ud83c\udf3a': '2' };
+    for (const f of [a, b, a, b]) expect(canonicalizeCallback(f)).toBe(reference(f));
+  });
+
+  it('random payloads, each canonicalised twice', () => {
+    const key = fc.oneof(fc.constantFrom('trx_id', 'status_code', 'paid_off', 'is_escrow', 'additional_info', 'signature', 'amount', 'via'), fc.string({ maxLength: 4 }));
+    const value = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('1', '0', '[]', 'true', '01', '-5'), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }));
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { maxKeys: 10 }), (fields) => {
+        const f = fields as CallbackFields;
+        const want = reference(f);
+        expect(canonicalizeCallback(f)).toBe(want);
+        expect(canonicalizeCallback(f)).toBe(want);
+        expect(hmacHex('1179000899', canonicalizeCallback(f))).toBe(hmacHex('1179000899', want));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('HMAC under the cached key object', () => {
+  it('gives createHmac’s digest when keys alternate, repeat, hold non-ASCII or are empty', async () => {
+    const { createHmac } = await import('node:crypto');
+    const { hmacSha256Hex } = await import('../../src/core/signing/digest.js');
+    const keys = ['1179000899', 'SANDBOX-KEY', '1179000899', 'Ö€🌺', '', '1179000899', ''];
+    for (const k of keys) for (const text of ['', '{"a":1}', 'Ñ'.repeat(100)]) expect(hmacSha256Hex(k, text), `${k} ${text}`).toBe(createHmac('sha256', k).update(text).digest('hex'));
+  });
+});
