@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { escapeHtml } from '../html.js';
+import { formatRupiah } from '../money.js';
 
 /**
  * Pieces shared by the emulator's dashboard and `paycli listen --ui`: HTML escaping, the page
@@ -6,13 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * pages local and their actions CSRF-safe, and a server-sent-events hub for live updates.
  */
 
-export function esc(s: unknown): string {
-  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-export function rupiah(n: number): string {
-  return 'Rp ' + Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-}
+export const esc = escapeHtml;
+export const rupiah = formatRupiah;
 
 /** Whether a socket's local address is a loopback one (127.0.0.0/8, ::1, or their v4-mapped form). */
 export function isLoopbackAddress(addr: string | undefined): boolean {

@@ -6,9 +6,9 @@
  * Nothing is fetched: the pages stay self-contained.
  */
 
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+import { escapeHtml } from '../html.js';
+
+const esc = escapeHtml;
 
 /** `data-en="…"`: the English reading of an element whose text is Indonesian. */
 export function en(text: string): string {

@@ -1,11 +1,11 @@
 import type { Transaction } from './state.js';
+import { escapeHtml } from '../html.js';
+import { buyerPageHead } from './buyer-page.js';
 import { formatRupiah } from '../money.js';
 import { formatJakarta } from '../time.js';
-import { en, LANG_CSS, LANG_SCRIPT, LANG_SWITCH, STATUS_WORDS } from './page-lang.js';
+import { en, LANG_SCRIPT, LANG_SWITCH, STATUS_WORDS } from './page-lang.js';
 
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+const esc = escapeHtml;
 
 const rp = formatRupiah;
 
@@ -25,20 +25,7 @@ export async function renderPaymentPage(txn: Transaction, merchantName: string, 
   const number = txn.via === 'qris' ? '' : txn.paymentNo;
   const pending = txn.status === 'pending';
   const secondsLeft = Math.max(0, Math.floor((txn.expiresAt - nowMs) / 1000));
-  return `<!doctype html>
-<html lang="id" data-title-en="Pay ${esc(rp(txn.amount))} · ${esc(merchantName)} · paycli sandbox"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Bayar ${esc(rp(txn.amount))} · ${esc(merchantName)} · paycli sandbox</title>
-<style>
-body{font-family:system-ui,sans-serif;background:#f4f6f8;margin:0;padding:2rem;color:#1d2733}
-main{max-width:28rem;margin:auto;background:#fff;border-radius:12px;padding:1.5rem 2rem;box-shadow:0 2px 12px #0002}
-h1{font-size:1.1rem;margin:0 0 .25rem} .amount{font-size:2rem;font-weight:700;margin:.5rem 0}
-.label{color:#5b6b7b;font-size:.85rem} .number{font-family:ui-monospace,monospace;font-size:1.4rem;letter-spacing:.05em;word-break:break-all}
-.status{display:inline-block;padding:.2rem .6rem;border-radius:99px;font-size:.85rem;background:#eef}
-.status.berhasil{background:#d7f5dd;color:#17602a} .status.expired{background:#fde2e2;color:#8a1c1c}
-form{display:inline} button{font-size:1rem;padding:.6rem 1.2rem;margin:.5rem .5rem 0 0;border-radius:8px;border:1px solid #888;cursor:pointer}
-button.pay{background:#1769e0;color:#fff;border-color:#1769e0} .qr svg{width:14rem;height:14rem}
-footer{margin-top:1rem;font-size:.75rem;color:#7a8896} ${LANG_CSS}
-</style></head>
+  return `${buyerPageHead(rp(txn.amount), merchantName, 28, '.number{letter-spacing:.05em} footer{margin-top:1rem;font-size:.75rem;color:#7a8896}')}
 <body><main>
 ${LANG_SWITCH}
 <p class="label" ${en('paycli sandbox · test payment, no real money')}>paycli sandbox · pembayaran uji, bukan uang sungguhan</p>

@@ -1,13 +1,13 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
+import { escapeHtml } from '../html.js';
+import { buyerPageHead } from './buyer-page.js';
 import { formatRupiah } from '../money.js';
 import { formatJakarta } from '../time.js';
 import type { RedirectSession } from './redirect-session.js';
 import type { Transaction } from './state.js';
-import { en, LANG_CSS, LANG_SCRIPT, LANG_SWITCH, METHOD_WORDS, STATUS_WORDS, tr } from './page-lang.js';
+import { en, LANG_SCRIPT, LANG_SWITCH, METHOD_WORDS, STATUS_WORDS, tr } from './page-lang.js';
 
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+const esc = escapeHtml;
 
 const rp = formatRupiah;
 
@@ -56,20 +56,7 @@ ${pending ? `<form method="post" action="/payment/${s.sid}/pay"><button class="p
 <form method="post" action="/payment/${s.sid}/cancel"><button id="cancel" type="submit" ${en('Cancel')}>Batal</button></form>` : ''}
 ${txn.status === 'berhasil' && s.returnUrl ? `<p><a id="return" href="${esc(s.returnUrl)}" ${en(`Back to ${merchantName}`)}>Kembali ke ${esc(merchantName)}</a></p>` : ''}`;
   }
-  return `<!doctype html>
-<html lang="id" data-title-en="Pay ${esc(rp(s.amount))} · ${esc(merchantName)} · paycli sandbox"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Bayar ${esc(rp(s.amount))} · ${esc(merchantName)} · paycli sandbox</title>
-<style>
-body{font-family:system-ui,sans-serif;background:#f4f6f8;margin:0;padding:2rem;color:#1d2733}
-main{max-width:30rem;margin:auto;background:#fff;border-radius:12px;padding:1.5rem 2rem;box-shadow:0 2px 12px #0002}
-h1{font-size:1.1rem;margin:0 0 .25rem} .amount{font-size:2rem;font-weight:700;margin:.5rem 0}
-.label{color:#5b6b7b;font-size:.85rem} .number{font-family:ui-monospace,monospace;font-size:1.4rem;word-break:break-all}
-fieldset{border:1px solid #dde;border-radius:8px;margin:.5rem 0} label{display:inline-block;margin:.2rem .6rem .2rem 0}
-.status{display:inline-block;padding:.2rem .6rem;border-radius:99px;font-size:.85rem;background:#eef}
-.error{background:#fde2e2;color:#8a1c1c;padding:.5rem .8rem;border-radius:8px} .status.berhasil{background:#d7f5dd;color:#17602a} .status.expired{background:#fde2e2;color:#8a1c1c}
-form{display:inline} button{font-size:1rem;padding:.6rem 1.2rem;margin:.5rem .5rem 0 0;border-radius:8px;border:1px solid #888;cursor:pointer}
-button.pay{background:#1769e0;color:#fff;border-color:#1769e0} .qr svg{width:14rem;height:14rem} td{padding:.15rem .5rem .15rem 0} ${LANG_CSS}
-</style></head>
+  return `${buyerPageHead(rp(s.amount), merchantName, 30, 'fieldset{border:1px solid #dde;border-radius:8px;margin:.5rem 0} label{display:inline-block;margin:.2rem .6rem .2rem 0} .error{background:#fde2e2;color:#8a1c1c;padding:.5rem .8rem;border-radius:8px} td{padding:.15rem .5rem .15rem 0}')}
 <body><main>
 ${LANG_SWITCH}
 <p class="label" ${en('paycli sandbox · hosted payment page · test payment, no real money')}>paycli sandbox · halaman pembayaran · pembayaran uji, bukan uang sungguhan</p>
