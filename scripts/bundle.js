@@ -68,7 +68,11 @@ const packages = [...routed.matchAll(/\brequire\((["'])([^"']+)\1\)/g)].map((m) 
 if (packages.length > 0) throw new Error(`${OUT}: require() of ${packages.join(', ')}; only node: built-ins may be required (keep packages external behind import())`);
 // The first line names the content: bin/paycli.js keys the code cache by it (V8 alone would accept a
 // cache made for another bundle of the same length).
-const content = strict + bundled.slice(0, bodyAt) + routed;
+// Pure ASCII: one non-ASCII character (in a kept comment) makes Node decode the whole file into a
+// two-byte string, which is slower to read, hash and scan. \uXXXX means the same character in a
+// string, template, regular expression or identifier (esbuild escapes the rest itself); in a comment
+// it is only text.
+const content = (strict + bundled.slice(0, bodyAt) + routed).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 writeFileSync(OUT, `// paycli-bundle ${createHash('sha256').update(content).digest('hex').slice(0, 16)}\n${content}`);
 
 await build({ ...common, entryPoints: ['dist/cli/commands/verify-batch-worker.js'], outfile: 'dist/cli/verify-batch-worker.js', format: 'esm' });
