@@ -52,6 +52,10 @@ await build({
     js: [
       "const __paycliMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };",
       "var __paycliImport = typeof __paycliImport === 'function' ? __paycliImport : (specifier) => import(specifier);",
+      // esbuild gives every module that imports a CommonJS one (the lazy built-ins above, commander) its
+      // own namespace copy, a getter per export (~100 for node:crypto, 13 importers): made once here.
+      'const __paycliNamespaces = new Map();',
+      'var __paycliToESM = (req) => { let ns = __paycliNamespaces.get(req); if (ns === undefined) __paycliNamespaces.set(req, (ns = __toESM(req(), 1))); return ns; };',
     ].join('\n'),
   },
 });
@@ -61,7 +65,10 @@ const bundled = readFileSync(OUT, 'utf8');
 const strict = bundled.includes('"use strict";\n') ? '"use strict";\n' : '"use strict";';
 const bodyAt = bundled.indexOf(strict);
 if (bodyAt < 0) throw new Error(`${OUT}: expected esbuild's "use strict" directive`);
-const routed = bundled.slice(bodyAt + strict.length).replace(/\bimport\((?=["'])/g, '__paycliImport(');
+const routed = bundled
+  .slice(bodyAt + strict.length)
+  .replace(/\bimport\((?=["'])/g, '__paycliImport(')
+  .replace(/\b__toESM\((require_[\w$]+)\(\), 1\)/g, '__paycliToESM($1)');
 if (/\bimport\(/.test(routed)) throw new Error(`${OUT}: a dynamic import() with a computed specifier cannot be routed through __paycliImport`);
 // bin/paycli.js hands the bundle its own require(), which is right only for Node built-ins.
 const packages = [...routed.matchAll(/\brequire\((["'])([^"']+)\1\)/g)].map((m) => m[2]).filter((id) => !id.startsWith('node:'));
