@@ -43,6 +43,9 @@ await build({
   outfile: OUT,
   format: 'cjs',
   plugins: [lazyBuiltins],
+  // Every byte of the bundle is read (and its pages faulted in) on every run: without indentation and
+  // comments it is ~40% smaller. Names are kept (no identifier minification): stack traces stay readable.
+  minifyWhitespace: true,
   // The compiled code locates region data and the worker from import.meta.url (computed on first use);
   // the version is built in.
   define: { 'import.meta.url': '__paycliMeta.url', __PAYCLI_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
@@ -68,7 +71,7 @@ if (bodyAt < 0) throw new Error(`${OUT}: expected esbuild's "use strict" directi
 const routed = bundled
   .slice(bodyAt + strict.length)
   .replace(/\bimport\((?=["'])/g, '__paycliImport(')
-  .replace(/\b__toESM\((require_[\w$]+)\(\), 1\)/g, '__paycliToESM($1)');
+  .replace(/\b__toESM\((require_[\w$]+)\(\),\s*1\)/g, '__paycliToESM($1)');
 if (/\bimport\(/.test(routed)) throw new Error(`${OUT}: a dynamic import() with a computed specifier cannot be routed through __paycliImport`);
 // bin/paycli.js hands the bundle its own require(), which is right only for Node built-ins.
 const packages = [...routed.matchAll(/\brequire\((["'])([^"']+)\1\)/g)].map((m) => m[2]).filter((id) => !id.startsWith('node:'));
