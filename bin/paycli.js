@@ -56,7 +56,9 @@ function cacheName(source, flags = flagsKey()) {
 
 /** Where ordinary runs keep the cache they write: the user's cache directory, never the package. */
 function userCacheFile(name) {
-  const base = process.env.XDG_CACHE_HOME || join(require('node:os').homedir(), '.cache');
+  // On POSIX os.homedir() is HOME when it is set (libuv reads it first): node:os is not loaded for it.
+  const home = process.platform !== 'win32' && process.env.HOME ? process.env.HOME : require('node:os').homedir();
+  const base = process.env.XDG_CACHE_HOME || join(home, '.cache');
   return join(base, 'paycli', name);
 }
 

@@ -17,7 +17,7 @@ const OUT = 'dist/cli/paycli.cjs';
 // pulls in readline, watchers and dir; commander requires child_process for executable subcommands,
 // which paycli never uses). The plugin replaces each with a stand-in whose exports are getters that
 // load the real module on first use. The export names are read from this Node at build time.
-const LAZY_BUILTINS = ['crypto', 'child_process', 'fs/promises', 'worker_threads', 'readline', 'http', 'https', 'net', 'dns', 'zlib'];
+const LAZY_BUILTINS = ['os', 'crypto', 'child_process', 'fs/promises', 'worker_threads', 'readline', 'http', 'https', 'net', 'dns', 'zlib'];
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {

@@ -86,7 +86,8 @@ export async function main(argv: string[]): Promise<number> {
     },
     env: process.env,
     cwd: process.cwd(),
-    homedir: homedir(),
+    // What os.homedir() returns on POSIX when HOME is set (libuv reads it first), without loading node:os.
+    homedir: process.platform !== 'win32' && process.env.HOME ? process.env.HOME : homedir(),
     now: () => new Date(),
     get columns() {
       return isTTY(1) ? process.stdout.columns : undefined;
