@@ -30,7 +30,8 @@ const lazyBuiltins = {
       const names = Object.keys(await import(`node:${args.path}`)).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
       const getters = names.map((k) => `  get ${k}() { return load().${k}; },`).join('\n');
       return {
-        contents: `let real;\nconst load = () => (real ??= require('node:${args.path}'));\nmodule.exports = {\n${getters}\n};\n`,
+        // Marked as its own ES namespace (with the real module as default): __paycliToESM hands it out as it is.
+        contents: `let real;\nconst load = () => (real ??= require('node:${args.path}'));\nmodule.exports = {\n${getters}\n  get default() { return load(); },\n};\nObject.defineProperty(module.exports, Symbol.for('paycli.lazyBuiltin'), { value: true });\n`,
         loader: 'js',
       };
     });
@@ -58,7 +59,8 @@ await build({
       // esbuild gives every module that imports a CommonJS one (the lazy built-ins above, commander) its
       // own namespace copy, a getter per export (~100 for node:crypto, 13 importers): made once here.
       'const __paycliNamespaces = new Map();',
-      'var __paycliToESM = (req) => { let ns = __paycliNamespaces.get(req); if (ns === undefined) __paycliNamespaces.set(req, (ns = __toESM(req(), 1))); return ns; };',
+      // A lazy built-in's stand-in already is such a namespace (a getter per export, and default).
+      "var __paycliToESM = (req) => { let ns = __paycliNamespaces.get(req); if (ns === undefined) { const m = req(); __paycliNamespaces.set(req, (ns = m[Symbol.for('paycli.lazyBuiltin')] ? m : __toESM(m, 1))); } return ns; };",
     ].join('\n'),
   },
 });
