@@ -29,25 +29,25 @@ const profile = JSON.parse(readFileSync(join(tmp, readdirSync(tmp).find((f) => f
 const self = new Map();
 profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-// The CLI runs from one bundle: its frames are mapped back to their modules by esbuild's
-// `// dist/…` section markers.
-const bundleSections = [];
-const bundleLines = (() => {
+// The CLI runs from one bundle, without whitespace: its frames are mapped back to their modules by the
+// `/*! paycli-module dist/… */` comment scripts/bundle.js leaves where each module starts.
+const bundleText = (() => {
   try {
-    return readFileSync(join(ROOT, 'dist/cli/paycli.cjs'), 'utf8').split('\n');
+    return readFileSync(join(ROOT, 'dist/cli/paycli.cjs'), 'utf8');
   } catch {
-    return [];
+    return '';
   }
 })();
-bundleLines.forEach((line, i) => {
-  const m = /^\/\/ ((?:dist|node_modules)\/\S+)$/.exec(line);
-  if (m) bundleSections.push([i, m[1]]);
-});
+const lineStarts = [0];
+for (let i = bundleText.indexOf('\n'); i >= 0; i = bundleText.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+const bundleSections = [...bundleText.matchAll(/\/\*! paycli-module (\S+) \*\//g)].map((m) => [m.index, m[1]]);
 function moduleOf(f) {
   if (!f.url.endsWith('paycli.cjs')) return f.url;
+  // Line 0 is the content id; bin/paycli.js's wrapper shifts only its columns.
+  const at = (lineStarts[f.lineNumber] ?? Infinity) + f.columnNumber;
   let found = f.url;
-  for (const [line, name] of bundleSections) {
-    if (line > f.lineNumber) break;
+  for (const [offset, name] of bundleSections) {
+    if (offset > at) break;
     found = name;
   }
   return found;
