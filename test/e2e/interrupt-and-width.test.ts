@@ -1,27 +1,20 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
-import { sandbox } from '../helpers/sandbox.js';
-import { BIN } from '../helpers/spawn.js';
-import { haveTmux, Terminal } from '../helpers/tmux.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { terminalSuite } from '../helpers/tmux.js';
 
 // Issue 19 items 4 and 5, in a real terminal (tmux): Ctrl-C at a prompt or during a request is
 // exit 130 without "internal error"; human output fits 80 columns.
 
-const run = haveTmux || process.env.CI ? describe : describe.skip;
-let sb: SandboxHandle;
-let home: ReturnType<typeof tempHome>;
+const suite = terminalSuite();
+const { run, term } = suite;
 let hanging: Server;
 let hangingUrl: string;
 const held: ServerResponse[] = [];
 let hits = 0;
-const terminals: Terminal[] = [];
 
 beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
   hanging = createServer((req, res) => {
     hits++;
     req.resume();
@@ -31,20 +24,10 @@ beforeAll(async () => {
   hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/api`;
 });
 afterAll(async () => {
-  await Promise.all(terminals.map((t) => t.close()));
   for (const res of held) res.destroy();
   hanging.closeAllConnections();
   await new Promise((r) => hanging.close(r));
-  await sb.close();
-  home.cleanup();
 });
-
-async function term(args: string, env: Record<string, string> = {}, width = 140): Promise<Terminal> {
-  expect(haveTmux, 'tmux is needed for the terminal tests (.ci/run installs it)').toBe(true);
-  const t = await Terminal.start(`"${process.execPath}" "${BIN}" ${args}`, { HOME: home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, ...env }, { width });
-  terminals.push(t);
-  return t;
-}
 
 const NO_APOLOGY = /internal error|report it|at .*\.js:\d+/;
 
@@ -58,7 +41,7 @@ run('Ctrl-C (tmux)', () => {
   });
 
   it('at areas pick, config init and the production confirmation', async () => {
-    const before = sb.state.txns.size;
+    const before = suite.sb.state.txns.size;
     for (const [args, prompt, env] of [
       ['areas pick --no-cache', /Province/, {}],
       ['config init', /Environment/, { PAYCLI_ENV: '', PAYCLI_BASE_URL: '' }],
@@ -70,7 +53,7 @@ run('Ctrl-C (tmux)', () => {
       expect(await t.exitCode(), args).toBe(130);
       expect(await t.screen()).not.toMatch(NO_APOLOGY);
     }
-    expect(sb.state.txns.size).toBe(before);
+    expect(suite.sb.state.txns.size).toBe(before);
   });
 
   it('aborts an in-flight payment at once and says how to check whether it was created', async () => {
@@ -120,7 +103,7 @@ run('the price prompt reads Rupiah as Indonesians write them (tmux)', () => {
     const screen = await t.waitFor(/payment created/);
     expect(screen).toMatch(/total +Rp 50\.000/); // 2 × Rp 25.000
     expect(await t.exitCode()).toBe(0);
-    const txn = [...sb.state.txns.values()].find((x) => x.referenceId === 'PROMPT-25K')!;
+    const txn = [...suite.sb.state.txns.values()].find((x) => x.referenceId === 'PROMPT-25K')!;
     expect(txn.amount).toBe(50000);
   });
 });
@@ -133,7 +116,7 @@ run('80 columns (tmux)', () => {
   };
 
   it('doctor, whoami, config list and config profiles fit', async () => {
-    await runCli(['config', 'init', '--env', 'local', '--va', '1179000899', '--api-key', 'SANDBOX-PAYCLI-LOCAL-0000-KEY'], { home: home.home });
+    await runCli(['config', 'init', '--env', 'local', '--va', '1179000899', '--api-key', 'SANDBOX-PAYCLI-LOCAL-0000-KEY'], { home: suite.home.home });
     for (const args of ['doctor --offline', 'whoami', 'config list --show-origin', 'config profiles']) {
       const t = await term(args, {}, 80);
       await t.exitCode();
@@ -152,10 +135,10 @@ run('80 columns (tmux)', () => {
 
   it('sandbox list fits, with amounts whole', async () => {
     for (let i = 0; i < 3; i++) {
-      const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:1.025.000', '--notify-url', 'http://127.0.0.1:9/cb', '--reference-id', `A-VERY-LONG-REFERENCE-ID-FOR-ORDER-${i}-FROM-THE-SHOP`, '--json'], { home: home.home, env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl } });
+      const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:1.025.000', '--notify-url', 'http://127.0.0.1:9/cb', '--reference-id', `A-VERY-LONG-REFERENCE-ID-FOR-ORDER-${i}-FROM-THE-SHOP`, '--json'], { home: suite.home.home, env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: suite.sb.apiUrl } });
       expect(r.code, r.stderr).toBe(0);
     }
-    const t = await term(`sandbox list --sandbox-url ${sb.apiUrl.replace(/\/api$/, '')}`, {}, 80);
+    const t = await term(`sandbox list --sandbox-url ${suite.sb.apiUrl.replace(/\/api$/, '')}`, {}, 80);
     expect(await t.exitCode()).toBe(0);
     const screen = await t.screen();
     fits(screen);

@@ -1,34 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { tempHome } from '../helpers/cli.js';
-import { sandbox } from '../helpers/sandbox.js';
-import { BIN } from '../helpers/spawn.js';
-import { haveTmux, Terminal } from '../helpers/tmux.js';
+import { expect, it } from 'vitest';
+import { terminalSuite } from '../helpers/tmux.js';
 
-// Without tmux (outside CI, where .ci/run installs it) the suite is skipped and says why.
-const run = haveTmux || process.env.CI ? describe : (name: string, body: () => void) => describe.skip(`${name} (skipped: apt-get install tmux)`, body);
-let sb: SandboxHandle;
-let home: ReturnType<typeof tempHome>;
-const terminals: Terminal[] = [];
-
-beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
-});
-afterAll(async () => {
-  await Promise.all(terminals.map((t) => t.close()));
-  await sb.close();
-  home.cleanup();
-});
-
-async function term(args: string, env: Record<string, string> = {}): Promise<Terminal> {
-  expect(haveTmux, 'tmux is needed for the terminal tests (.ci/run installs it)').toBe(true);
-  const t = await Terminal.start(`"${process.execPath}" "${BIN}" ${args}`, { HOME: home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, ...env });
-  terminals.push(t);
-  return t;
-}
+const suite = terminalSuite();
+const { run, term } = suite;
 
 run('prompts in a real terminal (tmux)', () => {
   it('pay asks for the method, then only its channels, then the buyer and an item', async () => {
@@ -64,7 +40,7 @@ run('prompts in a real terminal (tmux)', () => {
     expect(screen).toMatch(/8868\d{12}/);
     expect(screen).toContain('Rp 25.000');
     expect(await t.exitCode()).toBe(0);
-    const txn = [...sb.state.txns.values()].find((x) => x.referenceId === 'TTY-1')!;
+    const txn = [...suite.sb.state.txns.values()].find((x) => x.referenceId === 'TTY-1')!;
     expect(txn).toMatchObject({ via: 'va', channel: 'bca', amount: 25000, buyer: { name: 'Putu Ayu', phone: '08123456789' } });
   });
 
@@ -114,12 +90,12 @@ run('prompts in a real terminal (tmux)', () => {
     const done = await t.waitFor(/saved profile "default"/);
     expect(done).not.toContain('TERMINAL-SECRET-KEY-123456');
     expect(await t.exitCode()).toBe(0);
-    const cfg = JSON.parse(readFileSync(join(home.home, '.config', 'paycli', 'config.json'), 'utf8'));
+    const cfg = JSON.parse(readFileSync(join(suite.home.home, '.config', 'paycli', 'config.json'), 'utf8'));
     expect(cfg.profiles.default).toMatchObject({ env: 'sandbox', va: '1179000899', apiKey: 'TERMINAL-SECRET-KEY-123456' });
   });
 
   it('asks before a production payment and sends nothing when declined', async () => {
-    const before = sb.state.txns.size;
+    const before = suite.sb.state.txns.size;
     const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/', {
       PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
     });
@@ -129,6 +105,6 @@ run('prompts in a real terminal (tmux)', () => {
     await t.keys('Enter');
     await t.waitFor(/cancelled: nothing was sent/);
     expect(await t.exitCode()).toBe(2);
-    expect(sb.state.txns.size).toBe(before);
+    expect(suite.sb.state.txns.size).toBe(before);
   });
 });

@@ -1,36 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
-import { localEnv, sandbox } from '../helpers/sandbox.js';
-import { BIN } from '../helpers/spawn.js';
-import { haveTmux, Terminal } from '../helpers/tmux.js';
+import { expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { localEnv } from '../helpers/sandbox.js';
+import { terminalSuite } from '../helpers/tmux.js';
 
 // Issue 19 items 4, 5 and 8 in a real terminal (tmux): events list, the sandbox and listen banners
 // fit 80 columns and say their times are WIB; Ctrl-C stops `transaction --wait` at once.
 
-const run = haveTmux || process.env.CI ? describe : describe.skip;
-let sb: SandboxHandle;
-let home: ReturnType<typeof tempHome>;
-const terminals: Terminal[] = [];
-
-beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
-});
-afterAll(async () => {
-  await Promise.all(terminals.map((t) => t.close()));
-  await sb.close();
-  home.cleanup();
-});
-
-async function term(args: string, env: Record<string, string> = {}): Promise<Terminal> {
-  expect(haveTmux, 'tmux is needed for the terminal tests').toBe(true);
-  const t = await Terminal.start(`"${process.execPath}" "${BIN}" ${args}`, { HOME: home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, ...env }, { width: 80 });
-  terminals.push(t);
-  return t;
-}
+const suite = terminalSuite(80);
+const { run, term } = suite;
 
 /** capture-pane -J joins wrapped lines, so a line wider than the pane shows up as a longer line. */
 function fits(screen: string): void {
@@ -40,11 +19,11 @@ function fits(screen: string): void {
 
 run('80 columns and WIB (tmux)', () => {
   it('events list fits, with amounts and times whole', async () => {
-    const store = join(home.home, 'events.jsonl');
+    const store = join(suite.home.home, 'events.jsonl');
     const body = 'trx_id=1000001&status=berhasil&status_code=1&sid=x&reference_id=R&amount=1500000&via=va&channel=bca';
     const event = (i: number, verdict: string, duplicate: boolean) =>
       JSON.stringify({ id: `evt_mwr4960kc75119000${i}`, receivedAt: '2026-11-22T00:46:17.000Z', source: 'listen', method: 'POST', path: '/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, verdict, variant: null, reason: verdict === 'valid' ? null : 'signed with the API key as the secret', duplicate, trx_id: '1000001', status: 'berhasil', answer: verdict === 'valid' ? 200 : 401 });
-    mkdirSync(home.home, { recursive: true });
+    mkdirSync(suite.home.home, { recursive: true });
     writeFileSync(store, [event(1, 'valid', false), event(2, 'invalid', true), event(3, 'valid-variant', false)].join('\n') + '\n');
     const t = await term(`events list --store ${store}`);
     expect(await t.exitCode()).toBe(0);
@@ -55,12 +34,12 @@ run('80 columns and WIB (tmux)', () => {
     expect(screen).toContain('Rp 1.500.000');
     expect(screen).toMatch(/evt_mwr4960kc751190002 .*invalid\s+401 dup/); // the last column wraps, never a number
     // A pipe gets every column, tab-separated, the time in full (WIB).
-    const piped = await runCli(['events', 'list', '--store', store], { home: home.home });
+    const piped = await runCli(['events', 'list', '--store', store], { home: suite.home.home });
     expect(piped.stdout.split('\n')[0]).toBe('evt_mwr4960kc751190001\t2026-11-22 07:46:17\tlisten\t1000001\tberhasil\tRp 1.500.000\tvalid\t\t200');
   });
 
   it('the sandbox and listen banners fit and say the times are WIB', async () => {
-    const sandboxTerm = await term(`sandbox --port 0 --data-dir ${join(home.home, 'a-rather-long-data-directory-name-for-the-emulator-state-under-home')}`);
+    const sandboxTerm = await term(`sandbox --port 0 --data-dir ${join(suite.home.home, 'a-rather-long-data-directory-name-for-the-emulator-state-under-home')}`);
     const s = await sandboxTerm.waitFor(/Ctrl-C to stop/);
     fits(s);
     expect(s).toContain('log times  WIB (Asia/Jakarta)');
@@ -75,7 +54,7 @@ run('80 columns and WIB (tmux)', () => {
   });
 
   it('Ctrl-C stops transaction --wait at once under the spinner (exit 130)', async () => {
-    const made = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/cb', '--json'], { home: home.home, env: localEnv(sb) });
+    const made = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/cb', '--json'], { home: suite.home.home, env: localEnv(suite.sb) });
     expect(made.code, made.stderr).toBe(0);
     const id = String(JSON.parse(made.stdout).TransactionId);
     const t = await term(`transaction ${id} --wait --interval 1m --timeout 1h`);

@@ -1,34 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
-import { localEnv, sandbox } from '../helpers/sandbox.js';
-import { BIN } from '../helpers/spawn.js';
-import { haveTmux, Terminal } from '../helpers/tmux.js';
+import { expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { localEnv } from '../helpers/sandbox.js';
+import { type Terminal, terminalSuite } from '../helpers/tmux.js';
 
 // Second review, item 4: at 80 columns an error line and a prompt's validation message wrap at
 // spaces (never `Rupiah ar` / `e whole numbers`, never inside an amount); piped, one line.
 
-const run = haveTmux || process.env.CI ? describe : describe.skip;
-let sb: SandboxHandle;
-let home: ReturnType<typeof tempHome>;
-const terminals: Terminal[] = [];
-
-beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
-});
-afterAll(async () => {
-  await Promise.all(terminals.map((t) => t.close()));
-  await sb.close();
-  home.cleanup();
-});
-
-async function term(args: string): Promise<Terminal> {
-  expect(haveTmux, 'tmux is needed for the terminal tests').toBe(true);
-  const t = await Terminal.start(`"${process.execPath}" "${BIN}" ${args}`, { HOME: home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl }, { width: 80 });
-  terminals.push(t);
-  return t;
-}
+const suite = terminalSuite(80);
+const { run, term } = suite;
 
 /** The rows of the screen as the terminal shows them (not joined), without trailing blanks. */
 async function rows(t: Terminal): Promise<string[]> {
@@ -56,7 +35,7 @@ run('error and prompt text at 80 columns (tmux)', () => {
     for (const l of error) expect([...l].length).toBeLessThanOrEqual(80);
     brokenAtSpaces(error, `a fractional amount; ${HOW}`);
     expect(screen.join('\n')).not.toMatch(/Rupiah ar\n|Rp\n|25\.\n/);
-    const piped = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu', '--phone', '08123456789', '--email', 'p@mail.com', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'K:1:2.50'], { env: localEnv(sb), home: home.home });
+    const piped = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu', '--phone', '08123456789', '--email', 'p@mail.com', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'K:1:2.50'], { env: localEnv(suite.sb), home: suite.home.home });
     expect(piped.stderr.split('\n')[0]).toMatch(new RegExp(`^error: .*${HOW.replace(/[().;]/g, '\\$&')}$`));
   });
 

@@ -1,5 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import { tempHome } from './cli.js';
+import { sandbox } from './sandbox.js';
+import { BIN } from './spawn.js';
 
 const exec = promisify(execFile);
 
@@ -63,4 +68,34 @@ export class Terminal {
   async close(): Promise<void> {
     await exec('tmux', ['-L', this.socket, 'kill-server']).catch(() => undefined);
   }
+}
+
+/**
+ * The set-up every terminal test file shares: an emulator on port 0, a temporary HOME, and `term()`
+ * that runs the built bin in a fresh tmux pane against them (closed after the file). `run` is
+ * `describe`, or a skip that names tmux when it is missing outside CI (in CI, `term()` fails instead).
+ */
+export function terminalSuite(defaultWidth = 140) {
+  const terminals: Terminal[] = [];
+  const suite = {
+    sb: undefined as unknown as SandboxHandle,
+    home: undefined as unknown as ReturnType<typeof tempHome>,
+    run: haveTmux || process.env.CI ? describe : (name: string, body: () => void) => describe.skip(`${name} (skipped: apt-get install tmux)`, body),
+    async term(args: string, env: Record<string, string> = {}, width = defaultWidth): Promise<Terminal> {
+      expect(haveTmux, 'tmux is needed for the terminal tests (.ci/run installs it)').toBe(true);
+      const t = await Terminal.start(`"${process.execPath}" "${BIN}" ${args}`, { HOME: suite.home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: suite.sb.apiUrl, ...env }, { width });
+      terminals.push(t);
+      return t;
+    },
+  };
+  beforeAll(async () => {
+    suite.sb = await sandbox();
+    suite.home = tempHome();
+  });
+  afterAll(async () => {
+    await Promise.all(terminals.map((t) => t.close()));
+    await suite.sb?.close();
+    suite.home?.cleanup();
+  });
+  return suite;
 }
