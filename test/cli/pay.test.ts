@@ -1,23 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
-import { localEnv, sandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
-let sb: SandboxHandle;
-let home: ReturnType<typeof tempHome>;
-beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
-});
-afterAll(async () => {
-  await sb.close();
-  home.cleanup();
-});
+const fx = sandboxAndHome();
 
 const buyer = ['--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/callback'];
-const cli = (argv: string[], extra: Record<string, string> = {}, tty = false) => runCli(argv, { env: { ...localEnv(sb), ...extra }, home: home.home, tty });
+const cli = (argv: string[], extra: Record<string, string> = {}, tty = false) => runCli(argv, { env: { ...localEnv(fx.sb), ...extra }, home: fx.home.home, tty });
 
 describe('paycli pay against the emulator: every method', () => {
   const cases: [string, string, string[], (d: Record<string, unknown>) => void][] = [
@@ -42,7 +32,7 @@ describe('paycli pay against the emulator: every method', () => {
       expect(data).toMatchObject({ Via: method, Channel: channel, Note: null });
       expect(data.Expired).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
       check(data);
-      expect(sb.state.txns.get(data.TransactionId)?.referenceId).toBe(data.ReferenceId);
+      expect(fx.sb.state.txns.get(data.TransactionId)?.referenceId).toBe(data.ReferenceId);
     });
   }
 
@@ -69,13 +59,13 @@ describe('paycli pay against the emulator: every method', () => {
 
   it('honours --expired and --expired-type', async () => {
     const r = await cli(['pay', '--method', 'va', '--channel', 'bri', ...buyer, '--item', 'A:1:1000', '--expired', '30', '--expired-type', 'minutes', '--json']);
-    const t = sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!;
+    const t = fx.sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!;
     expect(t.expiresAt - t.createdAt).toBe(30 * 60_000);
   });
 });
 
 describe('paycli pay validates before sending', () => {
-  const count = () => sb.state.txns.size;
+  const count = () => fx.sb.state.txns.size;
 
   it('refuses a channel of another method and lists the right ones (exit 2)', async () => {
     const before = count();
@@ -109,7 +99,7 @@ describe('paycli pay validates before sending', () => {
   it('takes notify-url from the environment', async () => {
     const r = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--json'], { PAYCLI_NOTIFY_URL: 'http://127.0.0.1:9/from-env' });
     expect(r.code).toBe(0);
-    expect(sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!.notifyUrl).toBe('http://127.0.0.1:9/from-env');
+    expect(fx.sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!.notifyUrl).toBe('http://127.0.0.1:9/from-env');
   });
 
   it('prints the signed body with --dry-run and sends nothing', async () => {
@@ -123,12 +113,12 @@ describe('paycli pay validates before sending', () => {
 
 describe('production guard and gateway errors', () => {
   it('refuses production without a terminal unless --yes', async () => {
-    const env = { PAYCLI_ENV: 'production', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' };
-    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000'], { env, home: home.home });
+    const env = { PAYCLI_ENV: 'production', PAYCLI_BASE_URL: fx.sb.apiUrl, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' };
+    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000'], { env, home: fx.home.home });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('refusing to send a production payment');
     expect(r.stderr).toContain('--yes');
-    const ok = await runCli(['pay', '--yes', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--json'], { env, home: home.home });
+    const ok = await runCli(['pay', '--yes', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--json'], { env, home: fx.home.home });
     expect(ok.code).toBe(0);
   });
 

@@ -1,6 +1,8 @@
 import { type SandboxOptions, type SandboxHandle } from '../../src/core/sandbox/server.js';
 import { startSandbox } from '../../src/sandbox.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../../src/core/config/resolve.js';
+import { afterAll, beforeAll } from 'vitest';
+import { tempHome } from './cli.js';
 
 export { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA };
 
@@ -12,4 +14,21 @@ export function sandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
 /** Environment that points paycli at an emulator with its default credentials. */
 export function localEnv(sb: SandboxHandle, extra: Record<string, string> = {}): Record<string, string> {
   return { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, ...extra };
+}
+
+/**
+ * An emulator on port 0 and a temporary HOME for one test file: started before its tests, closed
+ * and removed after them. Read `sb` and `home` inside tests (they are set once the file starts).
+ */
+export function sandboxAndHome(options: SandboxOptions = {}): { sb: SandboxHandle; home: ReturnType<typeof tempHome> } {
+  const fixture = { sb: undefined as unknown as SandboxHandle, home: undefined as unknown as ReturnType<typeof tempHome> };
+  beforeAll(async () => {
+    fixture.sb = await sandbox(options);
+    fixture.home = tempHome();
+  });
+  afterAll(async () => {
+    await fixture.sb?.close();
+    fixture.home?.cleanup();
+  });
+  return fixture;
 }

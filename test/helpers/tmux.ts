@@ -1,9 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { tempHome } from './cli.js';
-import { sandbox } from './sandbox.js';
+import { afterAll, describe, expect } from 'vitest';
+import { sandboxAndHome } from './sandbox.js';
 import { BIN } from './spawn.js';
 
 const exec = promisify(execFile);
@@ -77,9 +75,14 @@ export class Terminal {
  */
 export function terminalSuite(defaultWidth = 140) {
   const terminals: Terminal[] = [];
+  const fixture = sandboxAndHome();
   const suite = {
-    sb: undefined as unknown as SandboxHandle,
-    home: undefined as unknown as ReturnType<typeof tempHome>,
+    get sb() {
+      return fixture.sb;
+    },
+    get home() {
+      return fixture.home;
+    },
     run: haveTmux || process.env.CI ? describe : (name: string, body: () => void) => describe.skip(`${name} (skipped: apt-get install tmux)`, body),
     async term(args: string, env: Record<string, string> = {}, width = defaultWidth): Promise<Terminal> {
       expect(haveTmux, 'tmux is needed for the terminal tests (.ci/run installs it)').toBe(true);
@@ -88,14 +91,8 @@ export function terminalSuite(defaultWidth = 140) {
       return t;
     },
   };
-  beforeAll(async () => {
-    suite.sb = await sandbox();
-    suite.home = tempHome();
-  });
   afterAll(async () => {
     await Promise.all(terminals.map((t) => t.close()));
-    await suite.sb?.close();
-    suite.home?.cleanup();
   });
   return suite;
 }

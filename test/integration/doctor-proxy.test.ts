@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
-import { localEnv, sandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
 // Issue 15 item 3: doctor reaches the gateway through the same transport as the real commands, so
 // behind a proxy it cannot disagree with them.
@@ -39,19 +38,10 @@ async function connectProxy(mode: 'open' | 'closed'): Promise<{ url: string; tun
   };
 }
 
-let sb: SandboxHandle;
-let home: ReturnType<typeof tempHome>;
-beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
-});
-afterAll(async () => {
-  await sb.close();
-  home.cleanup();
-});
+const fx = sandboxAndHome();
 
 async function doctor(env: Record<string, string>): Promise<{ code: number; checks: Check[] }> {
-  const r = await runCli(['doctor', '--json'], { env, home: home.home });
+  const r = await runCli(['doctor', '--json'], { env, home: fx.home.home });
   return { code: r.code, checks: (JSON.parse(r.stdout) as { checks: Check[] }).checks };
 }
 const find = (checks: Check[], name: string) => checks.find((c) => c.check === name)!;
@@ -60,8 +50,8 @@ describe('doctor behind a CONNECT proxy', () => {
   it('goes through the proxy like areas does, and its signed request is accepted', async () => {
     const proxy = await connectProxy('open');
     try {
-      const env = localEnv(sb, { HTTP_PROXY: proxy.url });
-      const areas = await runCli(['areas', 'province', '--no-cache'], { env, home: home.home });
+      const env = localEnv(fx.sb, { HTTP_PROXY: proxy.url });
+      const areas = await runCli(['areas', 'province', '--no-cache'], { env, home: fx.home.home });
       expect(areas.code, areas.stderr).toBe(0);
       const afterAreas = proxy.tunnels.length;
       expect(afterAreas).toBe(1);
@@ -69,7 +59,7 @@ describe('doctor behind a CONNECT proxy', () => {
       expect(find(d.checks, 'base URL')).toMatchObject({ status: 'ok', detail: expect.stringContaining('answered HTTP 401') });
       expect(find(d.checks, 'signed request')).toMatchObject({ status: 'ok', detail: 'GET areas/province accepted with VA …0899' });
       expect(proxy.tunnels.length).toBeGreaterThan(afterAreas);
-      expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(sb.apiUrl).host]));
+      expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(fx.sb.apiUrl).host]));
     } finally {
       await proxy.close();
     }
@@ -78,15 +68,15 @@ describe('doctor behind a CONNECT proxy', () => {
   it('fails where areas fails when the proxy refuses, and passes with NO_PROXY as areas does', async () => {
     const proxy = await connectProxy('closed');
     try {
-      const env = localEnv(sb, { HTTP_PROXY: proxy.url });
-      const areas = await runCli(['areas', 'province', '--no-cache'], { env, home: home.home });
+      const env = localEnv(fx.sb, { HTTP_PROXY: proxy.url });
+      const areas = await runCli(['areas', 'province', '--no-cache'], { env, home: fx.home.home });
       expect(areas.code).toBe(5);
       const d = await doctor(env);
       expect(d.code).toBe(4);
       expect(find(d.checks, 'base URL').status).toBe('fail');
       expect(proxy.tunnels.length).toBeGreaterThanOrEqual(2);
       const bypass = { ...env, NO_PROXY: '127.0.0.1' };
-      expect((await runCli(['areas', 'province', '--no-cache'], { env: bypass, home: home.home })).code).toBe(0);
+      expect((await runCli(['areas', 'province', '--no-cache'], { env: bypass, home: fx.home.home })).code).toBe(0);
       expect(find((await doctor(bypass)).checks, 'signed request').status).toBe('ok');
     } finally {
       await proxy.close();
@@ -94,7 +84,7 @@ describe('doctor behind a CONNECT proxy', () => {
   });
 
   it('reports a refused signature as a failed check', async () => {
-    const d = await doctor(localEnv(sb, { PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'WRONG-KEY-1234567890' }));
+    const d = await doctor(localEnv(fx.sb, { PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'WRONG-KEY-1234567890' }));
     expect(d.code).toBe(4);
     expect(find(d.checks, 'signed request')).toMatchObject({ status: 'fail', detail: expect.stringContaining('401') });
   });

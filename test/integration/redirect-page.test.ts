@@ -1,28 +1,18 @@
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeRedirectBody } from '../../src/core/api/redirect.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
 const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
-let sb: SandboxHandle;
-let home: ReturnType<typeof tempHome>;
-beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
-});
-afterAll(async () => {
-  await sb.close();
-  home.cleanup();
-});
-const cli = (argv: string[]) => runCli(argv, { env: localEnv(sb), home: home.home });
+const fx = sandboxAndHome();
+const cli = (argv: string[]) => runCli(argv, { env: localEnv(fx.sb), home: fx.home.home });
 
 describe('paycli pay --redirect (request building and the CLI)', () => {
   it('sends the documented field names, numbers as numbers, nothing null', () => {
@@ -38,13 +28,13 @@ describe('paycli pay --redirect (request building and the CLI)', () => {
     expect(r.stdout).toContain('total    Rp 100.000');
     const j = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--method', 'qris', '--json']);
     const data = JSON.parse(j.stdout);
-    expect(sb.merchant.sessions.get(data.SessionID)).toMatchObject({ method: 'qris', amount: 1000, cancelUrl: 'http://127.0.0.1:9/ok' });
+    expect(fx.sb.merchant.sessions.get(data.SessionID)).toMatchObject({ method: 'qris', amount: 1000, cancelUrl: 'http://127.0.0.1:9/ok' });
     const missing = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000']);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('missing --notify-url, --return-url for a redirect payment');
     const channel = await cli(['pay', '--redirect', '--channel', 'bca', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok']);
     expect(channel.code).toBe(2);
-    const open = await runCli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--open'], { env: localEnv(sb), home: home.home });
+    const open = await runCli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--open'], { env: localEnv(fx.sb), home: fx.home.home });
     expect(open.code).toBe(0);
     expect(open.stderr).toContain('warning: no desktop to open the page in; open the URL yourself');
     const badPhone = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--phone', '12345']);
@@ -108,7 +98,7 @@ describe('the redirect payment page in a real browser (headless Chromium)', () =
       const box = await (await page.waitForSelector('#qr svg')).boundingBox();
       expect(box!.width).toBeGreaterThan(100);
       await Promise.all([page.waitForURL(cancelUrl), page.click('#cancel')]);
-      const qrisTxn = [...sb.state.txns.values()].find((t) => t.via === 'qris' && t.amount === 30000);
+      const qrisTxn = [...fx.sb.state.txns.values()].find((t) => t.via === 'qris' && t.amount === 30000);
       expect(qrisTxn?.buyer).toEqual({ name: 'Wayan', phone: '08129999999', email: 'wayan@mail.com' });
     } finally {
       await browser.close();
