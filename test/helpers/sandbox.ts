@@ -1,4 +1,4 @@
-import { type SandboxOptions, type SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { SandboxOptions, SandboxHandle } from '../../src/core/sandbox/server.js';
 import { startSandbox } from '../../src/sandbox.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../../src/core/config/resolve.js';
 import { afterAll, beforeAll } from 'vitest';

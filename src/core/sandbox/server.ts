@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import { BodyTooLarge, readBody } from '../http/read-body.js';
 import { serve } from '../http/serve.js';
 import { envelope } from './views.js';
