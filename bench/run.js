@@ -15,7 +15,8 @@ const BIN = join(ROOT, 'bin/paycli.js');
 const FIXTURE = join(ROOT, 'test/fixtures/callback-qris-sandbox.form');
 const VA = '1179000899';
 const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
-const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const RUNS = Number(process.env.BENCH_RUNS ?? 41);
+const BATCH_RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 7);
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const tmp = mkdtempSync(join(tmpdir(), 'paycli-bench-'));
 const baseEnv = { PATH: process.env.PATH, HOME: tmp, XDG_CACHE_HOME: join(tmp, 'cache'), XDG_DATA_HOME: join(tmp, 'data') };
@@ -31,6 +32,11 @@ const SAMPLE_FILE = join(tmp, 'callback.form');
 writeFileSync(SAMPLE_FILE, SAMPLE.body);
 const VERIFY = existsSync(FIXTURE) ? { file: FIXTURE, signature: 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024' } : { file: SAMPLE_FILE, signature: SAMPLE.signature };
 const r2 = (x) => Math.round(x * 100) / 100;
+// Each round measures both sides back to back, so the ratio of one round is a fair pair; the spread of
+// these per-round ratios (and how many rounds meet a target) says how reliably a median meets it.
+const pairRatios = (xs, ys) => xs.map((x, i) => r2(x / ys[i]));
+const rounds = (perRound, ok) => `in ${perRound.filter(ok).length} of ${perRound.length} rounds`;
+const quartiles = (xs) => { const s = [...xs].sort((a, b) => a - b); const q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))]; return [r2(q(0.25)), r2(q(0.75))]; };
 
 function timeOnce(args, env = {}) {
   const t0 = process.hrtime.bigint();
@@ -67,7 +73,10 @@ if (want('cold')) {
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (let i = 0; i < RUNS; i++) for (const [k, args] of Object.entries(cases)) times[k].push(timeOnce(args, localEnv));
   const base = median(times['node -e 0']);
-  results.cold = Object.entries(times).map(([k, t]) => ({ name: k, medianMs: r2(median(t)), ratio: r2(median(t) / base) }));
+  results.cold = Object.entries(times).map(([k, t]) => {
+    const perRound = pairRatios(t, times['node -e 0']);
+    return { name: k, medianMs: r2(median(t)), ratio: r2(median(t) / base), perRound, middleHalf: quartiles(perRound) };
+  });
   sbProc.child.kill('SIGTERM');
 }
 // 2. Batch verification of 50 000 captures, against a bare parse+HMAC loop on the same number of
@@ -93,7 +102,7 @@ if (want('batch')) {
     if (r.status !== 0) throw new Error(`taskset ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < BATCH_RUNS; i++) {
     paycli.push(timeOnce([BIN, 'verify-callback', '--jsonl', file, '--va', VA]));
     bare.push(timeOnce([join(ROOT, 'bench/bare-verify.js'), file, VA, String(threads)]));
     paycli1.push(timePinned([BIN, 'verify-callback', '--jsonl', file, '--va', VA]));
@@ -105,6 +114,7 @@ if (want('batch')) {
     paycliMs: r2(median(paycli)),
     bareMs: r2(median(bare)),
     ratio: r2(median(paycli) / median(bare)),
+    perRound: pairRatios(paycli, bare),
     capturesPerSecond: Math.round(50_000 / (median(paycli) / 1000)),
     oneCore: { paycliMs: r2(median(paycli1)), bareMs: r2(median(bare1)), ratio: r2(median(paycli1) / median(bare1)) },
   };
@@ -147,8 +157,8 @@ function runWrk(wrk, url, seconds, script, pid) {
 
 if (want('listener')) {
   const wrk = wrkBinary();
-  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-  const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+  const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
   const script = join(tmp, 'callback.lua');
   const lua = (s) => `[==[${s}]==]`;
   writeFileSync(
@@ -194,6 +204,7 @@ if (want('listener')) {
     bareRps: Math.round(med(bareRuns, 'rps')),
     paycliRps: Math.round(med(paycliRuns, 'rps')),
     ratio: r2(med(paycliRuns, 'rps') / med(bareRuns, 'rps')),
+    perRound: pairRatios(paycliRuns.map((r) => r.rps), bareRuns.map((r) => r.rps)),
     bareCpuUs: med(bareRuns, 'cpuUsPerRequest'),
     paycliCpuUs: med(paycliRuns, 'cpuUsPerRequest'),
     cpuRatio: r2(med(bareRuns, 'cpuUsPerRequest') / med(paycliRuns, 'cpuUsPerRequest')),
@@ -287,18 +298,21 @@ Every figure is a ratio against bare Node in the same run; absolute times are fo
 
 ## 1. Cold start (median of ${RUNS} interleaved runs, ÷ \`node -e 0\`)
 
-| command | median ms | above \`node -e 0\` | ratio | target |
-|---|---:|---:|---:|---|
-${results.cold.map((c) => { const t = targets.find(([n]) => n === c.name); return `| \`${c.name}\` | ${c.medianMs} | ${c.name === 'node -e 0' ? '' : `${r2(c.medianMs - results.cold[0].medianMs)} ms`} | ${c.ratio}× | ${t ? `≤ ${t[1]}× — ${mark(c.ratio <= t[1])}` : ''} |`; }).join('\n')}
+| command | median ms | above \`node -e 0\` | ratio | per-round ratios (middle half) | target |
+|---|---:|---:|---:|---:|---|
+${results.cold.map((c) => { const t = targets.find(([n]) => n === c.name); return `| \`${c.name}\` | ${c.medianMs} | ${c.name === 'node -e 0' ? '' : `${r2(c.medianMs - results.cold[0].medianMs)} ms`} | ${c.ratio}× | ${c.name === 'node -e 0' ? '' : `${c.middleHalf.join('–')}×`} | ${t ? `≤ ${t[1]}× — ${mark(c.ratio <= t[1])} (${rounds(c.perRound, (r) => r <= t[1])})` : ''} |`; }).join('\n')}
+
+A round runs every command once, in turn; a round's ratio is its paycli time ÷ its \`node -e 0\` time. The
+middle half of those ratios, and the number of rounds within the target, show how reliably the median meets it.
 
 Stdout is \`/dev/null\` and stderr a pipe, as for \`node -e 0\`. The ratio depends on how fast this machine starts
 Node itself; the time above it is paycli's own and varies less from machine to machine.
 
-## 2. Batch verification (\`verify-callback --jsonl\`, ${results.batch.captures.toLocaleString('en')} captures, median of 5)
+## 2. Batch verification (\`verify-callback --jsonl\`, ${results.batch.captures.toLocaleString('en')} captures, median of ${BATCH_RUNS} interleaved runs)
 
 | | paycli | bare parse+HMAC loop | ratio | target |
 |---|---:|---:|---:|---|
-| ${results.batch.threads} cores (paycli's main thread and ${results.batch.threads - 1} worker thread(s) vs the bare loop on ${results.batch.threads} worker threads) | ${results.batch.paycliMs} ms | ${results.batch.bareMs} ms | **${results.batch.ratio}×** | ≤ 2.5× — ${mark(results.batch.ratio <= 2.5)} |
+| ${results.batch.threads} cores (paycli's main thread and ${results.batch.threads - 1} worker thread(s) vs the bare loop on ${results.batch.threads} worker threads) | ${results.batch.paycliMs} ms | ${results.batch.bareMs} ms | **${results.batch.ratio}×** | ≤ 2.5× — ${mark(results.batch.ratio <= 2.5)} (${rounds(results.batch.perRound, (r) => r <= 2.5)}) |
 | one core (both pinned with \`taskset -c 0\`; the bare loop single-threaded) | ${results.batch.oneCore.paycliMs} ms | ${results.batch.oneCore.bareMs} ms | ${results.batch.oneCore.ratio}× | |
 
 ${results.batch.capturesPerSecond.toLocaleString('en')} captures/s including process start. Both sides start a process; the bare loop only parses each
@@ -311,7 +325,7 @@ line and computes the HMAC of its body (no canonical JSON, no verdict, no report
 | bare \`node:http\` (read the body, answer 200) | ${results.listener.bareRps} (${results.listener.bareRange.join('–')}) | ${results.listener.bareCpuUs} µs |
 | \`paycli listen --json --store\` (parse, verify, store, print every callback) | ${results.listener.paycliRps} (${results.listener.rpsRange.join('–')}) | ${results.listener.paycliCpuUs} µs |
 
-Throughput ratio **${results.listener.ratio}×**, CPU ratio (bare µs ÷ listener µs) **${results.listener.cpuRatio}×** (target ≥ 0.5× — ${mark(results.listener.ratio >= 0.5)}).
+Throughput ratio **${results.listener.ratio}×**, CPU ratio (bare µs ÷ listener µs) **${results.listener.cpuRatio}×** (target ≥ 0.5× — ${mark(results.listener.ratio >= 0.5)}, ${rounds(results.listener.perRound, (r) => r >= 0.5)}: each round runs wrk against the bare server, then against the listener).
 wrk and both servers share the machine's ${cpus().length} cores, so requests/s moves with whatever else runs; CPU time
 per request (utime + stime of the server process from \`/proc\`, ÷ requests answered) moves much less.
 ${results.listener.non2xx} non-200 answers; ${results.listener.stored.toLocaleString('en')} events stored for ${results.listener.answered.toLocaleString('en')} answers wrk counted (it does not count
