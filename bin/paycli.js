@@ -44,14 +44,36 @@ function flagsKey(execArgv = process.execArgv, nodeOptions = process.env.NODE_OP
 }
 
 /**
- * The code cache's file name: the bundle's content id (its first line, written by scripts/bundle.js),
- * V8's version, and the key of V8-relevant options when there are any. V8 itself checks a cache only
- * against the source's length, so a rebuilt bundle of the same length must never meet the old
- * cache: the id keeps them apart.
+ * The bundle's first line (written by scripts/bundle.js): its content id and its top-level command
+ * names, `// paycli-bundle <id> <name>,<name>,…`.
  */
-function cacheName(source, flags = flagsKey()) {
-  const id = source.startsWith(BUNDLE_ID) ? source.slice(BUNDLE_ID.length, source.indexOf('\n')) : 'unversioned';
-  return `paycli.cjs.${id}.v8-${process.versions.v8}${flags ? `.flags-${flags}` : ''}.cache`;
+function bundleHeader(source) {
+  const [id = 'unversioned', names = ''] = source.startsWith(BUNDLE_ID) ? source.slice(BUNDLE_ID.length, source.indexOf('\n')).split(' ') : [];
+  return { id, commands: names ? names.split(',') : [] };
+}
+
+/**
+ * The shape of a run, for its own code cache (deserialising costs with the cache's size, and a run
+ * of one command needs only what that command compiled): the first top-level command named on the
+ * command line, or `root` (the root help, a bare `paycli`, a typo). An approximation (`--va areas`
+ * counts as areas) costs only speed: every cache serves every run, V8 compiles what one lacks.
+ */
+function shapeOf(argv, commands) {
+  for (const arg of argv) {
+    if (arg === '-h' || arg === '--help' || arg === '--') return 'root';
+    if (commands.includes(arg)) return arg;
+  }
+  return 'root';
+}
+
+/**
+ * The code cache's file name: the bundle's content id, the shape of the run, V8's version, and the
+ * key of V8-relevant options when there are any. V8 itself checks a cache only against the source's
+ * length, so a rebuilt bundle of the same length must never meet the old cache: the id keeps them
+ * apart.
+ */
+function cacheName(source, shape = 'root', flags = flagsKey()) {
+  return `paycli.cjs.${bundleHeader(source).id}.${shape}.v8-${process.versions.v8}${flags ? `.flags-${flags}` : ''}.cache`;
 }
 
 /** Where ordinary runs keep the cache they write: the user's cache directory, never the package. */
@@ -90,19 +112,24 @@ function writeAtomically(file, data) {
 
 /**
  * Loads the bundle like `require` would, but through vm.Script with V8's code cache: functions that
- * earlier runs compiled are deserialized instead of parsed and compiled again. The cache is looked
- * for in the user's cache directory, then beside the bundle (where `npm run build` trains one; a
- * packed tarball ships none). When there is none or V8 rejects it, the run writes one in the user's
- * cache directory afterwards (best effort), unless a larger (trained) cache is already there.
- * Returns the bundle's exports, whether a cache was used, and a function that writes the cache.
+ * earlier runs compiled are deserialized instead of parsed and compiled again. Each shape of run
+ * (`shapeOf`) has a cache of its own, looked for in the user's cache directory, then beside the
+ * bundle (where `npm run build` trains one per common command, and a `common` one made by all of
+ * them for the commands without one; a packed tarball ships none). When there is none or V8 rejects
+ * it, the run writes its shape's cache in the user's cache directory afterwards (best effort),
+ * unless a larger (trained) cache is already there. Returns the bundle's exports, whether a cache
+ * was used, and a function that writes the cache. `PAYCLI_CODE_CACHE=write-common` (training) runs
+ * every command as the `common` shape.
  */
-function loadBundle() {
+function loadBundle(argv = []) {
   const vm = require('node:vm');
   const source = readFileSync(BUNDLE, 'utf8');
-  const name = cacheName(source);
+  const header = bundleHeader(source);
+  const shape = process.env.PAYCLI_CODE_CACHE === 'write-common' ? 'common' : shapeOf(argv, header.commands);
+  const name = cacheName(source, shape);
   const beside = join(dirname(BUNDLE), name);
   const user = userCacheFile(name);
-  const cachedData = readOrUndefined(user) ?? readOrUndefined(beside);
+  const cachedData = readOrUndefined(user) ?? readOrUndefined(beside) ?? (shape === 'common' ? undefined : readOrUndefined(join(dirname(BUNDLE), cacheName(source, 'common'))));
   // The bundle's import() calls (undici, inquirer, ora, … stay external) are routed to this module's
   // own import(): code compiled by vm.Script cannot import, least of all when it comes from a cache.
   // Its require() calls are all for Node built-ins, so this module's own require serves them.
@@ -128,9 +155,8 @@ function loadBundle() {
       if (existing > data.length) return false;
       if (!writeAtomically(user, data)) return false;
       // Caches of other builds of paycli are dead weight.
-      const id = name.split('.')[2];
       try {
-        for (const other of readdirSync(dirname(user))) if (/^paycli\.cjs\.[^.]+\..*cache$/.test(other) && other.split('.')[2] !== id) unlinkSync(join(dirname(user), other));
+        for (const other of readdirSync(dirname(user))) if (/^paycli\.cjs\.[^.]+\..*cache$/.test(other) && other.split('.')[2] !== header.id) unlinkSync(join(dirname(user), other));
       } catch {
         /* best effort */
       }
@@ -163,14 +189,14 @@ async function start() {
     process.exitCode = await main(argv);
     return;
   }
-  const bundle = loadBundle();
+  const bundle = loadBundle(argv);
   process.exitCode = await bundle.exports.main(argv);
-  // `npm run build` trains the cache beside the bundle by running typical commands with
-  // PAYCLI_CODE_CACHE=write, each adding the functions it compiled; an ordinary run writes one (in the
-  // user's cache directory) only when it found none or V8 rejected it.
-  if (process.env.PAYCLI_CODE_CACHE === 'write') bundle.writeCache(true);
+  // `npm run build` trains the caches beside the bundle by running typical commands with
+  // PAYCLI_CODE_CACHE=write (then =write-common), each adding the functions it compiled; an ordinary
+  // run writes one (in the user's cache directory) only when it found none or V8 rejected it.
+  if (process.env.PAYCLI_CODE_CACHE === 'write' || process.env.PAYCLI_CODE_CACHE === 'write-common') bundle.writeCache(true);
   else if (!bundle.cacheUsed && process.env.PAYCLI_CODE_CACHE !== 'off') bundle.writeCache();
 }
 
 if (require.main === module) start();
-else module.exports = { loadBundle, cacheName, flagsKey, BUNDLE };
+else module.exports = { loadBundle, cacheName, flagsKey, shapeOf, BUNDLE };

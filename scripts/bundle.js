@@ -88,7 +88,9 @@ const minified = (await transform(marked, { minifyWhitespace: true, legalComment
 // The first line names the content: bin/paycli.js keys the code cache by it (V8 alone would accept a
 // cache made for another bundle of the same length).
 const content = minified.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-writeFileSync(OUT, `// paycli-bundle ${createHash('sha256').update(content).digest('hex').slice(0, 16)}\n${content}`);
+// Then the top-level command names (from the registry), by which bin/paycli.js picks the code cache of a run.
+const { TOP_LEVEL_COMMANDS } = await import('../dist/cli/commands/index.js');
+writeFileSync(OUT, `// paycli-bundle ${createHash('sha256').update(content).digest('hex').slice(0, 16)} ${TOP_LEVEL_COMMANDS.join(',')}\n${content}`);
 
 await build({ ...common, entryPoints: ['dist/cli/commands/verify-batch-worker.js'], outfile: 'dist/cli/verify-batch-worker.js', format: 'esm' });
 await import("./train-code-cache.js");

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Trains V8's code cache for the CLI bundle (dist/cli/paycli.cjs.<id>.v8-<version>.cache, named by
-// bin/paycli.js): runs the commands merchants
-// run most, one after another with PAYCLI_CODE_CACHE=write, so that each run deserializes what the
-// earlier ones compiled and writes the cache back with its own functions added. Everything runs in a
+// Trains V8's code caches for the CLI bundle (dist/cli/paycli.cjs.<id>.<shape>.v8-<version>.cache,
+// named by bin/paycli.js: one per command trained, `root` for the root help, `common` for the rest):
+// runs the commands merchants run most, one after another with PAYCLI_CODE_CACHE=write, so that each
+// run deserializes what the earlier ones of its command compiled and writes the cache back with its
+// own functions added; then all of them again with PAYCLI_CODE_CACHE=write-common. Everything runs in a
 // temporary HOME against an emulator on a loopback port; nothing outside the package is touched.
 // A cache V8 rejects later (another Node version) costs one file read and is rewritten by the next run.
 // Best effort: if training cannot run here (no loopback, a slow machine), the build goes on and the
@@ -22,8 +23,8 @@ const VA = '1179000899';
 const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
 const FORM = 'trx_id=184854&sid=a&reference_id=REF1&status=berhasil&status_code=1&sub_total=102000&total=102000&amount=102000&fee=714&paid_off=101286&created_at=2025-11-11+10%3A10%3A52&expired_at=2025-11-12+10%3A10%3A52&paid_at=2025-11-11+10%3A10%3A52&settlement_status=settled&transaction_status_code=1&is_escrow=0&system_notes=&via=qris&channel=mpm&payment_no=&buyer_name=Putu&buyer_email=putu%40mail.com&buyer_phone=08123456789&additional_info=%5B%5D&url=https%3A%2F%2Fexample.com%2Fcb';
 
-function paycli(args, extraEnv = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, PAYCLI_CODE_CACHE: 'write', ...extraEnv }, encoding: 'utf8', timeout: 20_000 });
+function paycli(args, extraEnv = {}, mode = 'write') {
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, PAYCLI_CODE_CACHE: mode, ...extraEnv }, encoding: 'utf8', timeout: 20_000 });
   return { code: r.status, stdout: r.stdout };
 }
 
@@ -61,7 +62,10 @@ try {
       [['pay', '--help']],
       [['whoami'], keyEnv],
     ];
+    // Each command's own cache (bin/paycli.js picks it by the command named), then the `common` one
+    // made by all of them, for the commands trained here without a cache of their own.
     for (const [args, extra] of runs) paycli(args, extra);
+    for (const [args, extra] of runs) paycli(args, extra, 'write-common');
   } finally {
     emulator.kill('SIGTERM');
   }

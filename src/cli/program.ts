@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import type { CliContext } from './context.js';
 import type { CommandEnv } from './command-env.js';
 import { RUN_DURATION_TIMEOUT, type Bind, type Define } from './command-kit.js';
@@ -7,6 +7,7 @@ import { colorLevel, Output } from './output.js';
 import type { CommonOptions } from './session.js';
 import { VERSION } from './version.js';
 import { REGISTRY, TOP_LEVEL_COMMANDS } from './commands/index.js';
+import { HEADS, headTerm, topCommand } from './commands/heads.js';
 
 export interface RunState {
   code: number;
@@ -48,9 +49,31 @@ export function topLevelCommandOf(argv: readonly string[], valueOptions: Readonl
 }
 
 /**
+ * Whether a command line needs no command's definition, only the root help's view of each command
+ * (commands/heads.ts): the root help (`--help` before any word), a bare `paycli` (the root help on
+ * stderr), and a first word that is no command and not `help` (a typo: its suggestion needs only the
+ * names). `--` and `help` (which may name a command) get the whole tree.
+ */
+export function needsOnlyHeads(argv: readonly string[], valueOptions: ReadonlySet<string>): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h' || arg === '--help') return true;
+    if (arg === '--') return false;
+    if (arg.startsWith('-')) {
+      if (valueOptions.has(arg)) i++;
+      continue;
+    }
+    return arg !== 'help' && !(TOP_LEVEL_COMMANDS as readonly string[]).includes(arg);
+  }
+  return true;
+}
+
+/**
  * The commander tree, from the registry (commands/index.ts). With `argv`, only the module of the
  * top-level command it names is imported and defined (with its subcommands), when that can be told;
- * anything else (root help, a typo for did-you-mean) gets the whole tree.
+ * a command line that needs only the root help or the command names (`needsOnlyHeads`) gets a
+ * shallow tree made from commands/heads.ts without loading any command module (the same root help,
+ * byte for byte); anything else (`help <command>`, completion scripts) gets the whole tree.
  */
 export async function buildProgram(ctx: CliContext, state: RunState, argv?: readonly string[]): Promise<Command> {
   const program = new Command('paycli');
@@ -109,6 +132,21 @@ export async function buildProgram(ctx: CliContext, state: RunState, argv?: read
   };
 
   const valueOptions = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f))));
+  if (argv && needsOnlyHeads(argv, valueOptions)) {
+    for (const entry of REGISTRY) {
+      program.commandsGroup(entry.group);
+      topCommand(program, entry.name);
+    }
+    // The heads carry no options: the `[options]` of a command's line comes from its head.
+    program.configureHelp({
+      showGlobalOptions: true,
+      subcommandTerm(this: Help, cmd) {
+        const head = cmd.parent === program ? (HEADS as Partial<Record<string, (typeof HEADS)[keyof typeof HEADS]>>)[cmd.name()] : undefined;
+        return head ? headTerm(head) : Help.prototype.subcommandTerm.call(this, cmd);
+      },
+    });
+    return program;
+  }
   const only = argv && topLevelCommandOf(argv, valueOptions);
   const entries = REGISTRY.filter((c) => only === undefined || c.name === only);
   const modules = await Promise.all(entries.map((c) => c.load()));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Command } from 'commander';
-import { buildProgram, topLevelCommandOf } from '../../src/cli/program.js';
-import { TOP_LEVEL_COMMANDS } from '../../src/cli/commands/index.js';
+import { Help, type Command } from 'commander';
+import { buildProgram, needsOnlyHeads, topLevelCommandOf } from '../../src/cli/program.js';
+import { REGISTRY, TOP_LEVEL_COMMANDS } from '../../src/cli/commands/index.js';
+import { HEADS, headTerm } from '../../src/cli/commands/heads.js';
 import { runCli, testContext } from '../helpers/cli.js';
 
 function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
@@ -86,5 +87,50 @@ describe('the command tree', () => {
     // Through run(): the global options before the command still apply, and an unknown flag still gets its suggestion.
     const r = await runCli(['--json', 'areas', 'province', '--no-cach']);
     expect(JSON.parse(r.stderr).error.hint).toContain('--no-cache');
+  });
+
+  it('the root help, a bare `paycli` and a typo need no command module: the shallow tree from heads.ts says the same, byte for byte', async () => {
+    const values = new Set(['--env', '--profile', '--va', '--api-key', '--api-key-file', '--base-url']);
+    for (const argv of [['--help'], ['-h'], [], ['--json'], ['--env', 'local', '--help', 'areas'], ['verfy-callback'], ['--va', 'areas', '--help']]) expect(needsOnlyHeads(argv, values), argv.join(' ')).toBe(true);
+    for (const argv of [['areas', '--help'], ['help'], ['help', 'pay'], ['--', 'areas'], ['--json', 'verify-callback', 'x.json']]) expect(needsOnlyHeads(argv, values), argv.join(' ')).toBe(false);
+    const rootHelp = (program: Command) => {
+      let text = '';
+      program.configureOutput({ ...program.configureOutput(), writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+      program.outputHelp();
+      return text;
+    };
+    for (const columns of [40, 80, 120]) {
+      for (const env of [{}, { FORCE_COLOR: '1' }]) {
+        const ctx = { ...testContext({ env, tty: true }).ctx, columns };
+        const full = await buildProgram(ctx, { code: 0 });
+        const shallow = await buildProgram(ctx, { code: 0 }, ['--help']);
+        expect(shallow.commands.map((c) => c.name())).toEqual(full.commands.map((c) => c.name()));
+        expect(shallow.commands.every((c) => c.commands.length === 0 && c.options.length === 0)).toBe(true); // no module was defined
+        const text = rootHelp(shallow);
+        expect(text).toContain('verify-callback [options] [file]');
+        expect(text, `${columns} columns ${JSON.stringify(env)}`).toBe(rootHelp(full));
+      }
+    }
+    // Through run(): the same bytes and exit codes as before for the root help, a bare paycli and a typo.
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe(rootHelp(await buildProgram(testContext().ctx, { code: 0 })));
+    const bare = await runCli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toBe(help.stdout);
+  });
+
+  it("each module's definition of its command agrees with heads.ts (name, arguments, [options], description, hidden)", async () => {
+    expect(Object.keys(HEADS).sort()).toEqual([...TOP_LEVEL_COMMANDS].sort());
+    const full = await buildProgram(testContext().ctx, { code: 0 });
+    const help = new Help();
+    for (const entry of REGISTRY) {
+      const cmd = full.commands.find((c) => c.name() === entry.name)!;
+      const head = HEADS[entry.name];
+      expect(help.subcommandTerm(cmd), entry.name).toBe(headTerm(head));
+      expect(help.subcommandDescription(cmd), entry.name).toBe(head.description);
+      expect((cmd as unknown as { _hidden: boolean })._hidden, entry.name).toBe('hidden' in head);
+      expect(cmd.aliases(), entry.name).toEqual([]);
+    }
   });
 });

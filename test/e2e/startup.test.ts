@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +15,9 @@ let bin: string;
 let cache: string;
 let shipped: string;
 
-/** The code cache beside a bundle: named by the bundle's content id and V8's version. */
-function cacheBeside(dir: string): string {
-  const names = readdirSync(join(dir, 'dist/cli')).filter((n) => /^paycli\.cjs\.[0-9a-f]{16}\.v8-.+\.cache$/.test(n));
+/** The code cache beside a bundle for a shape of run: named by the bundle's content id, the shape and V8's version. */
+function cacheBeside(dir: string, shape = 'root'): string {
+  const names = readdirSync(join(dir, 'dist/cli')).filter((n) => new RegExp(`^paycli\\.cjs\\.[0-9a-f]{16}\\.${shape}\\.v8-.+\\.cache$`).test(n));
   expect(names, dir).toHaveLength(1);
   return join(dir, 'dist/cli', names[0]!);
 }
@@ -75,7 +76,7 @@ describe('start-up', () => {
     }
     const keyed = readdirSync(join(userCache, 'paycli'));
     expect(keyed).toHaveLength(2);
-    for (const name of keyed) expect(name).toMatch(/^paycli\.cjs\.[0-9a-f]{16}\.v8-.+\.flags-[0-9a-f]{8}\.cache$/);
+    for (const name of keyed) expect(name).toMatch(/^paycli\.cjs\.[0-9a-f]{16}\.root\.v8-.+\.flags-[0-9a-f]{8}\.cache$/);
     expect(readFileSync(cache).equals(trained)).toBe(true);
     // Neutral options (a preload, source maps) share the default cache: nothing new is written.
     const preload = join(pkg, 'noop.cjs');
@@ -84,26 +85,71 @@ describe('start-up', () => {
     const r = spawnSync(process.execPath, ['-r', preload, '--enable-source-maps', bin, '--help'], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', XDG_CACHE_HOME: userCache }, encoding: 'utf8' });
     expect(r.status).toBe(0);
     expect(existsSync(userCache)).toBe(false);
-    // A trained cache that V8 rejects (here: its source hash changed) is not replaced by the one
-    // narrow run would write; a smaller rejected one is.
+    // A trained cache that V8 rejects (here: its source hash changed) is not replaced by the one a
+    // narrower run of its command would write (verify-callback's was trained by three verifications;
+    // the narrow run stops at a missing file); a smaller rejected one is.
     const name = cache.split('/').pop()!;
+    const verifyName = cacheBeside(pkg, 'verify-callback').split('/').pop()!;
+    const narrow = ['verify-callback', join(pkg, 'missing.form'), '--va', VA, '--signature', '0'.repeat(64)];
     mkdirSync(join(userCache, 'paycli'), { recursive: true });
-    const rejected = Buffer.from(trained);
+    const rejected = readFileSync(cacheBeside(pkg, 'verify-callback'));
     rejected[8] = rejected[8]! ^ 0xff;
-    writeFileSync(join(userCache, 'paycli', name), rejected);
+    writeFileSync(join(userCache, 'paycli', verifyName), rejected);
     expect(run(['--version'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
-    expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
-    expect(readFileSync(join(userCache, 'paycli', name)).equals(rejected)).toBe(true);
-    writeFileSync(join(userCache, 'paycli', name), 'small and broken');
-    expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
-    expect(statSync(join(userCache, 'paycli', name)).size).toBeGreaterThan(50_000);
+    expect(run(narrow, { XDG_CACHE_HOME: userCache }).code).toBe(2);
+    expect(readFileSync(join(userCache, 'paycli', verifyName)).equals(rejected)).toBe(true);
+    writeFileSync(join(userCache, 'paycli', verifyName), 'small and broken');
+    expect(run(narrow, { XDG_CACHE_HOME: userCache }).code).toBe(2);
+    expect(statSync(join(userCache, 'paycli', verifyName)).size).toBeGreaterThan(50_000);
     // Caches of other builds are removed when a new one is written.
     writeFileSync(join(userCache, 'paycli', 'paycli.cjs.0123456789abcdef.v8-1.2.3.cache'), 'old build');
-    rmSync(join(userCache, 'paycli', name));
-    rmSync(cache); // no cache anywhere: this run writes one
+    rmSync(join(userCache, 'paycli', verifyName));
+    const common = cacheBeside(pkg, 'common');
+    rmSync(cache); // no cache anywhere (not even the common one): this run writes one
+    rmSync(common);
     expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
     expect(readdirSync(join(userCache, 'paycli'))).toEqual([name]);
+    cpSync(cacheBeside(ROOT, 'common'), common);
     rmSync(userCache, { recursive: true });
+  });
+
+  it('gives each common command a cache of its own, and the others the common one', () => {
+    cpSync(shipped, cache);
+    const root = statSync(cache).size;
+    const common = statSync(cacheBeside(pkg, 'common')).size;
+    for (const shape of ['verify-callback', 'sign-callback', 'areas', 'pay', 'whoami']) expect(statSync(cacheBeside(pkg, shape)).size, shape).toBeLessThan(common);
+    expect(root).toBeLessThan(common);
+    const { shapeOf } = createRequire(import.meta.url)(bin) as { shapeOf: (argv: string[], commands: string[]) => string };
+    const commands = ['areas', 'verify-callback', 'pay'];
+    expect(shapeOf(['--help'], commands)).toBe('root');
+    expect(shapeOf([], commands)).toBe('root');
+    expect(shapeOf(['verfy-callback'], commands)).toBe('root');
+    expect(shapeOf(['--json', 'verify-callback', 'x.json'], commands)).toBe('verify-callback');
+    expect(shapeOf(['--help', 'areas'], commands)).toBe('root');
+    expect(shapeOf(['--env', 'local', 'areas', 'pay'], commands)).toBe('areas');
+    // With the trained caches beside the bundle, no run writes one: a trained command finds its own, another the common one.
+    const userCache = join(pkg, 'user-cache');
+    for (const args of [['--help'], ['verify-callback', '--data', 'a=1', '--va', VA, '--signature', '0'.repeat(64)], ['config', 'path'], ['events', '--help']]) {
+      expect(run(args, { XDG_CACHE_HOME: userCache, XDG_CONFIG_HOME: join(pkg, 'cfg'), XDG_DATA_HOME: join(pkg, 'data') }).code, args.join(' ')).not.toBe(1);
+      expect(existsSync(userCache), args.join(' ')).toBe(false);
+    }
+    // Without them, each shape of run writes its own in the user's cache directory.
+    const dist = join(pkg, 'dist/cli');
+    const saved = join(pkg, 'saved-caches');
+    mkdirSync(saved);
+    for (const n of readdirSync(dist).filter((f) => f.endsWith('.cache'))) cpSync(join(dist, n), join(saved, n));
+    try {
+      for (const n of readdirSync(saved)) rmSync(join(dist, n));
+      expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
+      expect(run(['verify-callback', '--data', 'a=1', '--va', VA, '--signature', '0'.repeat(64)], { XDG_CACHE_HOME: userCache }).code).toBe(6);
+      expect(run(['--json', 'verify-callback', '--data', 'a=1', '--va', VA, '--signature', '0'.repeat(64)], { XDG_CACHE_HOME: userCache }).code).toBe(6);
+      const written = readdirSync(join(userCache, 'paycli')).map((n) => n.split('.')[3]).sort();
+      expect(written).toEqual(['root', 'verify-callback']);
+    } finally {
+      for (const n of readdirSync(saved)) cpSync(join(saved, n), join(dist, n));
+      rmSync(saved, { recursive: true });
+      rmSync(userCache, { recursive: true, force: true });
+    }
   });
 
   it('never runs a cache made for another build, even of the same length', () => {

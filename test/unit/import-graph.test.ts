@@ -79,11 +79,12 @@ describe('the module graph of src/', () => {
   it('a command module imports no other command module; its private parts in commands/ belong to it alone', () => {
     // The registry names the command modules; any other file in commands/ is a part of one command
     // (pay --redirect, the batch verifier): helpers shared by several commands live in src/cli/ proper.
+    // heads.ts is the registry's other half (what the root help shows of each command), used by all.
     const registry = readFileSync(join(SRC, 'cli/commands/index.ts'), 'utf8');
     const commands = new Set([...registry.matchAll(/import\('\.\/([\w-]+)\.js'\)/g)].map((m) => `cli/commands/${m[1]}.ts`));
     expect(commands.size).toBeGreaterThan(10);
     expect(edges.filter((e) => commands.has(e.from) && commands.has(e.to) && e.from !== e.to)).toEqual([]);
-    const inCommands = (f: string) => f.startsWith('cli/commands/') && f !== 'cli/commands/index.ts';
+    const inCommands = (f: string) => f.startsWith('cli/commands/') && f !== 'cli/commands/index.ts' && f !== 'cli/commands/heads.ts';
     const owners = new Map<string, Set<string>>();
     for (const command of commands) {
       const seen = new Set([command]);

@@ -9,7 +9,8 @@ import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
-import { apiFlags, examples, timeoutFlag, typed, type Define } from '../command-kit.js';
+import { apiFlags, examples, timeoutFlag, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 export function areaCache(env: CommandEnv): AreaCache {
   return new AreaCache(join(cacheDir(env.ctx.env, env.ctx.homedir), 'areas'));
@@ -105,7 +106,7 @@ export const areasCacheClear: Handler = async (env) => {
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
 
 const define: Define = (program, bind) => {
-  const areas = typed(program).command('areas').description('look up regions: province → city → district → village (signed, cached)');
+  const areas = topCommand(program, 'areas');
   examples(areas, ['paycli areas province', 'paycli areas city 51', 'paycli areas village 517101 --json', 'paycli areas pick']);
   for (const [level, arg, parent] of [
     ['province', '', ''],

@@ -3,7 +3,8 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
 import { withSpinner } from '../spinner.js';
-import { apiFlags, examples, typed, type Define } from '../command-kit.js';
+import { apiFlags, examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 /** `paycli balance`: the merchant's balance (settled, and paid but not yet settled when reported). */
 export const balanceCommand: Handler = async (env) => {
@@ -28,6 +29,6 @@ export const balanceCommand: Handler = async (env) => {
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineBalance: Define = (program, bind) =>
-  bind(examples(apiFlags(typed(program).command('balance').description('the merchant balance: available, and paid but still settling when the gateway says')), ['paycli balance', 'paycli --env local balance --json']), balanceCommand);
+  bind(examples(apiFlags(topCommand(program, 'balance')), ['paycli balance', 'paycli --env local balance --json']), balanceCommand);
 
 export const commands = { balance: defineBalance };

@@ -5,7 +5,8 @@ import { GatewayError, UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { rupiah, table } from '../output.js';
 import { withSpinner } from '../spinner.js';
-import { apiFlags, examples, typed, type Define } from '../command-kit.js';
+import { apiFlags, examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface ChannelsFlags {
   legacy?: boolean;
@@ -47,7 +48,7 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
 const defineChannels: Define = (program, bind) =>
   bind(
     examples(
-      apiFlags(typed(program).command('channels').description('payment methods and channels with fees and availability (cached for pay)').option('--method <method>', 'only this method\'s channels').option('--legacy', 'use the older POST payment-method-list endpoint')),
+      apiFlags(topCommand(program, 'channels').option('--method <method>', 'only this method\'s channels').option('--legacy', 'use the older POST payment-method-list endpoint')),
       ['paycli channels', 'paycli --env local channels --method va --json', 'paycli channels --legacy'],
     ),
     channelsCommand,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { cacheDir } from '../../core/config/paths.js';
 import { channelCandidates } from '../completion.js';
 import type { Handler } from '../command-env.js';
-import { typed, type Define } from '../command-kit.js';
+import type { Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 const PARENT: Record<string, RegExp> = { city: /^areas\/province$/, district: /^areas\/city\/\d+$/, village: /^areas\/district\/\d+$/ };
 
@@ -48,6 +49,6 @@ export const completeCommand: Handler<{ describe?: boolean }> = async (env, kind
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
-const defineComplete: Define = (program, bind) => bind(typed(program).command('__complete <kind> [args...]', { hidden: true }).option('--describe', 'add descriptions (fish)').allowUnknownOption(), completeCommand);
+const defineComplete: Define = (program, bind) => bind(topCommand(program, '__complete').option('--describe', 'add descriptions (fish)').allowUnknownOption(), completeCommand);
 
 export const commands = { __complete: defineComplete };

@@ -1,7 +1,8 @@
 import { UsageError } from '../../core/errors.js';
 import { completionScript, SHELLS, type Shell } from '../completion.js';
 import type { Handler } from '../command-env.js';
-import { examples, typed, type Define } from '../command-kit.js';
+import { examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 /** `paycli completion bash|zsh|fish`: prints the script (the same as completions/). */
 export const completionCommand: Handler = async (env, shell: string) => {
@@ -16,7 +17,7 @@ export const completionCommand: Handler = async (env, shell: string) => {
 
 const defineCompletion: Define = (program, bind) =>
   bind(
-    examples(typed(program).command('completion <shell>').description('print the shell completion script (bash, zsh or fish)'), ['paycli completion bash > /etc/bash_completion.d/paycli', 'paycli completion fish > ~/.config/fish/completions/paycli.fish', 'paycli completion zsh > ~/.zsh/completions/_paycli']),
+    examples(topCommand(program, 'completion'), ['paycli completion bash > /etc/bash_completion.d/paycli', 'paycli completion fish > ~/.config/fish/completions/paycli.fish', 'paycli completion zsh > ~/.zsh/completions/_paycli']),
     completionCommand,
   );
 

@@ -7,7 +7,8 @@ import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
 import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
-import { examples, typed, type Define } from '../command-kit.js';
+import { examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 /** Why a profile was chosen, in words, for messages that must say which profile they change. */
 function chosenBy(choice: ProfileChoice): string {
@@ -218,7 +219,7 @@ export const configPath: Handler = async (env) => {
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineConfig: Define = (program, bind) => {
-  const config = typed(program).command('config').description('manage profiles and settings in the user config');
+  const config = topCommand(program, 'config');
   examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
   bind(
     examples(

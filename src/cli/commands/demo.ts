@@ -11,7 +11,8 @@ import type { ListenerEvent } from '../../core/listener/server.js';
 import type { Handler } from '../command-env.js';
 import { fitLine, rupiah } from '../output.js';
 import { VERSION } from '../version.js';
-import { examples, typed, type Define } from '../command-kit.js';
+import { examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface Step {
   name: string;
@@ -169,5 +170,5 @@ export const demoCommand: Handler = async (env) => {
 
 export const commands: Record<'demo', Define> = {
   demo: (program, bind) =>
-    bind(examples(typed(program).command('demo').description('run the whole flow on an in-process emulator: regions, a VA payment, the buyer paying, the callback verified'), ['paycli demo', 'paycli demo --json']), demoCommand),
+    bind(examples(topCommand(program, 'demo'), ['paycli demo', 'paycli demo --json']), demoCommand),
 };

@@ -13,7 +13,8 @@ import { PaycliError } from '../../core/errors.js';
 import { joinUrl } from '../../core/api/signed-request.js';
 import { checkRegionsData } from '../../core/http/envelope.js';
 import { VERSION } from '../version.js';
-import { examples, typed, type Define } from '../command-kit.js';
+import { examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 /** How long doctor waits for each network check. */
 const CHECK_TIMEOUT_MS = 5000;
@@ -185,7 +186,7 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
 export const commands: Record<'doctor', Define> = {
   doctor: (program, bind) =>
     bind(
-      examples(typed(program).command('doctor').description('check Node, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports').option('--offline', 'skip the network checks'), ['paycli doctor', 'paycli --env local doctor --json']),
+      examples(topCommand(program, 'doctor').option('--offline', 'skip the network checks'), ['paycli doctor', 'paycli --env local doctor --json']),
       doctorCommand,
     ),
 };

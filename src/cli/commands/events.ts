@@ -11,7 +11,8 @@ import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-sh
 import { parseDuration } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
-import { examples, storeFlag, timeoutFlag, typed, type Define } from '../command-kit.js';
+import { examples, storeFlag, timeoutFlag, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface EventsFlags {
   store?: string;
@@ -184,7 +185,7 @@ export const eventsPrune: Handler<EventsFlags> = async (env) => {
 // ── Definition  ─────────────────────────────────────────────────────────────────────────────────
 
 const defineEvents: Define = (program, bind) => {
-  const events = typed(program).command('events').description('the event store of `paycli listen` and `paycli trigger`');
+  const events = topCommand(program, 'events');
   examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events prune --older-than 7d']);
   bind(examples(
     storeFlag(events.command('list').description('list stored requests, oldest first').option('--limit <n>', 'only the newest N').option('--status <status>', 'only this callback status').option('--valid', 'only valid ones').option('--invalid', 'only invalid or malformed ones')),

@@ -4,7 +4,8 @@ import type { Handler } from '../command-env.js';
 import { gatewayText, statusWord } from '../gateway-text.js';
 import { rupiah, table } from '../output.js';
 import { withSpinner } from '../spinner.js';
-import { apiFlags, examples, typed, type Define } from '../command-kit.js';
+import { apiFlags, examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 function positiveInt(v: string | undefined, flag: string, max?: number): number | undefined {
   if (v === undefined) return undefined;
@@ -85,9 +86,7 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineHistory: Define = (program, bind) => {
-  const history = typed(program)
-    .command('history')
-    .description('the merchant\'s transactions, newest first: filter by dates and status, page or --all')
+  const history = topCommand(program, 'history')
     .option('--from <date>', 'first day (YYYY-MM-DD, WIB)')
     .option('--to <date>', 'last day (YYYY-MM-DD, WIB)')
     .option('--paid-date', '--from/--to select by payment date, not creation date')

@@ -3,9 +3,9 @@ import type { Define } from '../command-kit.js';
 /**
  * The registry: every top-level command, in the order of the root help, with its help group and the
  * module that defines and implements it, one module per command. A module is imported only when its
- * command runs (or when the whole tree is needed: the root help, a typo's suggestion, completion
- * scripts). To add a command, write its module (definition next to handler, exporting `commands`)
- * and add a line here.
+ * command runs (or when the whole tree is needed: `help <command>`, completion scripts); the root
+ * help and a typo's suggestion are made from heads.ts alone. To add a command, write its module
+ * (definition next to handler, exporting `commands`) and add a line here and one in heads.ts.
  */
 export const REGISTRY = [
   { name: 'areas', group: 'API commands:', load: () => import('./areas.js') },

@@ -7,7 +7,8 @@ import type { Handler } from '../command-env.js';
 import { fitLine, rupiah, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { parsePort } from '../flag-values.js';
-import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, typed, type Define } from '../command-kit.js';
+import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface ListenFlags {
   port?: string;
@@ -174,9 +175,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
 
 const defineListen: Define = (program, bind) => {
   const listen = storeFlag(
-      typed(program)
-        .command('listen')
-        .description('receive callbacks locally: verify, store, mark duplicates, forward to your app')
+      topCommand(program, 'listen')
         .option('--port <port>', 'port (0 for any free port)', '8080')
         .option('--host <host>', 'address to bind', '127.0.0.1')
         .option('--path <path>', 'the path callbacks arrive on (* for any)', '/')

@@ -10,8 +10,9 @@ import { withSpinner } from '../spinner.js';
 import { amountFlag, buildPaymentRequest, collectItems, generateReferenceId, normalizeChannel, numberFlag, type PayFlags } from './pay-input.js';
 import { parseQuantity, parseRupiah } from '../../core/money.js';
 import { normalizePhone } from '../../core/phone.js';
-import { Option, apiFlags, collect, examples, typed, type Define } from '../command-kit.js';
+import { Option, apiFlags, collect, examples, type Define } from '../command-kit.js';
 import { EXPIRED_TYPES, METHOD_NAMES } from '../../core/payment-rules.js';
+import { topCommand } from './heads.js';
 
 interface Collected {
   name?: string;
@@ -132,9 +133,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
 
 export const commands: Record<'pay', Define> = {
   pay: (program, bind) => {
-    const pay = typed(program)
-      .command('pay')
-      .description('create a direct payment (va, cstore, cod, qris, cc, paylater, ewallet), validated before it is sent')
+    const pay = topCommand(program, 'pay')
       .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES))
       .option('--channel <channel>', 'payment channel of the method (e.g. bca, alfamart, mpm, dana)')
       .option('--name <name>', 'buyer name')

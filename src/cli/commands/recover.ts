@@ -11,7 +11,8 @@ import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
 import { eventStore } from '../callback-shared.js';
-import { Option, examples, typed, type Define } from '../command-kit.js';
+import { Option, examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface RecoverFlags {
   orders?: string;
@@ -219,9 +220,7 @@ async function readStdin(env: CommandEnv): Promise<string> {
 
 const defineRecover: Define = (program, bind) => {
   bind(examples(
-    typed(program)
-      .command('recover')
-      .description('find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again')
+    topCommand(program, 'recover')
       .option('--orders <file>', 'your orders: CSV or JSON lines with trx_id or reference_id, and status (- for stdin)')
       .option('--since <duration>', 'instead: payments of this window (e.g. 2d) with no callback answered 200 in the event store')
       .option('--deliver-to <url>', 'post each missed callback, rebuilt from the gateway\'s record and signed with the VA')

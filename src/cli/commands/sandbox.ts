@@ -6,9 +6,10 @@ import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
-import { Option, examples, typed, type Define, type TypedCommand } from '../command-kit.js';
+import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
+import { topCommand } from './heads.js';
 
 interface SandboxFlags {
   port?: string;
@@ -231,9 +232,7 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
 
 const defineSandbox: Define = (program, bind) => {
-  const sandbox = typed(program)
-    .command('sandbox')
-    .description('run the offline gateway emulator (regions, payments, payment page, signed callbacks with retries)')
+  const sandbox = topCommand(program, 'sandbox')
     .option('--port <port>', 'port to listen on (0 for any free port)', '4010')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')

@@ -6,7 +6,8 @@ import { hmacHex } from '../../core/signing/callback-signature.js';
 import type { Handler } from '../command-env.js';
 import { readCallbackPayload } from '../callback-payload.js';
 import { callbackVa } from '../callback-shared.js';
-import { examples, typed, type Define } from '../command-kit.js';
+import { examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface SignFlags {
   data?: string;
@@ -54,9 +55,7 @@ export const signCallbackCommand: Handler<SignFlags> = async (env, file?: string
 
 const defineSignCallback: Define = (program, bind) => {
   bind(examples(
-    typed(program)
-      .command('sign-callback [file]')
-      .description('print the X-Signature the gateway would send for a payload')
+    topCommand(program, 'sign-callback')
       .option('--data <text>', 'the payload inline instead of a file')
       .option('--show-canonical', 'also print the canonical JSON')
       .option('--curl [url]', 'print a curl command that posts the payload, signed, to --to URL')

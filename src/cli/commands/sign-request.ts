@@ -3,7 +3,8 @@ import type { Handler } from '../command-env.js';
 import { readInput } from '../io.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { maskedStringToSign } from '../../core/api/signed-request.js';
-import { Option, examples, typed, type Define } from '../command-kit.js';
+import { Option, examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 /** `paycli sign request`: shows every step of the request signing (docs/gateway.md, "Request signing") for one request. */
 export const signRequestCommand: Handler<{ httpMethod?: string; method?: string; path: string; body?: string }> = async (env) => {
@@ -48,7 +49,7 @@ export const signRequestCommand: Handler<{ httpMethod?: string; method?: string;
 
 export const commands: Record<'sign', Define> = {
   sign: (program, bind) => {
-    const sign = typed(program).command('sign').description('show how a request is signed');
+    const sign = topCommand(program, 'sign');
     bind(
       examples(
         sign

@@ -10,8 +10,9 @@ import { durationFlag } from '../duration-flag.js';
 import type { Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags } from '../callback-shared.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
-import { Option, examples, typed, type Define } from '../command-kit.js';
+import { Option, examples, type Define } from '../command-kit.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
+import { topCommand } from './heads.js';
 
 interface TestFlags {
   format?: string;
@@ -195,9 +196,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
 
 const defineTestHandler: Define = (program, bind) => {
   bind(examples(
-    typed(program)
-      .command('test-handler <url>')
-      .description('conformance suite for your callback handler: valid accepted, forged rejected, duplicates answered 200')
+    topCommand(program, 'test-handler')
       .addOption(new Option('--format <format>', 'body formats to test').choices(['form', 'json', 'both']).default('both'))
       .addOption(new Option('--method <method>', 'payment method of the sample callbacks').choices(METHOD_NAMES as string[]).default('va'))
       .option('--channel <channel>', 'payment channel of the sample callbacks')

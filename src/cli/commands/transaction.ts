@@ -8,7 +8,8 @@ import { EXIT } from '../exit-codes.js';
 import { gatewayText, statusWord } from '../gateway-text.js';
 import { fitLine, rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
-import { examples, RUN_DURATION_TIMEOUT, typed, type Define } from '../command-kit.js';
+import { examples, RUN_DURATION_TIMEOUT, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
 async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Promise<TransactionRecord | null> {
@@ -150,9 +151,7 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineTransaction: Define = (program, bind) => {
-  const transaction = typed(program)
-    .command('transaction <id>')
-    .description('the gateway\'s record of a transaction (by id, or by reference id): status (PaidStatus), amounts, dates (WIB), method, buyer')
+  const transaction = topCommand(program, 'transaction')
     .option('--reference', 'the argument is a reference id even if it is all digits')
     .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
     .option('--interval <duration>', 'with --wait: time between checks (default 3s)')

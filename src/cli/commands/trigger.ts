@@ -10,7 +10,8 @@ import { escapeControl } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
 import { fitLine } from '../output.js';
 import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
-import { Option, collect, examples, storeFlag, typed, type Define } from '../command-kit.js';
+import { Option, collect, examples, storeFlag, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface TriggerFlags {
   to: string;
@@ -90,9 +91,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
 const defineTrigger: Define = (program, bind) => {
   bind(examples(
     storeFlag(
-      typed(program)
-        .command('trigger')
-        .description('send a realistic, correctly signed callback to a URL, as the gateway would')
+      topCommand(program, 'trigger')
         .requiredOption('--to <url>', 'your callback handler')
         .addOption(new Option('--status <status>', 'callback status').choices(['berhasil', 'pending', 'expired']).default('berhasil'))
         .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]).default('va'))

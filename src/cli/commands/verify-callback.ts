@@ -8,7 +8,8 @@ import { verifyFileParallel, verifyStream, workersFor } from './verify-batch.js'
 import type { CommandEnv, Handler } from '../command-env.js';
 import { readCallbackPayload } from '../callback-payload.js';
 import { callbackVa, diagnosisKeys } from '../callback-shared.js';
-import { examples, typed, type Define } from '../command-kit.js';
+import { examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 interface VerifyFlags {
   signature?: string;
@@ -117,9 +118,7 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
 
 const defineVerifyCallback: Define = (program, bind) => {
   bind(examples(
-    typed(program)
-      .command('verify-callback [file]')
-      .description('check a callback signature and explain any mismatch (JSON, form, raw HTTP capture or {headers, body}; - for stdin)')
+    topCommand(program, 'verify-callback')
       .option('--signature <hex>', 'the X-Signature it arrived with (else the capture\'s header or a body "signature" field)')
       .option('--data <text>', 'the payload inline instead of a file')
       .option('--event <id>', 'a request from the event store of `paycli listen`')

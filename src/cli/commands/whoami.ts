@@ -1,7 +1,8 @@
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { table } from '../output.js';
-import { examples, typed, type Define } from '../command-kit.js';
+import { examples, type Define } from '../command-kit.js';
+import { topCommand } from './heads.js';
 
 /** `paycli whoami`: the resolved profile, environment, base URL and masked credentials, each with its origin. */
 export const whoamiCommand: Handler = async (env) => {
@@ -26,6 +27,6 @@ export const whoamiCommand: Handler = async (env) => {
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineWhoami: Define = (program, bind) =>
-  bind(examples(typed(program).command('whoami').description('show profile, environment, base URL and masked credentials, and where each came from'), ['paycli whoami', 'paycli --env local whoami --json']), whoamiCommand);
+  bind(examples(topCommand(program, 'whoami'), ['paycli whoami', 'paycli --env local whoami --json']), whoamiCommand);
 
 export const commands = { whoami: defineWhoami };
