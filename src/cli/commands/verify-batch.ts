@@ -122,6 +122,17 @@ export interface BatchWorkerData {
   next: SharedArrayBuffer;
 }
 
+/** Reads `length` bytes at `position` (fewer only at the end of the file). */
+function readFully(fd: number, buf: Buffer, length: number, position: number): number {
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
 /**
  * The text of the lines that start in block `block`: from the first line start at or after its
  * first byte to the end of the last line that starts before its end (which may reach into the next
@@ -133,21 +144,21 @@ function blockText(fd: number, size: number, blockBytes: number, block: number, 
   const hi = Math.min(lo + blockBytes, size);
   // One byte before the block tells whether a line starts at its first byte.
   const from = block === 0 ? 0 : lo - 1;
-  const got = readSync(fd, buf, 0, hi - from, from);
+  const got = readFully(fd, buf, hi - from, from);
   let start = 0;
   if (block > 0) {
-    const nl = buf.indexOf(10);
-    if (nl < 0 || nl >= got) return undefined;
+    const nl = buf.subarray(0, got).indexOf(10);
+    if (nl < 0) return undefined;
     start = nl + 1;
   }
   if (start >= got) return undefined; // the first line start is in the next block (or past the end of a shorter file)
   if (got < hi - from || hi === size || buf[got - 1] === 10) return buf.toString('utf8', start, got);
-  // The last line goes on past the block: read up to its line break.
+  // The last line goes on past the block: read up to its line break (or the size the file had).
   const parts: Buffer[] = [buf.subarray(start, got)];
   let pos = hi;
   const more = Buffer.allocUnsafe(64 * 1024);
-  for (;;) {
-    const n = readSync(fd, more, 0, more.length, pos);
+  while (pos < size) {
+    const n = readSync(fd, more, 0, Math.min(more.length, size - pos), pos);
     if (n === 0) break;
     const nl = more.subarray(0, n).indexOf(10);
     parts.push(Buffer.from(more.subarray(0, nl < 0 ? n : nl + 1)));
