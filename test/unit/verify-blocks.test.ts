@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mismatchOf, verifyBlocks, verifyStream, type BlockResult, type Failure } from '../../src/cli/commands/verify-batch.js';
+import { mismatchOf, verifyBlocks, verifyFileParallel, verifyStream, type BlockResult, type Failure } from '../../src/cli/commands/verify-batch.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { parseJsonBody } from '../../src/core/callback/parse.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
@@ -96,6 +96,20 @@ describe('verifyBlocks: a file cut into blocks reads as one stream', () => {
         }
       }
     }
+  });
+
+  it('verifyFileParallel on one thread (one core) reads a large file as one stream', async () => {
+    const path = join(dir, 'large.jsonl');
+    const many: string[] = [];
+    for (let i = 0; i < 300; i++) many.push(...lines);
+    const text = many.join('\n');
+    writeFileSync(path, text);
+    const size = Buffer.byteLength(text);
+    expect(size).toBeGreaterThan(2 * 64 * 1024); // several blocks
+    const stream = await verifyStream(Readable.from([Buffer.from(text)]), VA);
+    const r = await verifyFileParallel(path, size, VA, 1);
+    expect({ valid: r.valid, total: r.total }).toEqual({ valid: stream.valid, total: stream.total });
+    expect(r.others.map((o) => [o.line, o.kind, o.kind === 'mismatch' ? o.variant : null])).toEqual(stream.others.map((o) => [o.line, o.kind, o.kind === 'mismatch' ? o.line % lines.length === 7 : null]));
   });
 
   it('an empty file has no lines', () => {

@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { fsError } from '../../core/fs-errors.js';
 import { checkCallback, type CallbackCheck } from '../../core/callback/check.js';
 import type { ParsedCallback } from '../../core/callback/parse.js';
-import { isVariant, mismatchOf, verifyFileParallel, verifyStream, workersFor } from './verify-batch.js';
+import { BLOCKS_FROM_BYTES, isVariant, mismatchOf, verifyFileParallel, verifyStream, workersFor } from './verify-batch.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { readCallbackPayload } from '../callback-payload.js';
 import { callbackVa, diagnosisKeys } from '../callback-shared.js';
@@ -81,8 +81,7 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
     if (!info.isFile()) throw new UsageError(`cannot use --jsonl ${path}: it is not a file`);
     size = info.size;
   }
-  const workers = workersFor(size);
-  const batch = size !== undefined && workers > 1 ? await verifyFileParallel(path, size, va, workers) : await verifyStream(path === '-' ? env.ctx.stdin : createReadStream(path), va);
+  const batch = size !== undefined && size >= BLOCKS_FROM_BYTES ? await verifyFileParallel(path, size, va, workersFor(size)) : await verifyStream(path === '-' ? env.ctx.stdin : createReadStream(path), va);
   const counts = { total: batch.total, valid: batch.valid, validVariant: 0, invalid: 0, malformed: 0 };
   const failures: { line: number; verdict: string; reason: string; trx_id: string | null }[] = [];
   const MAX_LISTED = 100;
