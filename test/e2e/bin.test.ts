@@ -7,6 +7,9 @@ import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
+import { parseJsonBody } from '../../src/core/callback/parse.js';
+import { canonicalizeCallback } from '../../src/core/signing/callback-canonical.js';
+import { hmacHex } from '../../src/core/signing/callback-signature.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
@@ -166,5 +169,55 @@ describe('verify-callback --jsonl on worker threads', () => {
     expect(out.failures.map((f: { line: number; verdict: string }) => [f.line, f.verdict])).toEqual([[11, 'malformed'], [3335, 'invalid']]);
     const viaStdin = await runPaycli(['verify-callback', '--jsonl', '-', '--va', VA, '--json'], {}, readFileSync(big, 'utf8'));
     expect(JSON.parse(viaStdin.stdout)).toEqual({ ...out, file: '-' });
+  });
+
+  it('reports what the single-thread path reports for every kind of line, wherever it falls in the file', async () => {
+    const { writeFileSync, statSync } = await import('node:fs');
+    // Authentic only through an undocumented encoding (non-ASCII left raw), with an integer beyond 2^53:
+    // its diagnosis needs the PHP shape the JSON parser attaches to the fields.
+    const variant = (n: number) => {
+      const body = `{"trx_id":9007199254740993,"status":"berhasil","buyer_name":"Ayú ${n}","url":"https://x.example/a"}`;
+      const sig = hmacHex(VA, canonicalizeCallback(parseJsonBody(body), { json: { escapeSlash: true, escapeUnicode: false } }));
+      return JSON.stringify({ headers: { 'content-type': 'application/json', 'x-signature': sig }, body });
+    };
+    const lines: string[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const fields = sampleCallbackFields({ status: 'berhasil', method: i % 3 ? 'va' : 'qris', channel: i % 3 ? 'bca' : 'mpm', now: new Date(), url: 'https://shop.example/ipaymu/callback/' + 'é'.repeat(i % 5) + 'x'.repeat(300), trxId: 400000 + i });
+      const s = signCallbackRequest(fields, VA, i % 2 ? 'json' : 'form', new Date(), String(i));
+      if (i % 1500 === 7) lines.push('{broken ' + i);
+      else if (i % 1500 === 500) lines.push(JSON.stringify({ headers: s.headers, body: s.body.replace('berhasil', 'pending') }));
+      else if (i % 1500 === 900) lines.push(variant(i));
+      else if (i === 4100) lines.push(JSON.stringify({ headers: s.headers, body: s.body, pad: 'p'.repeat(1_200_000) })); // longer than a block
+      else lines.push(JSON.stringify({ headers: s.headers, body: s.body }));
+      if (i % 1000 === 999) lines.push('   ');
+    }
+    const big = join(home.home, 'mixed.jsonl');
+    writeFileSync(big, lines.join('\n'));
+    expect(statSync(big).size).toBeGreaterThan(4 * 1024 * 1024);
+    for (const json of [['--json'], []]) {
+      const r = await runPaycli(['verify-callback', '--jsonl', big, '--va', VA, ...json]);
+      const viaStdin = await runPaycli(['verify-callback', '--jsonl', '-', '--va', VA, ...json], {}, readFileSync(big, 'utf8'));
+      expect(r.code).toBe(6);
+      expect(viaStdin.code).toBe(6);
+      expect(r.stderr).toBe('');
+      if (json.length === 0) {
+        expect(r.stdout).toBe(viaStdin.stdout);
+        continue;
+      }
+      const out = JSON.parse(r.stdout);
+      expect(out).toEqual({ ...JSON.parse(viaStdin.stdout), file: big });
+      expect(out).toMatchObject({ total: 6000, valid: 5988, validVariant: 4, invalid: 4, malformed: 4 });
+      // Capture i is on line i + 1 + the blank lines before it (one after every 1000th capture).
+      expect(out.failures.map((f: { line: number; verdict: string }) => [f.line, f.verdict])).toEqual([
+        [8, 'malformed'],
+        [501, 'invalid'],
+        [1509, 'malformed'],
+        [2003, 'invalid'],
+        [3011, 'malformed'],
+        [3504, 'invalid'],
+        [4512, 'malformed'],
+        [5006, 'invalid'],
+      ]);
+    }
   });
 });

@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { captureHeader, MalformedPayloadError, parseCallbackBody } from '../../core/callback/parse.js';
+import { checkCallback } from '../../core/callback/check.js';
 import { canonicalizeCallback, type CallbackFields } from '../../core/signing/callback-canonical.js';
 import { hmacHex, signaturesEqual } from '../../core/signing/callback-signature.js';
 
@@ -31,11 +31,36 @@ export function verifyLine(text: string, line: number, va: string): LineOutcome 
   return { line, kind: 'mismatch', fields, received };
 }
 
+/**
+ * A line that did not verify, as the batch's summary takes it. A mismatch found on a worker thread
+ * comes as its text instead of its fields (which would lose the PHP shape the parsers attach, a
+ * symbol property that structured cloning drops); `mismatchOf` parses it again where it is needed.
+ * `variant`, when known, is the verdict of `checkCallback` without a diagnosis: whether one of the
+ * gateway's undocumented encodings explains the mismatch.
+ */
+export type Failure =
+  | { line: number; kind: 'malformed'; reason: string }
+  | { line: number; kind: 'mismatch'; fields: CallbackFields; received: string; variant?: boolean }
+  | { line: number; kind: 'mismatch'; text: string; variant: boolean };
+
 export interface BatchResult {
   /** Valid lines are only counted; the other outcomes are kept in line order. */
   valid: number;
   total: number;
-  others: Exclude<LineOutcome, { kind: 'valid' }>[];
+  others: Failure[];
+}
+
+/** The fields and received signature of a mismatch (parsed again from its text when it came from a worker). */
+export function mismatchOf(f: Extract<Failure, { kind: 'mismatch' }>, va: string): { fields: CallbackFields; received: string } {
+  if (!('text' in f)) return f;
+  const o = verifyLine(f.text, f.line, va);
+  if (o.kind !== 'mismatch') throw new Error(`line ${f.line} verified differently on the main thread (${o.kind})`);
+  return o;
+}
+
+/** Whether an undocumented encoding of the gateway explains a mismatch (checkCallback without a diagnosis). */
+export function isVariant(fields: CallbackFields, received: string, va: string): boolean {
+  return checkCallback(fields, received, va, { diagnose: false, otherKeys: [] }).verdict === 'valid-variant';
 }
 
 /**
@@ -43,7 +68,7 @@ export interface BatchResult {
  * are checked in a plain loop (an async generator would cost a promise per line).
  */
 export async function verifyStream(input: Readable, va: string, firstLine = 1): Promise<BatchResult & { lines: number }> {
-  const result = { valid: 0, total: 0, others: [] as BatchResult['others'], lines: 0 };
+  const result = { valid: 0, total: 0, others: [] as Failure[], lines: 0 };
   const take = (raw: string) => {
     const line = firstLine + result.lines++;
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -68,66 +93,191 @@ export async function verifyStream(input: Readable, va: string, firstLine = 1): 
   return result;
 }
 
-/** Byte offsets that split a file into `parts` ranges at line boundaries. */
-async function lineAlignedRanges(path: string, size: number, parts: number): Promise<[number, number][]> {
-  const fh = await open(path, 'r');
-  try {
-    const cuts = [0];
-    const buf = Buffer.alloc(64 * 1024);
-    for (let i = 1; i < parts; i++) {
-      let pos = Math.max(cuts[cuts.length - 1]!, Math.floor((size * i) / parts));
-      let found = -1;
-      while (found < 0 && pos < size) {
-        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-        if (bytesRead === 0) break;
-        const nl = buf.subarray(0, bytesRead).indexOf(10);
-        if (nl >= 0) found = pos + nl + 1;
-        else pos += bytesRead;
-      }
-      cuts.push(found < 0 ? size : found);
-    }
-    cuts.push(size);
-    return cuts.slice(0, -1).map((c, i) => [c, cuts[i + 1]!] as [number, number]).filter(([a, b]) => b > a);
-  } finally {
-    await fh.close();
+// ── Large files: blocks shared out between threads ───────────────────────────────────────────────
+
+/**
+ * A large file is cut into blocks of this many bytes; the threads (the main thread and the worker
+ * threads) take the next block from a shared counter until none is left, so a thread that starts
+ * later (a worker's start-up) or runs slower (a busy core) simply takes fewer blocks. 64 KiB: the
+ * text of a block then fits V8's young generation (a string over 128 KiB goes to the large-object
+ * space and brings full collections: 512 KiB blocks cost ~4% more CPU).
+ */
+export const BLOCK_BYTES = 64 * 1024;
+
+/** The outcome of one block: its lines are numbered from 1 within it, made global afterwards. */
+export interface BlockResult {
+  block: number;
+  /** Lines in the block, blank ones included. */
+  lines: number;
+  valid: number;
+  total: number;
+  others: Failure[];
+}
+
+/** What a worker thread of the batch is given (workerData). */
+export interface BatchWorkerData {
+  path: string;
+  size: number;
+  va: string;
+  blockBytes: number;
+  /** An Int32Array's buffer: [0] is the next block to take. */
+  next: SharedArrayBuffer;
+}
+
+/** Reads `length` bytes at `position` (fewer only at the end of the file). */
+function readFully(fd: number, buf: Buffer, length: number, position: number): number {
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
   }
+  return got;
 }
 
 /**
- * Verifies a JSONL file on worker threads: each reads and verifies its own line-aligned byte range,
- * so no line is copied between threads; line numbers are made global afterwards.
+ * The text of the lines that start in block `block`: from the first line start at or after its
+ * first byte to the end of the last line that starts before its end (which may reach into the next
+ * blocks). Undefined when no line starts in it (one long line covers it). A line start is byte 0 or
+ * the byte after a `\n`; a `\n` never occurs inside a UTF-8 sequence, so each text decodes alone.
  */
-export async function verifyFileParallel(path: string, size: number, va: string, workers: number): Promise<BatchResult> {
-  const ranges = await lineAlignedRanges(path, size, workers);
-  const parts = await Promise.all(
-    ranges.map((range, i) => {
-      const [start, end] = range;
-      // The first range is read here, on the main thread, which would otherwise only wait: one
-      // worker's start-up (loading and compiling its module) fewer before the work begins.
-      if (i === 0) return verifyStream(createReadStream(path, { start, end: end - 1 }), va, 1);
-      return new Promise<BatchResult & { lines: number }>((resolve, reject) => {
-        const w = new Worker(new URL('./verify-batch-worker.js', import.meta.url), { workerData: { va, path, start, end } });
-        w.once('message', (r: BatchResult & { lines: number }) => {
+function blockText(fd: number, size: number, blockBytes: number, block: number, buf: Buffer): string | undefined {
+  const lo = block * blockBytes;
+  const hi = Math.min(lo + blockBytes, size);
+  // One byte before the block tells whether a line starts at its first byte.
+  const from = block === 0 ? 0 : lo - 1;
+  const got = readFully(fd, buf, hi - from, from);
+  let start = 0;
+  if (block > 0) {
+    const nl = buf.subarray(0, got).indexOf(10);
+    if (nl < 0) return undefined;
+    start = nl + 1;
+  }
+  if (start >= got) return undefined; // the first line start is in the next block (or past the end of a shorter file)
+  if (got < hi - from || hi === size || buf[got - 1] === 10) return buf.toString('utf8', start, got);
+  // The last line goes on past the block: read up to its line break (or the size the file had).
+  const parts: Buffer[] = [buf.subarray(start, got)];
+  let pos = hi;
+  const more = Buffer.allocUnsafe(64 * 1024);
+  while (pos < size) {
+    const n = readSync(fd, more, 0, Math.min(more.length, size - pos), pos);
+    if (n === 0) break;
+    const nl = more.subarray(0, n).indexOf(10);
+    parts.push(Buffer.from(more.subarray(0, nl < 0 ? n : nl + 1)));
+    if (nl >= 0) break;
+    pos += n;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * Verifies the lines of one block's text (numbered from 1). A mismatch is classified here with
+ * `checkCallback` without a diagnosis (the summary needs that verdict for every failure past the
+ * listed ones); `portable` keeps a mismatch as its text, to be posted from a worker thread.
+ */
+function verifyBlock(text: string, block: number, va: string, portable: boolean): BlockResult {
+  const r: BlockResult = { block, lines: 0, valid: 0, total: 0, others: [] };
+  const n = text.length;
+  let start = 0;
+  while (start < n) {
+    let nl = text.indexOf('\n', start);
+    if (nl < 0) nl = n;
+    const line = ++r.lines;
+    const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+    const raw = text.slice(start, end);
+    start = nl + 1;
+    // A capture starts with `{`; anything else may be a blank line.
+    if (raw.charCodeAt(0) !== 123 && raw.trim() === '') continue;
+    r.total++;
+    const o = verifyLine(raw, line, va);
+    if (o.kind === 'valid') r.valid++;
+    else if (o.kind === 'malformed') r.others.push(o);
+    else {
+      const variant = isVariant(o.fields, o.received, va);
+      r.others.push(portable ? { line, kind: 'mismatch', text: raw, variant } : { ...o, variant });
+    }
+  }
+  return r;
+}
+
+/** Takes blocks from the shared counter and verifies them until none is left (main thread and workers alike). */
+export function verifyBlocks(data: BatchWorkerData, portable: boolean): BlockResult[] {
+  const next = new Int32Array(data.next);
+  const results: BlockResult[] = [];
+  const fd = openSync(data.path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(data.blockBytes + 1);
+    for (;;) {
+      const block = Atomics.add(next, 0, 1);
+      if (block * data.blockBytes >= data.size) break;
+      const text = blockText(fd, data.size, data.blockBytes, block, buf);
+      if (text !== undefined) results.push(verifyBlock(text, block, data.va, portable));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return results;
+}
+
+/**
+ * Verifies a JSONL file of `size` bytes on `threads` threads: this one and `threads - 1` worker
+ * threads (none for 1), started first, which share out its blocks (no line is copied between
+ * threads); line numbers are made global afterwards from each block's line count. Only the first
+ * `size` bytes are read, even if the file grows meanwhile.
+ */
+export async function verifyFileParallel(path: string, size: number, va: string, threads: number): Promise<BatchResult> {
+  const data: BatchWorkerData = { path, size, va, blockBytes: BLOCK_BYTES, next: new SharedArrayBuffer(4) };
+  const started: Worker[] = [];
+  const workers: Promise<BlockResult[]>[] = [];
+  for (let i = 1; i < threads; i++) {
+    workers.push(
+      new Promise<BlockResult[]>((resolve, reject) => {
+        const w = new Worker(new URL('./verify-batch-worker.js', import.meta.url), { workerData: data });
+        started.push(w);
+        let done = false;
+        w.once('message', (r: BlockResult[]) => {
+          done = true;
           resolve(r);
           void w.terminate();
         });
         w.once('error', reject);
-      });
-    }),
-  );
+        w.once('exit', (code) => {
+          if (!done) reject(new Error(`a verify-callback worker thread stopped (exit code ${code}) before it reported`));
+        });
+      }),
+    );
+  }
+  // A worker that fails is reported once this thread is done with its own blocks.
+  const all = Promise.all(workers);
+  let mine: BlockResult[];
+  try {
+    mine = verifyBlocks(data, false);
+  } catch (err) {
+    all.catch(() => undefined);
+    for (const w of started) void w.terminate();
+    throw err;
+  }
+  const blocks = mine.concat(...(await all));
+  blocks.sort((a, b) => a.block - b.block);
   const result: BatchResult = { valid: 0, total: 0, others: [] };
   let offset = 0;
-  for (const p of parts) {
-    result.valid += p.valid;
-    result.total += p.total;
-    for (const o of p.others) result.others.push({ ...o, line: o.line + offset });
-    offset += p.lines;
+  for (const b of blocks) {
+    result.valid += b.valid;
+    result.total += b.total;
+    for (const o of b.others) result.others.push({ ...o, line: o.line + offset });
+    offset += b.lines;
   }
   return result;
 }
 
-/** Worker threads worth starting for an input of this size (none for small or unknown sizes). */
+/**
+ * Files from this size on are read in blocks by verifyFileParallel (synchronous reads, ~3-10% less
+ * CPU than a stream), on as many threads as workersFor gives; smaller ones and stdin as a stream.
+ */
+export const BLOCKS_FROM_BYTES = 4 * 1024 * 1024;
+
+/** Threads worth using for an input of this size (this one alone for small or unknown sizes, or one core). */
 export function workersFor(bytes: number | undefined): number {
-  if (bytes === undefined || bytes < 4 * 1024 * 1024) return 1;
+  if (bytes === undefined || bytes < BLOCKS_FROM_BYTES) return 1;
   return Math.min(4, availableParallelism());
 }
