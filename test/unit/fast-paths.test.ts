@@ -83,6 +83,64 @@ describe('form parsing: the fast routes give what the pairwise reference gives',
   });
 });
 
+describe('form parsing: a remembered shape read from the body decoded as a whole', () => {
+  it('gives each value what decoding it alone gives, and falls back when the body does not decode', () => {
+    parseFormBody('trx_id=1&note=x&url=y');
+    const bodies = [
+      'trx_id=1&note=a%2541&url=https%3A%2F%2Fx.y%2Fa',
+      'trx_id=1&note=%2B+%20&url=%E2%82%AC',
+      'trx_id=1&note=a+b&url=c',
+      'trx_id=1&note=%E2%82&url=%AC',
+      'trx_id=1&note=%ZZ&url=y',
+      'trx_id=1&note=%26&url=%3D',
+      'trx%5Fid=1&note=x&url=y',
+      'trx_id=1&note=x%3D&url=y',
+      'trx_id=1&note=%00&url=%C3%96',
+      'trx_id=1&note=x&url=y%',
+    ];
+    for (const body of bodies) {
+      expect(outcome(parseFormBody, body), body).toEqual(outcome(parseFormBodyPairwise, body));
+      expect(outcome(parseFormBody, body), body).toEqual(outcome(parseFormBodyPairwise, body));
+    }
+  });
+});
+
+describe('signature comparison without a regular expression or new buffers', () => {
+  const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+  /** The rule as documented: trimmed, same length, non-empty even-length hex on both sides, bytes equal. */
+  function reference(a: string, b: string): boolean {
+    const x = a.trim();
+    const y = b.trim();
+    return x.length > 0 && x.length === y.length && HEX.test(x) && HEX.test(y) && Buffer.from(x, 'hex').equals(Buffer.from(y, 'hex'));
+  }
+  it('agrees with the documented rule, also on characters Buffer’s hex decoder misreads', async () => {
+    const { hexDigestsEqual } = await import('../../src/core/signing/digest.js');
+    const digest = hmacHex('k', 'x');
+    // U+0130 and U+0661 decode as hex digits through their low byte in Buffer.from(…, 'hex').
+    const near = fc.constantFrom('0', '9', 'a', 'f', 'A', 'F', 'g', ' ', '\n', '\u00a0', '\u0130', '\u0131', '\u0661', '\ufeff');
+    const mutate = fc.tuple(fc.nat(70), near, fc.boolean()).map(([at, c, insert]) => (s: string) => s.slice(0, at) + c + s.slice(insert ? at : at + 1));
+    const side = fc.tuple(fc.constantFrom(digest, digest.toUpperCase(), hmacHex('k', 'y'), digest.slice(0, 10), ''), fc.array(mutate, { maxLength: 3 })).map(([s, fs]) => fs.reduce((t, f) => f(t), s));
+    fc.assert(
+      fc.property(side, side, (a, b) => {
+        expect(hexDigestsEqual(a, b)).toBe(reference(a, b));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(hexDigestsEqual(digest, `\u0130${digest.slice(2)}`)).toBe(false);
+    expect(hexDigestsEqual(`${digest}00`, `${digest}00`)).toBe(true); // longer than a SHA-256 digest
+  });
+
+  it('callbackSignatureMatches says what verifyCallback says', async () => {
+    const { callbackSignatureMatches, verifyCallback } = await import('../../src/core/signing/callback-signature.js');
+    const fields: CallbackFields = { trx_id: '183148', status: 'berhasil', url: 'https://shop.example/cb', buyer_name: 'Ñandú' };
+    const good = hmacHex('1179000899', canonicalizeCallback(fields));
+    for (const sig of [good, ` ${good.toUpperCase()} `, good.slice(0, -1) + (good.endsWith('0') ? '1' : '0'), '', 'zz', hmacHex('other', canonicalizeCallback(fields))]) {
+      expect(callbackSignatureMatches(fields, sig, '1179000899'), sig).toBe(verifyCallback({ fields, signature: sig, va: '1179000899' }).valid);
+    }
+    expect(() => callbackSignatureMatches(fields, good, '')).toThrow(/no merchant VA/);
+  });
+});
+
 describe('canonical JSON: the cached plan per key list gives what the general path gives', () => {
   const base: CallbackFields = {
     trx_id: '183148',

@@ -162,13 +162,29 @@ export function parseFormBody(body: string, options: { fromFile?: boolean } = {}
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
   const text = end === body.length ? body : body.slice(0, end);
+  // The whole body decoded in one call when that is safe (see decodedAtOnce): then a known shape's
+  // values are read from it as they are, without a decodeURIComponent call per value.
+  let source = text;
+  let decoded = false;
+  if (text.indexOf('%') < 0) {
+    if (text.indexOf('+') >= 0) source = text.replaceAll('+', ' ');
+    decoded = true;
+  } else if (!ESCAPED_SEPARATOR.test(text)) {
+    try {
+      source = decodeURIComponent(text.indexOf('+') < 0 ? text : text.replaceAll('+', ' '));
+      decoded = true;
+    } catch {
+      // Some pair does not decode: the pairwise parse names it.
+      return parseFormPairs(text, true) as CallbackFields;
+    }
+  }
   for (let i = 0; i < shapes.length; i++) {
-    const known = readByShape(text, shapes[i]!);
+    const known = readByShape(source, shapes[i]!, !decoded);
     if (known === undefined) continue;
     if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
     return known as CallbackFields;
   }
-  return (decodedAtOnce(text) ?? parseFormPairs(text, true)) as CallbackFields;
+  return (decoded ? parseFormPairs(source, false) : (decodedAtOnce(text) ?? parseFormPairs(text, true))) as CallbackFields;
 }
 
 /**
@@ -214,10 +230,12 @@ const MAX_SHAPES = 8;
 const MAX_SHAPE_KEYS = 256;
 
 /**
- * The fields of a raw body whose names are exactly `keys`, in order; undefined otherwise, and when
- * a value does not decode (the pairwise parse then names the pair).
+ * The fields of a body whose names are exactly `keys`, in order; undefined otherwise, and when a
+ * value does not decode (the pairwise parse then names the pair). `decode`: the body is raw, each
+ * value still has to be decoded; otherwise the body was decoded as a whole (no escaped `&` or `=`
+ * in it, so its separators are the raw body's, and a plain name is the same before and after).
  */
-function readByShape(body: string, keys: string[]): Record<string, string> | undefined {
+function readByShape(body: string, keys: string[], decode: boolean): Record<string, string> | undefined {
   const fields = Object.create(null) as Record<string, string>;
   const end = body.length;
   let start = 0;
@@ -229,6 +247,11 @@ function readByShape(body: string, keys: string[]): Record<string, string> | und
     const eq = start + key.length;
     if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
     let value = body.slice(eq + 1, amp);
+    if (!decode) {
+      fields[key] = value;
+      start = amp + 1;
+      continue;
+    }
     if (value.indexOf('+') >= 0) value = value.replaceAll('+', ' ');
     if (value.indexOf('%') >= 0) {
       try {

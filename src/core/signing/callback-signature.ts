@@ -36,6 +36,15 @@ export function signaturesEqual(expected: string, received: string): boolean {
   return hexDigestsEqual(expected, received);
 }
 
+/**
+ * Whether `signature` is the gateway's signature of these fields under the VA: verifyCallback's
+ * `valid`, without its report (the canonical text and expected digest are not kept). A missing or
+ * empty VA throws MissingVaError. The listener checks every callback this way first.
+ */
+export function callbackSignatureMatches(fields: CallbackFields, signature: string, va: string | undefined): boolean {
+  return signaturesEqual(hmacHex(requireVa(va), canonicalizeCallback(fields)), signature);
+}
+
 export interface VerifyCallbackInput {
   fields: CallbackFields;
   signature: string;
