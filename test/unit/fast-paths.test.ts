@@ -212,3 +212,45 @@ describe('HMAC under the cached key object', () => {
     for (const k of keys) for (const text of ['', '{"a":1}', 'Ñ'.repeat(100)]) expect(hmacSha256Hex(k, text), `${k} ${text}`).toBe(createHmac('sha256', k).update(text).digest('hex'));
   });
 });
+
+describe('listen --json: the line written field by field', () => {
+  it('is JSON.stringify of the same fields, for any strings, nulls, forwards and times', async () => {
+    const { listenJsonLine } = await import('../../src/cli/commands/listen.js');
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('"', '\\', '\u0000\u001f', '\ud800', '\udc00x', '\u2028', '🌺'));
+    const maybe = fc.option(text, { nil: null });
+    const forward = fc.record({ url: text, status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }), ms: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }) }, { requiredKeys: ['url', 'status', 'ms'] });
+    const event = fc.record({
+      id: text,
+      receivedAt: text,
+      trx_id: maybe,
+      status: maybe,
+      via: maybe,
+      channel: maybe,
+      amount: maybe,
+      verdict: fc.constantFrom('valid', 'valid-variant', 'invalid', 'malformed'),
+      variant: maybe,
+      reason: maybe,
+      duplicate: fc.boolean(),
+      answer: fc.integer({ min: 100, max: 599 }),
+      stored: fc.boolean(),
+      forwards: fc.array(fc.oneof(forward, forward.map((f) => ({ ...f, error: 'ECONNREFUSED "x"' }))), { maxLength: 2 }),
+      ms: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(0), fc.constant(-0), fc.constant(12.3)),
+    });
+    fc.assert(
+      fc.property(event, (v) => {
+        const e = {
+          type: 'request' as const,
+          event: { id: v.id, receivedAt: v.receivedAt, method: 'POST', path: '/', headers: {}, body: '', verdict: v.verdict, variant: v.variant, reason: v.reason, duplicate: v.duplicate, trx_id: v.trx_id, status: v.status, answer: v.answer },
+          summary: { trx_id: v.trx_id, status: v.status, via: v.via, channel: v.channel, amount: v.amount },
+          forwards: v.forwards,
+          stored: v.stored,
+          ms: v.ms,
+        };
+        const ev = e.event;
+        const want = JSON.stringify({ id: ev.id, receivedAt: ev.receivedAt, trx_id: ev.trx_id, status: ev.status, via: e.summary.via, channel: e.summary.channel, amount: e.summary.amount, verdict: ev.verdict, variant: ev.variant, reason: ev.reason, duplicate: ev.duplicate, answer: ev.answer, stored: e.stored, forwards: e.forwards, ms: e.ms });
+        expect(listenJsonLine(e)).toBe(want);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
