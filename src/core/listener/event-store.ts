@@ -32,10 +32,19 @@ export interface StoredEvent {
 let processTag: string | undefined;
 let sequence = 0;
 
+/** `evt_`, the time in base 36 and the tag, for the last millisecond an id was made in (a listener makes many per ms). */
+let lastMs = Number.NaN;
+let lastPrefix = '';
+
 /** A sortable, unique event id: time in base 36, a per-process tag and a counter. */
 export function newEventId(now: Date): string {
   sequence = (sequence + 1) % 1_679_616; // 36^4
-  return `evt_${now.getTime().toString(36)}${(processTag ??= randomBytes(3).toString('hex'))}${sequence.toString(36).padStart(4, '0')}`;
+  const ms = now.getTime();
+  if (ms !== lastMs) {
+    lastPrefix = `evt_${ms.toString(36)}${(processTag ??= randomBytes(3).toString('hex'))}`;
+    lastMs = ms;
+  }
+  return `${lastPrefix}${sequence.toString(36).padStart(4, '0')}`;
 }
 
 const VERDICTS = new Set(['valid', 'valid-variant', 'invalid', 'malformed']);

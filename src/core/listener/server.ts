@@ -124,6 +124,8 @@ interface Outcome {
 
 const PLAIN = 'text/plain; charset=utf-8';
 const OK_TEXT = '{"status":"OK"}';
+/** The usual answer's headers, made once (node:http reads the list without changing it). */
+const OK_HEADERS: readonly string[] = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(OK_TEXT))];
 
 /**
  * A local receiver for the gateway's callbacks. Verifies each with the canonical signature, stores
@@ -158,6 +160,17 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       if ((e.verdict === 'valid' || e.verdict === 'valid-variant') && e.source !== 'trigger') seen.add(`${e.trx_id}|${e.status}|${(e.headers['x-signature'] ?? '').toLowerCase()}`);
     });
   }
+  // receivedAt's text for the last millisecond seen: under load many requests arrive within one.
+  let isoMs = Number.NaN;
+  let isoText = '';
+  const isoOf = (d: Date): string => {
+    const ms = d.getTime();
+    if (ms !== isoMs) {
+      isoText = d.toISOString(); // throws for an invalid date, as before
+      isoMs = ms;
+    }
+    return isoText;
+  };
   let failing = false;
   let refused = 0;
   let inflight = 0;
@@ -317,7 +330,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   function storeEvent(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, text: string, started: number, forwards: ForwardResult[]): void {
     const event: StoredEvent = {
       id,
-      receivedAt: receivedAt.toISOString(),
+      receivedAt: isoOf(receivedAt),
       method,
       path,
       headers,
@@ -364,7 +377,8 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     if (o.close) res.setHeader('connection', 'close');
     if (o.answer === 405) res.setHeader('allow', 'POST');
     // A flat [name, value, …] list: node:http stores it without walking an object's keys.
-    res.writeHead(o.answer, ['content-type', o.contentType, 'content-length', String(Buffer.byteLength(o.text))]);
+    if (o.answer === 200 && o.text === OK_TEXT && o.contentType === 'application/json') res.writeHead(200, OK_HEADERS as string[]);
+    else res.writeHead(o.answer, ['content-type', o.contentType, 'content-length', String(Buffer.byteLength(o.text))]);
     res.end(o.text);
     finished();
     if (storeError === undefined) options.ui?.added(event);
