@@ -254,3 +254,45 @@ describe('listen --json: the line written field by field', () => {
     );
   });
 });
+
+describe('form shapes: names and values instead of a fields object', () => {
+  it('readFormShape gives what parseFormBody gives, and the canonical form and signature check agree', async () => {
+    const { readFormShape, formShapeFields } = await import('../../src/core/callback/parse.js');
+    const { canonicalizeStringFields } = await import('../../src/core/signing/callback-canonical.js');
+    const { callbackSignatureMatches, stringFieldsSignatureMatches } = await import('../../src/core/signing/callback-signature.js');
+    const names = [
+      ['trx_id', 'status', 'is_escrow', 'additional_info', 'url'],
+      ['status_code', 'paid_off', 'signature', 'buyer_name', 'transaction_status_code'],
+      ['a', 'trx_id', 'additional_info'],
+      ['1', 'b', '0'],
+    ];
+    const value = fc.oneof(
+      fc.constantFrom('', '0', '007', '1', '183148', '9223372036854775808', '-5', '1e3', ' 12', 'true', 'TRUE', 'false', '[]', '%5B%5D', 'a+b', '%2B', '%2541', '%E2%82%AC', '%C3', '%ZZ', '%26', '%3D', 'x=y', 'https%3A%2F%2Fx.y%2F', '%F0%9F%8C%BA', '%00', 'Ñ'),
+      fc.string({ maxLength: 6 }).map((t) => encodeURIComponent(t)),
+    );
+    const body = fc.tuple(fc.constantFrom(...names), fc.array(value, { minLength: 5, maxLength: 5 }), fc.boolean()).map(([keys, values, extra]) => keys.map((k, i) => `${k}=${values[i]}`).join('&') + (extra ? '&z=1' : ''));
+    for (const keys of names) parseFormBody(keys.map((k) => `${k}=1`).join('&')); // remembered
+    let read = 0;
+    fc.assert(
+      fc.property(body, (b) => {
+        const want = outcome(parseFormBodyPairwise, b);
+        const shape = readFormShape(b);
+        if (shape === undefined) {
+          expect(outcome(parseFormBody, b)).toEqual(want);
+          return;
+        }
+        read++;
+        const fields = formShapeFields(shape);
+        expect(outcome(() => fields, b)).toEqual(want);
+        expect(outcome(parseFormBody, b)).toEqual(want);
+        const canonical = canonicalizeStringFields(shape.keys, shape.values);
+        expect(canonical).toBe(canonicalizeCallback(fields));
+        expect(canonical).toBe(reference(fields));
+        const good = hmacHex('1179000899', canonical);
+        for (const sig of [good, good.toUpperCase(), hmacHex('x', canonical), '']) expect(stringFieldsSignatureMatches(shape.keys, shape.values, sig, '1179000899')).toBe(callbackSignatureMatches(fields, sig, '1179000899'));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(read).toBeGreaterThan(500); // the shape route was taken, not only the fallback
+  });
+});

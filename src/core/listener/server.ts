@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkCallback } from '../callback/check.js';
-import { callbackSignatureMatches } from '../signing/callback-signature.js';
-import { parseCallbackBody } from '../callback/parse.js';
+import { callbackSignatureMatches, stringFieldsSignatureMatches } from '../signing/callback-signature.js';
+import { detectBodyFormat, type FormShape, formShapeFields, parseCallbackBody, readFormShape } from '../callback/parse.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
@@ -113,7 +113,10 @@ interface Outcome {
   verdict: Verdict;
   variant: string | null;
   reason: string | null;
-  fields: Record<string, unknown>;
+  /** The fields of the body, once parsed (undefined before, and while they are only a form shape). */
+  fields: Record<string, unknown> | undefined;
+  /** The fields shown with the event (from the parsed body; all null before it is parsed). */
+  summary: ListenerEvent['summary'];
   /** The retry key, for an accepted callback. */
   key: string | null;
   duplicate: boolean;
@@ -121,6 +124,9 @@ interface Outcome {
   accepted: boolean;
   close: boolean;
 }
+
+/** The summary of a request whose body was not parsed (copied before it is handed out). */
+const NO_SUMMARY: ListenerEvent['summary'] = Object.freeze({ trx_id: null, status: null, via: null, channel: null, amount: null });
 
 const PLAIN = 'text/plain; charset=utf-8';
 const OK_TEXT = '{"status":"OK"}';
@@ -254,7 +260,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
 
   /** verify: the answer, verdict and duplicate mark of a request, synchronously; nothing stored yet. */
   function verify(method: string, path: string, headers: Record<string, string>, body: string | null): Outcome {
-    const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: {}, key: null, duplicate: false, accepted: false, close: false };
+    const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: undefined, summary: NO_SUMMARY, key: null, duplicate: false, accepted: false, close: false };
     const q = path.indexOf('?');
     const pathOnly = q < 0 ? path : path.slice(0, q);
     if (body === null) {
@@ -274,8 +280,23 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       [o.answer, o.text, o.reason] = [415, 'use application/x-www-form-urlencoded or application/json\n', `unsupported content type ${ct}`];
       return o;
     }
+    // A form body with the names of a recent one is read as names and values: it is hashed and
+    // canonicalised as it is, and its fields object is made only when a report needs it.
+    let shape: FormShape | undefined;
     try {
-      o.fields = parseCallbackBody(body, ct).fields;
+      if (detectBodyFormat(body, ct) === 'form') shape = readFormShape(body);
+      if (shape === undefined) {
+        const fields = parseCallbackBody(body, ct).fields;
+        o.fields = fields;
+        o.summary = { trx_id: str(fields.trx_id), status: str(fields.status), via: str(fields.via), channel: str(fields.channel), amount: str(fields.amount) };
+      } else {
+        const { keys, values } = shape;
+        const pick = (name: string) => {
+          const i = keys.indexOf(name);
+          return i < 0 ? null : values[i]!;
+        };
+        o.summary = { trx_id: pick('trx_id'), status: pick('status'), via: pick('via'), channel: pick('channel'), amount: pick('amount') };
+      }
     } catch (err) {
       // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
       o.reason = errorText(err);
@@ -291,8 +312,9 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     try {
       // A valid callback needs one canonical form, one HMAC and one comparison of bytes; only the
       // others get checkCallback's report (variants, other keys, the reason).
-      if (callbackSignatureMatches(o.fields as never, signature, options.va)) o.verdict = 'valid';
+      if (shape ? stringFieldsSignatureMatches(shape.keys, shape.values, signature, options.va) : callbackSignatureMatches(o.fields as never, signature, options.va)) o.verdict = 'valid';
       else {
+        o.fields ??= formShapeFields(shape!);
         const check = checkCallback(o.fields as never, signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
         o.verdict = check.verdict;
         o.variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
@@ -309,7 +331,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       o.text = `malformed callback: ${o.reason}\n`;
       return o;
     }
-    o.key = `${str(o.fields.trx_id)}|${str(o.fields.status)}|${signature.trim().toLowerCase()}`;
+    o.key = `${o.summary.trx_id}|${o.summary.status}|${signature.trim().toLowerCase()}`;
     o.duplicate = seen.has(o.key);
     if (!o.duplicate) seen.add(o.key);
     o.answer = 200;
@@ -339,8 +361,8 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       variant: o.variant,
       reason: o.reason,
       duplicate: o.duplicate,
-      trx_id: str(o.fields.trx_id),
-      status: str(o.fields.status),
+      trx_id: o.summary.trx_id,
+      status: o.summary.status,
       answer: o.answer,
       source: 'listen',
     };
@@ -385,7 +407,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     options.onEvent?.({
       type: 'request',
       event,
-      summary: { trx_id: event.trx_id, status: event.status, via: str(o.fields.via), channel: str(o.fields.channel), amount: str(o.fields.amount) },
+      summary: o.summary === NO_SUMMARY ? { ...NO_SUMMARY } : o.summary,
       forwards,
       stored,
       ms: Math.round((performance.now() - started) * 10) / 10,

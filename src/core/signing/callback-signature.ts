@@ -1,4 +1,4 @@
-import { canonicalizeCallback, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
+import { canonicalizeCallback, canonicalizeStringFields, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
 import { AuthError } from '../errors.js';
 import { hexDigestsEqual, hmacSha256Hex } from './digest.js';
 
@@ -43,6 +43,11 @@ export function signaturesEqual(expected: string, received: string): boolean {
  */
 export function callbackSignatureMatches(fields: CallbackFields, signature: string, va: string | undefined): boolean {
   return signaturesEqual(hmacHex(requireVa(va), canonicalizeCallback(fields)), signature);
+}
+
+/** callbackSignatureMatches for fields whose values are all strings, given as names and values (canonicalizeStringFields). */
+export function stringFieldsSignatureMatches(keys: readonly string[], values: readonly string[], signature: string, va: string | undefined): boolean {
+  return signaturesEqual(hmacHex(requireVa(va), canonicalizeStringFields(keys, values)), signature);
 }
 
 export interface VerifyCallbackInput {
