@@ -204,15 +204,17 @@ export interface FormShape {
  */
 export function readFormShape(body: string): FormShape | undefined {
   if (shapes.length === 0) return undefined;
-  let source = body;
-  if (body.indexOf('%') < 0) {
-    if (body.indexOf('+') >= 0) source = body.replaceAll('+', ' ');
-  } else {
-    if (ESCAPED_SEPARATOR.test(body)) return undefined;
-    try {
-      source = decodeURIComponent(body.indexOf('+') < 0 ? body : body.replaceAll('+', ' '));
-    } catch {
-      return undefined;
+  let source = body.indexOf('+') < 0 ? body : body.replaceAll('+', ' ');
+  if (source.indexOf('%') >= 0) {
+    if (ESCAPED_SEPARATOR.test(source)) return undefined;
+    const ascii = decodeAsciiEscapes(source);
+    if (ascii !== undefined) source = ascii;
+    else {
+      try {
+        source = decodeURIComponent(source);
+      } catch {
+        return undefined;
+      }
     }
   }
   for (let i = 0; i < shapes.length; i++) {
@@ -223,6 +225,36 @@ export function readFormShape(body: string): FormShape | undefined {
     return { keys, values };
   }
   return undefined;
+}
+
+/** A hexadecimal digit's value by character code (ASCII), -1 for anything else. */
+const HEX_VALUE = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[65 + c] = t[97 + c] = 10 + c;
+  return t;
+})();
+
+/**
+ * `decodeURIComponent(text)` when every escape in it is `%XX` below `%80` (one ASCII character
+ * each, which is what decodeURIComponent makes of it); undefined otherwise (a multi-byte or
+ * malformed escape: decodeURIComponent decides). A callback's escapes are mostly `:`, `/`, `@`.
+ */
+function decodeAsciiEscapes(text: string): string | undefined {
+  let at = text.indexOf('%');
+  let out = '';
+  let start = 0;
+  while (at >= 0) {
+    const a = text.charCodeAt(at + 1);
+    const b = text.charCodeAt(at + 2);
+    const high = a < 128 ? HEX_VALUE[a]! : -1;
+    const low = b < 128 ? HEX_VALUE[b]! : -1;
+    if (high < 0 || low < 0 || high > 7) return undefined;
+    out += text.slice(start, at) + String.fromCharCode(high * 16 + low);
+    start = at + 3;
+    at = text.indexOf('%', start);
+  }
+  return out + text.slice(start);
 }
 
 /** The fields of a form shape: what parseFormBody gives for its body. */

@@ -42,6 +42,22 @@ const scratchA = Buffer.alloc(32);
 const scratchB = Buffer.alloc(32);
 
 /**
+ * Whether a received hex digest is HMAC-SHA256(key, text): `hexDigestsEqual(hmacSha256Hex(key, text), received)`
+ * (surrounding white space ignored, either case, anything but 64 hex digits unequal), with the
+ * expected digest taken as bytes (no hex text made and decoded again) and compared with timingSafeEqual.
+ */
+export function hmacSha256Matches(key: string, text: string, received: string): boolean {
+  if (lastKey?.text !== key && key !== '') lastKey = { text: key, key: createSecretKey(Buffer.from(key, 'utf8')) };
+  // 'binary' (latin1): the 32 bytes as one character each, copied into the buffer as they are.
+  const expected = createHmac('sha256', key === '' ? key : lastKey!.key).update(text).digest('binary');
+  const b = received.trim();
+  if (b.length !== 64 || !isEvenHex(b)) return false;
+  scratchA.write(expected, 'latin1');
+  scratchB.write(b, 'hex');
+  return timingSafeEqual(scratchA, scratchB);
+}
+
+/**
  * Constant-time comparison of two hex digests: case-insensitive, surrounding white space ignored.
  * Both must be non-empty, even-length hex; anything else (including two empty strings) is unequal.
  * The bytes are compared with `timingSafeEqual` after a length check (lengths are not secret).
