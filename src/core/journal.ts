@@ -215,6 +215,11 @@ export class Journal<T> {
     this.appendLine(`${JSON.stringify(record)}\n`, done);
   }
 
+  /** `appendWith` for a record already serialised: `json` is what `JSON.stringify(record)` gives. */
+  appendJsonWith(json: string, done: (err?: unknown) => void): void {
+    this.appendLine(`${json}\n`, done);
+  }
+
   private appendLine(line: string, done: (err?: unknown) => void): void {
     this.queue.push({ line, done });
     if (!this.busy) {

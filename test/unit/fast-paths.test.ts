@@ -311,3 +311,35 @@ describe('form shapes: names and values instead of a fields object', () => {
     expect(read).toBeGreaterThan(500); // the shape route was taken, not only the fallback
   });
 });
+
+describe('the store line of an event', () => {
+  it('is JSON.stringify of the event, whatever its body, headers and reason hold; the event is left as it was', async () => {
+    const { storedEventJson } = await import('../../src/core/listener/event-store.js');
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '"body":""', '{"body":""}', 'a=1&b=%22', 'x"y', 'x\\y', '\n', '\ud800', '🌺', 'Ñ'));
+    const maybe = fc.option(text, { nil: null });
+    const event = fc.record({
+      id: text,
+      receivedAt: text,
+      method: fc.constantFrom('POST', 'GET'),
+      path: text,
+      headers: fc.dictionary(fc.oneof(text, fc.constant('body')), fc.oneof(text, fc.constant(''))),
+      body: fc.oneof(text, fc.constant('trx_id=1&status=berhasil&url=https%3A%2F%2Fx')),
+      verdict: fc.constantFrom('valid' as const, 'valid-variant' as const, 'invalid' as const, 'malformed' as const),
+      variant: maybe,
+      reason: maybe,
+      duplicate: fc.boolean(),
+      trx_id: maybe,
+      status: maybe,
+      answer: fc.integer({ min: 100, max: 599 }),
+      source: fc.constantFrom('listen' as const, 'trigger' as const, undefined),
+    });
+    fc.assert(
+      fc.property(event, (e) => {
+        const before = JSON.stringify(e);
+        expect(storedEventJson(e)).toBe(before);
+        expect(JSON.stringify(e)).toBe(before);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -47,6 +47,29 @@ export function newEventId(now: Date): string {
   return `${lastPrefix}${sequence.toString(36).padStart(4, '0')}`;
 }
 
+/** A text with nothing JSON.stringify escapes: no `"`, `\\`, control character or surrogate. */
+const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/**
+ * `JSON.stringify(event)`, without scanning a body that has nothing to escape (a form body never
+ * has) character by character: the event is serialised with an empty body and the body's text put
+ * between its quotes. The last `"body":""` of that text is the body's: nothing serialised after it
+ * (verdict … source, whose strings have their quotes escaped) can hold those characters.
+ */
+export function storedEventJson(event: StoredEvent): string {
+  const body = event.body;
+  if (typeof body !== 'string' || body === '' || !PLAIN_JSON_TEXT.test(body)) return JSON.stringify(event);
+  event.body = '';
+  let json: string;
+  try {
+    json = JSON.stringify(event);
+  } finally {
+    event.body = body;
+  }
+  const at = json.lastIndexOf('"body":""') + 8;
+  return json.slice(0, at) + body + json.slice(at);
+}
+
 const VERDICTS = new Set(['valid', 'valid-variant', 'invalid', 'malformed']);
 const strOrNull = (v: unknown) => v === null || typeof v === 'string';
 
@@ -301,7 +324,7 @@ export class EventStore {
    */
   appendWith(event: StoredEvent, done: (err?: unknown) => void): void {
     if (!this.journal) throw new Error('EventStore.appendWith before prepare()');
-    this.journal.appendWith(event, done);
+    this.journal.appendJsonWith(storedEventJson(event), done);
   }
 
   async close(): Promise<void> {
