@@ -32,11 +32,11 @@ export function parseSize(text: string): number {
   return bytes;
 }
 
-/** A character JSON.stringify escapes: `"`, `\\`, a control character, or a surrogate (it escapes lone ones). */
-const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** A text with nothing JSON.stringify escapes: no `"`, `\\`, control character or surrogate (it escapes lone ones). */
+const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /** `JSON.stringify(text)` for a string: quoted as it is when nothing in it needs escaping. */
-const jsonString = (text: string) => (JSON_ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`);
+const jsonString = (text: string) => (PLAIN_JSON_TEXT.test(text) ? `"${text}"` : JSON.stringify(text));
 const jsonOrNull = (v: string | null) => (v === null ? 'null' : jsonString(v));
 
 /**
