@@ -101,6 +101,12 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 }
 
+/** A form shape's value for a name (what `str(fields[name])` gives for its fields), or null. */
+function shapeValue(shape: FormShape, name: string): string | null {
+  const i = shape.keys.indexOf(name);
+  return i < 0 ? null : shape.values[i]!;
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -290,12 +296,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
         o.fields = fields;
         o.summary = { trx_id: str(fields.trx_id), status: str(fields.status), via: str(fields.via), channel: str(fields.channel), amount: str(fields.amount) };
       } else {
-        const { keys, values } = shape;
-        const pick = (name: string) => {
-          const i = keys.indexOf(name);
-          return i < 0 ? null : values[i]!;
-        };
-        o.summary = { trx_id: pick('trx_id'), status: pick('status'), via: pick('via'), channel: pick('channel'), amount: pick('amount') };
+        o.summary = { trx_id: shapeValue(shape, 'trx_id'), status: shapeValue(shape, 'status'), via: shapeValue(shape, 'via'), channel: shapeValue(shape, 'channel'), amount: shapeValue(shape, 'amount') };
       }
     } catch (err) {
       // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
