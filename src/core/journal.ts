@@ -36,6 +36,8 @@ const defaultIo: JournalIo = {
  */
 const HOLD_MS = 1000;
 const YIELD_MS = 10;
+/** The largest buffer a journal keeps for encoding its writes (a larger group is encoded on its own). */
+const REUSED_MAX = 1 << 20;
 /** A writer with nothing more to write lets the lock go after this long. */
 const IDLE_RELEASE_MS = 20;
 
@@ -72,6 +74,8 @@ export class Journal<T> {
   private release?: () => Promise<void>;
   private heldSince = 0;
   private idleTimer?: NodeJS.Timeout;
+  /** Where a group of lines is encoded for its write (see writeQueued). */
+  private out: Buffer = Buffer.allocUnsafe(0);
 
   constructor(
     readonly path: string,
@@ -211,6 +215,11 @@ export class Journal<T> {
     this.appendLine(`${JSON.stringify(record)}\n`, done);
   }
 
+  /** `appendWith` for a record already serialised: `json` is what `JSON.stringify(record)` gives. */
+  appendJsonWith(json: string, done: (err?: unknown) => void): void {
+    this.appendLine(`${json}\n`, done);
+  }
+
   private appendLine(line: string, done: (err?: unknown) => void): void {
     this.queue.push({ line, done });
     if (!this.busy) {
@@ -259,8 +268,7 @@ export class Journal<T> {
         this.cutTornTail();
         this.dirty = false;
       }
-      const batch = this.queue;
-      this.writeAll(Buffer.from(batch.length === 1 ? (batch[0] as Pending).line : batch.map((b) => b.line).join('')));
+      this.writeQueued();
     } catch (err) {
       error = err ?? new Error('write failed');
     }
@@ -308,17 +316,38 @@ export class Journal<T> {
     await release?.().catch(() => undefined);
   }
 
-  private writeAll(buf: Buffer): void {
+  /**
+   * Writes the queued lines with one write. They are encoded one after the other into a buffer kept
+   * from write to write (no joined text, no new buffer per write); a group too large for it (over
+   * REUSED_MAX bytes at worst) is joined and encoded on its own.
+   */
+  private writeQueued(): void {
+    const batch = this.queue;
+    let bound = 0;
+    for (let i = 0; i < batch.length; i++) bound += (batch[i] as Pending).line.length * 3; // UTF-8 bytes per UTF-16 unit, at most
+    if (bound > REUSED_MAX) {
+      const buf = Buffer.from(batch.length === 1 ? (batch[0] as Pending).line : batch.map((b) => b.line).join(''));
+      this.writeAll(buf, buf.length);
+      return;
+    }
+    if (this.out.length < bound) this.out = Buffer.allocUnsafe(Math.min(REUSED_MAX, Math.max(bound, this.out.length * 2)));
+    const out = this.out;
+    let at = 0;
+    for (let i = 0; i < batch.length; i++) at += out.write((batch[i] as Pending).line, at);
+    this.writeAll(out, at);
+  }
+
+  private writeAll(buf: Buffer, length: number): void {
     const fd = this.fd as number;
     const before = this.size;
     let off = 0;
     try {
-      while (off < buf.length) {
-        const n = this.io.write(fd, buf, off, buf.length - off);
+      while (off < length) {
+        const n = this.io.write(fd, buf, off, length - off);
         if (!(n > 0)) throw Object.assign(new Error(`short write to ${this.path}`), { code: 'EIO' });
         off += n;
       }
-      this.size = before + buf.length;
+      this.size = before + length;
     } catch (err) {
       // Nothing torn may stay: cut back to the length before this write.
       try {

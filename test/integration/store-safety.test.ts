@@ -134,6 +134,38 @@ describe('journal: a failed or short write', () => {
   });
 });
 
+describe('journal: the lines of a group are encoded into one buffer kept from write to write', () => {
+  it('writes each record as JSON.stringify gives it, in order, whatever the group sizes and characters', async () => {
+    const path = join(home.home, 'groups.jsonl');
+    const sizes: number[] = [];
+    const io: JournalIo = {
+      write(fd, buf, off, len) {
+        sizes.push(len);
+        return writeSync(fd, buf, off, len);
+      },
+      truncate: (fd, len) => ftruncateSync(fd, len),
+    };
+    const j = new Journal<{ n: number; text: string }>(path, { io });
+    const texts = ['plain', 'Ñandú 日本 🌺', 'lone \ud800 surrogate', 'quote " backslash \\ nl \n', 'x'.repeat(400_000), 'é'.repeat(200_000), ''];
+    const want: string[] = [];
+    // Group 1: many small records; group 2: one over the reused buffer's limit at worst; group 3: small again (no bytes of an earlier group may show).
+    const groups = [texts.slice(0, 4).concat(texts.slice(0, 4)), [texts[4]!, texts[5]!], [texts[6]!, texts[0]!]];
+    let n = 0;
+    for (const g of groups) {
+      const writes = g.map((text) => {
+        const r = { n: n++, text };
+        want.push(`${JSON.stringify(r)}\n`);
+        return j.append(r);
+      });
+      await Promise.all(writes);
+    }
+    await j.close();
+    expect(sizes).toHaveLength(3); // one write per group
+    expect(readFileSync(path, 'utf8')).toBe(want.join(''));
+    expect(readFileSync(path).length).toBe(Buffer.byteLength(want.join('')));
+  });
+});
+
 describe('full disk: listen --store on a 256 KiB tmpfs', () => {
   const isRoot = process.getuid?.() === 0;
   it.skipIf(!isRoot)(`answers 503 (never 200) for what it cannot store, leaves no torn line, says so once, and recovers${isRoot ? '' : ' (skipped: needs root to mount a tmpfs; the injected-write tests above cover the journal)'}`, async () => {

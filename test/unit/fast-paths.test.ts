@@ -83,6 +83,79 @@ describe('form parsing: the fast routes give what the pairwise reference gives',
   });
 });
 
+describe('form parsing: a remembered shape read from the body decoded as a whole', () => {
+  it('gives each value what decoding it alone gives, and falls back when the body does not decode', () => {
+    parseFormBody('trx_id=1&note=x&url=y');
+    const bodies = [
+      'trx_id=1&note=a%2541&url=https%3A%2F%2Fx.y%2Fa',
+      'trx_id=1&note=%2B+%20&url=%E2%82%AC',
+      'trx_id=1&note=a+b&url=c',
+      'trx_id=1&note=%E2%82&url=%AC',
+      'trx_id=1&note=%ZZ&url=y',
+      'trx_id=1&note=%26&url=%3D',
+      'trx%5Fid=1&note=x&url=y',
+      'trx_id=1&note=x%3D&url=y',
+      'trx_id=1&note=%00&url=%C3%96',
+      'trx_id=1&note=x&url=y%',
+    ];
+    for (const body of bodies) {
+      expect(outcome(parseFormBody, body), body).toEqual(outcome(parseFormBodyPairwise, body));
+      expect(outcome(parseFormBody, body), body).toEqual(outcome(parseFormBodyPairwise, body));
+    }
+  });
+});
+
+describe('signature comparison without a regular expression or new buffers', () => {
+  const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+  /** The rule as documented: trimmed, same length, non-empty even-length hex on both sides, bytes equal. */
+  function reference(a: string, b: string): boolean {
+    const x = a.trim();
+    const y = b.trim();
+    return x.length > 0 && x.length === y.length && HEX.test(x) && HEX.test(y) && Buffer.from(x, 'hex').equals(Buffer.from(y, 'hex'));
+  }
+  it('agrees with the documented rule, also on characters Buffer’s hex decoder misreads', async () => {
+    const { hexDigestsEqual } = await import('../../src/core/signing/digest.js');
+    const digest = hmacHex('k', 'x');
+    // U+0130 and U+0661 decode as hex digits through their low byte in Buffer.from(…, 'hex').
+    const near = fc.constantFrom('0', '9', 'a', 'f', 'A', 'F', 'g', ' ', '\n', '\u00a0', '\u0130', '\u0131', '\u0661', '\ufeff');
+    const mutate = fc.tuple(fc.nat(70), near, fc.boolean()).map(([at, c, insert]) => (s: string) => s.slice(0, at) + c + s.slice(insert ? at : at + 1));
+    const side = fc.tuple(fc.constantFrom(digest, digest.toUpperCase(), hmacHex('k', 'y'), digest.slice(0, 10), ''), fc.array(mutate, { maxLength: 3 })).map(([s, fs]) => fs.reduce((t, f) => f(t), s));
+    fc.assert(
+      fc.property(side, side, (a, b) => {
+        expect(hexDigestsEqual(a, b)).toBe(reference(a, b));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(hexDigestsEqual(digest, `\u0130${digest.slice(2)}`)).toBe(false);
+    expect(hexDigestsEqual(`${digest}00`, `${digest}00`)).toBe(true); // longer than a SHA-256 digest
+  });
+
+  it('hmacSha256Matches says what hexDigestsEqual of hmacSha256Hex says', async () => {
+    const { hexDigestsEqual, hmacSha256Hex, hmacSha256Matches } = await import('../../src/core/signing/digest.js');
+    const received = fc.oneof(
+      fc.constantFrom(hmacSha256Hex('k', 'x'), hmacSha256Hex('k', 'x').toUpperCase(), ` ${hmacSha256Hex('k', 'x')}\n`, hmacSha256Hex('k', 'y'), hmacSha256Hex('j', 'x'), '', 'zz', `${hmacSha256Hex('k', 'x')}00`),
+      fc.string({ maxLength: 70 }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom('k', 'j', ''), fc.constantFrom('x', 'y', 'Ñ🌺'), received, (key, text, r) => {
+        expect(hmacSha256Matches(key, text, r)).toBe(hexDigestsEqual(hmacSha256Hex(key, text), r));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(hmacSha256Matches('k', 'x', hmacSha256Hex('k', 'x').toUpperCase())).toBe(true);
+  });
+
+  it('callbackSignatureMatches says what verifyCallback says', async () => {
+    const { callbackSignatureMatches, verifyCallback } = await import('../../src/core/signing/callback-signature.js');
+    const fields: CallbackFields = { trx_id: '183148', status: 'berhasil', url: 'https://shop.example/cb', buyer_name: 'Ñandú' };
+    const good = hmacHex('1179000899', canonicalizeCallback(fields));
+    for (const sig of [good, ` ${good.toUpperCase()} `, good.slice(0, -1) + (good.endsWith('0') ? '1' : '0'), '', 'zz', hmacHex('other', canonicalizeCallback(fields))]) {
+      expect(callbackSignatureMatches(fields, sig, '1179000899'), sig).toBe(verifyCallback({ fields, signature: sig, va: '1179000899' }).valid);
+    }
+    expect(() => callbackSignatureMatches(fields, good, '')).toThrow(/no merchant VA/);
+  });
+});
+
 describe('canonical JSON: the cached plan per key list gives what the general path gives', () => {
   const base: CallbackFields = {
     trx_id: '183148',
@@ -152,5 +225,121 @@ describe('HMAC under the cached key object', () => {
     const { hmacSha256Hex } = await import('../../src/core/signing/digest.js');
     const keys = ['1179000899', 'SANDBOX-KEY', '1179000899', 'Ö€🌺', '', '1179000899', ''];
     for (const k of keys) for (const text of ['', '{"a":1}', 'Ñ'.repeat(100)]) expect(hmacSha256Hex(k, text), `${k} ${text}`).toBe(createHmac('sha256', k).update(text).digest('hex'));
+  });
+});
+
+describe('listen --json: the line written field by field', () => {
+  it('is JSON.stringify of the same fields, for any strings, nulls, forwards and times', async () => {
+    const { listenJsonLine } = await import('../../src/cli/commands/listen.js');
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('"', '\\', '\u0000\u001f', '\ud800', '\udc00x', '\u2028', '🌺'));
+    const maybe = fc.option(text, { nil: null });
+    const forward = fc.record({ url: text, status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }), ms: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }) }, { requiredKeys: ['url', 'status', 'ms'] });
+    const event = fc.record({
+      id: text,
+      receivedAt: text,
+      trx_id: maybe,
+      status: maybe,
+      via: maybe,
+      channel: maybe,
+      amount: maybe,
+      verdict: fc.constantFrom('valid', 'valid-variant', 'invalid', 'malformed'),
+      variant: maybe,
+      reason: maybe,
+      duplicate: fc.boolean(),
+      answer: fc.integer({ min: 100, max: 599 }),
+      stored: fc.boolean(),
+      forwards: fc.array(fc.oneof(forward, forward.map((f) => ({ ...f, error: 'ECONNREFUSED "x"' }))), { maxLength: 2 }),
+      ms: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(0), fc.constant(-0), fc.constant(12.3)),
+    });
+    fc.assert(
+      fc.property(event, (v) => {
+        const e = {
+          type: 'request' as const,
+          event: { id: v.id, receivedAt: v.receivedAt, method: 'POST', path: '/', headers: {}, body: '', verdict: v.verdict, variant: v.variant, reason: v.reason, duplicate: v.duplicate, trx_id: v.trx_id, status: v.status, answer: v.answer },
+          summary: { trx_id: v.trx_id, status: v.status, via: v.via, channel: v.channel, amount: v.amount },
+          forwards: v.forwards,
+          stored: v.stored,
+          ms: v.ms,
+        };
+        const ev = e.event;
+        const want = JSON.stringify({ id: ev.id, receivedAt: ev.receivedAt, trx_id: ev.trx_id, status: ev.status, via: e.summary.via, channel: e.summary.channel, amount: e.summary.amount, verdict: ev.verdict, variant: ev.variant, reason: ev.reason, duplicate: ev.duplicate, answer: ev.answer, stored: e.stored, forwards: e.forwards, ms: e.ms });
+        expect(listenJsonLine(e)).toBe(want);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('form shapes: names and values instead of a fields object', () => {
+  it('readFormShape gives what parseFormBody gives, and the canonical form and signature check agree', async () => {
+    const { readFormShape, formShapeFields } = await import('../../src/core/callback/parse.js');
+    const { canonicalizeStringFields } = await import('../../src/core/signing/callback-canonical.js');
+    const { callbackSignatureMatches, stringFieldsSignatureMatches } = await import('../../src/core/signing/callback-signature.js');
+    const names = [
+      ['trx_id', 'status', 'is_escrow', 'additional_info', 'url'],
+      ['status_code', 'paid_off', 'signature', 'buyer_name', 'transaction_status_code'],
+      ['a', 'trx_id', 'additional_info'],
+      ['1', 'b', '0'],
+    ];
+    const value = fc.oneof(
+      fc.constantFrom('', '0', '007', '1', '183148', '9223372036854775808', '-5', '1e3', ' 12', 'true', 'TRUE', 'false', '[]', '%5B%5D', 'a+b', '%2B', '%2541', '%E2%82%AC', '%C3', '%ZZ', '%26', '%3D', 'x=y', 'https%3A%2F%2Fx.y%2F', '%F0%9F%8C%BA', '%00', 'Ñ', '%7F', '%7f', '%80', '%41%', '%4', '%', '%%41', '%g1', '%3a%2F'),
+      fc.string({ maxLength: 6 }).map((t) => encodeURIComponent(t)),
+    );
+    const body = fc.tuple(fc.constantFrom(...names), fc.array(value, { minLength: 5, maxLength: 5 }), fc.boolean()).map(([keys, values, extra]) => keys.map((k, i) => `${k}=${values[i]}`).join('&') + (extra ? '&z=1' : ''));
+    for (const keys of names) parseFormBody(keys.map((k) => `${k}=1`).join('&')); // remembered
+    let read = 0;
+    fc.assert(
+      fc.property(body, (b) => {
+        const want = outcome(parseFormBodyPairwise, b);
+        const shape = readFormShape(b);
+        if (shape === undefined) {
+          expect(outcome(parseFormBody, b)).toEqual(want);
+          return;
+        }
+        read++;
+        const fields = formShapeFields(shape);
+        expect(outcome(() => fields, b)).toEqual(want);
+        expect(outcome(parseFormBody, b)).toEqual(want);
+        const canonical = canonicalizeStringFields(shape.keys, shape.values);
+        expect(canonical).toBe(canonicalizeCallback(fields));
+        expect(canonical).toBe(reference(fields));
+        const good = hmacHex('1179000899', canonical);
+        for (const sig of [good, good.toUpperCase(), hmacHex('x', canonical), '']) expect(stringFieldsSignatureMatches(shape.keys, shape.values, sig, '1179000899')).toBe(callbackSignatureMatches(fields, sig, '1179000899'));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(read).toBeGreaterThan(500); // the shape route was taken, not only the fallback
+  });
+});
+
+describe('the store line of an event', () => {
+  it('is JSON.stringify of the event, whatever its body, headers and reason hold; the event is left as it was', async () => {
+    const { storedEventJson } = await import('../../src/core/listener/event-store.js');
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '"body":""', '{"body":""}', 'a=1&b=%22', 'x"y', 'x\\y', '\n', '\ud800', '🌺', 'Ñ'));
+    const maybe = fc.option(text, { nil: null });
+    const event = fc.record({
+      id: text,
+      receivedAt: text,
+      method: fc.constantFrom('POST', 'GET'),
+      path: text,
+      headers: fc.dictionary(fc.oneof(text, fc.constant('body')), fc.oneof(text, fc.constant(''))),
+      body: fc.oneof(text, fc.constant('trx_id=1&status=berhasil&url=https%3A%2F%2Fx')),
+      verdict: fc.constantFrom('valid' as const, 'valid-variant' as const, 'invalid' as const, 'malformed' as const),
+      variant: maybe,
+      reason: maybe,
+      duplicate: fc.boolean(),
+      trx_id: maybe,
+      status: maybe,
+      answer: fc.integer({ min: 100, max: 599 }),
+      source: fc.constantFrom('listen' as const, 'trigger' as const, undefined),
+    });
+    fc.assert(
+      fc.property(event, (e) => {
+        const before = JSON.stringify(e);
+        expect(storedEventJson(e)).toBe(before);
+        expect(JSON.stringify(e)).toBe(before);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -162,13 +162,124 @@ export function parseFormBody(body: string, options: { fromFile?: boolean } = {}
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
   const text = end === body.length ? body : body.slice(0, end);
+  // The whole body decoded in one call when that is safe (see decodedAtOnce): then a known shape's
+  // values are read from it as they are, without a decodeURIComponent call per value.
+  let source = text;
+  let decoded = false;
+  if (text.indexOf('%') < 0) {
+    if (text.indexOf('+') >= 0) source = text.replaceAll('+', ' ');
+    decoded = true;
+  } else if (!ESCAPED_SEPARATOR.test(text)) {
+    try {
+      source = decodeURIComponent(text.indexOf('+') < 0 ? text : text.replaceAll('+', ' '));
+      decoded = true;
+    } catch {
+      // Some pair does not decode: the pairwise parse names it.
+      return parseFormPairs(text, true) as CallbackFields;
+    }
+  }
   for (let i = 0; i < shapes.length; i++) {
-    const known = readByShape(text, shapes[i]!);
+    const known = readByShape(source, shapes[i]!, !decoded);
     if (known === undefined) continue;
     if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
     return known as CallbackFields;
   }
-  return (decodedAtOnce(text) ?? parseFormPairs(text, true)) as CallbackFields;
+  return (decoded ? parseFormPairs(source, false) : (decodedAtOnce(text) ?? parseFormPairs(text, true))) as CallbackFields;
+}
+
+/** A form body read against a remembered list of names (readFormShape). */
+export interface FormShape {
+  /** The names, in body order: a remembered list, the same array for every body that has these names. */
+  readonly keys: readonly string[];
+  /** The decoded values, one per name. */
+  readonly values: string[];
+}
+
+/**
+ * parseFormBody's fast route for a body from the network, without making the fields object: the
+ * names and decoded values of a body whose names are exactly those of a recent body (the listener
+ * hashes and canonicalises them as they are). When it gives a shape, `formShapeFields(shape)` is
+ * what `parseFormBody(body)` gives (and the remembered shapes move alike); undefined when the body
+ * takes another route: call parseFormBody then.
+ */
+export function readFormShape(body: string): FormShape | undefined {
+  if (shapes.length === 0) return undefined;
+  let source = body.indexOf('+') < 0 ? body : body.replaceAll('+', ' ');
+  if (source.indexOf('%') >= 0) {
+    if (ESCAPED_SEPARATOR.test(source)) return undefined;
+    const ascii = decodeAsciiEscapes(source);
+    if (ascii !== undefined) source = ascii;
+    else {
+      try {
+        source = decodeURIComponent(source);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  for (let i = 0; i < shapes.length; i++) {
+    const keys = shapes[i]!;
+    const values = valuesByShape(source, keys);
+    if (values === undefined) continue;
+    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
+    return { keys, values };
+  }
+  return undefined;
+}
+
+/** A hexadecimal digit's value by character code (ASCII), -1 for anything else. */
+const HEX_VALUE = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[65 + c] = t[97 + c] = 10 + c;
+  return t;
+})();
+
+/**
+ * `decodeURIComponent(text)` when every escape in it is `%XX` below `%80` (one ASCII character
+ * each, which is what decodeURIComponent makes of it); undefined otherwise (a multi-byte or
+ * malformed escape: decodeURIComponent decides). A callback's escapes are mostly `:`, `/`, `@`.
+ */
+function decodeAsciiEscapes(text: string): string | undefined {
+  let at = text.indexOf('%');
+  let out = '';
+  let start = 0;
+  while (at >= 0) {
+    const a = text.charCodeAt(at + 1);
+    const b = text.charCodeAt(at + 2);
+    const high = a < 128 ? HEX_VALUE[a]! : -1;
+    const low = b < 128 ? HEX_VALUE[b]! : -1;
+    if (high < 0 || low < 0 || high > 7) return undefined;
+    out += text.slice(start, at) + String.fromCharCode(high * 16 + low);
+    start = at + 3;
+    at = text.indexOf('%', start);
+  }
+  return out + text.slice(start);
+}
+
+/** The fields of a form shape: what parseFormBody gives for its body. */
+export function formShapeFields(shape: FormShape): CallbackFields {
+  const fields = Object.create(null) as Record<string, string>;
+  for (let i = 0; i < shape.keys.length; i++) fields[shape.keys[i]!] = shape.values[i]!;
+  return fields;
+}
+
+/** readByShape on a body decoded as a whole, giving the values as a list. */
+function valuesByShape(body: string, keys: string[]): string[] | undefined {
+  const values = new Array<string>(keys.length);
+  const end = body.length;
+  let start = 0;
+  for (let i = 0; i < keys.length; i++) {
+    if (start > end) return undefined;
+    let amp = body.indexOf('&', start);
+    if (amp < 0) amp = end;
+    const key = keys[i]!;
+    const eq = start + key.length;
+    if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
+    values[i] = body.slice(eq + 1, amp);
+    start = amp + 1;
+  }
+  return start > end ? values : undefined;
 }
 
 /**
@@ -214,10 +325,12 @@ const MAX_SHAPES = 8;
 const MAX_SHAPE_KEYS = 256;
 
 /**
- * The fields of a raw body whose names are exactly `keys`, in order; undefined otherwise, and when
- * a value does not decode (the pairwise parse then names the pair).
+ * The fields of a body whose names are exactly `keys`, in order; undefined otherwise, and when a
+ * value does not decode (the pairwise parse then names the pair). `decode`: the body is raw, each
+ * value still has to be decoded; otherwise the body was decoded as a whole (no escaped `&` or `=`
+ * in it, so its separators are the raw body's, and a plain name is the same before and after).
  */
-function readByShape(body: string, keys: string[]): Record<string, string> | undefined {
+function readByShape(body: string, keys: string[], decode: boolean): Record<string, string> | undefined {
   const fields = Object.create(null) as Record<string, string>;
   const end = body.length;
   let start = 0;
@@ -229,6 +342,11 @@ function readByShape(body: string, keys: string[]): Record<string, string> | und
     const eq = start + key.length;
     if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
     let value = body.slice(eq + 1, amp);
+    if (!decode) {
+      fields[key] = value;
+      start = amp + 1;
+      continue;
+    }
     if (value.indexOf('+') >= 0) value = value.replaceAll('+', ' ');
     if (value.indexOf('%') >= 0) {
       try {

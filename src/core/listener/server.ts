@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkCallback } from '../callback/check.js';
-import { parseCallbackBody } from '../callback/parse.js';
+import { callbackSignatureMatches, stringFieldsSignatureMatches } from '../signing/callback-signature.js';
+import { detectBodyFormat, type FormShape, formShapeFields, parseCallbackBody, readFormShape } from '../callback/parse.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
@@ -100,6 +101,12 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 }
 
+/** A form shape's value for a name (what `str(fields[name])` gives for its fields), or null. */
+function shapeValue(shape: FormShape, name: string): string | null {
+  const i = shape.keys.indexOf(name);
+  return i < 0 ? null : shape.values[i]!;
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -112,7 +119,10 @@ interface Outcome {
   verdict: Verdict;
   variant: string | null;
   reason: string | null;
-  fields: Record<string, unknown>;
+  /** The fields of the body, once parsed (undefined before, and while they are only a form shape). */
+  fields: Record<string, unknown> | undefined;
+  /** The fields shown with the event (from the parsed body; all null before it is parsed). */
+  summary: ListenerEvent['summary'];
   /** The retry key, for an accepted callback. */
   key: string | null;
   duplicate: boolean;
@@ -121,8 +131,13 @@ interface Outcome {
   close: boolean;
 }
 
+/** The summary of a request whose body was not parsed (copied before it is handed out). */
+const NO_SUMMARY: ListenerEvent['summary'] = Object.freeze({ trx_id: null, status: null, via: null, channel: null, amount: null });
+
 const PLAIN = 'text/plain; charset=utf-8';
 const OK_TEXT = '{"status":"OK"}';
+/** The usual answer's headers, made once (node:http reads the list without changing it). */
+const OK_HEADERS: readonly string[] = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(OK_TEXT))];
 
 /**
  * A local receiver for the gateway's callbacks. Verifies each with the canonical signature, stores
@@ -157,6 +172,17 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       if ((e.verdict === 'valid' || e.verdict === 'valid-variant') && e.source !== 'trigger') seen.add(`${e.trx_id}|${e.status}|${(e.headers['x-signature'] ?? '').toLowerCase()}`);
     });
   }
+  // receivedAt's text for the last millisecond seen: under load many requests arrive within one.
+  let isoMs = Number.NaN;
+  let isoText = '';
+  const isoOf = (d: Date): string => {
+    const ms = d.getTime();
+    if (ms !== isoMs) {
+      isoText = d.toISOString(); // throws for an invalid date, as before
+      isoMs = ms;
+    }
+    return isoText;
+  };
   let failing = false;
   let refused = 0;
   let inflight = 0;
@@ -240,7 +266,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
 
   /** verify: the answer, verdict and duplicate mark of a request, synchronously; nothing stored yet. */
   function verify(method: string, path: string, headers: Record<string, string>, body: string | null): Outcome {
-    const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: {}, key: null, duplicate: false, accepted: false, close: false };
+    const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: undefined, summary: NO_SUMMARY, key: null, duplicate: false, accepted: false, close: false };
     const q = path.indexOf('?');
     const pathOnly = q < 0 ? path : path.slice(0, q);
     if (body === null) {
@@ -260,8 +286,18 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       [o.answer, o.text, o.reason] = [415, 'use application/x-www-form-urlencoded or application/json\n', `unsupported content type ${ct}`];
       return o;
     }
+    // A form body with the names of a recent one is read as names and values: it is hashed and
+    // canonicalised as it is, and its fields object is made only when a report needs it.
+    let shape: FormShape | undefined;
     try {
-      o.fields = parseCallbackBody(body, ct).fields;
+      if (detectBodyFormat(body, ct) === 'form') shape = readFormShape(body);
+      if (shape === undefined) {
+        const fields = parseCallbackBody(body, ct).fields;
+        o.fields = fields;
+        o.summary = { trx_id: str(fields.trx_id), status: str(fields.status), via: str(fields.via), channel: str(fields.channel), amount: str(fields.amount) };
+      } else {
+        o.summary = { trx_id: shapeValue(shape, 'trx_id'), status: shapeValue(shape, 'status'), via: shapeValue(shape, 'via'), channel: shapeValue(shape, 'channel'), amount: shapeValue(shape, 'amount') };
+      }
     } catch (err) {
       // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
       o.reason = errorText(err);
@@ -274,22 +310,29 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       o.text = 'invalid signature: missing X-Signature header\n';
       return o;
     }
-    let check: ReturnType<typeof checkCallback>;
     try {
-      check = checkCallback(o.fields as never, signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
+      // A valid callback needs one canonical form, one HMAC and one comparison of bytes; only the
+      // others get checkCallback's report (variants, other keys, the reason).
+      if (shape ? stringFieldsSignatureMatches(shape.keys, shape.values, signature, options.va) : callbackSignatureMatches(o.fields as never, signature, options.va)) o.verdict = 'valid';
+      else {
+        o.fields ??= formShapeFields(shape!);
+        const check = checkCallback(o.fields as never, signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
+        o.verdict = check.verdict;
+        o.variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
+        o.reason = check.verdict === 'valid' ? null : check.reason;
+        if (check.verdict === 'invalid') {
+          o.text = `invalid signature: ${check.reason}\n`;
+          return o;
+        }
+      }
     } catch (err) {
+      o.verdict = 'malformed';
+      o.variant = null;
       o.reason = `cannot check it: ${errorText(err)}`;
       o.text = `malformed callback: ${o.reason}\n`;
       return o;
     }
-    o.verdict = check.verdict;
-    o.variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
-    o.reason = check.verdict === 'valid' ? null : check.reason;
-    if (check.verdict === 'invalid') {
-      o.text = `invalid signature: ${check.reason}\n`;
-      return o;
-    }
-    o.key = `${str(o.fields.trx_id)}|${str(o.fields.status)}|${signature.trim().toLowerCase()}`;
+    o.key = `${o.summary.trx_id}|${o.summary.status}|${signature.trim().toLowerCase()}`;
     o.duplicate = seen.has(o.key);
     if (!o.duplicate) seen.add(o.key);
     o.answer = 200;
@@ -310,7 +353,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   function storeEvent(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, text: string, started: number, forwards: ForwardResult[]): void {
     const event: StoredEvent = {
       id,
-      receivedAt: receivedAt.toISOString(),
+      receivedAt: isoOf(receivedAt),
       method,
       path,
       headers,
@@ -319,8 +362,8 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       variant: o.variant,
       reason: o.reason,
       duplicate: o.duplicate,
-      trx_id: str(o.fields.trx_id),
-      status: str(o.fields.status),
+      trx_id: o.summary.trx_id,
+      status: o.summary.status,
       answer: o.answer,
       source: 'listen',
     };
@@ -357,14 +400,15 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     if (o.close) res.setHeader('connection', 'close');
     if (o.answer === 405) res.setHeader('allow', 'POST');
     // A flat [name, value, …] list: node:http stores it without walking an object's keys.
-    res.writeHead(o.answer, ['content-type', o.contentType, 'content-length', String(Buffer.byteLength(o.text))]);
+    if (o.answer === 200 && o.text === OK_TEXT && o.contentType === 'application/json') res.writeHead(200, OK_HEADERS as string[]);
+    else res.writeHead(o.answer, ['content-type', o.contentType, 'content-length', String(Buffer.byteLength(o.text))]);
     res.end(o.text);
     finished();
     if (storeError === undefined) options.ui?.added(event);
     options.onEvent?.({
       type: 'request',
       event,
-      summary: { trx_id: event.trx_id, status: event.status, via: str(o.fields.via), channel: str(o.fields.channel), amount: str(o.fields.amount) },
+      summary: o.summary === NO_SUMMARY ? { ...NO_SUMMARY } : o.summary,
       forwards,
       stored,
       ms: Math.round((performance.now() - started) * 10) / 10,

@@ -158,11 +158,13 @@ interface PlanEntry {
   prefix: string;
   /** 0: a string value stays as it is; 1: a typed field (normalizeValue); 2: additional_info missing, `[]`; 3: an integer field. */
   kind: 0 | 1 | 2 | 3;
+  /** Where the key is in the plan's key list (-1 for a missing additional_info). */
+  index: number;
 }
 
 interface Plan {
   /** The object's own keys in enumeration order, as Object.keys gave them when the plan was made. */
-  keys: string[];
+  keys: readonly string[];
   entries: PlanEntry[];
 }
 
@@ -174,13 +176,13 @@ interface Plan {
 const plans: Plan[] = [];
 const MAX_PLANS = 8;
 
-function sameKeys(a: string[], b: string[]): boolean {
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-function makePlan(keys: string[]): Plan {
+function makePlan(keys: readonly string[]): Plan {
   const o = GATEWAY_CANONICAL;
   const present = new Set(keys);
   const order = keys.filter((k) => k !== 'signature');
@@ -188,7 +190,7 @@ function makePlan(keys: string[]): Plan {
   byteOrder(order);
   const entries = order.map((key, i): PlanEntry => {
     const kind = !present.has(key) ? 2 : INTEGER_SET.has(key) ? 3 : key === 'is_escrow' || key === 'additional_info' ? 1 : 0;
-    return { key, prefix: (i === 0 ? '' : ',') + encodeJsonString(key, o.json) + ':', kind };
+    return { key, prefix: (i === 0 ? '' : ',') + encodeJsonString(key, o.json) + ':', kind, index: keys.indexOf(key) };
   });
   return { keys, entries };
 }
@@ -213,23 +215,7 @@ function isPlainInteger(s: string): boolean {
  * sorting and escaping the keys of every callback again.
  */
 function canonicalByPlan(fields: CallbackFields): string {
-  const keys = Object.keys(fields);
-  let plan: Plan | undefined;
-  for (let i = 0; i < plans.length; i++) {
-    if (sameKeys(plans[i]!.keys, keys)) {
-      plan = plans[i]!;
-      if (i > 0) {
-        plans.splice(i, 1);
-        plans.unshift(plan);
-      }
-      break;
-    }
-  }
-  if (plan === undefined) {
-    plan = makePlan(keys);
-    plans.unshift(plan);
-    if (plans.length > MAX_PLANS) plans.pop();
-  }
+  const plan = planFor(Object.keys(fields));
   const json = GATEWAY_CANONICAL.json;
   let out = '{';
   const entries = plan.entries;
@@ -250,6 +236,61 @@ function canonicalByPlan(fields: CallbackFields): string {
     }
     const value = normalizeValue(e.key, raw, GATEWAY_CANONICAL, fields);
     out += e.prefix + (typeof value === 'string' ? encodeJsonString(value, json) : encodePhpJson(value, json, fields, e.key));
+  }
+  return out + '}';
+}
+
+/** The plan for a key list (made and cached when new; most recently used first). */
+function planFor(keys: readonly string[]): Plan {
+  let plan: Plan | undefined;
+  for (let i = 0; i < plans.length; i++) {
+    const p = plans[i]!;
+    if (p.keys === keys || sameKeys(p.keys, keys)) {
+      plan = p;
+      if (i > 0) {
+        plans.splice(i, 1);
+        plans.unshift(plan);
+      }
+      break;
+    }
+  }
+  if (plan === undefined) {
+    plan = makePlan(keys);
+    plans.unshift(plan);
+    if (plans.length > MAX_PLANS) plans.pop();
+  }
+  return plan;
+}
+
+/** Nothing: a string value's PHP type never depends on its container. */
+const NO_CONTAINER: CallbackFields = Object.freeze(Object.create(null) as CallbackFields);
+
+/**
+ * `canonicalizeCallback(fields)` for fields whose values are all strings (a form body), given as
+ * their names and values (`readFormShape`): the same text, without making the fields object.
+ */
+export function canonicalizeStringFields(keys: readonly string[], values: readonly string[]): string {
+  const plan = planFor(keys);
+  const json = GATEWAY_CANONICAL.json;
+  let out = '{';
+  const entries = plan.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (e.kind === 2) {
+      out += e.prefix + '[]';
+      continue;
+    }
+    const raw = values[e.index]!;
+    if (e.kind === 0) {
+      out += e.prefix + encodeJsonString(raw, json);
+      continue;
+    }
+    if (e.kind === 3 && isPlainInteger(raw)) {
+      out += e.prefix + raw;
+      continue;
+    }
+    const value = normalizeValue(e.key, raw, GATEWAY_CANONICAL, NO_CONTAINER);
+    out += e.prefix + (typeof value === 'string' ? encodeJsonString(value, json) : encodePhpJson(value, json, NO_CONTAINER, e.key));
   }
   return out + '}';
 }

@@ -1,6 +1,6 @@
-import { canonicalizeCallback, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
+import { canonicalizeCallback, canonicalizeStringFields, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
 import { AuthError } from '../errors.js';
-import { hexDigestsEqual, hmacSha256Hex } from './digest.js';
+import { hexDigestsEqual, hmacSha256Hex, hmacSha256Matches } from './digest.js';
 
 /** HMAC-SHA256 in lower-case hex (node:crypto). */
 export const hmacHex = hmacSha256Hex;
@@ -34,6 +34,20 @@ export function signCallback(fields: CallbackFields, va: string | undefined, opt
  */
 export function signaturesEqual(expected: string, received: string): boolean {
   return hexDigestsEqual(expected, received);
+}
+
+/**
+ * Whether `signature` is the gateway's signature of these fields under the VA: verifyCallback's
+ * `valid`, without its report (the canonical text and expected digest are not kept). A missing or
+ * empty VA throws MissingVaError. The listener checks every callback this way first.
+ */
+export function callbackSignatureMatches(fields: CallbackFields, signature: string, va: string | undefined): boolean {
+  return hmacSha256Matches(requireVa(va), canonicalizeCallback(fields), signature);
+}
+
+/** callbackSignatureMatches for fields whose values are all strings, given as names and values (canonicalizeStringFields). */
+export function stringFieldsSignatureMatches(keys: readonly string[], values: readonly string[], signature: string, va: string | undefined): boolean {
+  return hmacSha256Matches(requireVa(va), canonicalizeStringFields(keys, values), signature);
 }
 
 export interface VerifyCallbackInput {

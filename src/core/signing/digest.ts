@@ -26,16 +26,50 @@ export function hmacSha256Hex(key: string, text: string): string {
   return createHmac('sha256', lastKey.key).update(text).digest('hex');
 }
 
-const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+/** Whether text is even-length hex, either case (character by character: no regular expression). */
+function isEvenHex(text: string): boolean {
+  const n = text.length;
+  if ((n & 1) === 1) return false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102))) return false; // 0-9 A-F a-f
+  }
+  return true;
+}
+
+/** Where two SHA-256 digests are decoded to be compared: every comparison is synchronous, so two buffers serve them all. */
+const scratchA = Buffer.alloc(32);
+const scratchB = Buffer.alloc(32);
+
+/**
+ * Whether a received hex digest is HMAC-SHA256(key, text): `hexDigestsEqual(hmacSha256Hex(key, text), received)`
+ * (surrounding white space ignored, either case, anything but 64 hex digits unequal), with the
+ * expected digest taken as bytes (no hex text made and decoded again) and compared with timingSafeEqual.
+ */
+export function hmacSha256Matches(key: string, text: string, received: string): boolean {
+  if (lastKey?.text !== key && key !== '') lastKey = { text: key, key: createSecretKey(Buffer.from(key, 'utf8')) };
+  // 'binary' (latin1): the 32 bytes as one character each, copied into the buffer as they are.
+  const expected = createHmac('sha256', key === '' ? key : lastKey!.key).update(text).digest('binary');
+  const b = received.trim();
+  if (b.length !== 64 || !isEvenHex(b)) return false;
+  scratchA.write(expected, 'latin1');
+  scratchB.write(b, 'hex');
+  return timingSafeEqual(scratchA, scratchB);
+}
 
 /**
  * Constant-time comparison of two hex digests: case-insensitive, surrounding white space ignored.
  * Both must be non-empty, even-length hex; anything else (including two empty strings) is unequal.
  * The bytes are compared with `timingSafeEqual` after a length check (lengths are not secret).
+ * (Checked and decoded without a regular expression or new buffers for 32-byte digests: the
+ * listener compares one per callback.)
  */
 export function hexDigestsEqual(expected: string, received: string): boolean {
   const a = expected.trim();
   const b = received.trim();
-  if (a.length === 0 || a.length !== b.length || !HEX.test(a) || !HEX.test(b)) return false;
-  return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+  if (a.length === 0 || a.length !== b.length || !isEvenHex(a) || !isEvenHex(b)) return false;
+  if (a.length !== 64) return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+  scratchA.write(a, 'hex');
+  scratchB.write(b, 'hex');
+  return timingSafeEqual(scratchA, scratchB);
 }
