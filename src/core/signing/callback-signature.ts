@@ -42,12 +42,13 @@ export function signaturesEqual(expected: string, received: string): boolean {
  * empty VA throws MissingVaError. The listener checks every callback this way first.
  */
 export function callbackSignatureMatches(fields: CallbackFields, signature: string, va: string | undefined): boolean {
-  return hmacSha256Matches(requireVa(va), canonicalizeCallback(fields), signature);
+  // The gateway's canonical form is ASCII (PHP_DEFAULT escapes every other character as \uXXXX).
+  return hmacSha256Matches(requireVa(va), canonicalizeCallback(fields), signature, true);
 }
 
 /** callbackSignatureMatches for fields whose values are all strings, given as names and values (canonicalizeStringFields). */
 export function stringFieldsSignatureMatches(keys: readonly string[], values: readonly string[], signature: string, va: string | undefined): boolean {
-  return hmacSha256Matches(requireVa(va), canonicalizeStringFields(keys, values), signature);
+  return hmacSha256Matches(requireVa(va), canonicalizeStringFields(keys, values), signature, true);
 }
 
 export interface VerifyCallbackInput {
