@@ -276,9 +276,9 @@ describe('listen --json: the line written field by field', () => {
 
 describe('form shapes: names and values instead of a fields object', () => {
   it('readFormShape gives what parseFormBody gives, and the canonical form and signature check agree', async () => {
-    const { readFormShape, formShapeFields } = await import('../../src/core/callback/parse.js');
-    const { canonicalizeStringFields } = await import('../../src/core/signing/callback-canonical.js');
-    const { callbackSignatureMatches, stringFieldsSignatureMatches } = await import('../../src/core/signing/callback-signature.js');
+    const { readFormShape, formShapeFields, locateFormShape, decodeFormValue } = await import('../../src/core/callback/parse.js');
+    const { canonicalizeStringFields, canonicalizeFormBytes } = await import('../../src/core/signing/callback-canonical.js');
+    const { callbackSignatureMatches, formSignatureMatches, stringFieldsSignatureMatches } = await import('../../src/core/signing/callback-signature.js');
     const names = [
       ['trx_id', 'status', 'is_escrow', 'additional_info', 'url'],
       ['status_code', 'paid_off', 'signature', 'buyer_name', 'transaction_status_code'],
@@ -292,9 +292,29 @@ describe('form shapes: names and values instead of a fields object', () => {
     const body = fc.tuple(fc.constantFrom(...names), fc.array(value, { minLength: 5, maxLength: 5 }), fc.boolean()).map(([keys, values, extra]) => keys.map((k, i) => `${k}=${values[i]}`).join('&') + (extra ? '&z=1' : ''));
     for (const keys of names) parseFormBody(keys.map((k) => `${k}=1`).join('&')); // remembered
     let read = 0;
+    let rawRead = 0;
     fc.assert(
       fc.property(body, (b) => {
         const want = outcome(parseFormBodyPairwise, b);
+        // The raw route (the listener's first try): names, decoded values and canonical bytes.
+        const raw = locateFormShape(b);
+        if (raw !== undefined) {
+          rawRead++;
+          const values = raw.keys.map((_, i) => decodeFormValue(b.slice(raw.bounds[2 * i], raw.bounds[2 * i + 1])));
+          const bytes = canonicalizeFormBytes(raw.keys, b, raw.bounds);
+          if (values.includes(undefined)) {
+            expect(want).toHaveProperty('error');
+            expect(bytes).toBeUndefined();
+            expect(formSignatureMatches(raw.keys, b, raw.bounds, hmacHex('1179000899', 'x'), '1179000899')).toBeUndefined();
+          } else {
+            const fields = Object.fromEntries(raw.keys.map((k, i) => [k, values[i]!]));
+            expect(outcome(() => fields, b)).toEqual(want);
+            const canonical = reference(fields);
+            expect(Buffer.from(bytes!).toString('latin1')).toBe(canonical);
+            const good = hmacHex('1179000899', canonical);
+            for (const sig of [good, ` ${good.toUpperCase()}`, hmacHex('x', canonical), '']) expect(formSignatureMatches(raw.keys, b, raw.bounds, sig, '1179000899')).toBe(callbackSignatureMatches(fields, sig, '1179000899'));
+          }
+        }
         const shape = readFormShape(b);
         if (shape === undefined) {
           expect(outcome(parseFormBody, b)).toEqual(want);
@@ -314,6 +334,7 @@ describe('form shapes: names and values instead of a fields object', () => {
       { numRuns: 3000 },
     );
     expect(read).toBeGreaterThan(500); // the shape route was taken, not only the fallback
+    expect(rawRead).toBeGreaterThan(500);
   });
 });
 

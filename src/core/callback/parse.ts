@@ -227,6 +227,56 @@ export function readFormShape(body: string): FormShape | undefined {
   return undefined;
 }
 
+/**
+ * readFormShape without decoding anything: the remembered names of a body, when its raw names are
+ * exactly one of them (a remembered name is its own encoding), and where each raw value lies in it:
+ * value i is `body.slice(bounds[2i], bounds[2i + 1])`, still encoded (decodeFormValue decodes it as
+ * parseFormBody would). Moves the remembered shapes as readFormShape does. Undefined otherwise.
+ */
+export function locateFormShape(body: string): { keys: readonly string[]; bounds: number[] } | undefined {
+  for (let i = 0; i < shapes.length; i++) {
+    const keys = shapes[i]!;
+    const bounds = boundsByShape(body, keys);
+    if (bounds === undefined) continue;
+    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
+    return { keys, bounds };
+  }
+  return undefined;
+}
+
+/** valuesByShape on the raw body, giving where the values are instead of the values. */
+function boundsByShape(body: string, keys: string[]): number[] | undefined {
+  const bounds = new Array<number>(keys.length * 2);
+  const end = body.length;
+  let start = 0;
+  for (let i = 0; i < keys.length; i++) {
+    if (start > end) return undefined;
+    let amp = body.indexOf('&', start);
+    if (amp < 0) amp = end;
+    const key = keys[i]!;
+    const eq = start + key.length;
+    if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
+    bounds[2 * i] = eq + 1;
+    bounds[2 * i + 1] = amp;
+    start = amp + 1;
+  }
+  return start > end ? bounds : undefined;
+}
+
+/** One raw form value decoded as parseFormBody decodes it (`+` a space, then percent-decoding); undefined when it does not decode. */
+export function decodeFormValue(raw: string): string | undefined {
+  let value = raw.indexOf('+') < 0 ? raw : raw.replaceAll('+', ' ');
+  if (value.indexOf('%') < 0) return value;
+  const ascii = decodeAsciiEscapes(value);
+  if (ascii !== undefined) return ascii;
+  try {
+    value = decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+  return value;
+}
+
 /** A hexadecimal digit's value by character code (ASCII), -1 for anything else. */
 const HEX_VALUE = (() => {
   const t = new Int8Array(128).fill(-1);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkCallback } from '../callback/check.js';
-import { callbackSignatureMatches, stringFieldsSignatureMatches } from '../signing/callback-signature.js';
-import { detectBodyFormat, type FormShape, formShapeFields, parseCallbackBody, readFormShape } from '../callback/parse.js';
+import { callbackSignatureMatches, formSignatureMatches, stringFieldsSignatureMatches } from '../signing/callback-signature.js';
+import { decodeFormValue, detectBodyFormat, type FormShape, formShapeFields, locateFormShape, parseCallbackBody, readFormShape } from '../callback/parse.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
@@ -105,6 +105,12 @@ function str(v: unknown): string | null {
 function shapeValue(shape: FormShape, name: string): string | null {
   const i = shape.keys.indexOf(name);
   return i < 0 ? null : shape.values[i]!;
+}
+
+/** A located form shape's decoded value for a name (what shapeValue gives for its shape), null without the name, undefined when it does not decode. */
+function rawValue(raw: { keys: readonly string[]; bounds: readonly number[] }, body: string, name: string): string | null | undefined {
+  const i = raw.keys.indexOf(name);
+  return i < 0 ? null : decodeFormValue(body.slice(raw.bounds[2 * i], raw.bounds[2 * i + 1]));
 }
 
 function errorText(err: unknown): string {
@@ -286,8 +292,50 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       [o.answer, o.text, o.reason] = [415, 'use application/x-www-form-urlencoded or application/json\n', `unsupported content type ${ct}`];
       return o;
     }
-    // A form body with the names of a recent one is read as names and values: it is hashed and
-    // canonicalised as it is, and its fields object is made only when a report needs it.
+    const signature = headers['x-signature'];
+    // A valid form callback with the names of a recent one: checked from its raw body (no values
+    // decoded but the summary's, no canonical text made). Anything else takes the general route.
+    if (!validRawForm(o, body, ct, signature)) {
+      const early = verifyGeneral(o, body, ct, signature);
+      if (early) return o;
+    }
+    o.key = `${o.summary.trx_id}|${o.summary.status}|${signature!.trim().toLowerCase()}`;
+    o.duplicate = seen.has(o.key);
+    if (!o.duplicate) seen.add(o.key);
+    o.answer = 200;
+    o.text = OK_TEXT;
+    o.contentType = 'application/json';
+    o.accepted = true;
+    return o;
+  }
+
+  /**
+   * A form body whose raw names are those of a recent body, with a signature that matches: its
+   * summary and verdict set in `o` (true). False, with `o` untouched, for anything else.
+   */
+  function validRawForm(o: Outcome, body: string, ct: string, signature: string | undefined): boolean {
+    if (signature === undefined || signature.trim() === '') return false;
+    try {
+      if (detectBodyFormat(body, ct) !== 'form') return false;
+      const raw = locateFormShape(body);
+      if (raw === undefined) return false;
+      const summary = { trx_id: rawValue(raw, body, 'trx_id'), status: rawValue(raw, body, 'status'), via: rawValue(raw, body, 'via'), channel: rawValue(raw, body, 'channel'), amount: rawValue(raw, body, 'amount') };
+      if (summary.trx_id === undefined || summary.status === undefined || summary.via === undefined || summary.channel === undefined || summary.amount === undefined) return false;
+      if (formSignatureMatches(raw.keys, body, raw.bounds, signature, options.va) !== true) return false;
+      o.summary = summary as ListenerEvent['summary'];
+      o.verdict = 'valid';
+      return true;
+    } catch {
+      return false; // the general route meets the same trouble and reports it
+    }
+  }
+
+  /**
+   * The general route: parse, then check (a form body with the names of a recent one is read as
+   * names and values, and its fields object is made only when a report needs it). True when `o` is
+   * final (malformed, invalid, …); false for an accepted callback, whose key is still to be made.
+   */
+  function verifyGeneral(o: Outcome, body: string, ct: string, signature: string | undefined): boolean {
     let shape: FormShape | undefined;
     try {
       if (detectBodyFormat(body, ct) === 'form') shape = readFormShape(body);
@@ -302,13 +350,12 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
       o.reason = errorText(err);
       o.text = `malformed callback: ${o.reason}\n`;
-      return o;
+      return true;
     }
-    const signature = headers['x-signature'];
     if (signature === undefined || signature.trim() === '') {
       [o.verdict, o.reason] = ['invalid', 'missing X-Signature header'];
       o.text = 'invalid signature: missing X-Signature header\n';
-      return o;
+      return true;
     }
     try {
       // A valid callback needs one canonical form, one HMAC and one comparison of bytes; only the
@@ -322,7 +369,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
         o.reason = check.verdict === 'valid' ? null : check.reason;
         if (check.verdict === 'invalid') {
           o.text = `invalid signature: ${check.reason}\n`;
-          return o;
+          return true;
         }
       }
     } catch (err) {
@@ -330,16 +377,9 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       o.variant = null;
       o.reason = `cannot check it: ${errorText(err)}`;
       o.text = `malformed callback: ${o.reason}\n`;
-      return o;
+      return true;
     }
-    o.key = `${o.summary.trx_id}|${o.summary.status}|${signature.trim().toLowerCase()}`;
-    o.duplicate = seen.has(o.key);
-    if (!o.duplicate) seen.add(o.key);
-    o.answer = 200;
-    o.text = OK_TEXT;
-    o.contentType = 'application/json';
-    o.accepted = true;
-    return o;
+    return false;
   }
 
   function forward(url: string, headers: Record<string, string>, body: Buffer): Promise<ForwardResult & { body?: string; contentType?: string }> {

@@ -1,4 +1,5 @@
-import { encodeJsonString, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
+import { decodeFormValue } from '../callback/parse.js';
+import { encodeJsonString, ESCAPES_PHP, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
 import { phpIntOfDouble, phpIntOfString, phpJsonDouble, phpNumber, phpShapeOf, phpStringOfDouble } from './php-values.js';
 
 /** A callback field value as parsed from a form body (strings, arrays of strings) or a JSON body. */
@@ -160,6 +161,8 @@ interface PlanEntry {
   kind: 0 | 1 | 2 | 3;
   /** Where the key is in the plan's key list (-1 for a missing additional_info). */
   index: number;
+  /** The prefix's bytes (ASCII), made on the first canonicalizeFormBytes. */
+  prefixBytes?: Buffer;
 }
 
 interface Plan {
@@ -293,6 +296,144 @@ export function canonicalizeStringFields(keys: readonly string[], values: readon
     out += e.prefix + (typeof value === 'string' ? encodeJsonString(value, json) : encodePhpJson(value, json, NO_CONTAINER, e.key));
   }
   return out + '}';
+}
+
+/** A hexadecimal digit's value by character code (ASCII), -1 for anything else. */
+const HEX_DIGIT = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[65 + c] = t[97 + c] = 10 + c;
+  return t;
+})();
+const HEX_LOWER = '0123456789abcdef';
+
+/** Where canonicalizeFormBytes writes (grown when a body needs more). */
+let formOut = Buffer.allocUnsafe(16 * 1024);
+
+/** formOut with room for `extra` more bytes after the first `used`. */
+function roomFor(used: number, extra: number): Buffer {
+  if (used + extra > formOut.length) {
+    const bigger = Buffer.allocUnsafe(Math.max(2 * formOut.length, used + extra));
+    formOut.copy(bigger, 0, 0, used);
+    formOut = bigger;
+  }
+  return formOut;
+}
+
+/** Writes an ASCII text at `n`; returns the end. */
+function putAscii(out: Buffer, n: number, text: string): number {
+  for (let i = 0; i < text.length; i++) out[n++] = text.charCodeAt(i);
+  return n;
+}
+
+/**
+ * A raw form value (body[start, end)) written as encodeJsonString(decodeFormValue(value), PHP_DEFAULT)
+ * writes it, when that can be done byte by byte: every character ASCII, every escape `%XX` below
+ * `%80`. Returns the end, or -1 for any other value (the caller decodes it as a string).
+ */
+function putFormValueJson(out: Buffer, n: number, body: string, start: number, end: number): number {
+  out[n++] = 0x22;
+  for (let i = start; i < end; i++) {
+    let c = body.charCodeAt(i);
+    if (c === 0x2b /* + */) c = 0x20;
+    else if (c === 0x25 /* % */) {
+      if (i + 2 >= end) return -1;
+      const a = body.charCodeAt(i + 1);
+      const b = body.charCodeAt(i + 2);
+      const high = a < 128 ? HEX_DIGIT[a]! : -1;
+      const low = b < 128 ? HEX_DIGIT[b]! : -1;
+      if (high < 0 || low < 0 || high > 7) return -1;
+      c = high * 16 + low;
+      i += 2;
+    } else if (c >= 0x80) return -1;
+    const e = ESCAPES_PHP[c]!;
+    if (e === 0) out[n++] = c;
+    else if (e === 1) {
+      out[n++] = 0x5c;
+      out[n++] = 0x75;
+      out[n++] = 0x30;
+      out[n++] = 0x30;
+      out[n++] = HEX_LOWER.charCodeAt(c >> 4);
+      out[n++] = HEX_LOWER.charCodeAt(c & 15);
+    } else {
+      out[n++] = 0x5c;
+      out[n++] = e;
+    }
+  }
+  out[n++] = 0x22;
+  return n;
+}
+
+/** isPlainInteger of body[start, end), which holds no `+` or `%` when it is one. */
+function isPlainIntegerAt(body: string, start: number, end: number): boolean {
+  const n = end - start;
+  if (n === 0 || n > 18) return false;
+  const first = body.charCodeAt(start);
+  if (first === 48 /* 0 */) return n === 1;
+  if (first < 49 || first > 57) return false;
+  for (let i = start + 1; i < end; i++) {
+    const c = body.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/**
+ * `canonicalizeStringFields(keys, values)` of a form body read by locateFormShape (names `keys`,
+ * value i still encoded at body[bounds[2i], bounds[2i+1])), as its bytes (the text is ASCII):
+ * plain values are decoded and escaped straight into a reused buffer, without a decoded string per
+ * value or a text of concatenated pieces; the others take canonicalizeStringFields' own steps.
+ * The bytes are valid until the next call. Undefined when a value (any, `signature` too) does not decode.
+ */
+export function canonicalizeFormBytes(keys: readonly string[], body: string, bounds: readonly number[]): Buffer | undefined {
+  const plan = planFor(keys);
+  const json = GATEWAY_CANONICAL.json;
+  const entries = plan.entries;
+  // The one value the canonical form leaves out must decode too (parseFormBody refuses the body otherwise).
+  const dropped = keys.indexOf('signature');
+  if (dropped >= 0 && decodeFormValue(body.slice(bounds[2 * dropped], bounds[2 * dropped + 1])) === undefined) return undefined;
+  let out = roomFor(0, 1);
+  let n = 0;
+  out[n++] = 0x7b; // {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    const start = e.kind === 2 ? 0 : bounds[2 * e.index]!;
+    const end = e.kind === 2 ? 0 : bounds[2 * e.index + 1]!;
+    // A value's JSON takes at most 6 bytes per character of its raw text (\uXXXX), plus its quotes.
+    out = roomFor(n, e.prefix.length + 6 * (end - start) + 8);
+    const prefix = (e.prefixBytes ??= Buffer.from(e.prefix, 'latin1'));
+    out.set(prefix, n);
+    n += prefix.length;
+    if (e.kind === 2) {
+      out[n++] = 0x5b;
+      out[n++] = 0x5d;
+      continue;
+    }
+    if (e.kind === 0) {
+      const m = putFormValueJson(out, n, body, start, end);
+      if (m >= 0) {
+        n = m;
+        continue;
+      }
+    } else if (e.kind === 3 && isPlainIntegerAt(body, start, end)) {
+      for (let j = start; j < end; j++) out[n++] = body.charCodeAt(j);
+      continue;
+    }
+    const raw = decodeFormValue(body.slice(start, end));
+    if (raw === undefined) return undefined;
+    let piece: string;
+    if (e.kind === 0) piece = encodeJsonString(raw, json);
+    else if (e.kind === 3 && isPlainInteger(raw)) piece = raw;
+    else {
+      const value = normalizeValue(e.key, raw, GATEWAY_CANONICAL, NO_CONTAINER);
+      piece = typeof value === 'string' ? encodeJsonString(value, json) : encodePhpJson(value, json, NO_CONTAINER, e.key);
+    }
+    out = roomFor(n, piece.length + 1);
+    n = putAscii(out, n, piece);
+  }
+  out = roomFor(n, 1);
+  out[n++] = 0x7d; // }
+  return out.subarray(0, n);
 }
 
 /** The canonical form under any options (the diagnosis tries the common mistakes this way). */

@@ -1,4 +1,4 @@
-import { canonicalizeCallback, canonicalizeStringFields, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
+import { canonicalizeCallback, canonicalizeFormBytes, canonicalizeStringFields, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
 import { AuthError } from '../errors.js';
 import { hexDigestsEqual, hmacSha256Hex, hmacSha256Matches } from './digest.js';
 
@@ -49,6 +49,16 @@ export function callbackSignatureMatches(fields: CallbackFields, signature: stri
 /** callbackSignatureMatches for fields whose values are all strings, given as names and values (canonicalizeStringFields). */
 export function stringFieldsSignatureMatches(keys: readonly string[], values: readonly string[], signature: string, va: string | undefined): boolean {
   return hmacSha256Matches(requireVa(va), canonicalizeStringFields(keys, values), signature, true);
+}
+
+/**
+ * stringFieldsSignatureMatches for a form body read by locateFormShape (its values still encoded in
+ * the body: canonicalizeFormBytes); undefined when a value does not decode.
+ */
+export function formSignatureMatches(keys: readonly string[], body: string, bounds: readonly number[], signature: string, va: string | undefined): boolean | undefined {
+  const key = requireVa(va);
+  const bytes = canonicalizeFormBytes(keys, body, bounds);
+  return bytes === undefined ? undefined : hmacSha256Matches(key, bytes, signature);
 }
 
 export interface VerifyCallbackInput {

@@ -49,10 +49,11 @@ const scratchB = Buffer.alloc(32);
  * other character), so its UTF-8 bytes are its Latin-1 bytes: it is hashed as 'latin1', which spares
  * node:crypto the UTF-8 length pass over a text built by concatenation (≈1 µs for a callback's).
  */
-export function hmacSha256Matches(key: string, text: string, received: string, ascii = false): boolean {
+export function hmacSha256Matches(key: string, text: string | Uint8Array, received: string, ascii = false): boolean {
   if (lastKey?.text !== key && key !== '') lastKey = { text: key, key: createSecretKey(Buffer.from(key, 'utf8')) };
   // 'binary' (latin1): the 32 bytes as one character each, copied into the buffer as they are.
-  const expected = createHmac('sha256', key === '' ? key : lastKey!.key).update(text, ascii ? 'latin1' : 'utf8').digest('binary');
+  const hmac = createHmac('sha256', key === '' ? key : lastKey!.key);
+  const expected = (typeof text === 'string' ? hmac.update(text, ascii ? 'latin1' : 'utf8') : hmac.update(text)).digest('binary');
   const b = received.trim();
   if (b.length !== 64 || !isEvenHex(b)) return false;
   scratchA.write(expected, 'latin1');

@@ -53,7 +53,8 @@ function escapeTable(escapeSlash: boolean): Uint8Array {
   if (escapeSlash) t[0x2f] = 0x2f;
   return t;
 }
-const ESCAPES_PHP = escapeTable(true);
+/** Per ASCII code, how PHP_DEFAULT writes it in a string: 0 as is, 1 as \u00XX, else the letter after a backslash. */
+export const ESCAPES_PHP = escapeTable(true);
 const ESCAPES_RAW_SLASH = escapeTable(false);
 
 /**
