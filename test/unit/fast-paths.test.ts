@@ -338,6 +338,59 @@ describe('form shapes: names and values instead of a fields object', () => {
   });
 });
 
+describe('verify-callback --jsonl: a line checked from its raw form body', () => {
+  it('gives what parsing, canonicalising and comparing give, for header and body signatures', async () => {
+    const { verifyLine } = await import('../../src/cli/commands/verify-batch.js');
+    const { parseCallbackBody } = await import('../../src/core/callback/parse.js');
+    const { hexDigestsEqual } = await import('../../src/core/signing/digest.js');
+    /** verifyLine as it was: the fields, then one canonical form, HMAC and comparison. */
+    function before(text: string, va: string): string {
+      let fields: CallbackFields;
+      let header: string | undefined;
+      try {
+        const obj = JSON.parse(text) as { headers?: Record<string, string>; body: string };
+        fields = parseCallbackBody(obj.body, obj.headers?.['content-type']).fields;
+        header = obj.headers?.['x-signature'];
+      } catch (err) {
+        return `malformed ${(err as Error).message}`;
+      }
+      const received = header ?? (typeof fields.signature === 'string' ? fields.signature : '');
+      return received && hexDigestsEqual(hmacHex(va, canonicalizeCallback(fields)), received) ? 'valid' : `mismatch ${received}`;
+    }
+    const after = (text: string, va: string) => {
+      const o = verifyLine(text, 1, va);
+      return o.kind === 'valid' ? 'valid' : o.kind === 'malformed' ? `malformed ${o.reason}` : `mismatch ${o.received}`;
+    };
+    const names = [['trx_id', 'status', 'url'], ['trx_id', 'status', 'signature', 'is_escrow'], ['signature', 'a']];
+    for (const keys of names) parseFormBody(keys.map((k) => `${k}=1`).join('&')); // remembered
+    const value = fc.constantFrom('', '1', '007', 'a+b', '%2B', '%ZZ', '%E2%82%AC', 'https%3A%2F%2Fx.y%2F', '%22', 'true', '%5B%5D', 'Ñ', '%');
+    const body = fc.tuple(fc.constantFrom(...names), fc.array(value, { minLength: 4, maxLength: 4 })).map(([keys, values]) => keys.map((k, i) => `${k}=${values[i]}`).join('&'));
+    let valid = 0;
+    fc.assert(
+      fc.property(body, fc.constantFrom('header', 'body', 'both', 'wrong', 'empty'), fc.constantFrom('application/x-www-form-urlencoded', undefined), (b, how, ct) => {
+        let sig = '';
+        try {
+          sig = hmacHex('1179000899', canonicalizeCallback(parseCallbackBody(b, ct).fields));
+        } catch {
+          /* malformed: any signature */
+        }
+        let withSig = b;
+        if (how === 'body' || how === 'both') withSig = b.replace(/(^|&)signature=[^&]*/, `$1signature=${sig}`);
+        const headers: Record<string, string> = ct ? { 'content-type': ct } : {};
+        if (how === 'header' || how === 'both') headers['x-signature'] = sig;
+        if (how === 'wrong') headers['x-signature'] = hmacHex('other', sig);
+        if (how === 'empty') headers['x-signature'] = '';
+        const text = JSON.stringify({ headers, body: withSig });
+        const want = before(text, '1179000899');
+        if (want === 'valid') valid++;
+        expect(after(text, '1179000899')).toBe(want);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(valid).toBeGreaterThan(300);
+  });
+});
+
 describe('the store line of an event', () => {
   it('is JSON.stringify of the event, whatever its body, headers and reason hold; the event is left as it was', async () => {
     const { storedEventJson } = await import('../../src/core/listener/event-store.js');
