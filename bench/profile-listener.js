@@ -60,7 +60,8 @@ const AREAS = [
   ['canonical JSON', /callback-canonical|php-json/],
   ['form/JSON parsing', /callback\/parse/],
   ['HMAC and compare', /callback-signature|digest|createHmac|crypto|timingSafeEqual/],
-  ['NDJSON output', /commands\/listen|stringify|output/],
+  // JSON.stringify's own frame names no module: it is counted with its caller (store line, NDJSON line, …).
+  ['NDJSON output', /commands\/listen|output/],
   ['listener logic', /listener\/server|listener\/forward|newEventId/],
   ['HTTP (node:http, net, streams)', /_http_|node:http|internal\/http|net\.js|node:net|stream|internal\/streams|llhttp|parserOnHeaders|onParser|socket/],
 ];
