@@ -1,4 +1,4 @@
-import { decodeFormValue } from '../callback/parse.js';
+import { decodeFormValue } from '../callback/form-value.js';
 import { encodeJsonString, ESCAPES_PHP, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
 import { phpIntOfDouble, phpIntOfString, phpJsonDouble, phpNumber, phpShapeOf, phpStringOfDouble } from './php-values.js';
 
