@@ -84,9 +84,14 @@ function userCacheFile(name) {
   return join(base, 'paycli', name);
 }
 
+/**
+ * The file's bytes, or undefined when it cannot be read. A missing file is checked for first: a
+ * thrown ENOENT costs ~0.2 ms (Node builds the error and its stack), and the user's cache is usually
+ * missing where the build trained one beside the bundle.
+ */
 function readOrUndefined(file) {
   try {
-    return readFileSync(file);
+    return existsSync(file) ? readFileSync(file) : undefined;
   } catch {
     return undefined;
   }
@@ -196,6 +201,21 @@ async function start() {
   // run writes one (in the user's cache directory) only when it found none or V8 rejected it.
   if (process.env.PAYCLI_CODE_CACHE === 'write' || process.env.PAYCLI_CODE_CACHE === 'write-common') bundle.writeCache(true);
   else if (!bundle.cacheUsed && process.env.PAYCLI_CODE_CACHE !== 'off') bundle.writeCache();
+  exitWhenIdle();
+}
+
+/**
+ * Ends the process once the promise jobs and ticks queued behind the command have run, when nothing
+ * else is left (no handle, request or timer, no `beforeExit` listener): Node would exit next anyway,
+ * but first it runs the tasks V8 posted, usually a scavenge of the young heap the run filled
+ * (~0.8 ms, useless at exit). Linux only, where standard output and error are written
+ * synchronously (files, pipes and terminals alike), so nothing written can be left behind.
+ */
+function exitWhenIdle() {
+  if (process.platform !== 'linux') return;
+  process.nextTick(() => {
+    if (process.getActiveResourcesInfo().length === 0 && process.listenerCount('beforeExit') === 0) process.exit();
+  });
 }
 
 if (require.main === module) start();

@@ -9,7 +9,7 @@
 // Best effort: if training cannot run here (no loopback, a slow machine), the build goes on and the
 // first ordinary run writes the cache.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -49,8 +49,12 @@ try {
     const keyEnv = { PAYCLI_API_KEY: KEY };
     const signed = paycli(['sign-callback', '--data', FORM, '--va', VA, '--json']);
     const signature = JSON.parse(signed.stdout).signature;
+    // A callback saved to a file, the way `verify-callback FILE` is run most.
+    const formFile = join(home, 'callback.form');
+    writeFileSync(formFile, FORM);
     const runs = [
       [['--help']],
+      [['verify-callback', formFile, '--va', VA, '--signature', signature]],
       [['verify-callback', '--data', FORM, '--va', VA, '--signature', signature]],
       [['verify-callback', '--data', FORM, '--va', VA, '--signature', '0'.repeat(64)]],
       [['verify-callback', '--data', FORM, '--va', VA, '--signature', signature, '--json']],

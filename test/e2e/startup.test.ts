@@ -201,6 +201,35 @@ describe('start-up', () => {
     expect(stderr).toBe('');
   });
 
+  it('ends as soon as a command is done without losing output, exit code or exit listeners, and never while work is left', () => {
+    // bin/paycli.js ends the process when nothing is left to run (rather than letting V8 run a
+    // garbage collection first). A preload adds what a run could have pending: `exit` listeners must
+    // run, a timer must still fire, a `beforeExit` listener must still be called.
+    const preload = join(pkg, 'pending.cjs');
+    writeFileSync(
+      preload,
+      "const { writeSync } = require('fs'); process.on('exit', (code) => writeSync(2, 'EXIT ' + code + '\\n'));" +
+        "if (process.env.PENDING === 'timer') setTimeout(() => writeSync(2, 'TIMER\\n'), 30);" +
+        "if (process.env.PENDING === 'beforeExit') process.once('beforeExit', () => writeSync(2, 'BEFORE-EXIT\\n'));",
+    );
+    const spawnWith = (args: string[], pending = '') =>
+      spawnSync(process.execPath, ['-r', preload, bin, ...args], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', PENDING: pending }, encoding: 'utf8' });
+    const form = 'trx_id=184854&status=berhasil&status_code=1&amount=102000';
+    const invalid = spawnWith(['verify-callback', '--data', form, '--va', VA, '--signature', '0'.repeat(64)]);
+    expect(invalid.status).toBe(6);
+    expect(invalid.stdout).toContain('invalid signature');
+    expect(invalid.stderr).toBe('EXIT 6\n');
+    // Several kilobytes through a pipe arrive whole.
+    const completion = spawnWith(['completion', 'bash']);
+    expect(completion.status).toBe(0);
+    expect(completion.stdout).toBe(readFileSync(join(ROOT, 'completions/paycli.bash'), 'utf8'));
+    expect(spawnWith(['nosuch']).stderr).toMatch(/unknown command 'nosuch'[\s\S]*EXIT 2\n$/);
+    const timer = spawnWith(['--help'], 'timer');
+    expect([timer.status, timer.stderr]).toEqual([0, 'TIMER\nEXIT 0\n']);
+    const beforeExit = spawnWith(['--help'], 'beforeExit');
+    expect([beforeExit.status, beforeExit.stderr]).toEqual([0, 'BEFORE-EXIT\nEXIT 0\n']);
+  });
+
   it('keeps heavy Node built-ins off the start-up of the common commands (no timing, just what loads)', () => {
     // A preload prints, at exit, the built-in modules loaded after it: a guard against an eager import
     // undoing the start-up work (BENCHMARKS.md). stdout is a pipe, as in `paycli … | jq`.
