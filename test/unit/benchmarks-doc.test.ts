@@ -37,6 +37,18 @@ describe('README and BENCHMARKS.md agree', () => {
       expect(speed, target).toContain(target);
     }
     const listenerMet = /target ≥ 0\.5× — met/.test(bench);
-    expect(speed).toMatch(listenerMet ? /≥ 0\.5× \(met\)/ : /≥ 0\.5× \(\*\*missed\*\*\)/);
+    expect(speed).toMatch(listenerMet ? /≥ 0\.5× \(met[ )]/ : /≥ 0\.5× \(\*\*missed\*\*/);
+  });
+
+  it('gives the same number of rounds within each target', () => {
+    const rounds = (re: RegExp) => `met in ${grab(re)} rounds`;
+    for (const r of [
+      rounds(/\| `paycli --version` \|[^\n]*— met \(in (\d+ of \d+) rounds\)/),
+      rounds(/\| `paycli --help` \|[^\n]*— met \(in (\d+ of \d+) rounds\)/),
+      rounds(/\| `paycli verify-callback <fixture>` \|[^\n]*— met \(in (\d+ of \d+) rounds\)/),
+      rounds(/target ≥ 0\.5× — met, in (\d+ of \d+) rounds/),
+    ])
+      expect(speed, r).toContain(r);
+    expect(speed).toContain(`met in ${grab(/\*\*[\d.]+×\*\* \| ≤ 2\.5× — met \(in (\d+ of \d+) rounds\)/)} runs`);
   });
 });
