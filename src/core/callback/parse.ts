@@ -275,20 +275,11 @@ export function formShapeFields(shape: FormShape): CallbackFields {
 
 /** readByShape on a body decoded as a whole, giving the values as a list. */
 function valuesByShape(body: string, keys: string[]): string[] | undefined {
+  const bounds = boundsByShape(body, keys);
+  if (bounds === undefined) return undefined;
   const values = new Array<string>(keys.length);
-  const end = body.length;
-  let start = 0;
-  for (let i = 0; i < keys.length; i++) {
-    if (start > end) return undefined;
-    let amp = body.indexOf('&', start);
-    if (amp < 0) amp = end;
-    const key = keys[i]!;
-    const eq = start + key.length;
-    if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
-    values[i] = body.slice(eq + 1, amp);
-    start = amp + 1;
-  }
-  return start > end ? values : undefined;
+  for (let i = 0; i < keys.length; i++) values[i] = body.slice(bounds[2 * i], bounds[2 * i + 1]);
+  return values;
 }
 
 /**
