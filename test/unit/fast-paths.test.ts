@@ -275,6 +275,21 @@ describe('listen --json: the line written field by field', () => {
 });
 
 describe('form shapes: names and values instead of a fields object', () => {
+  it('canonicalizeFormBytes does not keep a buffer grown for one large body', async () => {
+    const { locateFormShape, parseFormBody: parse } = await import('../../src/core/callback/parse.js');
+    const { canonicalizeFormBytes, formOutputSize } = await import('../../src/core/signing/callback-canonical.js');
+    parse('trx_id=1&status=berhasil&note=x'); // remembered
+    const big = `trx_id=1&status=berhasil&note=${'%22'.repeat(100_000)}`;
+    const at = locateFormShape(big)!;
+    const bytes = canonicalizeFormBytes(at.keys, big, at.bounds)!;
+    expect(bytes.toString('latin1')).toBe(canonicalizeCallback(parse(big)));
+    expect(formOutputSize()).toBeGreaterThan(64 * 1024);
+    const small = 'trx_id=2&status=berhasil&note=y';
+    const again = locateFormShape(small)!;
+    expect(canonicalizeFormBytes(again.keys, small, again.bounds)!.toString('latin1')).toBe(canonicalizeCallback(parse(small)));
+    expect(formOutputSize()).toBeLessThanOrEqual(64 * 1024);
+  });
+
   it('readFormShape gives what parseFormBody gives, and the canonical form and signature check agree', async () => {
     const { readFormShape, formShapeFields, locateFormShape, decodeFormValue } = await import('../../src/core/callback/parse.js');
     const { canonicalizeStringFields, canonicalizeFormBytes } = await import('../../src/core/signing/callback-canonical.js');

@@ -307,8 +307,15 @@ const HEX_DIGIT = (() => {
 })();
 const HEX_LOWER = '0123456789abcdef';
 
-/** Where canonicalizeFormBytes writes (grown when a body needs more). */
-let formOut = Buffer.allocUnsafe(16 * 1024);
+/** Where canonicalizeFormBytes writes: grown when a body needs more, back to its size after one above FORM_OUT_KEPT. */
+const FORM_OUT_SIZE = 16 * 1024;
+const FORM_OUT_KEPT = 64 * 1024;
+let formOut = Buffer.allocUnsafe(FORM_OUT_SIZE);
+
+/** The size of the buffer canonicalizeFormBytes writes into now (for tests). */
+export function formOutputSize(): number {
+  return formOut.length;
+}
 
 /** formOut with room for `extra` more bytes after the first `used`. */
 function roomFor(used: number, extra: number): Buffer {
@@ -392,6 +399,8 @@ export function canonicalizeFormBytes(keys: readonly string[], body: string, bou
   // The one value the canonical form leaves out must decode too (parseFormBody refuses the body otherwise).
   const dropped = keys.indexOf('signature');
   if (dropped >= 0 && decodeFormValue(body.slice(bounds[2 * dropped], bounds[2 * dropped + 1])) === undefined) return undefined;
+  // A buffer grown for one large body is not kept for the life of the process (a listener, a worker).
+  if (formOut.length > FORM_OUT_KEPT) formOut = Buffer.allocUnsafe(FORM_OUT_SIZE);
   let out = roomFor(0, 1);
   let n = 0;
   out[n++] = 0x7b; // {
