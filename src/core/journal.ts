@@ -99,6 +99,7 @@ export class Journal<T> {
    * a hand edit) or refused by `onRecord` returning false. `onUnreadable` receives those lines. A
    * missing file has no records.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: callers pass block-bodied callbacks that return nothing (void) or false to stop
   async scan(onRecord: (record: T, line: string) => boolean | undefined | void, onUnreadable?: (line: string) => void): Promise<number> {
     let skipped = 0;
     const take = (line: string) => {
