@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { CallbackFields, CallbackValue } from '../signing/callback-canonical.js';
 import { attachPhpShape, fitsInt64, isPhpIntKey } from '../signing/php-values.js';
-import { decodeAsciiEscapes } from './form-value.js';
+import { decodeAsciiEscapes, decodeFormValue } from './form-value.js';
 
 export { decodeFormValue } from './form-value.js';
 
@@ -247,7 +247,7 @@ export function locateFormShape(body: string): { keys: readonly string[]; bounds
   return undefined;
 }
 
-/** valuesByShape on the raw body, giving where the values are instead of the values. */
+/** Where each value of a body whose names are exactly `keys`, in order, lies (value i at [bounds[2i], bounds[2i + 1])); undefined otherwise. */
 function boundsByShape(body: string, keys: string[]): number[] | undefined {
   const bounds = new Array<number>(keys.length * 2);
   const end = body.length;
@@ -331,34 +331,16 @@ const MAX_SHAPE_KEYS = 256;
  * in it, so its separators are the raw body's, and a plain name is the same before and after).
  */
 function readByShape(body: string, keys: string[], decode: boolean): Record<string, string> | undefined {
+  const bounds = boundsByShape(body, keys);
+  if (bounds === undefined) return undefined;
   const fields = Object.create(null) as Record<string, string>;
-  const end = body.length;
-  let start = 0;
   for (let i = 0; i < keys.length; i++) {
-    if (start > end) return undefined;
-    let amp = body.indexOf('&', start);
-    if (amp < 0) amp = end;
-    const key = keys[i]!;
-    const eq = start + key.length;
-    if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
-    let value = body.slice(eq + 1, amp);
-    if (!decode) {
-      fields[key] = value;
-      start = amp + 1;
-      continue;
-    }
-    if (value.indexOf('+') >= 0) value = value.replaceAll('+', ' ');
-    if (value.indexOf('%') >= 0) {
-      try {
-        value = decodeURIComponent(value);
-      } catch {
-        return undefined;
-      }
-    }
-    fields[key] = value;
-    start = amp + 1;
+    const raw = body.slice(bounds[2 * i], bounds[2 * i + 1]);
+    const value = decode ? decodeFormValue(raw) : raw;
+    if (value === undefined) return undefined;
+    fields[keys[i]!] = value;
   }
-  return start > end ? fields : undefined;
+  return fields;
 }
 
 /** Remembers the names of a body read pair by pair when they were all plain and distinct. */
