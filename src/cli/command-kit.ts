@@ -50,7 +50,12 @@ export function timeoutFlag<A extends unknown[], O extends OptionValues>(cmd: Ty
 
 /** `--timeout`, `--dry-run` and `--curl`: the flags of every signed API call. */
 export function apiFlags<A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) {
-  return timeoutFlag(cmd).option('--dry-run', 'print the signed request; send nothing').option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+  return sendNothingFlags(timeoutFlag(cmd));
+}
+
+/** `--dry-run` and `--curl`: show the signed request (or a curl command) instead of sending it. */
+export function sendNothingFlags<A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) {
+  return cmd.option('--dry-run', 'print the signed request; send nothing').option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
 }
 
 /** `--store`: the event store of `listen`, `trigger` and `events`. */

@@ -8,7 +8,7 @@ import { EXIT } from '../exit-codes.js';
 import { gatewayText, statusWord } from '../gateway-text.js';
 import { fitLine, rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
-import { examples, RUN_DURATION_TIMEOUT, type Define } from '../command-kit.js';
+import { examples, RUN_DURATION_TIMEOUT, sendNothingFlags, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
@@ -151,13 +151,13 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineTransaction: Define = (program, bind) => {
-  const transaction = topCommand(program, 'transaction')
-    .option('--reference', 'the argument is a reference id even if it is all digits')
-    .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
-    .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
-    .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)')
-    .option('--dry-run', 'print the signed request; send nothing')
-    .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+  const transaction = sendNothingFlags(
+    topCommand(program, 'transaction')
+      .option('--reference', 'the argument is a reference id even if it is all digits')
+      .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
+      .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
+      .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)'),
+  );
   RUN_DURATION_TIMEOUT.add(transaction);
   bind(examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus']), transactionCommand);
 };
