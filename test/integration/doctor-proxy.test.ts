@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { openTunnel } from '../helpers/proxy.js';
 import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
 // Issue 15 item 3: doctor reaches the gateway through the same transport as the real commands, so
@@ -20,15 +21,7 @@ async function connectProxy(mode: 'open' | 'closed'): Promise<{ url: string; tun
   proxy.on('connect', (req, socket, head) => {
     tunnels.push(req.url!);
     if (mode === 'closed') return void socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
-    const [host, port] = req.url!.split(':');
-    const upstream = connect(Number(port), host!, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
+    openTunnel(req, socket, head);
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   return {

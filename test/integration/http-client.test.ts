@@ -1,11 +1,12 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRequestBody } from '../../src/core/signing/request-signature.js';
 import { hmacHex } from '../../src/core/signing/callback-signature.js';
 import { runCli, tempHome } from '../helpers/cli.js';
+import { openTunnel } from '../helpers/proxy.js';
 import { BIN } from '../helpers/spawn.js';
 
 const VA = '0000001234567890';
@@ -65,15 +66,7 @@ describe('what paycli puts on the wire', () => {
     // undici tunnels through the proxy with CONNECT.
     proxy.on('connect', (req, socket, head) => {
       proxied.push(`CONNECT ${req.url}`);
-      const [host, port] = req.url!.split(':');
-      const upstream = connect(Number(port), host!, () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
+      openTunnel(req, socket, head);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
