@@ -87,15 +87,9 @@ run('Ctrl-C (tmux)', () => {
 run('the price prompt reads Rupiah as Indonesians write them (tmux)', () => {
   it('25.000 typed at the prompt is twenty-five thousand; 25,50 is refused as it is typed', async () => {
     const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --notify-url http://127.0.0.1:9/cb --reference-id PROMPT-25K');
-    await t.waitFor(/Product/);
-    await t.type('Kopi');
-    await t.keys('Enter');
-    await t.waitFor(/Quantity/);
-    await t.type('2');
-    await t.keys('Enter');
-    await t.waitFor(/Unit price/);
-    await t.type('25,50');
-    await t.keys('Enter');
+    await t.answer(/Product/, 'Kopi');
+    await t.answer(/Quantity/, '2');
+    await t.answer(/Unit price/, '25,50');
     await t.waitFor(/a fractional amount; Rupiah are whole numbers/);
     for (let i = 0; i < 5; i++) await t.keys('BSpace');
     await t.type('Rp 25.000');

@@ -15,27 +15,16 @@ run('prompts in a real terminal (tmux)', () => {
     expect(channels).toContain('bag');
     expect(channels).not.toContain('alfamart');
     await t.keys('Down', 'Enter'); // bca
-    await t.waitFor(/Buyer name/);
-    await t.type('Putu Ayu');
-    await t.keys('Enter');
-    await t.waitFor(/Buyer phone/);
-    await t.type('12');
-    await t.keys('Enter');
+    await t.answer(/Buyer name/, 'Putu Ayu');
+    await t.answer(/Buyer phone/, '12');
     await t.waitFor(/expected an Indonesian mobile number/); // validated as it is typed
     await t.keys('BSpace', 'BSpace');
     await t.type('08123456789');
     await t.keys('Enter');
-    await t.waitFor(/Buyer e-mail/);
-    await t.type('putu@mail.com');
-    await t.keys('Enter');
-    await t.waitFor(/Product/);
-    await t.type('Kopi');
-    await t.keys('Enter');
-    await t.waitFor(/Quantity/);
-    await t.keys('Enter');
-    await t.waitFor(/Unit price/);
-    await t.type('25000');
-    await t.keys('Enter');
+    await t.answer(/Buyer e-mail/, 'putu@mail.com');
+    await t.answer(/Product/, 'Kopi');
+    await t.answer(/Quantity/);
+    await t.answer(/Unit price/, '25000');
     const screen = await t.waitFor(/payment created/);
     expect(screen).toMatch(/8868\d{12}/);
     expect(screen).toContain('Rp 25.000');
@@ -56,18 +45,12 @@ run('prompts in a real terminal (tmux)', () => {
     const t = await term('areas pick --no-cache');
     await t.waitFor(/Province/);
     await t.type('BALI');
-    await t.waitFor(/BALI \(51\)/);
-    await t.keys('Enter');
+    await t.answer(/BALI \(51\)/);
     await t.waitFor(/City/);
     await t.type('KOTA');
-    await t.waitFor(/KOTA DENPASAR \(5171\)/);
-    await t.keys('Enter');
-    await t.waitFor(/District/);
-    await t.type('SELATAN');
-    await t.keys('Enter');
-    await t.waitFor(/Village/);
-    await t.type('SERANGAN');
-    await t.keys('Enter');
+    await t.answer(/KOTA DENPASAR \(5171\)/);
+    await t.answer(/District/, 'SELATAN');
+    await t.answer(/Village/, 'SERANGAN');
     const screen = await t.waitFor(/village\s+5171011001\s+SERANGAN/);
     expect(screen).toMatch(/province\s+51\s+BALI/);
     expect(screen).toMatch(/city\s+5171\s+KOTA DENPASAR/);
@@ -77,11 +60,8 @@ run('prompts in a real terminal (tmux)', () => {
 
   it('config init hides the API key as it is typed', async () => {
     const t = await term('config init', { PAYCLI_ENV: '', PAYCLI_BASE_URL: '' });
-    await t.waitFor(/Environment/);
-    await t.keys('Enter');
-    await t.waitFor(/Merchant VA/);
-    await t.type('1179000899');
-    await t.keys('Enter');
+    await t.answer(/Environment/);
+    await t.answer(/Merchant VA/, '1179000899');
     await t.waitFor(/API key/);
     await t.type('TERMINAL-SECRET-KEY-123456');
     const typing = await t.screen();

@@ -41,14 +41,9 @@ run('error and prompt text at 80 columns (tmux)', () => {
 
   it('the price prompt\'s validation message wraps at spaces', async () => {
     const t = await term('pay --method va --channel bca --name Putu --phone 08123456789 --email p@mail.com --notify-url http://127.0.0.1:9/cb');
-    await t.waitFor(/Product/);
-    await t.type('Kopi');
-    await t.keys('Enter');
-    await t.waitFor(/Quantity/);
-    await t.keys('Enter');
-    await t.waitFor(/Unit price/);
-    await t.type('2.50');
-    await t.keys('Enter');
+    await t.answer(/Product/, 'Kopi');
+    await t.answer(/Quantity/);
+    await t.answer(/Unit price/, '2.50');
     await t.waitFor(/decimals\)/);
     const screen = await rows(t);
     const at = screen.findIndex((l) => l.includes('> invalid price'));

@@ -58,6 +58,13 @@ export class Terminal {
     await new Promise((r) => setTimeout(r, 60));
   }
 
+  /** Answers a prompt: waits for it, types `text` (if any) and presses Enter. */
+  async answer(prompt: RegExp, text?: string): Promise<void> {
+    await this.waitFor(prompt);
+    if (text !== undefined) await this.type(text);
+    await this.keys('Enter');
+  }
+
   async exitCode(): Promise<number> {
     const s = await this.waitFor(/EXIT=\d+/);
     return Number(/EXIT=(\d+)/.exec(s)![1]);
