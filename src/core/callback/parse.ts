@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { CallbackFields, CallbackValue } from '../signing/callback-canonical.js';
 import { attachPhpShape, fitsInt64, isPhpIntKey } from '../signing/php-values.js';
-import { decodeAsciiEscapes, decodeFormValue } from './form-value.js';
+import { decodeFormValue } from './form-value.js';
 
 export { decodeFormValue } from './form-value.js';
 
@@ -190,51 +190,12 @@ export function parseFormBody(body: string, options: { fromFile?: boolean } = {}
   return (decoded ? parseFormPairs(source, false) : (decodedAtOnce(text) ?? parseFormPairs(text, true))) as CallbackFields;
 }
 
-/** A form body read against a remembered list of names (readFormShape). */
-export interface FormShape {
-  /** The names, in body order: a remembered list, the same array for every body that has these names. */
-  readonly keys: readonly string[];
-  /** The decoded values, one per name. */
-  readonly values: string[];
-}
-
 /**
- * parseFormBody's fast route for a body from the network, without making the fields object: the
- * names and decoded values of a body whose names are exactly those of a recent body (the listener
- * hashes and canonicalises them as they are). When it gives a shape, `formShapeFields(shape)` is
- * what `parseFormBody(body)` gives (and the remembered shapes move alike); undefined when the body
- * takes another route: call parseFormBody then.
- */
-export function readFormShape(body: string): FormShape | undefined {
-  if (shapes.length === 0) return undefined;
-  let source = body.indexOf('+') < 0 ? body : body.replaceAll('+', ' ');
-  if (source.indexOf('%') >= 0) {
-    if (ESCAPED_SEPARATOR.test(source)) return undefined;
-    const ascii = decodeAsciiEscapes(source);
-    if (ascii !== undefined) source = ascii;
-    else {
-      try {
-        source = decodeURIComponent(source);
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  for (let i = 0; i < shapes.length; i++) {
-    const keys = shapes[i]!;
-    const values = valuesByShape(source, keys);
-    if (values === undefined) continue;
-    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
-    return { keys, values };
-  }
-  return undefined;
-}
-
-/**
- * readFormShape without decoding anything: the remembered names of a body, when its raw names are
- * exactly one of them (a remembered name is its own encoding), and where each raw value lies in it:
+ * A fast route for a body from the network, without decoding anything: the remembered names of a
+ * body whose raw names are exactly one of them (a remembered name is its own encoding), and where
+ * each raw value lies in it:
  * value i is `body.slice(bounds[2i], bounds[2i + 1])`, still encoded (decodeFormValue decodes it as
- * parseFormBody would). Moves the remembered shapes as readFormShape does. Undefined otherwise.
+ * parseFormBody would). Moves the remembered shapes as parseFormBody does. Undefined otherwise.
  */
 export function locateFormShape(body: string): { keys: readonly string[]; bounds: number[] } | undefined {
   for (let i = 0; i < shapes.length; i++) {
@@ -264,22 +225,6 @@ function boundsByShape(body: string, keys: string[]): number[] | undefined {
     start = amp + 1;
   }
   return start > end ? bounds : undefined;
-}
-
-/** The fields of a form shape: what parseFormBody gives for its body. */
-export function formShapeFields(shape: FormShape): CallbackFields {
-  const fields = Object.create(null) as Record<string, string>;
-  for (let i = 0; i < shape.keys.length; i++) fields[shape.keys[i]!] = shape.values[i]!;
-  return fields;
-}
-
-/** readByShape on a body decoded as a whole, giving the values as a list. */
-function valuesByShape(body: string, keys: string[]): string[] | undefined {
-  const bounds = boundsByShape(body, keys);
-  if (bounds === undefined) return undefined;
-  const values = new Array<string>(keys.length);
-  for (let i = 0; i < keys.length; i++) values[i] = body.slice(bounds[2 * i], bounds[2 * i + 1]);
-  return values;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkCallback } from '../callback/check.js';
-import { callbackSignatureMatches, formSignatureMatches, stringFieldsSignatureMatches } from '../signing/callback-signature.js';
-import { decodeFormValue, detectBodyFormat, type FormShape, formShapeFields, locateFormShape, parseCallbackBody, readFormShape } from '../callback/parse.js';
+import { callbackSignatureMatches, formSignatureMatches } from '../signing/callback-signature.js';
+import { decodeFormValue, detectBodyFormat, locateFormShape, parseCallbackBody } from '../callback/parse.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
@@ -101,13 +101,7 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 }
 
-/** A form shape's value for a name (what `str(fields[name])` gives for its fields), or null. */
-function shapeValue(shape: FormShape, name: string): string | null {
-  const i = shape.keys.indexOf(name);
-  return i < 0 ? null : shape.values[i]!;
-}
-
-/** A located form shape's decoded value for a name (what shapeValue gives for its shape), null without the name, undefined when it does not decode. */
+/** A located form shape's decoded value for a name (what `str(fields[name])` gives for its fields), null without the name, undefined when it does not decode. */
 function rawValue(raw: { keys: readonly string[]; bounds: readonly number[] }, body: string, name: string): string | null | undefined {
   const i = raw.keys.indexOf(name);
   return i < 0 ? null : decodeFormValue(body.slice(raw.bounds[2 * i], raw.bounds[2 * i + 1]));
@@ -331,21 +325,14 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   }
 
   /**
-   * The general route: parse, then check (a form body with the names of a recent one is read as
-   * names and values, and its fields object is made only when a report needs it). True when `o` is
-   * final (malformed, invalid, …); false for an accepted callback, whose key is still to be made.
+   * The general route: parse, then check. True when `o` is final (malformed, invalid, …); false for
+   * an accepted callback, whose key is still to be made.
    */
   function verifyGeneral(o: Outcome, body: string, ct: string, signature: string | undefined): boolean {
-    let shape: FormShape | undefined;
     try {
-      if (detectBodyFormat(body, ct) === 'form') shape = readFormShape(body);
-      if (shape === undefined) {
-        const fields = parseCallbackBody(body, ct).fields;
-        o.fields = fields;
-        o.summary = { trx_id: str(fields.trx_id), status: str(fields.status), via: str(fields.via), channel: str(fields.channel), amount: str(fields.amount) };
-      } else {
-        o.summary = { trx_id: shapeValue(shape, 'trx_id'), status: shapeValue(shape, 'status'), via: shapeValue(shape, 'via'), channel: shapeValue(shape, 'channel'), amount: shapeValue(shape, 'amount') };
-      }
+      const fields = parseCallbackBody(body, ct).fields;
+      o.fields = fields;
+      o.summary = { trx_id: str(fields.trx_id), status: str(fields.status), via: str(fields.via), channel: str(fields.channel), amount: str(fields.amount) };
     } catch (err) {
       // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
       o.reason = errorText(err);
@@ -360,9 +347,8 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
     try {
       // A valid callback needs one canonical form, one HMAC and one comparison of bytes; only the
       // others get checkCallback's report (variants, other keys, the reason).
-      if (shape ? stringFieldsSignatureMatches(shape.keys, shape.values, signature, options.va) : callbackSignatureMatches(o.fields as never, signature, options.va)) o.verdict = 'valid';
+      if (callbackSignatureMatches(o.fields as never, signature, options.va)) o.verdict = 'valid';
       else {
-        o.fields ??= formShapeFields(shape!);
         const check = checkCallback(o.fields as never, signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
         o.verdict = check.verdict;
         o.variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;

@@ -268,36 +268,6 @@ function planFor(keys: readonly string[]): Plan {
 /** Nothing: a string value's PHP type never depends on its container. */
 const NO_CONTAINER: CallbackFields = Object.freeze(Object.create(null) as CallbackFields);
 
-/**
- * `canonicalizeCallback(fields)` for fields whose values are all strings (a form body), given as
- * their names and values (`readFormShape`): the same text, without making the fields object.
- */
-export function canonicalizeStringFields(keys: readonly string[], values: readonly string[]): string {
-  const plan = planFor(keys);
-  const json = GATEWAY_CANONICAL.json;
-  let out = '{';
-  const entries = plan.entries;
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]!;
-    if (e.kind === 2) {
-      out += e.prefix + '[]';
-      continue;
-    }
-    const raw = values[e.index]!;
-    if (e.kind === 0) {
-      out += e.prefix + encodeJsonString(raw, json);
-      continue;
-    }
-    if (e.kind === 3 && isPlainInteger(raw)) {
-      out += e.prefix + raw;
-      continue;
-    }
-    const value = normalizeValue(e.key, raw, GATEWAY_CANONICAL, NO_CONTAINER);
-    out += e.prefix + (typeof value === 'string' ? encodeJsonString(value, json) : encodePhpJson(value, json, NO_CONTAINER, e.key));
-  }
-  return out + '}';
-}
-
 /** A hexadecimal digit's value by character code (ASCII), -1 for anything else. */
 const HEX_DIGIT = (() => {
   const t = new Int8Array(128).fill(-1);
@@ -386,10 +356,10 @@ function isPlainIntegerAt(body: string, start: number, end: number): boolean {
 }
 
 /**
- * `canonicalizeStringFields(keys, values)` of a form body read by locateFormShape (names `keys`,
+ * `canonicalizeCallback(parseFormBody(body))` of a form body read by locateFormShape (names `keys`,
  * value i still encoded at body[bounds[2i], bounds[2i+1])), as its bytes (the text is ASCII):
  * plain values are decoded and escaped straight into a reused buffer, without a decoded string per
- * value or a text of concatenated pieces; the others take canonicalizeStringFields' own steps.
+ * value or a text of concatenated pieces; the others are decoded and encoded as canonicalByPlan does.
  * The bytes are valid until the next call. Undefined when a value (any, `signature` too) does not decode.
  */
 export function canonicalizeFormBytes(keys: readonly string[], body: string, bounds: readonly number[]): Buffer | undefined {

@@ -1,4 +1,4 @@
-import { canonicalizeCallback, canonicalizeFormBytes, canonicalizeStringFields, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
+import { canonicalizeCallback, canonicalizeFormBytes, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
 import { AuthError } from '../errors.js';
 import { hexDigestsEqual, hmacSha256Hex, hmacSha256Matches } from './digest.js';
 
@@ -46,13 +46,8 @@ export function callbackSignatureMatches(fields: CallbackFields, signature: stri
   return hmacSha256Matches(requireVa(va), canonicalizeCallback(fields), signature, true);
 }
 
-/** callbackSignatureMatches for fields whose values are all strings, given as names and values (canonicalizeStringFields). */
-export function stringFieldsSignatureMatches(keys: readonly string[], values: readonly string[], signature: string, va: string | undefined): boolean {
-  return hmacSha256Matches(requireVa(va), canonicalizeStringFields(keys, values), signature, true);
-}
-
 /**
- * stringFieldsSignatureMatches for a form body read by locateFormShape (its values still encoded in
+ * callbackSignatureMatches for a form body read by locateFormShape (its values still encoded in
  * the body: canonicalizeFormBytes); undefined when a value does not decode.
  */
 export function formSignatureMatches(keys: readonly string[], body: string, bounds: readonly number[], signature: string, va: string | undefined): boolean | undefined {
