@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--trx|--sandbox-url|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$cmd_path"
@@ -19,14 +19,14 @@ _paycli() {
     --env) COMPREPLY=($(compgen -W 'sandbox production local' -- "$cur")); return 0 ;;
     --format) COMPREPLY=($(compgen -W 'form json both' -- "$cur")); return 0 ;;
     --callback-format) COMPREPLY=($(compgen -W 'form json' -- "$cur")); return 0 ;;
-    --status) COMPREPLY=($(compgen -W 'berhasil pending expired' -- "$cur")); return 0 ;;
+    --status) COMPREPLY=($(compgen -W 'berhasil pending expired unsettled batal refund error gagal escrow' -- "$cur")); return 0 ;;
     --expired-type) COMPREPLY=($(compgen -W 'days hours minutes' -- "$cur")); return 0 ;;
     --settlement) COMPREPLY=($(compgen -W 'immediate deferred' -- "$cur")); return 0 ;;
     --channel)
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--trx|--sandbox-url|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$cmd_path"
   if [[ "$cur" == -* ]]; then
@@ -68,7 +68,7 @@ _paycli_node() {
     'whoami') subs=''; flags='' ;;
     'sign') subs='request'; flags='' ;;
     'sign request') subs=''; flags='--http-method --path --body' ;;
-    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --raw --redirect --return-url --cancel-url --open --timeout --dry-run --curl' ;;
+    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --escrow --delivery-area --delivery-address --raw --redirect --return-url --cancel-url --open --timeout --dry-run --curl' ;;
     'transaction') subs=''; flags='--reference --wait --interval --timeout --dry-run --curl' ;;
     'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --all --csv --timeout --dry-run --curl' ;;
     'balance') subs=''; flags='--timeout --dry-run --curl' ;;
@@ -82,13 +82,20 @@ _paycli_node() {
     'events replay') subs=''; flags='--to --resign --store --timeout' ;;
     'events clear') subs=''; flags='--store' ;;
     'events prune') subs=''; flags='--keep --older-than --store' ;;
-    'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
+    'trigger') subs=''; flags='--to --trx --sandbox-url --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit' ;;
     'recover') subs=''; flags='--orders --since --deliver-to --format --store --delivery-timeout --dry-run --curl' ;;
-    'sandbox') subs='pay expire resend list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement' ;;
+    'sandbox') subs='pay expire cancel fail refund settle release resend logs clock list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
     'sandbox expire') subs=''; flags='--sandbox-url' ;;
-    'sandbox resend') subs=''; flags='--sandbox-url' ;;
+    'sandbox cancel') subs=''; flags='--sandbox-url' ;;
+    'sandbox fail') subs=''; flags='--error --sandbox-url' ;;
+    'sandbox refund') subs=''; flags='--sandbox-url' ;;
+    'sandbox settle') subs=''; flags='--sandbox-url' ;;
+    'sandbox release') subs=''; flags='--sandbox-url' ;;
+    'sandbox resend') subs=''; flags='--to --sandbox-url' ;;
+    'sandbox logs') subs=''; flags='--follow --sandbox-url' ;;
+    'sandbox clock') subs=''; flags='--sandbox-url' ;;
     'sandbox list') subs=''; flags='--sandbox-url' ;;
     *) subs=''; flags='' ;;
   esac

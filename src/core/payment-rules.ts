@@ -72,6 +72,8 @@ export interface DirectPaymentRequest {
   length?: number[];
   deliveryArea?: string;
   deliveryAddress?: string;
+  /** Hold the paid amount as escrow (status 7) until released (Postman Direct Payment form). */
+  escrow?: boolean;
 }
 
 /** A field error in the gateway's style: field → messages. */

@@ -114,7 +114,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
     name: v.name!, phone: v.phone!, email: v.email!, notifyUrl: v.notifyUrl!, method: v.method!, channel: v.channel!, items: v.items,
     amount: amountFlag(opts.amount), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
     comments: opts.comments, referenceId, deliveryArea: opts.deliveryArea, deliveryAddress: opts.deliveryAddress,
-    allowAmountMismatch: opts.allowAmountMismatch,
+    allowAmountMismatch: opts.allowAmountMismatch, escrow: opts.escrow,
   });
   const body = encodePaymentBody(request);
   const req = await session.signed('POST', DIRECT_PAYMENT_PATH, body);
@@ -154,6 +154,7 @@ export const commands: Record<'pay', Define> = {
       .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
       .option('--comments <text>', 'transaction note')
       .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')
+      .option('--escrow', 'hold the paid amount as escrow (status 7) until released')
       .option('--delivery-area <postal>', 'delivery postal code (COD)')
       .option('--delivery-address <text>', 'delivery address (COD)')
       .option('--raw', 'with --json: print the whole envelope, not just Data')

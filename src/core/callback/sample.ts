@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
-import type { CallbackStatus } from '../payment-rules.js';
+import { statusInfo, type StatusKey } from '../statuses.js';
 import { buildCallbackFields } from './build.js';
 
 /** Every field name a gateway callback may carry (docs/gateway.md ("Callbacks") and the further fields it lists). */
@@ -14,7 +14,7 @@ export const CALLBACK_FIELD_NAMES: readonly string[] = [
 ];
 
 export interface SampleOptions {
-  status: CallbackStatus;
+  status: StatusKey;
   method: string;
   channel: string;
   now: Date;
@@ -41,7 +41,8 @@ export function sampleCallbackFields(o: SampleOptions): Record<string, string> {
     paymentNo: paymentNumber(o.method, o.channel, trxId, 'Paycli Sandbox Store', amount).paymentNo,
     createdAt: created,
     expiredAt: new Date(created.getTime() + 86_400_000),
-    paidAt: o.status === 'berhasil' ? o.now : undefined,
+    paidAt: statusInfo(o.status).paid || o.status === 'refund' ? o.now : undefined,
+    isEscrow: o.status === 'escrow',
     buyerName: 'Putu Ayu',
     buyerEmail: 'putu@example.com',
     buyerPhone: '08123456789',

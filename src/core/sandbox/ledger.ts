@@ -1,6 +1,7 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
 import type { Transaction } from './state.js';
+import { STATUSES, statusInfo } from '../statuses.js';
 
 /**
  * The emulator's one ledger, read-only: what check transaction, history, balance and the channel list
@@ -9,22 +10,17 @@ import type { Transaction } from './state.js';
 
 export type Settlement = 'immediate' | 'deferred';
 
-/** With deferred settlement, a paid transaction settles one day after payment (business clock). */
-export const DEFERRED_SETTLEMENT_MS = 86_400_000;
-
-/** Check-transaction status codes (gateway docs): 0 pending, 1 success, 6 success but unsettled, -2 expired. */
-export function statusCode(t: Transaction, settlement: Settlement, now: number): number {
-  if (t.status === 'pending') return 0;
-  if (t.status === 'expired') return -2;
-  return settledAt(t, settlement) !== undefined && settledAt(t, settlement)! <= now ? 1 : 6;
+/** Check-transaction status code of a transaction: its status's code (statuses.ts). */
+export function statusCode(t: Transaction, _settlement?: Settlement, _now?: number): number {
+  return statusInfo(t.status).code;
 }
 
-export const STATUS_DESC: Record<string, string> = { '0': 'Pending', '1': 'Berhasil', '6': 'Berhasil (unsettled)', '-2': 'Expired', '2': 'Dibatalkan', '3': 'Refund', '4': 'Error', '5': 'Gagal', '7': 'Escrow' };
+/** `StatusDesc` by code (statuses.ts). */
+export const STATUS_DESC: Record<string, string> = Object.fromEntries(STATUSES.map((s) => [String(s.code), s.desc]));
 
-/** When a paid transaction is (or will be) settled. */
-export function settledAt(t: Transaction, settlement: Settlement): number | undefined {
-  if (t.status !== 'berhasil' || t.paidAt === undefined) return undefined;
-  return settlement === 'deferred' ? t.paidAt + DEFERRED_SETTLEMENT_MS : t.paidAt;
+/** When a paid transaction was settled (status 1), if it was. */
+export function settledAt(t: Transaction, _settlement?: Settlement): number | undefined {
+  return t.status === 'berhasil' ? (t.settledAt ?? t.paidAt) : undefined;
 }
 
 /**
@@ -41,7 +37,8 @@ const jkt = (ms: number | undefined) => (ms === undefined ? null : formatJakarta
 
 /** The record of one transaction as check transaction and history answer it (documented fields, plus paycli's). */
 export function transactionRecord(t: Transaction, merchantName: string, settlement: Settlement, now: number): Record<string, unknown> {
-  const code = statusCode(t, settlement, now);
+  const info = statusInfo(t.status);
+  const code = info.code;
   const [type, typeDesc] = TYPE_BY_METHOD[t.via] ?? [7, t.via];
   const settled = settledAt(t, settlement);
   const channelName = CHANNEL_NAMES[t.channel] ?? t.channel;
@@ -56,7 +53,7 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
     Fee: t.fee,
     Status: code,
     StatusDesc: STATUS_DESC[String(code)],
-    PaidStatus: t.status === 'berhasil' ? 'paid' : 'unpaid',
+    PaidStatus: info.paid ? 'paid' : 'unpaid',
     IsLocked: false,
     Type: type,
     TypeDesc: typeDesc,
@@ -72,27 +69,28 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
     BuyerEmail: t.buyer.email,
     // Beyond the documented set (the emulator has always answered them; paycli and recover use them).
     Total: t.amount,
-    PaidOff: t.status === 'berhasil' ? t.amount - t.fee : 0,
+    PaidOff: info.paid ? t.amount - t.fee : 0,
     Via: t.via,
     Channel: t.channel,
     PaymentNo: t.paymentNo,
-    IsEscrow: false,
+    IsEscrow: t.escrow === true,
   };
 }
 
-/** Balance of a merchant: settled net amounts, and paid amounts not yet settled. */
-export function balanceOf(txns: Iterable<Transaction>, va: string, settlement: Settlement, now: number): { settled: number; unsettled: number; paidCount: number } {
-  let settled = 0;
-  let unsettled = 0;
+/**
+ * Balance of a merchant, by the status table: settled net amounts are available, paid-unsettled
+ * ones (6) are not yet, escrow (7) is held until released, a refund is taken back (counts nowhere).
+ */
+export function balanceOf(txns: Iterable<Transaction>, va: string, _settlement?: Settlement, _now?: number): { settled: number; unsettled: number; escrow: number; paidCount: number } {
+  const sums = { available: 0, unsettled: 0, escrow: 0, none: 0 };
   let paidCount = 0;
   for (const t of txns) {
-    if (t.merchantVa !== va || t.status !== 'berhasil') continue;
-    paidCount++;
-    const at = settledAt(t, settlement);
-    if (at !== undefined && at <= now) settled += t.amount - t.fee;
-    else unsettled += t.amount - t.fee;
+    if (t.merchantVa !== va) continue;
+    const info = statusInfo(t.status);
+    if (info.paid) paidCount++;
+    sums[info.balance] += t.amount - t.fee;
   }
-  return { settled, unsettled, paidCount };
+  return { settled: sums.available, unsettled: sums.unsettled, escrow: sums.escrow, paidCount };
 }
 
 /** The emulator's fee model as the channel list states it (see fees.ts). */

@@ -23,6 +23,8 @@ export interface MerchantApiDeps {
   now: () => Date;
   settlement: Settlement;
   dataDir?: string;
+  /** Runs what the clock made due (expiry, deferred settlement) before an answer that shows state. */
+  due?: () => Promise<unknown>;
   /** Marks a transaction paid (journalled, callback queued), as the buyer on a page does. */
   pay: (t: Transaction) => Promise<{ ok: boolean; status?: number; message?: string }>;
 }
@@ -201,7 +203,7 @@ export class MerchantApi {
   /** `Data` of `POST /api/v2/balance`. */
   balance(va: string): Record<string, unknown> {
     const b = balanceOf(this.deps.state.txns.values(), va, this.deps.settlement, this.nowMs());
-    return { Va: va, MerchantBalance: b.settled, MemberBalance: 0, UnsettledBalance: b.unsettled, PaidTransactions: b.paidCount };
+    return { Va: va, MerchantBalance: b.settled, MemberBalance: 0, UnsettledBalance: b.unsettled, EscrowBalance: b.escrow, PaidTransactions: b.paidCount };
   }
 
   channels(base: string): Record<string, unknown>[] {
@@ -283,6 +285,7 @@ export class MerchantApi {
     }
     const json = parseBody(body, res);
     if (!json) return true;
+    if (route !== '/api/v2/payment') await this.deps.due?.();
     const invalid = (errors: Record<string, string[]>, message = 'error - invalid request'): true => {
       envelope(res, 400, message, null, { Error: errors });
       return true;

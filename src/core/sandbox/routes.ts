@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal } from '../dashboard/html.js';
 import type { SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
+import { diagnoseAuth } from './auth-diagnosis.js';
+import { noteRequest, type RequestLog } from './request-log.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
 import { renderPaymentPage } from './page.js';
@@ -9,8 +11,16 @@ import { buildTransaction } from './payments.js';
 import { lookupRegions, type RegionIndex } from './regions.js';
 import type { SandboxState } from './state.js';
 import type { Transitions } from './transitions.js';
+import type { SandboxClock } from './clock.js';
+import { parseDuration } from '../duration.js';
+import { isAction, parseStatus, STATUS_CHOICES, statusInfo, statusLabel } from '../statuses.js';
+import { callbackFieldsOf } from './outbox.js';
+import { isoJakarta } from '../time.js';
 import { readPaymentRequest } from './validate.js';
 import { envelope, paymentData, sendJson, transactionView } from './views.js';
+
+/** The longest single clock move (ten years). */
+export const MAX_ADVANCE_MS = 3650 * 86_400_000;
 
 export interface RouteDeps {
   state: SandboxState;
@@ -19,6 +29,8 @@ export interface RouteDeps {
   transitions: Transitions;
   merchant: MerchantApi;
   now(): Date;
+  clock: SandboxClock;
+  requests: RequestLog;
   /** The dashboard's pages, or null when it is off. */
   dashboard: DashboardContext | null;
 }
@@ -29,13 +41,15 @@ export interface RouteDeps {
  * dashboard, the admin API under /_sandbox/, and the rest of the API (merchant-api.ts).
  */
 export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void> {
-  const { state, regions, accounts, transitions, merchant, now, dashboard } = d;
+  const { state, regions, accounts, transitions, merchant, now, clock, requests, dashboard } = d;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
+  const formatOf = (t: { merchantVa: string }) => byVa.get(t.merchantVa)?.callbackFormat ?? 'form';
 
   /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
   function authenticated(req: IncomingMessage, body: Buffer, res: ServerResponse): SandboxAccount | undefined {
     const result = authenticate(req, body, byVa);
     if (typeof result !== 'string') return result;
+    noteRequest(res, { auth: diagnoseAuth(req, body, byVa) });
     envelope(res, 401, result, null);
     return undefined;
   }
@@ -62,9 +76,9 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (path === '/api/v2/payment/direct') return directPayment(req, res, body, method);
     const qr = /^\/qr\/(?:(template)\/)?(\d+)$/.exec(path);
     if (qr) return qrRoute(res, Number(qr[2]), qr[1] !== undefined);
-    const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
-    if (page) return paymentPage(res, method, Number(page[1]), page[2] as 'pay' | 'expire' | undefined);
-    if (path.startsWith('/_sandbox/')) return admin(req, path, method, res);
+    const page = /^\/pay\/(\d+)(?:\/(pay|expire|cancel))?\/?$/.exec(path);
+    if (page) return paymentPage(res, method, Number(page[1]), page[2] as 'pay' | 'expire' | 'cancel' | undefined);
+    if (path.startsWith('/_sandbox/')) return admin(req, path, method, res, body, url);
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
       // The gateway's middleware authenticates these prefixes before routing.
       const account = authenticated(req, body, res);
@@ -128,7 +142,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   }
 
   /** The buyer's payment page, and its pay / expire buttons (a transition, then back to the page). */
-  async function paymentPage(res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | undefined): Promise<void> {
+  async function paymentPage(res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | 'cancel' | undefined): Promise<void> {
     const t = state.txns.get(id);
     if (!t) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment\n');
@@ -139,7 +153,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
         res.writeHead(405, { allow: 'POST' }).end();
         return;
       }
-      const r = await transitions.transition(t, action === 'pay' ? 'berhasil' : 'expired', 'buyer');
+      const r = await transitions.transition(t, action, 'buyer');
       if (!r.ok) {
         res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8' }).end(r.message + '\n');
         return;
@@ -147,22 +161,79 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       res.writeHead(303, { location: `/pay/${t.id}` }).end();
       return;
     }
-    await transitions.expireDue();
+    await transitions.runDue();
     const html = await renderPaymentPage(t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
   }
 
-  /** The admin API under /_sandbox/: health, transactions, and pay / expire / resend (POST, same-site only). */
-  async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse): Promise<void> {
+  /** The clock as the admin API shows it. */
+  function clockView(): Record<string, unknown> {
+    return { now: isoJakarta(clock.now()), epochMs: clock.nowMs(), offsetMs: clock.offsetMs };
+  }
+
+  /** A JSON object body of an admin POST ({} when empty); undefined (answered 400) when it is not one. */
+  function adminBody(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
+    if (body.length === 0) return {};
+    try {
+      const v = JSON.parse(body.toString('utf8')) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      /* answered below */
+    }
+    sendJson(res, 400, { ok: false, error: 'the body must be a JSON object' });
+    return undefined;
+  }
+
+  /** The admin API under /_sandbox/: health, clock, transactions, and their actions (POST, same-site only). */
+  async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse, body: Buffer, url: URL): Promise<void> {
     if (path === '/_sandbox/health') {
-      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), regions: regions.counts });
+      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), regions: regions.counts, clock: clockView() });
       return;
     }
     if (path === '/_sandbox/transactions' && method === 'GET') {
       sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
       return;
     }
-    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend))?$/.exec(path);
+    if (path === '/_sandbox/requests' && method === 'GET') {
+      const after = Number(url.searchParams.get('after') ?? 0);
+      sendJson(res, 200, { ok: true, last: requests.lastSeq, requests: requests.since(Number.isSafeInteger(after) ? after : 0) });
+      return;
+    }
+    const clockRoute = /^\/_sandbox\/clock(?:\/(advance|set))?$/.exec(path);
+    if (clockRoute) {
+      if (!clockRoute[1]) {
+        if (method !== 'GET') {
+          res.setHeader('allow', 'GET');
+          sendJson(res, 405, { ok: false, error: 'use GET' });
+        } else sendJson(res, 200, { ok: true, clock: clockView() });
+        return;
+      }
+      if (!postAllowed(req, method, res)) return;
+      const json = adminBody(body, res);
+      if (!json) return;
+      let r;
+      if (clockRoute[1] === 'advance') {
+        let ms: number;
+        try {
+          ms = typeof json.ms === 'number' ? json.ms : parseDuration(String(json.by ?? ''), { maxMs: MAX_ADVANCE_MS });
+        } catch (err) {
+          sendJson(res, 400, { ok: false, error: `invalid duration: ${(err as Error).message}` });
+          return;
+        }
+        r = await clock.advance(ms);
+      } else {
+        const to = typeof json.to === 'string' ? new Date(json.to) : new Date(NaN);
+        if (Number.isNaN(to.getTime())) {
+          sendJson(res, 400, { ok: false, error: 'invalid time: give "to" as ISO 8601, e.g. 2026-12-01T10:00+07:00' });
+          return;
+        }
+        r = await clock.set(to);
+      }
+      if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, clock: clockView() });
+      else sendJson(res, 200, { ok: true, movedMs: r.movedMs, clock: clockView() });
+      return;
+    }
+    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
     if (m) {
       let id: string;
       try {
@@ -171,35 +242,64 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
         sendJson(res, 400, { ok: false, error: 'malformed percent-encoding in the transaction id' });
         return;
       }
-      if (!m[2]) {
+      const action = m[2];
+      if (action === 'callback' && method === 'GET') {
+        // The callback of this transaction as the emulator would send it (for `paycli trigger --trx`).
+        const t = state.find(id);
+        if (!t) {
+          sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
+          return;
+        }
+        const asked = url.searchParams.get('status');
+        const s = asked ? parseStatus(asked) : statusInfo(t.status);
+        if (!s) {
+          sendJson(res, 400, { ok: false, error: `invalid status "${asked}" (${STATUS_CHOICES})` });
+          return;
+        }
+        sendJson(res, 200, { ok: true, va: t.merchantVa, format: formatOf(t), fields: callbackFieldsOf(t, s.key), transaction: transactionView(t, state) });
+        return;
+      }
+      if (!action) {
         const t = state.find(id);
         if (!t) sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
         else sendJson(res, 200, { ok: true, transaction: transactionView(t, state) });
         return;
       }
-      if (method !== 'POST') {
-        res.setHeader('allow', 'POST');
-        sendJson(res, 405, { ok: false, error: 'use POST' });
+      if (action !== 'resend' && !isAction(action)) {
+        sendJson(res, 404, { ok: false, error: `unknown action "${action}": pay, expire, cancel, fail, error, refund, settle, release or resend` });
         return;
       }
-      // A page of another site must not be able to make a browser pay or expire payments here.
-      const refused = actionRefusal(req);
-      if (refused) {
-        sendJson(res, 403, { ok: false, error: refused });
-        return;
-      }
-      if (m[2] === 'resend') {
-        const r = await transitions.resend(id);
+      if (!postAllowed(req, method, res)) return;
+      if (action === 'resend') {
+        const json = adminBody(body, res);
+        if (!json) return;
+        const to = typeof json.to === 'string' ? json.to : (url.searchParams.get('to') ?? undefined);
+        const r = await transitions.resend(id, to);
         if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-        else sendJson(res, 200, { ok: true, delivery: r.deliveryId, queued: r.queued, message: `callback ${r.deliveryId} of trx ${r.txn.id} (${r.txn.status}) ${r.queued ? 'queued' : 'sent'} now`, transaction: transactionView(r.txn, state) });
+        else sendJson(res, 200, { ok: true, delivery: r.deliveryId, queued: r.queued, message: `callback ${r.deliveryId} of trx ${r.txn.id} (${statusLabel(statusInfo(r.txn.status))}) ${r.queued ? 'queued' : 'sent'} now${to ? ` to ${to}` : ''}`, transaction: transactionView(r.txn, state) });
         return;
       }
-      const r = await transitions.act(id, m[2] === 'pay' ? 'berhasil' : 'expired', 'admin');
+      const r = await transitions.act(id, action, 'admin');
       if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-      else sendJson(res, 200, { ok: true, changed: r.changed, message: `${r.changed ? '' : 'already '}${m[2] === 'pay' ? 'paid' : 'expired'}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`, transaction: transactionView(r.txn, state) });
+      else sendJson(res, 200, { ok: true, changed: r.changed, message: `${r.changed ? '' : 'already '}${statusLabel(statusInfo(r.txn.status))}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`, transaction: transactionView(r.txn, state) });
       return;
     }
     sendJson(res, 404, { ok: false, error: 'unknown admin route' });
+  }
+
+  /** An admin change: POST only, and never from a page of another site (a browser must not act here for it). */
+  function postAllowed(req: IncomingMessage, method: string, res: ServerResponse): boolean {
+    if (method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      sendJson(res, 405, { ok: false, error: 'use POST' });
+      return false;
+    }
+    const refused = actionRefusal(req);
+    if (refused) {
+      sendJson(res, 403, { ok: false, error: refused });
+      return false;
+    }
+    return true;
   }
 
   return route;

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { BodyTooLarge, readBody } from '../http/read-body.js';
 import { serve } from '../http/serve.js';
 import { envelope } from './views.js';
+import { isoJakarta } from '../time.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
 import { StoreError } from './log.js';
@@ -12,11 +13,16 @@ import { SandboxState, type Transaction } from './state.js';
 import { isLoopbackHost, LiveHub } from '../dashboard/html.js';
 import { isDashboardPath, type DashboardContext } from './dashboard.js';
 import { createRouter } from './routes.js';
+import { CLOCK_SETTING, SandboxClock, type ClockResult } from './clock.js';
+import type { Action } from '../statuses.js';
+import { RequestLog, noteOf, noteRequest, type RequestNote } from './request-log.js';
+import { drawFaults, type ApiFault } from './faults.js';
 import { Transitions, type ResendResult, type StoreErrorEvent, type TransitionEvent, type TransitionResult } from './transitions.js';
 
 export { transactionView } from './views.js';
 export type { ResendResult, StoreErrorEvent, TransitionEvent, TransitionResult } from './transitions.js';
 export type { LockOwner } from './datadir.js';
+export type { ClockResult } from './clock.js';
 
 export const DEFAULT_RETRY_SCHEDULE = [500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000];
 
@@ -41,7 +47,11 @@ export interface SandboxOptions {
   retrySchedule?: number[];
   callbackTimeoutMs?: number;
   faults?: DeliveryFaults;
-  /** The business clock (payment times, expiry); tests move it. */
+  /** Faults of the API itself (api-500, api-timeout, api-slow), for the merchant's client. */
+  apiFaults?: ApiFault[];
+  /** Random source of the API faults (tests make it certain). */
+  random?: () => number;
+  /** The base of the business clock (payment times, expiry); tests move it. The user's offset is added. */
   now?: () => Date;
   onEvent?: (e: SandboxEvent) => void;
   maxBodyBytes?: number;
@@ -64,7 +74,7 @@ export interface StartupEvent {
   tookOverFrom?: number;
 }
 
-export interface RequestEvent {
+export interface RequestEvent extends RequestNote {
   type: 'request';
   method: string;
   path: string;
@@ -91,14 +101,24 @@ export interface SandboxHandle {
   pay(idOrPaymentNo: string): Promise<TransitionResult>;
   /** Expires a pending payment and sends its callback. */
   expire(idOrPaymentNo: string): Promise<TransitionResult>;
-  /** Sends a paid or expired payment's callback again now (a retry that is due now, or a new delivery). */
-  resend(idOrPaymentNo: string): Promise<ResendResult>;
+  /** Any admin action of the table in statuses.ts (cancel, fail, error, refund, settle, release…), with its callback. */
+  act(idOrPaymentNo: string, action: Action): Promise<TransitionResult>;
+  /** Sends a payment's callback again now (a retry that is due now, or a new delivery; to another URL with `to`). */
+  resend(idOrPaymentNo: string, to?: string): Promise<ResendResult>;
   /** Expires every pending payment whose expiry has passed on the business clock. */
   expireDue(): Promise<number>;
+  /** The emulator's clock (base clock plus the user's offset, stored in the data dir). */
+  clock: SandboxClock;
+  /** Moves the clock forward; what becomes due (expiry, settlement, retries) happens before it resolves. */
+  advanceClock(ms: number): Promise<ClockResult>;
+  /** Sets the clock (never backwards: 409). */
+  setClock(at: Date): Promise<ClockResult>;
   /** Resolves when every callback is delivered or has failed. */
   idle(timeoutMs?: number): Promise<boolean>;
   /** What start-up found in the data dir. */
   startup: StartupEvent;
+  /** Recent API requests, with why any was refused. */
+  requests: RequestLog;
   close(): Promise<void>;
 }
 
@@ -122,7 +142,8 @@ function dashboardAddress(origin: string, port: number): string | null {
  * state, outbox, transitions, routes, then the server.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  const now = options.now ?? (() => new Date());
+  const clock = new SandboxClock(options.now);
+  const now = () => clock.now();
   const emit = options.onEvent ?? (() => undefined);
   const accounts: SandboxAccount[] = options.accounts ?? [
     { ...DEFAULT_ACCOUNT, va: options.va ?? DEFAULT_ACCOUNT.va, apiKey: options.apiKey ?? (options.va ? undefined : DEFAULT_ACCOUNT.apiKey), callbackFormat: options.callbackFormat ?? 'form' },
@@ -149,6 +170,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   try {
     [regions, state] = await Promise.all([loadRegions(), SandboxState.open(lock?.dir)]);
     opened = state;
+    clock.restore(Number(state.settings.get(CLOCK_SETTING) ?? 0));
   } catch (err) {
     await lock?.release();
     throw err;
@@ -168,29 +190,69 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (dashboardOn) state.onChange = () => hub.changed();
 
   // transition → journal → enqueue callback → deliver
-  const transitions = new Transitions({ state, outbox, now, formatOf, emit });
+  const transitions = new Transitions({ state, outbox, now, formatOf, emit, settlement: options.settlement });
+  clock.persist = (ms) => state.setSetting(CLOCK_SETTING, String(ms));
+  clock.onMove = async () => {
+    await transitions.runDue();
+    outbox.reschedule();
+  };
 
   const merchant = await MerchantApi.open({
     state, accounts: byVa, now, settlement: options.settlement ?? 'immediate', dataDir: options.dataDir,
-    pay: (t) => transitions.transition(t, 'berhasil', 'buyer'),
+    pay: (t) => transitions.transition(t, 'pay', 'buyer'),
+    due: () => transitions.runDue().catch(() => undefined),
   });
   // The dashboard shows a transaction as check transaction answers it: the merchant API's own record.
   const dashboard: DashboardContext = {
-    state, hub, now: () => Date.now(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa,
+    state, hub, now: () => clock.nowMs(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa,
     checkTransaction: (t) => merchant.record(t),
   };
 
   // route: the gateway's API, the payment and QR pages, the dashboard and the admin API (routes.ts).
-  const route = createRouter({ state, regions, accounts, transitions, merchant, now, dashboard: dashboardOn ? dashboard : null });
+  const requests = new RequestLog();
+  dashboard.requests = requests;
+  const route = createRouter({ state, regions, accounts, transitions, merchant, now, clock, requests, dashboard: dashboardOn ? dashboard : null });
+  const apiFaults = options.apiFaults ?? [];
+  const random = options.random ?? Math.random;
+  const held = new Set<import('node:http').ServerResponse>();
 
   // request: read the body (size-limited), route it, and answer whatever went wrong in one place.
   const server = createServer((req, res) => {
     const started = performance.now();
     // The dashboard's own page loads are not API traffic: not logged.
     if (dashboardOn && isDashboardPath((req.url ?? '').split('?')[0]!)) return void readBody(req, limit).then((body) => route(req, res, body)).catch(() => res.destroy());
-    res.on('finish', () => emit({ type: 'request', method: req.method ?? '?', path: (req.url ?? '').split('?')[0]!, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }));
+    const path = (req.url ?? '').split('?')[0]!;
+    const logged = (status: number) => {
+      const e = { method: req.method ?? '?', path, status, ms: Math.round((performance.now() - started) * 10) / 10, ...noteOf(res) };
+      requests.add({ time: isoJakarta(clock.now()), ...e });
+      if (dashboardOn) hub.changed();
+      emit({ type: 'request', ...e });
+    };
+    res.on('finish', () => logged(res.statusCode));
+    // API faults are drawn before anything is read or routed: a faulted request changes no state.
+    const fault = apiFaults.length > 0 ? drawFaults(apiFaults, path, random) : { delayMs: 0 };
+    const handle = async (body: Buffer) => {
+      if (fault.delayMs > 0) {
+        noteRequest(res, { fault: 'api-slow' });
+        await new Promise((r) => setTimeout(r, fault.delayMs));
+      }
+      if (fault.fail === 'api-500') {
+        noteRequest(res, { fault: 'api-500' });
+        envelope(res, 500, 'internal server error (injected by --faults api-500; nothing was changed)', null);
+        return;
+      }
+      if (fault.fail === 'api-timeout') {
+        // No answer: the client's own timeout decides. Logged now, since it never finishes.
+        noteRequest(res, { fault: 'api-timeout' });
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        logged(0);
+        return;
+      }
+      await route(req, res, body);
+    };
     readBody(req, limit)
-      .then((body) => route(req, res, body))
+      .then(handle)
       .catch((err: unknown) => {
         if (res.headersSent) {
           res.destroy();
@@ -227,7 +289,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const t of state.txns.values()) {
     if (t.status === 'pending' || queued.has(`${t.id}:${t.status}`)) continue;
     try {
-      outbox.start(await state.addDelivery(Outbox.entry(t, t.status, formatOf(t))));
+      outbox.start(await state.addDelivery(outbox.entry(t, t.status, formatOf(t))));
       reconciled++;
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
@@ -237,7 +299,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const startup: StartupEvent = { type: 'startup', skippedLines: state.skipped, reconciled, removedTmp: lock?.removedTmp ?? [], ...(lock?.tookOverFrom !== undefined ? { tookOverFrom: lock.tookOverFrom } : {}) };
   emit(startup);
-  const sweep = setInterval(() => void transitions.expireDue().catch(() => undefined), options.expirySweepMs ?? 1000);
+  const sweep = setInterval(() => void transitions.runDue().catch(() => undefined), options.expirySweepMs ?? 1000);
   sweep.unref();
   return {
     url,
@@ -248,14 +310,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     state,
     regions,
     merchant,
-    pay: (id) => transitions.act(id, 'berhasil', 'admin'),
-    expire: (id) => transitions.act(id, 'expired', 'admin'),
-    resend: (id) => transitions.resend(id),
+    pay: (id) => transitions.act(id, 'pay', 'admin'),
+    expire: (id) => transitions.act(id, 'expire', 'admin'),
+    act: (id, action) => transitions.act(id, action, 'admin'),
+    resend: (id, to) => transitions.resend(id, to),
     expireDue: () => transitions.expireDue(),
+    clock,
+    advanceClock: (ms) => clock.advance(ms),
+    setClock: (at) => clock.set(at),
     idle: (ms) => outbox.idle(ms),
     startup,
+    requests,
     async close() {
       clearInterval(sweep);
+      for (const r of held) r.destroy();
       hub.close();
       await outbox.close();
       await new Promise<void>((resolve) => {

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { SandboxLog } from './log.js';
+import { isStatusKey, statusInfo, type StatusKey } from '../statuses.js';
 
-export type TxnStatus = 'pending' | 'berhasil' | 'expired';
+/** Every status of the gateway (statuses.ts), stored as its key. */
+export type TxnStatus = StatusKey;
 
 export interface Transaction {
   id: number;
@@ -18,10 +20,14 @@ export interface Transaction {
   /** `BUYER`: the buyer pays the fee on top of the amount (total = amount + fee). */
   feeDirection?: 'BUYER';
   status: TxnStatus;
+  /** Created with `escrow: true`: held as escrow (7) when paid, until released. */
+  escrow?: boolean;
   /** Epoch milliseconds. */
   createdAt: number;
   expiresAt: number;
   paidAt?: number;
+  /** When it became settled (status 1). */
+  settledAt?: number;
   endedAt?: number;
   notifyUrl: string;
   buyer: { name: string; phone: string; email: string };
@@ -82,13 +88,15 @@ export type JournalRecord =
   /** A transition and, in the same record, the callback it queues. */
   | { t: 'status'; id: number; status: TxnStatus; at: number; d?: Delivery }
   | { t: 'delivery'; d: Delivery }
-  | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string; a?: AttemptDetail };
+  | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string; a?: AttemptDetail }
+  /** A setting of the emulator (the clock's offset). */
+  | { t: 'setting'; k: string; v: string };
 
 /** Ids are reserved in durable blocks of this size (see `reserveId`). */
 export const ID_BLOCK = 1000;
 const FIRST_ID = 100_001;
 
-const STATUSES = new Set(['pending', 'berhasil', 'expired']);
+const STATUSES = { has: isStatusKey };
 const DELIVERY_STATES = new Set(['pending', 'delivered', 'failed']);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
@@ -122,6 +130,8 @@ export function validRecord(r: unknown): r is JournalRecord {
       return isInt(r.id) && isStr(r.status) && STATUSES.has(r.status) && isInt(r.at) && (r.d === undefined || validDelivery(r.d));
     case 'delivery':
       return validDelivery(r.d);
+    case 'setting':
+      return isStr(r.k) && isStr(r.v);
     case 'attempt':
       return isStr(r.id) && isInt(r.attempts) && isStr(r.state) && DELIVERY_STATES.has(r.state) && (r.nextAt === null || isInt(r.nextAt)) && isStr(r.result) && (r.a === undefined || validDetail(r.a));
     default:
@@ -140,6 +150,8 @@ export class SandboxState {
   readonly deliveries = new Map<string, Delivery>();
   /** Every journalled attempt, by delivery id, oldest first. */
   readonly attempts = new Map<string, AttemptInfo[]>();
+  /** Small durable settings (the clock's offset), by key. */
+  readonly settings = new Map<string, string>();
   /** Called after every change is journalled and applied (the dashboard's live updates). */
   onChange?: () => void;
   private log?: SandboxLog<JournalRecord>;
@@ -188,7 +200,8 @@ export class SandboxState {
         const t = this.txns.get(r.id);
         if (t) {
           t.status = r.status;
-          if (r.status === 'berhasil') t.paidAt = r.at;
+          if (statusInfo(r.status).paid && t.paidAt === undefined) t.paidAt = r.at;
+          if (r.status === 'berhasil') t.settledAt = r.at;
           t.endedAt = r.at;
         }
         if (r.d) this.applyDelivery(r.d);
@@ -196,6 +209,9 @@ export class SandboxState {
       }
       case 'delivery':
         this.applyDelivery(r.d);
+        break;
+      case 'setting':
+        this.settings.set(r.k, r.v);
         break;
       case 'attempt': {
         const d = this.deliveries.get(r.id);
@@ -282,6 +298,11 @@ export class SandboxState {
 
   async recordAttempt(id: string, attempts: number, state: DeliveryState, nextAt: number | null, result: string, detail?: AttemptDetail): Promise<void> {
     await this.record(detail ? { t: 'attempt', id, attempts, state, nextAt, result, a: detail } : { t: 'attempt', id, attempts, state, nextAt, result });
+  }
+
+  /** Stores a setting durably (journalled before it is applied). */
+  async setSetting(key: string, value: string): Promise<void> {
+    await this.record({ t: 'setting', k: key, v: value });
   }
 
   /** The callbacks queued for a transaction, oldest first. */
