@@ -39,7 +39,7 @@ const row = (key: StatusKey, code: number, word: string, gloss: string, desc: st
 
 /** Every status, in the docs' order. */
 export const STATUSES: readonly StatusInfo[] = [
-  row('pending', 0, 'pending', 'awaiting payment', 'Pending', 0, false, false, false, 'none', true),
+  row('pending', 0, 'pending', 'pending', 'Pending', 0, false, false, false, 'none', true),
   row('berhasil', 1, 'berhasil', 'paid', 'Berhasil', 1, true, false, true, 'available', true),
   row('batal', 2, 'batal', 'cancelled', 'Dibatalkan', 2, false, false, false, 'none', false),
   row('refund', 3, 'refund', 'refunded', 'Refund', 3, false, false, false, 'none', false),

@@ -67,7 +67,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   it('transaction: human output fits 80 columns and says paid; --json has PaidStatus', async () => {
     const r = await cli(['transaction', ids[0]!]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^trx ${ids[0]} · paid \\(Berhasil, code 1\\) · ref ORD-0`));
+    expect(r.stdout).toMatch(new RegExp(`^trx ${ids[0]} · berhasil \\(paid\\) · code 1 \\(Berhasil\\) · ref ORD-0`));
     expect(r.stdout).toContain('amount   Rp 10.000   fee Rp 4.000');
     expect(r.stdout).toMatch(/paid {5}\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WIB/);
     for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
