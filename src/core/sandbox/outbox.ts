@@ -89,7 +89,7 @@ export class Outbox {
 
   /** Re-times every waiting retry after the clock moved: one now due is attempted at once. */
   reschedule(): void {
-    for (const [id, timer] of this.timers) {
+    for (const [id, timer] of [...this.timers]) {
       const d = this.state.deliveries.get(id);
       if (!d) continue;
       clearTimeout(timer);
