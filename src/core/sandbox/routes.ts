@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { actionRefusal } from '../dashboard/html.js';
+import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
 import type { SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
@@ -21,7 +21,12 @@ export interface RouteDeps {
   now(): Date;
   /** The dashboard's pages, or null when it is off. */
   dashboard: DashboardContext | null;
+  /** Host names answered besides IP literals, localhost and `*.internal` (hostRefusal). */
+  allowedHosts?: string[];
 }
+
+/** The buyer's pages: the direct payment page, the hosted redirect page and the QRIS sheet. */
+const BUYER_PAGE = /^\/(pay|payment|qr)\//;
 
 /**
  * The emulator's routes, for a request whose body is read: region lookups and direct payments (the
@@ -56,6 +61,23 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
+    // One rule for every route: a DNS-rebinding page must not read the admin API, the pages or the API.
+    const foreign = hostRefusal(req.headers.host, d.allowedHosts);
+    if (foreign) {
+      if (path.startsWith('/api/')) envelope(res, 403, foreign, null);
+      else res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${foreign}\n`);
+      return;
+    }
+    if (BUYER_PAGE.test(path)) {
+      // The buyer's pages are never framed by another site, and their buttons (pay, expire, choose,
+      // cancel) are refused to another site's forms and scripts: the admin API's rules.
+      for (const [k, v] of Object.entries(NO_FRAMING_HEADERS)) res.setHeader(k, v);
+      const cross = method === 'POST' ? crossSiteRefusal(req) : undefined;
+      if (cross) {
+        res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${cross}\n`);
+        return;
+      }
+    }
     if (dashboard && handleDashboard(dashboard, req, res, url, method)) return;
     const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
     if (area) return regionsRoute(req, res, body, area[1]!, area[2]);
