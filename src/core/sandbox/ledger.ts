@@ -1,6 +1,7 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
 import type { Transaction } from './state.js';
+import { chargeOfTxn } from './views.js';
 
 /**
  * The emulator's one ledger, read-only: what check transaction, history, balance and the channel list
@@ -45,6 +46,7 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
   const [type, typeDesc] = TYPE_BY_METHOD[t.via] ?? [7, t.via];
   const settled = settledAt(t, settlement);
   const channelName = CHANNEL_NAMES[t.channel] ?? t.channel;
+  const money = chargeOfTxn(t);
   return {
     TransactionId: t.id,
     SessionId: t.sid,
@@ -71,8 +73,11 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
     BuyerPhone: t.buyer.phone,
     BuyerEmail: t.buyer.email,
     // Beyond the documented set (the emulator has always answered them; paycli and recover use them).
-    Total: t.amount,
-    PaidOff: t.status === 'berhasil' ? t.amount - t.fee : 0,
+    // One money model with the callback (fees.ts chargeOf): what the buyer paid, who bore the fee.
+    SubTotal: money.subTotal,
+    Total: money.total,
+    PaidOff: t.status === 'berhasil' ? money.paidOff : 0,
+    FeeDirection: t.feeDirection ?? 'MERCHANT',
     Via: t.via,
     Channel: t.channel,
     PaymentNo: t.paymentNo,
@@ -89,8 +94,9 @@ export function balanceOf(txns: Iterable<Transaction>, va: string, settlement: S
     if (t.merchantVa !== va || t.status !== 'berhasil') continue;
     paidCount++;
     const at = settledAt(t, settlement);
-    if (at !== undefined && at <= now) settled += t.amount - t.fee;
-    else unsettled += t.amount - t.fee;
+    const net = chargeOfTxn(t).paidOff;
+    if (at !== undefined && at <= now) settled += net;
+    else unsettled += net;
   }
   return { settled, unsettled, paidCount };
 }
