@@ -1,3 +1,14 @@
+/** The emulator's fee model as the channel list states it (feeFor charges it). */
+export const FEE_MODEL: Record<string, { ActualFee: number; ActualFeeType: 'FLAT' | 'PERCENT'; AdditionalFee: number; MinimumFee?: number }> = {
+  va: { ActualFee: 4000, ActualFeeType: 'FLAT', AdditionalFee: 0 },
+  cstore: { ActualFee: 5000, ActualFeeType: 'FLAT', AdditionalFee: 0 },
+  qris: { ActualFee: 0.7, ActualFeeType: 'PERCENT', AdditionalFee: 0 },
+  ewallet: { ActualFee: 1.5, ActualFeeType: 'PERCENT', AdditionalFee: 0 },
+  cc: { ActualFee: 2.9, ActualFeeType: 'PERCENT', AdditionalFee: 2000 },
+  paylater: { ActualFee: 1.7, ActualFeeType: 'PERCENT', AdditionalFee: 0 },
+  cod: { ActualFee: 3, ActualFeeType: 'PERCENT', AdditionalFee: 0, MinimumFee: 5000 },
+};
+
 /**
  * The fee model (documented in README): flat for bank and store channels, a rate for the rest, never
  * more than the amount. The emulator charges it; sample callbacks and the channel list state it.

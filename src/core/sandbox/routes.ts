@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
 import type { SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
+import { channelAsset } from './channel-assets.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
 import { renderPaymentPage } from './page.js';
@@ -176,6 +177,15 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
 
   /** The admin API under /_sandbox/: health, transactions, and pay / expire / resend (POST, same-site only). */
   async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse): Promise<void> {
+    const asset = channelAsset(path, method);
+    if (asset) {
+      res.writeHead(asset.status, {
+        'content-type': asset.type, 'content-length': Buffer.byteLength(asset.body), 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=3600',
+        'content-security-policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      });
+      res.end(method === 'HEAD' ? undefined : asset.body);
+      return;
+    }
     if (path === '/_sandbox/health') {
       sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), regions: regions.counts });
       return;
