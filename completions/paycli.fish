@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--data' '-d' '--field' '-f' '--signature' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -33,6 +33,7 @@ complete -c paycli -n '__paycli_at '\'''\''' -a 'transaction' -d 'the gateway'\'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'history' -d 'the merchant'\''s transactions, newest first: filter by dates a'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'balance' -d 'the merchant balance: available, and paid but still settling'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'channels' -d 'payment methods and channels with fees and availability (cac'
+complete -c paycli -n '__paycli_at '\'''\''' -a 'api' -d 'sign and send any request to the gateway (the endpoints payc'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'verify-callback' -d 'check a callback signature and explain any mismatch (JSON, f'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'sign-callback' -d 'print the X-Signature the gateway would send for a payload'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'listen' -d 'receive callbacks locally: verify, store, mark duplicates, f'
@@ -152,6 +153,14 @@ complete -c paycli -n '__paycli_at '\''channels'\''' -l legacy -d 'use the older
 complete -c paycli -n '__paycli_at '\''channels'\''' -l timeout -r -d 'request timeout: 30s, 500ms, 2m (a bare number is millisecon'
 complete -c paycli -n '__paycli_at '\''channels'\''' -l dry-run -d 'print the signed request; send nothing'
 complete -c paycli -n '__paycli_at '\''channels'\''' -l curl -d 'print an equivalent curl command (secrets as $PAYCLI_* place'
+complete -c paycli -n '__paycli_at '\''api'\''' -l data -r -d 'the request body, sent byte for byte: JSON text, @FILE, or -'
+complete -c paycli -n '__paycli_at '\''api'\''' -s d -r -d 'the request body, sent byte for byte: JSON text, @FILE, or -'
+complete -c paycli -n '__paycli_at '\''api'\''' -l field -r -d 'a body field: name=text, name:=JSON (numbers, true, lists), '
+complete -c paycli -n '__paycli_at '\''api'\''' -s f -r -d 'a body field: name=text, name:=JSON (numbers, true, lists), '
+complete -c paycli -n '__paycli_at '\''api'\''' -l form -d 'send the body as application/x-www-form-urlencoded instead o'
+complete -c paycli -n '__paycli_at '\''api'\''' -l timeout -r -d 'request timeout: 30s, 500ms, 2m (a bare number is millisecon'
+complete -c paycli -n '__paycli_at '\''api'\''' -l dry-run -d 'print the signed request; send nothing'
+complete -c paycli -n '__paycli_at '\''api'\''' -l curl -d 'print an equivalent curl command (secrets as $PAYCLI_* place'
 complete -c paycli -n '__paycli_at '\''verify-callback'\''' -l signature -r -d 'the X-Signature it arrived with (else the capture'\''s header o'
 complete -c paycli -n '__paycli_at '\''verify-callback'\''' -l data -r -d 'the payload inline instead of a file'
 complete -c paycli -n '__paycli_at '\''verify-callback'\''' -l event -r -d 'a request from the event store of `paycli listen`'

@@ -21,6 +21,7 @@ export const REGISTRY = [
   { name: 'history', group: 'API commands:', load: () => import('./history.js') },
   { name: 'balance', group: 'API commands:', load: () => import('./balance.js') },
   { name: 'channels', group: 'API commands:', load: () => import('./channels.js') },
+  { name: 'api', group: 'API commands:', load: () => import('./api.js') },
   { name: 'verify-callback', group: 'Callback commands:', load: () => import('./verify-callback.js') },
   { name: 'sign-callback', group: 'Callback commands:', load: () => import('./sign-callback.js') },
   { name: 'listen', group: 'Callback commands:', load: () => import('./listen.js') },
