@@ -160,7 +160,10 @@ const defineClose: Define = (program, bind) => {
           .option('--website-url <url>', 'website URL')
           .option('--website-ip <ip>', 'website IP'),
       ),
-      ["printf '%s' \"$NEW_PASSWORD\" | paycli close register --close-api --name Putu --email putu@mail.com --phone 08123456789 --password-stdin"],
+      [
+        'paycli close register --close-api --name Putu --email putu@mail.com --phone 08123456789',
+        'paycli close register --close-api --name Putu --email putu@mail.com --phone 08123456789 --password-stdin --json < password.txt',
+      ],
     ),
     closeRegister,
   );
@@ -171,8 +174,8 @@ const defineClose: Define = (program, bind) => {
     ]),
     closeProfile,
   );
-  bind(examples(closeFlag(close.command('banklist').description('the bank codes the verification APIs take')), ['paycli close banklist --close-api']), closeBankList);
-  bind(examples(closeFlag(close.command('business-category').description('the business categories merchant verification takes')), ['paycli close business-category --close-api --json']), closeBusinessCategory);
+  bind(examples(closeFlag(close.command('banklist').description('the bank codes the verification APIs take')), ['paycli close banklist --close-api', 'paycli close banklist --close-api --json | jq -r \'.[].code\'']), closeBankList);
+  bind(examples(closeFlag(close.command('business-category').description('the business categories merchant verification takes')), ['paycli close business-category --close-api', 'paycli close business-category --close-api --json']), closeBusinessCategory);
 };
 
 export const commands = { close: defineClose };
