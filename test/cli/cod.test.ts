@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { codRequest, COD_ROUTES, pickupParams, rateParams, readCodAreas } from '../../src/core/api/cod.js';
 import { signRequest } from '../../src/core/signing/request-signature.js';
 import { runCli, tempHome } from '../helpers/cli.js';
