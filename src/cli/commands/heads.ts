@@ -22,6 +22,7 @@ export const HEADS = {
   transaction: { usage: 'transaction <id>', options: true, description: "the gateway's record of a transaction (by id, or by reference id): status (PaidStatus), amounts, dates (WIB), method, buyer" },
   history: { usage: 'history', options: true, description: "the merchant's transactions, newest first: filter by dates and status, page or --all" },
   api: { usage: 'api <method> <path>', options: true, description: 'sign and send any request to the gateway (the endpoints paycli does not wrap)' },
+  cod: { usage: 'cod', options: false, description: 'COD logistics: delivery areas, shipping rates, labels, tracking, pickups' },
   close: { usage: 'close', options: false, description: "the gateway's private Close API (granted per account): transfers between VAs, members, profiles" },
   balance: { usage: 'balance', options: true, description: 'the merchant balance: available, and paid but still settling when the gateway says' },
   channels: { usage: 'channels', options: true, description: 'payment methods and channels with fees and availability (cached for pay)' },

@@ -22,6 +22,7 @@ export const REGISTRY = [
   { name: 'balance', group: 'API commands:', load: () => import('./balance.js') },
   { name: 'channels', group: 'API commands:', load: () => import('./channels.js') },
   { name: 'api', group: 'API commands:', load: () => import('./api.js') },
+  { name: 'cod', group: 'API commands:', load: () => import('./cod.js') },
   { name: 'close', group: 'API commands:', load: () => import('./close.js') },
   { name: 'verify-callback', group: 'Callback commands:', load: () => import('./verify-callback.js') },
   { name: 'sign-callback', group: 'Callback commands:', load: () => import('./sign-callback.js') },
