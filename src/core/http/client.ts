@@ -21,6 +21,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
+  /** The answer's bytes (`text` is their UTF-8 reading): a PDF label, an image. */
+  bytes?: Buffer;
   /** Attempts made (1 unless a GET was retried). */
   attempts: number;
 }
@@ -108,7 +110,7 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
         signal: req.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs + 1_000), req.signal]) : AbortSignal.timeout(options.timeoutMs + 1_000),
       });
       const answer = await readPrefix(res.body, API_ANSWER_MAX_BYTES, 'fail');
-      return { status: res.statusCode, headers: flattenHeaders(res.headers), text: answer.bytes.toString('utf8') };
+      return { status: res.statusCode, headers: flattenHeaders(res.headers), text: answer.bytes.toString('utf8'), bytes: answer.bytes };
     }
     return nodeRequest(req, headers);
   }
@@ -123,7 +125,7 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
     }
     const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal, maxAnswerBytes: API_ANSWER_MAX_BYTES, overLimit: 'fail' });
-    return { status: res.status, headers: res.headers, text: res.body };
+    return { status: res.status, headers: res.headers, text: res.body, bytes: res.bytes };
   }
 
   return {

@@ -28,6 +28,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The answer's bytes as received (`body` is their UTF-8 reading). */
+  bytes: Buffer;
   ms: number;
   /** The answer had more than `maxAnswerBytes`: `body` is its first bytes, the rest was not read. */
   truncated: boolean;
@@ -83,7 +85,7 @@ export function sendRaw(url: string, options: RawRequestOptions): Promise<RawRes
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: prefix.bytes.toString('utf8'), ms: Math.round((clock() - started) * 10) / 10, truncated: prefix.truncated });
+        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: prefix.bytes.toString('utf8'), bytes: prefix.bytes, ms: Math.round((clock() - started) * 10) / 10, truncated: prefix.truncated });
       }, fail);
     });
     const timer = setTimeout(() => {
