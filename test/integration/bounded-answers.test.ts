@@ -11,7 +11,8 @@ import { API_ANSWER_MAX_BYTES, createHttpClient } from '../../src/core/http/clie
 import { sendRaw } from '../../src/core/http/raw-post.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { ANSWER_KEEP_BYTES } from '../../src/core/sandbox/outbox.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 
 /**
  * Issue 26 item 2: a peer answering an endless (or 512 MiB) body must cost paycli a bounded prefix,
@@ -87,7 +88,7 @@ describe('huge answers', () => {
     const h = await endlessHandler();
     const client = await createHttpClient({ timeoutMs: 60_000, userAgent: 'paycli-test' });
     cleanups.push(() => client.close());
-    await expect(client.send({ method: 'POST', url: h.url, headers: {}, body: '{}' })).rejects.toThrow(/over 16777216 bytes/);
+    await expect(client.send({ method: 'POST', url: h.url, headers: {}, body: '{}' })).rejects.toThrow(`over ${API_ANSWER_MAX_BYTES} bytes`);
     expect(h.written()).toBeLessThan(API_ANSWER_MAX_BYTES + SENT_BOUND);
   });
 
@@ -125,5 +126,21 @@ describe('huge answers', () => {
       expect(h.requests()).toBe(i);
     }
     expect(h.written()).toBeLessThan(2 * SENT_BOUND);
+  });
+
+  it('paycli sandbox list still reads an admin answer far over the prefix bound whole', async () => {
+    const sb = await sandbox();
+    cleanups.push(() => sb.close());
+    const home = tempHome();
+    cleanups.push(() => home.cleanup());
+    const text = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'p@x.co', product: ['Kopi'], qty: [1], price: [50000], amount: 50000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
+    for (let i = 0; i < 250; i++) {
+      const signed = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+      await (await request(signed.url, { method: 'POST', headers: signed.headers, body: text })).body.dump();
+    }
+    const r = await runCli(['sandbox', 'list', '--json'], { env: { ...localEnv(sb), PAYCLI_SANDBOX_URL: sb.url }, home: home.home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(ANSWER_PREFIX_BYTES);
+    expect(JSON.stringify(JSON.parse(r.stdout))).toContain('"id":100250');
   });
 });

@@ -7,6 +7,12 @@ import type { Readable } from 'node:stream';
  */
 export const ANSWER_PREFIX_BYTES = 64 * 1024;
 
+/**
+ * The largest answer paycli reads whole because it must parse it (a gateway's JSON, the emulator's
+ * admin API): a larger one is an error (AnswerTooLarge), never read on.
+ */
+export const WHOLE_ANSWER_MAX_BYTES = 64 * 1024 * 1024;
+
 /** The first bytes of a stream, and whether it had more (then the rest was not read). */
 export interface Prefix {
   bytes: Buffer;

@@ -2,10 +2,10 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { NetworkError, PaycliError } from '../errors.js';
 import { flattenHeaders, sendRaw } from './raw-post.js';
-import { readPrefix } from './bounded-read.js';
+import { readPrefix, WHOLE_ANSWER_MAX_BYTES } from './bounded-read.js';
 
 /** The largest gateway answer the API client reads (whole, it is parsed); a larger one is an error. */
-export const API_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
+export const API_ANSWER_MAX_BYTES = WHOLE_ANSWER_MAX_BYTES;
 import type { Env } from '../config/paths.js';
 
 export interface HttpRequest {
