@@ -31,7 +31,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
  * request that carries one was relayed for someone else, even when the relay connects from
  * 127.0.0.1 and rewrites Host to `localhost` (ngrok `--host-header=rewrite`).
  */
-const RELAY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip', 'x-original-host', 'via', 'ngrok-skip-browser-warning'];
+const RELAY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip', 'x-original-host', 'via'];
 
 /**
  * Why a page request must be refused, or undefined: the pages (dashboard, `listen --ui`) are served
