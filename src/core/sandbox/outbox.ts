@@ -142,7 +142,7 @@ export class Outbox {
     try {
       const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs, agent: this.agent });
       const kept = firstBytes(res.body, ANSWER_KEEP_BYTES);
-      const detail: AttemptDetail = { at, url: d.url, headers: sent, body: signed.body, httpStatus: res.status, ms: res.ms, answer: kept.answer, ...(kept.truncated ? { truncated: true } : {}) };
+      const detail: AttemptDetail = { at, url: d.url, headers: sent, body: signed.body, httpStatus: res.status, ms: res.ms, answer: kept.answer, ...(kept.truncated || res.truncated ? { truncated: true } : {}) };
       return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms, detail };
     } catch (err) {
       const timedOut = (err as NodeJS.ErrnoException).code === 'ETIMEDOUT';

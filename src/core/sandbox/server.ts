@@ -59,6 +59,11 @@ export interface SandboxOptions {
   expirySweepMs?: number;
   /** Serve the dashboard at `/` (default true; answered on loopback addresses only). */
   dashboard?: boolean;
+  /**
+   * Host names the emulator answers to besides IP addresses, `localhost`, `*.localhost`, `*.internal`
+   * and the `host` it listens on (a name): any other Host is refused (DNS rebinding).
+   */
+  allowedHosts?: string[];
 }
 
 /** What start-up found in the data dir (logged by `paycli sandbox`). */
@@ -211,7 +216,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // route: the gateway's API, the payment and QR pages, the dashboard and the admin API (routes.ts).
   const requests = new RequestLog();
   dashboard.requests = requests;
-  const route = createRouter({ state, regions, accounts, transitions, merchant, now, clock, requests, dashboard: dashboardOn ? dashboard : null });
+  const route = createRouter({ state, regions, accounts, transitions, merchant, now, clock, requests, dashboard: dashboardOn ? dashboard : null,
+    allowedHosts: [...(options.allowedHosts ?? []), options.host ?? '127.0.0.1'],
+  });
   const apiFaults = options.apiFaults ?? [];
   const random = options.random ?? Math.random;
   const held = new Set<import('node:http').ServerResponse>();
