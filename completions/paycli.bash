@@ -44,7 +44,7 @@ _paycli() {
 }
 _paycli_node() {
   case "$1" in
-    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels api cod close verify-callback sign-callback listen events trigger test-handler recover sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
+    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels api cod close verify-callback sign-callback listen events trigger test-handler recover sandbox scenario'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
     'areas') subs='province city district village pick cache'; flags='' ;;
     'areas province') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
     'areas city') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
@@ -112,6 +112,8 @@ _paycli_node() {
     'sandbox health') subs=''; flags='--sandbox-url' ;;
     'sandbox env') subs=''; flags='--sandbox-url --shell' ;;
     'sandbox list') subs=''; flags='--sandbox-url' ;;
+    'scenario') subs='run'; flags='' ;;
+    'scenario run') subs=''; flags='--junit --sandbox-url' ;;
     *) subs=''; flags='' ;;
   esac
 }

@@ -34,6 +34,7 @@ export const HEADS = {
   'test-handler': { usage: 'test-handler <url>', options: true, description: 'conformance suite for your callback handler: valid accepted, forged rejected, duplicates answered 200' },
   recover: { usage: 'recover', options: true, description: 'find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again' },
   sandbox: { usage: 'sandbox', options: true, description: 'run the offline gateway emulator (regions, payments, payment page, signed callbacks with retries)' },
+  scenario: { usage: 'scenario', options: false, description: 'run committed payment scenarios against the emulator (statuses, clock, callbacks, your app), with JUnit output' },
 } as const satisfies Record<string, { usage: string; options: boolean; hidden?: true; description: string }>;
 
 export type Head = (typeof HEADS)[keyof typeof HEADS];

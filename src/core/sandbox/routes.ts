@@ -277,6 +277,19 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
         return;
       }
       const action = m[2];
+      if (action === 'attempts' && method === 'GET') {
+        // Every callback attempt of this transaction, with what was sent and answered (scenario expectations).
+        const t = state.find(id);
+        if (!t) {
+          sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
+          return;
+        }
+        const attempts = state.deliveriesOf(t.id).flatMap((d) =>
+          (state.attempts.get(d.id) ?? []).map((a) => ({ delivery: d.id, status: d.status, attempt: a.attempt, state: a.state, result: a.result, url: a.detail?.url ?? d.url, httpStatus: a.detail?.httpStatus ?? null, contentType: a.detail?.headers['Content-Type'] ?? null, body: a.detail?.body ?? null, duplicate: a.detail?.duplicate === true })),
+        );
+        sendJson(res, 200, { ok: true, attempts });
+        return;
+      }
       if (action === 'callback' && method === 'GET') {
         // The callback of this transaction as the emulator would send it (for `paycli trigger --trx`).
         const t = state.find(id);
