@@ -70,8 +70,8 @@ steps:
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nothing was run');
     expect(r.stderr).toContain('steps[0].create: unknown key "amout"');
-    expect(r.stderr).toContain('${p.trxid}: "p" has p.trx');
-    expect(r.stderr).toContain('${q.trx} refers to "q", which no earlier step or receiver defines');
+    expect(r.stderr).toContain(`\${p.trxid}: "p" has p.trx`);
+    expect(r.stderr).toContain(`\${q.trx} refers to "q", which no earlier step or receiver defines`);
     expect(r.stderr).toContain('steps[3]: unknown key "expect_callbak"');
     expect(r.stderr).toContain('steps[4].clock.advance: invalid duration');
     expect(r.stdout).toBe('');
