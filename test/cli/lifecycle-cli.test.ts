@@ -42,9 +42,12 @@ describe('paycli sandbox cancel|refund|fail|settle|release|clock, pay --escrow, 
     const e = await pay(['--escrow']);
     expect(fx.sb.state.find(String(e.TransactionId))!.escrow).toBe(true);
     expect((await admin(['pay', String(e.TransactionId)])).stdout).toContain('escrow (paid, held in escrow)');
+    const held = await runCli(['balance'], { env: localEnv(fx.sb), home: fx.home.home });
+    expect(held.stdout).toMatch(/in escrow\s+Rp 96\.000/);
     expect((await admin(['release', String(e.TransactionId)])).stdout).toContain('berhasil (paid)');
     expect((await admin(['refund', String(e.TransactionId)])).stdout).toContain('refund (refunded)');
     expect((await admin(['settle', String(e.TransactionId)])).code).toBe(3);
+    expect((await runCli(['balance'], { env: localEnv(fx.sb), home: fx.home.home })).stdout).not.toContain('in escrow');
   });
 
   it('clock shows and moves the emulator\'s time, forward only', async () => {

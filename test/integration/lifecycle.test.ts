@@ -110,6 +110,18 @@ describe('every documented status, with its callback (statuses.ts)', () => {
     await rx.close();
   });
 
+  it('the dashboard offers exactly the allowed transitions as buttons, and filters by every status', async () => {
+    const id = await create(sb, 'http://127.0.0.1:9/none');
+    const page = async () => (await request(`${sb.url}/dashboard/trx/${id}`)).body.text();
+    const buttons = (html: string) => [...html.matchAll(/id="action-([a-z]+)"/g)].map((m) => m[1]).sort();
+    expect(buttons(await page())).toEqual(['cancel', 'error', 'expire', 'fail', 'pay']);
+    await sb.pay(String(id));
+    expect(buttons(await page())).toEqual(['refund', 'resend']);
+    const list = await (await request(`${sb.url}/?status=berhasil`)).body.text();
+    expect(list).toContain(`id="trx-${id}"`);
+    for (const s of STATUSES) expect(list).toContain(`<option value="${s.key}"`);
+  });
+
   it('the callback signature and the admin view stay consistent for every status of the table', () => {
     for (const s of STATUSES) {
       expect(s.settlementStatus === 'settled').toBe(s.key === 'berhasil');

@@ -184,6 +184,8 @@ export interface Balance {
   memberBalance: number;
   /** Paid but not yet settled, when the gateway reports it (the emulator does). */
   unsettledBalance?: number;
+  /** Held in escrow until released (paycli's emulator: `EscrowBalance`). */
+  escrowBalance?: number;
 }
 
 /** Reads a balance `Data`: numbers or numeric strings (the docs' example uses strings, the Go SDK numbers). */
@@ -194,6 +196,7 @@ export function readBalance(data: unknown): Balance {
     merchantBalance: num(d.MerchantBalance),
     memberBalance: num(d.MemberBalance),
     ...(d.UnsettledBalance !== undefined ? { unsettledBalance: num(d.UnsettledBalance) } : {}),
+    ...(d.EscrowBalance !== undefined ? { escrowBalance: num(d.EscrowBalance) } : {}),
   };
 }
 
