@@ -44,7 +44,7 @@ _paycli() {
 }
 _paycli_node() {
   case "$1" in
-    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels verify-callback sign-callback listen events trigger test-handler recover sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
+    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels verify-callback sign-callback listen events trigger test-handler reconcile recover sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
     'areas') subs='province city district village pick cache'; flags='' ;;
     'areas province') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
     'areas city') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
@@ -84,6 +84,7 @@ _paycli_node() {
     'events prune') subs=''; flags='--keep --older-than --store' ;;
     'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit' ;;
+    'reconcile') subs=''; flags='--orders --csv' ;;
     'recover') subs=''; flags='--orders --since --deliver-to --format --store --delivery-timeout --dry-run --curl' ;;
     'sandbox') subs='pay expire resend list'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
