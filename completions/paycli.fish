@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--order-url' '--paid-field' '--amount-field' '--count-field' '--create-order-url' '--order-amount' '--trx' '--copies' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--sandbox-url'
         set skip 1; continue
       case '-*'
         continue
@@ -204,11 +204,21 @@ complete -c paycli -n '__paycli_at '\''trigger'\''' -l settlement -xa 'immediate
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l timeout -r -d 'how long to wait for the answer: 10s, 500ms (default 30s; PA'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l no-persist -d 'do not write the event store'
 complete -c paycli -n '__paycli_at '\''trigger'\''' -l store -r -d 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)'
-complete -c paycli -n '__paycli_at '\''test-handler'\''' -l format -xa 'form json both' -d 'body formats to test'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l format -xa 'form json both' -d 'body formats to test (with --order-url: the first)'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l method -xa 'va cstore cod qris cc paylater ewallet' -d 'payment method of the sample callbacks'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l channel -xa '(paycli __complete channels -- (commandline -opc) 2>/dev/null)' -d 'payment channel of the sample callbacks'
 complete -c paycli -n '__paycli_at '\''test-handler'\''' -l deadline -r -d 'each answer must come within this long (e.g. 5s, 500ms)'
-complete -c paycli -n '__paycli_at '\''test-handler'\''' -l junit -r -d 'also write a JUnit XML report'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l junit -r -d 'also write a JUnit XML report (one case per check)'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l order-url -r -d 'your app'\''s order state as JSON, or 404 ({trx_id} {reference_'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l paid-field -r -d 'the field of --order-url that says paid (default paid)'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l amount-field -r -d 'the field of --order-url with the amount (default amount)'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l count-field -r -d 'the field of --order-url counting fulfilments (default fulfi'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l create-order-url -r -d 'make a fresh order per check: an emulator payment, announced'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l order-amount -r -d 'amount of the orders --create-order-url makes (default 50000'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l trx -r -d 'a pending emulator transaction your app has an order for (re'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l reference-id -r -d 'the same, by reference id (repeatable)'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l strict -d 'the handler must confirm through check transaction (the emul'
+complete -c paycli -n '__paycli_at '\''test-handler'\''' -l copies -r -d 'copies of one callback sent at once (default 5)'
 complete -c paycli -n '__paycli_at '\''reconcile'\''' -l orders -r -d 'your orders: CSV, JSON lines or a JSON array with reference_'
 complete -c paycli -n '__paycli_at '\''reconcile'\''' -l csv -d 'the findings as CSV (one line per finding)'
 complete -c paycli -n '__paycli_at '\''recover'\''' -l orders -r -d 'your orders: CSV, JSON lines or a JSON array with trx_id or '
