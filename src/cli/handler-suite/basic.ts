@@ -1,7 +1,7 @@
 import type { CallbackStatus } from '../../core/payment-rules.js';
 import { canonicalizeCallback } from '../../core/signing/callback-canonical.js';
 import { hmacHex } from '../../core/signing/callback-signature.js';
-import { CallbackMaker, CODE_NAMES, withGatewayCode, withSpecialCharacters, type GatewayCode } from './callbacks.js';
+import { type CallbackMaker, CODE_NAMES, withGatewayCode, withSpecialCharacters, type GatewayCode } from './callbacks.js';
 import type { Shape, Suite } from './suite.js';
 
 /**

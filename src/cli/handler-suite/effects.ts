@@ -1,7 +1,7 @@
 import type { SignedCallback } from '../../core/callback/build.js';
 import { canonicalizeCallback } from '../../core/signing/callback-canonical.js';
 import { hmacHex } from '../../core/signing/callback-signature.js';
-import { CallbackMaker, CODE_NAMES, withGatewayCode, withSpecialCharacters, type GatewayCode } from './callbacks.js';
+import { type CallbackMaker, CODE_NAMES, withGatewayCode, withSpecialCharacters, type GatewayCode } from './callbacks.js';
 import { callbackFromTxn, type Emulator } from './emulator.js';
 import type { OrderProbe, OrderSource, OrderState, SuiteOrder } from './orders.js';
 import type { Body, Sent, Shape, Suite } from './suite.js';
@@ -77,16 +77,20 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
   await check('forged: no signature does not fulfil', a, [{ body: base.body, headers: unsigned }], 'reject', NOT_PAID);
   await check('forged: signed with the API key does not fulfil', a, [{ body: base.body, headers: { ...base.headers, 'X-Signature': hmacHex(o.apiKey, canonicalizeCallback(paidA)) } }], 'reject', NOT_PAID);
   await check('forged: unescaped "/" signature does not fulfil', a, [{ body: base.body, headers: { ...base.headers, 'X-Signature': hmacHex(o.va, canonicalizeCallback(paidA, { json: { escapeSlash: false, escapeUnicode: true } })) } }], 'reject', NOT_PAID);
-  await check('signed, amount differs from the order: not paid', a, [sign(bump(paidA))], 'any', NOT_PAID);
+  const amountDiffers = () => check('signed, amount differs from the order: not paid', a, [sign(bump(fields(a, 'berhasil')))], 'any', NOT_PAID);
+  // An order given with --trx is paid by the emulator's own callback when it is paid there: judged before.
+  if (!a.created) await amountDiffers();
   for (const code of [2, 3, 4, 5] as GatewayCode[]) await check(`status ${code} (${CODE_NAMES[code]}) does not count as paid`, a, [sign(withGatewayCode(paidA, code))], 'accept', NOT_PAID);
   await check('pending callback does not mark it paid', a, [sign(fields(a, 'pending'))], 'accept', NOT_PAID);
   if (o.strict) {
     const before = await emulator.checks(a.trx);
-    const ok = await check('signed, paid, but not paid at the gateway: not paid', a, [sign(paidA)], 'any', NOT_PAID);
+    await check('signed, paid, but not paid at the gateway: not paid', a, [sign(paidA)], 'any', NOT_PAID);
     const after = await emulator.checks(a.trx);
-    if (ok) suite.show({ name: 'confirms an unconfirmed paid callback (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: null });
+    suite.show({ name: 'confirms an unconfirmed paid callback (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: null });
   }
   await pay(a);
+  // A made order's payment is confirmed at the gateway by now: only the amount can stop it.
+  if (a.created) await amountDiffers();
   const before = o.strict ? await emulator.checks(a.trx) : 0;
   await check('accents, emoji, / & + quotes: paid once', a, [sign(withSpecialCharacters(fields(a, 'berhasil')))], 'accept', paidOnce(a));
   if (o.strict) {

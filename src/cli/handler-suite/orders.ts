@@ -13,6 +13,8 @@ export interface SuiteOrder {
   ref: string;
   amount: number;
   txn: EmulatorTxn;
+  /** Made for the suite (its emulator callbacks go to a sink), not given with --trx / --reference-id. */
+  created: boolean;
 }
 
 /** What the app's probe says of an order: unknown (404), or paid or not, with amount and fulfilment count when it gives them. */
@@ -96,7 +98,7 @@ export class OrderSource {
       const t = ref !== undefined ? await this.emulator.byReference(ref) : await this.emulator.txn(g);
       if (!t) throw new UsageError(`the emulator has no transaction ${ref !== undefined ? `with reference ${ref}` : String(g)}`);
       if (t.status !== 'pending') throw new UsageError(`trx ${t.id} is ${t.status}: test-handler needs an order still pending (a new one from your checkout)`);
-      return { trx: t.id, ref: t.referenceId, amount: t.amount, txn: t };
+      return { trx: t.id, ref: t.referenceId, amount: t.amount, txn: t, created: false };
     }
     if (!this.createUrl) return undefined;
     this.sink ??= callbackSink();
@@ -111,7 +113,7 @@ export class OrderSource {
       throw new SignatureError(`--create-order-url ${this.createUrl} did not answer: ${describeSendError(err)}`);
     }
     if (status < 200 || status > 299) throw new SignatureError(`--create-order-url ${this.createUrl} answered HTTP ${status} to ${body}`, { hint: 'it should record the order (reference_id, trx_id, amount) as your checkout does and answer 2xx' });
-    return { trx, ref, amount: this.amount, txn: (await this.emulator.txn(trx))! };
+    return { trx, ref, amount: this.amount, txn: (await this.emulator.txn(trx))!, created: true };
   }
 
   async close(): Promise<void> {
