@@ -59,7 +59,7 @@ const BUGS: [bug: string, caughtBy: string[], strict: boolean][] = [
   ['no-confirm,create-unknown', ['a trx the merchant never created: not paid'], false],
 ];
 
-for (const kind of ['php', 'express'] as const) {
+for (const kind of ['php', 'laravel', 'express'] as const) {
   describe(`examples/handlers/${kind}`, () => {
     it('passes every check of test-handler --order-url --strict, each effect seen', async () => {
       const { code, report, stderr } = await suite(kind, '');
