@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
@@ -58,6 +59,14 @@ const BUGS: [bug: string, caughtBy: string[], strict: boolean][] = [
   // Without --strict a handler that skips the gateway must still refuse orders it never created.
   ['no-confirm,create-unknown', ['a trx the merchant never created: not paid'], false],
 ];
+
+describe('README', () => {
+  it('shows the PHP handler\'s routes verbatim (examples/handlers/php/index.php)', () => {
+    const root = new URL('../../', import.meta.url);
+    const php = readFileSync(new URL('examples/handlers/php/index.php', root), 'utf8');
+    expect(readFileSync(new URL('README.md', root), 'utf8')).toContain('```php\n' + php + '```');
+  });
+});
 
 for (const kind of ['php', 'laravel', 'express'] as const) {
   describe(`examples/handlers/${kind}`, () => {
