@@ -25,6 +25,8 @@ export interface OrderState {
   count?: number;
   /** How it reads in a report: `404`, `paid, amount 50000, fulfilled 1` … */
   text: string;
+  /** The same in a few characters: `404`, `not paid`, `paid ×1`. */
+  short: string;
 }
 
 export interface ProbeFields {
@@ -53,7 +55,7 @@ export class OrderProbe {
     } catch (err) {
       throw new SignatureError(`the order probe ${url} did not answer: ${describeSendError(err)}`);
     }
-    if (status === 404) return { known: false, paid: false, text: '404 (unknown order)' };
+    if (status === 404) return { known: false, paid: false, text: '404 (unknown order)', short: '404' };
     let v: Record<string, unknown>;
     try {
       v = JSON.parse(body) as Record<string, unknown>;
@@ -66,7 +68,7 @@ export class OrderProbe {
     const amount = num(v[this.fields.amount]);
     const count = num(v[this.fields.count]);
     const text = [paid ? 'paid' : 'not paid', amount !== undefined ? `amount ${amount}` : '', count !== undefined ? `fulfilled ${count}` : ''].filter(Boolean).join(', ');
-    return { known: true, paid, amount, count, text };
+    return { known: true, paid, amount, count, text, short: paid ? `paid${count !== undefined ? ` ×${count}` : ''}` : 'not paid' };
   }
 }
 

@@ -44,10 +44,12 @@ export function junitXml(url: string, outcomes: CheckOutcome[]): string {
       const time = ((o.ms ?? 0) / 1000).toFixed(3);
       const open = `    <testcase classname="paycli.test-handler" name="${name}" time="${time}"`;
       if (!o.passed) return `${open}>\n      <failure message="${xmlEscape(`expected ${o.expectation}, got ${o.observation}`)}"/>\n    </testcase>`;
+      if (o.observation === 'not run') return `${open}>\n      <skipped message="${xmlEscape(o.unobserved ?? 'not run')}"/>\n    </testcase>`;
       return o.unobserved ? `${open}>\n      <system-out>${xmlEscape(`effect not seen: ${o.unobserved}`)}</system-out>\n    </testcase>` : `${open}/>`;
     })
     .join('\n');
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${xmlEscape(`callback handler ${url}`)}" tests="${outcomes.length}" failures="${failures}">\n${cases}\n  </testsuite>\n</testsuites>\n`;
+  const skipped = outcomes.filter((o) => o.observation === 'not run').length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${xmlEscape(`callback handler ${url}`)}" tests="${outcomes.length}" failures="${failures}" skipped="${skipped}">\n${cases}\n  </testsuite>\n</testsuites>\n`;
 }
 
 /** One run of the suite: sends callbacks to the handler, shows each check as it finishes, keeps the outcomes. */
