@@ -5,14 +5,11 @@ import type { Handler } from '../command-env.js';
 import { gatewayText, statusWord } from '../gateway-text.js';
 import { rupiah, table } from '../output.js';
 import { withSpinner } from '../spinner.js';
+import { wholeNumberFlag } from '../flag-values.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
 
-function positiveInt(v: string | undefined, flag: string, max?: number): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || (max !== undefined && Number(v) > max)) throw new UsageError(`invalid ${flag} "${v}" (a whole number from 1${max ? ` to ${max}` : ''})`);
-  return Number(v);
-}
+const positiveInt = (v: string | undefined, flag: string, max?: number) => wholeNumberFlag(v, flag, 1, max);
 
 interface HistoryFlags {
   from?: string;

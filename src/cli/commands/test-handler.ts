@@ -4,6 +4,7 @@ import { parseHttpUrl } from '../../core/http/serve.js';
 import { formatJakarta } from '../../core/time.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import { durationFlag } from '../duration-flag.js';
+import { wholeNumberFlag } from '../flag-values.js';
 import type { Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags } from '../callback-shared.js';
 import { runHttpChecks } from '../handler-suite/basic.js';
@@ -34,11 +35,6 @@ interface TestFlags {
   copies?: string;
 }
 
-function wholeNumber(v: string | undefined, flag: string, min: number, max: number, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`invalid ${flag} "${v}" (a whole number from ${min} to ${max})`);
-  return Number(v);
-}
 
 /**
  * `paycli test-handler URL`: a conformance suite for the merchant's own callback handler. Without
@@ -51,7 +47,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   const formats: ('form' | 'json')[] = opts.format === undefined || opts.format === 'both' ? ['form', 'json'] : opts.format === 'form' || opts.format === 'json' ? [opts.format] : [];
   if (formats.length === 0) throw new UsageError(`invalid --format "${opts.format}": form, json or both`);
   const deadline = durationFlag(opts.deadline, '--deadline', 5000);
-  const copies = wholeNumber(opts.copies, '--copies', 2, 50, 5);
+  const copies = wholeNumberFlag(opts.copies, '--copies', 2, 50) ?? 5;
   const { method, channel } = checkCallbackFlags({ method: opts.method ?? 'va', channel: opts.channel });
   const withOrders = Boolean(opts.createOrderUrl || opts.trx?.length || opts.referenceId?.length);
   if (!opts.orderUrl && (withOrders || opts.strict)) throw new UsageError(`${opts.strict ? '--strict' : '--trx, --reference-id and --create-order-url'} need --order-url (the probe that shows what a callback did)`);
@@ -75,7 +71,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   try {
     if (opts.orderUrl) {
       const emulator = await Emulator.of(env, '--order-url with --trx, --reference-id or --create-order-url');
-      const amount = wholeNumber(opts.orderAmount, '--order-amount', 10_000, 100_000_000, 50_000);
+      const amount = wholeNumberFlag(opts.orderAmount, '--order-amount', 10_000, 100_000_000) ?? 50_000;
       const probe = new OrderProbe(opts.orderUrl, { paid: opts.paidField ?? 'paid', amount: opts.amountField ?? 'amount', count: opts.countField ?? 'fulfilments' }, deadline);
       source = new OrderSource(emulator, { trx: opts.trx ?? [], refs: opts.referenceId ?? [] }, opts.createOrderUrl, amount, formatJakarta(ctx.now()).replace(/\D/g, ''));
       await runEffectChecks({ suite, shape: shapes[0]!, maker, probe, source, emulator, strict: Boolean(opts.strict), copies, apiKey, va, now: ctx.now, signal: ctx.interrupts() });

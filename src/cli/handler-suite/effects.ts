@@ -30,8 +30,9 @@ export interface EffectOptions {
 type Http = 'accept' | 'reject' | 'any';
 const HTTP_TEXT: Record<Http, string> = { accept: 'HTTP 200', reject: 'rejected (not 200)', any: 'any answer' };
 
-export async function runEffectChecks(o: EffectOptions): Promise<void> {
-  const { suite, shape, maker, probe, source, emulator } = o;
+/** The means of the checks: send and judge (`check`), skip, sign, and pay at the emulator. */
+function checker(o: EffectOptions) {
+  const { suite, shape, maker, probe, emulator } = o;
   const NOT_PAID = { want: 'not paid', judge: (s: OrderState) => !s.paid };
   const paidOnce = (order: SuiteOrder) => ({
     want: `paid once, amount ${order.amount}`,
@@ -67,6 +68,12 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
     await emulator.settled(order.trx, o.signal);
   };
 
+  return { check, skip, fields, sign, pay, NOT_PAID, paidOnce };
+}
+
+export async function runEffectChecks(o: EffectOptions): Promise<void> {
+  const { suite, shape, maker, source, emulator } = o;
+  const { check, skip, fields, sign, pay, NOT_PAID, paidOnce } = checker(o);
   const a = await source.next();
   if (!a) return;
   const paidA = fields(a, 'berhasil');
