@@ -94,7 +94,7 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
     const before = await emulator.checks(a.trx);
     await check('paid callback, unpaid at gateway: not paid', a, [sign(paidA)], 'any', NOT_PAID);
     const after = await emulator.checks(a.trx);
-    suite.show({ name: 'confirms an unconfirmed paid callback (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: null });
+    suite.show({ name: 'confirms an unconfirmed paid callback (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: 0 });
   }
   await pay(a);
   // A made order's payment is confirmed at the gateway by now: only the amount can stop it.
@@ -105,7 +105,7 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
   await check('accents, emoji, / & + quotes: paid once', a, [sign(withSpecialCharacters(fields(a, 'berhasil')))], 'accept', paidOnce(a), false, firstPaid);
   if (o.strict) {
     const after = await emulator.checks(a.trx);
-    suite.show({ name: 'confirms through check transaction (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: null });
+    suite.show({ name: 'confirms through check transaction (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: 0 });
   }
   const paidAgain = sign(fields(a, 'berhasil'));
   await check('the same callback again: still paid once', a, [paidAgain, maker.again(paidAgain)], 'accept', paidOnce(a));
