@@ -49,20 +49,22 @@ export function readCsv(text: string): CsvRow[] {
   const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let line = 1;
   let i = 0;
+  let quote = s.indexOf('"'); // the next quote at or after i (-1: none left)
   while (i < s.length) {
     const start = line;
+    const c0 = s.charCodeAt(i);
     // A blank line (the writer never writes one) is skipped.
-    if (s[i] === '\n' || (s[i] === '\r' && s[i + 1] === '\n')) {
-      i += s[i] === '\r' ? 2 : 1;
+    if (c0 === 10 || (c0 === 13 && s.charCodeAt(i + 1) === 10)) {
+      i += c0 === 13 ? 2 : 1;
       line++;
       continue;
     }
+    if (quote >= 0 && quote < i) quote = s.indexOf('"', i);
     // A record without a quote is split as it is (most records; same result, several times faster).
     const nl = s.indexOf('\n', i);
     const end = nl < 0 ? s.length : nl;
-    const raw = s.slice(i, end > i && s.charCodeAt(end - 1) === 13 && nl >= 0 ? end - 1 : end);
-    if (!raw.includes('"')) {
-      rows.push({ line: start, cells: raw.split(',') });
+    if (quote < 0 || quote > end) {
+      rows.push({ line: start, cells: s.slice(i, nl >= 0 && end > i && s.charCodeAt(end - 1) === 13 ? end - 1 : end).split(',') });
       i = nl < 0 ? s.length : nl + 1;
       line++;
       continue;
