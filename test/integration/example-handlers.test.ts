@@ -87,6 +87,16 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
       expect(xml).toMatch(/tests="(\d+)" failures="0" skipped="4"/);
       expect(xml.match(/<testcase /g)!.length).toBe(Number(/tests="(\d+)"/.exec(xml)![1]));
       expect(xml).toContain('<skipped message="needs another order: --create-order-url, or one more --trx"/>');
+      // The same by reference id: the emulator's newest transaction with it.
+      const second = await cli(['pay', '--method', 'va', '--channel', 'bni', '--name', 'Made', '--phone', '08123456789', '--email', 'made@mail.com', '--notify-url', `${app.base}/ipaymu/callback`, '--item', 'Teh:2:10000', '--reference-id', 'SHOP-78', '--json']);
+      await fetch(`${app.base}/test/orders`, { method: 'POST', body: JSON.stringify({ trx_id: JSON.parse(second.stdout).TransactionId, reference_id: 'SHOP-78', amount: 20000 }) });
+      const byRef = await cli(['test-handler', `${app.base}/ipaymu/callback`, '--order-url', `${app.base}/orders/{reference_id}`, '--reference-id', 'SHOP-78', '--strict', '--json']);
+      expect(byRef.code, byRef.stderr).toBe(0);
+      expect(JSON.parse(byRef.stdout)).toMatchObject({ passed: true, effectsSeen: false });
+      // An order already paid cannot be tested: one line, exit 2.
+      const again = await cli(['test-handler', `${app.base}/ipaymu/callback`, '--order-url', `${app.base}/orders/{reference_id}`, '--reference-id', 'SHOP-78']);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/is berhasil: test-handler needs an order still pending/);
     } finally {
       await app.stop();
     }
