@@ -96,11 +96,7 @@ namespace Illuminate\Support\Facades {
 
         public function where(string $column, mixed $value): self { $this->where[$column] = $value; return $this; }
 
-        public function lockForUpdate(): self
-        {
-            if (\App\Support\IpaymuCallback::bug('no-lock')) usleep(500000); // a slow database, no row lock
-            return $this;
-        }
+        public function lockForUpdate(): self { return $this; }
 
         private function rows(): array
         {

@@ -52,6 +52,7 @@ class IpaymuController
             if ($paid && $amount !== (int) $order->amount && !IpaymuCallback::bug('no-amount-check')) return 'amount differs from the order: not fulfilled';
             $next = $order->status;
             if ($paid && ($order->status === 'unpaid' || IpaymuCallback::bug('no-idempotency') || ($order->status === 'refunded' && IpaymuCallback::bug('replay-after-refund')))) {
+                if (IpaymuCallback::bug('no-lock')) usleep(1500000); // a slow fulfilment, without the transaction's lock
                 $next = 'paid';
                 DB::table('shipments')->insert(['reference_id' => $ref]); // the fulfilment, in the same transaction
             } elseif ($refund && $order->status === 'paid') {
