@@ -3,7 +3,7 @@
 //   GET  /orders/{reference}   the order's state as JSON, 404 when unknown (test-handler --order-url)
 //   POST /test/orders          stands in for the checkout in tests (only with ALLOW_TEST_ORDERS=1)
 // node:http here; with Express the same handler goes behind its body parsers (see ipaymu-callback.mjs).
-import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { ipaymuCallback } from './ipaymu-callback.mjs';
 
@@ -25,7 +25,10 @@ class OrderFile {
   }
   async put(order) {
     const all = { ...this.all(), [order.reference_id]: order };
-    writeFileSync(`${this.path}.tmp`, JSON.stringify(all, null, 2));
+    const fd = openSync(`${this.path}.tmp`, 'w');
+    writeSync(fd, JSON.stringify(all, null, 2));
+    fsyncSync(fd);
+    closeSync(fd);
     renameSync(`${this.path}.tmp`, this.path); // stored whole, or not at all
   }
   async ship(ref) {

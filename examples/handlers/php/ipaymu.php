@@ -84,21 +84,38 @@ function ipaymu_check_transaction(int $trxId): ?array
     return is_array($json) && ($json['Status'] ?? 0) === 200 && is_array($json['Data'] ?? null) ? $json['Data'] : null;
 }
 
+/** The orders as stored (a database table in a real shop). */
+function read_orders(): array
+{
+    $text = @file_get_contents((string) getenv('ORDERS_FILE'));
+    return is_string($text) && $text !== '' ? (json_decode($text, true) ?? []) : [];
+}
+
+/** Stores the orders whole (a new file, synced, renamed over the old one): a reader sees the old or the new, never half. */
+function write_orders(array $orders): void
+{
+    $tmp = getenv('ORDERS_FILE') . '.' . getmypid() . '.tmp';
+    $fh = fopen($tmp, 'w');
+    fwrite($fh, json_encode($orders, JSON_PRETTY_PRINT));
+    fflush($fh);
+    fsync($fh);
+    fclose($fh);
+    rename($tmp, (string) getenv('ORDERS_FILE'));
+}
+
 /** Runs $change on the orders under an exclusive lock, and stores what it returns before the lock is released. */
 function with_orders(callable $change): mixed
 {
-    $fh = fopen((string) getenv('ORDERS_FILE'), 'c+');
-    if (!bug('no-lock')) flock($fh, LOCK_EX);
-    $text = stream_get_contents($fh);
-    $orders = $text === '' ? [] : json_decode($text, true);
-    [$orders, $result] = $change($orders);
-    ftruncate($fh, 0);
-    rewind($fh);
-    fwrite($fh, json_encode($orders, JSON_PRETTY_PRINT));
-    fflush($fh);
-    flock($fh, LOCK_UN);
-    fclose($fh);
-    return $result;
+    $lock = fopen(getenv('ORDERS_FILE') . '.lock', 'c');
+    if (!bug('no-lock')) flock($lock, LOCK_EX);
+    try {
+        [$orders, $result] = $change(read_orders());
+        write_orders($orders);
+        return $result;
+    } finally {
+        flock($lock, LOCK_UN);
+        fclose($lock);
+    }
 }
 
 /**
@@ -149,8 +166,7 @@ function ship(string $ref): void
 /** The order as the probe shows it: its stored state, whether it is paid, and how often it was shipped. */
 function ipaymu_order_state(string $ref): ?array
 {
-    $text = @file_get_contents((string) getenv('ORDERS_FILE'));
-    $o = (is_string($text) && $text !== '' ? json_decode($text, true) : [])[$ref] ?? null;
+    $o = read_orders()[$ref] ?? null;
     if ($o === null) return null;
     $shipped = @file(getenv('ORDERS_FILE') . '.shipments', FILE_IGNORE_NEW_LINES) ?: [];
     return $o + ['paid' => $o['status'] === 'paid', 'fulfilments' => count(array_keys($shipped, json_encode($ref), true))];

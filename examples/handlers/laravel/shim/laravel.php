@@ -60,8 +60,20 @@ namespace Illuminate\Support\Facades {
 
         public static function write(array $tables): void
         {
-            if (self::$tables !== null) self::$tables = $tables;
-            else file_put_contents(self::file(), json_encode($tables), LOCK_EX);
+            if (self::$tables === null) throw new \LogicException('writes happen inside DB::transaction here');
+            self::$tables = $tables;
+        }
+
+        /** A new file, synced, renamed over the old one: a reader sees the old tables or the new, never half. */
+        private static function store(array $tables): void
+        {
+            $tmp = self::file() . '.' . getmypid() . '.tmp';
+            $fh = fopen($tmp, 'w');
+            fwrite($fh, json_encode($tables));
+            fflush($fh);
+            fsync($fh);
+            fclose($fh);
+            rename($tmp, self::file());
         }
 
         /** Runs $fn holding an exclusive lock on the store; what it changed is written before the lock is released. */
@@ -76,7 +88,7 @@ namespace Illuminate\Support\Facades {
                 $result = $fn();
                 $tables = self::$tables;
                 self::$tables = null;
-                file_put_contents(self::file(), json_encode($tables));
+                self::store($tables);
                 return $result;
             } finally {
                 self::$tables = null;

@@ -78,7 +78,7 @@ class IpaymuController
     /** Stands in for the checkout in tests: an unpaid order for a payment the gateway created. */
     public function testOrder(Request $request): JsonResponse
     {
-        DB::table('orders')->insert(['reference_id' => (string) $request->input('reference_id'), 'trx_id' => (int) $request->input('trx_id'), 'amount' => (int) $request->input('amount'), 'status' => 'unpaid']);
+        DB::transaction(fn () => DB::table('orders')->insert(['reference_id' => (string) $request->input('reference_id'), 'trx_id' => (int) $request->input('trx_id'), 'amount' => (int) $request->input('amount'), 'status' => 'unpaid']));
         return response()->json(['ok' => true], 201);
     }
 }
