@@ -77,7 +77,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const path = opts.path ?? '/';
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
-  const store = opts.persist === false ? null : eventStore(env);
+  const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0 });
   let ui: import('../../core/listener/ui.js').ListenerUi | undefined;
   if (opts.ui) {
     const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
@@ -155,7 +155,6 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     emit(fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
   }
 
-  if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
   let uiUrl: string | null = null;
   if (ui) {
     const origin = new URL(listener.url);

@@ -82,13 +82,7 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 export async function createListenerUi(o: ListenerUiOptions): Promise<ListenerUi> {
   const hub = new LiveHub();
   let events: StoredEvent[] = [];
-  if (o.store) {
-    await o.store.scan((e) => {
-      events.push(e);
-      if (events.length > 2 * UI_KEEP) events = events.slice(-UI_KEEP);
-    });
-    events = events.slice(-UI_KEEP);
-  }
+  if (o.store) events = await o.store.list({ limit: UI_KEEP });
   const events_ = `${UI_PREFIX}live`;
 
   function recheck(e: StoredEvent): { check: CallbackCheck | null; error?: string } {
