@@ -432,7 +432,7 @@ describe('an event in the store', () => {
         fc.asyncProperty(event, async (e) => {
           const stored = { id: `evt_${n++}`, ...e };
           // Lone surrogates cannot be UTF-8: JSON.stringify escapes them in headers, SQLite's text replaces them in the body.
-          const wellFormed = (x: string) => x.isWellFormed();
+          const wellFormed = (x: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(x);
           fc.pre([stored.body, stored.path, stored.receivedAt, stored.reason ?? '', stored.variant ?? '', stored.trx_id ?? '', stored.status ?? ''].every(wellFormed));
           await store.append(stored);
           expect(await store.find(stored.id)).toEqual(JSON.parse(JSON.stringify(stored)));
