@@ -70,7 +70,9 @@ export function isStoredEvent(e: unknown): e is StoredEvent {
 /**
  * The schema, version by version (`PRAGMA user_version`). `seq` is the order of arrival; `seen_key`
  * is set for the callbacks the listener acknowledged (valid, answered 200), so that a retry after a
- * restart is found by one index lookup instead of a read of the whole history.
+ * restart is found by one index lookup instead of a read of the whole history. That index is on the
+ * transaction id, which grows with time as the rows do: pruning old rows touches its oldest pages
+ * only (an index on the key itself, a hash, would dirty a random page per row removed).
  */
 const MIGRATIONS: Migration[] = [
   (db) =>
@@ -94,7 +96,7 @@ const MIGRATIONS: Migration[] = [
         seen_key TEXT
       );
       CREATE INDEX events_received_at ON events (received_at);
-      CREATE INDEX events_seen_key ON events (seen_key) WHERE seen_key IS NOT NULL;
+      CREATE INDEX events_acknowledged ON events (trx_id) WHERE seen_key IS NOT NULL;
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     `),
 ];
@@ -353,7 +355,7 @@ export class EventStore {
       throw new UsageError(`cannot import the previous event store ${legacy ?? ''} into ${this.path}: ${(err as Error).message}`);
     }
     const insert = db.prepare(INSERT_SQL);
-    const seen = db.prepare('SELECT 1 FROM events WHERE seen_key = ? LIMIT 1').pluck();
+    const seen = db.prepare('SELECT 1 FROM events WHERE trx_id = ? AND seen_key = ? LIMIT 1').pluck();
     const insertMany = db.transaction((batch: Pending[]) => {
       for (const p of batch) insert.run(p.params);
     });
@@ -400,9 +402,9 @@ export class EventStore {
     return source;
   }
 
-  /** Whether an earlier run acknowledged a callback with this retry key (see `retryKey`). Call `prepare()` first. */
-  acknowledged(key: string): boolean {
-    return this.stmts!.seen.get(key) !== undefined;
+  /** Whether an earlier run acknowledged a callback of this transaction with this retry key (see `retryKey`). Call `prepare()` first. */
+  acknowledged(trxId: string | null, key: string): boolean {
+    return trxId !== null && this.stmts!.seen.get(trxId, key) !== undefined;
   }
 
   /** Appends one event; resolves once it is committed. Waits up to the busy timeout for another writer. */
@@ -443,7 +445,7 @@ export class EventStore {
           // Another process writes (a prune chunk, a clear, trigger): try again soon, the loop free meanwhile.
           this.queue = batch.concat(this.queue);
           const delay = this.retryDelay;
-          this.retryDelay = Math.min(20, this.retryDelay * 2);
+          this.retryDelay = Math.min(2, this.retryDelay * 2);
           setTimeout(() => this.flush(), delay);
           return;
         }
@@ -541,25 +543,60 @@ export class EventStore {
     const before = db.prepare('SELECT count(*) FROM events').pluck().get() as number;
     let removed = 0;
     let chunk = 500;
-    const deleteChunks = async (sql: string, bound: string | number) => {
-      const del = db.prepare(sql);
+    // A prune interrupted by a power cut is only partly done, which is harmless: its chunks skip the
+    // fsync of each commit (a checkpoint still syncs). And it waits for the lock in short steps of its
+    // own rather than in SQLite's growing sleeps, so that it and the listener take turns.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 0');
+    const deadline = () => Date.now() + (this.options.busyTimeoutMs ?? 5000);
+    db.pragma('cache_size = -16384'); // a chunk's pages fit in memory: no spill to the WAL mid-transaction
+    db.pragma('wal_autocheckpoint = 0');
+    /** Runs `step(chunk)` (rows removed, or -1 when done) in transactions of ~25 ms of lock each. */
+    const deleteChunks = async (step: (chunk: number) => number) => {
       for (;;) {
+        let n: number | undefined;
         const t0 = performance.now();
-        const n = this.write(db, () => del.run(bound, chunk).changes);
+        for (const until = deadline(); n === undefined; ) {
+          try {
+            n = db.transaction(() => step(chunk)).immediate();
+          } catch (err) {
+            if (!isBusy(err)) throw new StoreWriteError(err, this.path);
+            if (Date.now() >= until) throw this.busyError();
+            await new Promise((r) => setTimeout(r, 1));
+          }
+        }
+        if (n < 0) return;
         removed += n;
-        if (n < chunk) return;
-        // Aim at ~20 ms of lock per chunk, whatever the disk.
+        // Aim at ~25 ms of lock per chunk, whatever the disk; then let a waiting writer in.
         const ms = performance.now() - t0;
-        chunk = Math.max(100, Math.min(50_000, Math.round((chunk * 20) / Math.max(ms, 1))));
-        await new Promise((r) => setTimeout(r, 2)); // the lock is free: a waiting writer gets in
+        chunk = Math.max(100, Math.min(5000, Math.round((chunk * 25) / Math.max(ms, 1))));
+        await new Promise((r) => setTimeout(r, 2));
+        // The chunk's pages, copied from the WAL into the database here, without the write lock: else
+        // the listener's next commit would find a large WAL to checkpoint and answer late.
+        db.pragma('wal_checkpoint(PASSIVE)');
       }
     };
-    if (rule.notBefore) await deleteChunks('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_at < ? LIMIT ?)', rule.notBefore.toISOString());
+    if (rule.notBefore) {
+      const old = db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_at < ? LIMIT ?)');
+      const cutoff = rule.notBefore.toISOString();
+      await deleteChunks((chunk) => {
+        const n = old.run(cutoff, chunk).changes;
+        return n === 0 ? -1 : n;
+      });
+    }
     if (rule.keepNewest !== undefined) {
-      const first = rule.keepNewest === 0 ? Number.MAX_SAFE_INTEGER : (db.prepare('SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?').pluck().get(rule.keepNewest - 1) as number | undefined);
-      if (first !== undefined) {
-        const limit = rule.keepNewest === 0 ? ((db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1) : first;
-        await deleteChunks('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq < ? ORDER BY seq LIMIT ?)', limit);
+      // Everything below the newest N's first row number, by row-number ranges (the cheapest delete).
+      const end = rule.keepNewest === 0 ? ((db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1) : (db.prepare('SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?').pluck().get(rule.keepNewest - 1) as number | undefined);
+      if (end !== undefined) {
+        let from = (db.prepare('SELECT coalesce(min(seq), 0) FROM events').pluck().get() as number) ?? 0;
+        const range = db.prepare('DELETE FROM events WHERE seq >= ? AND seq < ?');
+        await deleteChunks((chunk) => {
+          if (from >= end) return -1;
+          const to = Math.min(end, from + chunk);
+          const n = range.run(from, to).changes;
+          from = to;
+          return n;
+        });
       }
     }
     const kept = db.prepare('SELECT count(*) FROM events').pluck().get() as number;

@@ -284,7 +284,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       if (early) return o;
     }
     o.key = retryKey(o.summary.trx_id, o.summary.status, signature!);
-    o.duplicate = seen.has(o.key) || (store?.acknowledged(o.key) ?? false);
+    o.duplicate = seen.has(o.key) || (store?.acknowledged(o.summary.trx_id, o.key) ?? false);
     if (!o.duplicate) seen.add(o.key);
     o.answer = 200;
     o.text = OK_TEXT;
