@@ -282,6 +282,13 @@ if (want('emulator')) {
   results.emulator = { startupMs: r2(startupMs), startupRatio: r2(startupMs / nodeStart), rssMiB: r2(Number(status.stdout.trim()) / 1024), lookupsPerSecond, paymentsPerSecond, callbacksDelivered: delivered };
   await sb.close();
 }
+// 5. The event store with a long history (bench/events-store.js: 1 000 000 events unless BENCH_EVENTS says otherwise).
+if (want('events')) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench/events-store.js')], { encoding: 'utf8', env: process.env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`bench/events-store.js exited ${r.status}`);
+  results.events = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  console.error('events', JSON.stringify(results.events));
+}
 rmSync(tmp, { recursive: true, force: true });
 if (ONLY) {
   console.log(JSON.stringify(results, null, 2));
@@ -349,7 +356,20 @@ ${results.listener.profile.areas.map((a) => `| ${a.area} | ${a.us} | ${a.share} 
 - village lookups: ${results.emulator.lookupsPerSecond.toLocaleString('en')}/s (signed GETs, 20 connections)
 - payments with a journal on disk: ${results.emulator.paymentsPerSecond.toLocaleString('en')}/s created, paid and called back (${results.emulator.callbacksDelivered} callbacks delivered to a local receiver)
 
-## 5. Areas: disk cache vs emulator
+## 5. Event store with ${results.events.events.toLocaleString('en')} events (\`bench/events-store.js\`)
+
+A SQLite store of ${results.events.events.toLocaleString('en')} signed callbacks over 90 days (${results.events.storeMiB} MiB; written in ${results.events.seedS} s). Whole commands, wall time, median of ${process.env.BENCH_STORE_RUNS ?? 7} runs (\`node -e 0\`: ${results.events.nodeMs} ms):
+
+| measure | result | target |
+|---|---:|---|
+| \`paycli events list\` (the newest 50) | ${results.events.listMs} ms | ≤ 300 ms — ${mark(results.events.listMs <= 300)} |
+| \`paycli events list --json --invalid --limit 20\` | ${results.events.listJsonMs} ms | |
+| \`paycli events show PREFIX\` (a unique prefix, with the signature re-checked) | ${results.events.showMs} ms | ≤ 300 ms — ${mark(results.events.showMs <= 300)} |
+| \`paycli listen\` start-up on that store, RSS | ${results.events.listenerStartMs} ms, ${results.events.listenerRssMiB} MiB | |
+| \`paycli events prune --keep 1000\` while a listener answers valid callbacks | ${results.events.pruneS} s (removed ${results.events.prune.removed?.toLocaleString('en')}) | ≤ 15 s — ${mark(results.events.pruneS <= 15)} |
+| those callbacks' answers during the prune (${results.events.callbacksDuringPrune}, two senders back to back) | median ${results.events.callbackMedianMs} ms, p99 ${results.events.callbackP99Ms} ms, max ${results.events.callbackMaxMs} ms | ≤ 250 ms — ${mark(results.events.callbackMaxMs <= 250)} |
+
+## 6. Areas: disk cache vs emulator
 
 \`areas province\` from the disk cache ${cold('paycli areas province (disk cache)').medianMs} ms (${cold('paycli areas province (disk cache)').ratio}×) vs from the emulator ${cold('paycli areas province (emulator, no cache)').medianMs} ms (${cold('paycli areas province (emulator, no cache)').ratio}×).
 `;
