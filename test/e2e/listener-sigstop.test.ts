@@ -62,6 +62,7 @@ describe('a listener stopped with SIGSTOP for more than 10 s while events clear 
   it('loses nothing it acknowledged, in three rounds; clear either runs or fails naming the busy store, never takes a lock over', async () => {
     const store = join(home.home, 'stopped.db');
     const l = await startListen(store);
+    try {
     for (let round = 0; round < 3; round++) {
       // Load, then stop the listener wherever it is (between transactions, or inside one holding the write lock).
       const acked = new Set<string>();
@@ -98,8 +99,11 @@ describe('a listener stopped with SIGSTOP for more than 10 s while events clear 
       // A clear that failed removed nothing: every acknowledged callback is there.
       if (c.code !== 0) expect([...acked].filter((t) => !stored.has(t))).toEqual([]);
     }
-    l.child.kill('SIGTERM');
-    await l.exited;
+    } finally {
+      l.child.kill('SIGCONT');
+      l.child.kill('SIGTERM');
+      await l.exited;
+    }
   }, 120_000);
 
   it('a stopped process inside a write transaction keeps its lock: clear fails after its busy timeout, the listener answers 503 (never 200 unstored), and both work once it resumes', async () => {

@@ -48,13 +48,14 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
   if (opts.valid && opts.invalid) throw new UsageError('--valid and --invalid exclude each other');
   const query = { status: opts.status, verdicts };
   const store = eventStore(env);
-  // The newest `limit` matches, from the end of the table: a store of any size answers alike.
-  const events = await withStore(() => store.list({ ...query, limit }));
-  if (!out.json && events.length === limit) {
-    const total = await store.count(query);
-    if (total > limit) out.info(`the newest ${limit} of ${total} events; --limit N for more`);
-  }
+  // The newest `limit` matches (and one more, to know whether there are more), from the end of the
+  // table: a store of any size answers alike.
+  const events = await withStore(() => store.list({ ...query, limit: limit + 1 }));
   await store.close();
+  if (events.length > limit) {
+    events.shift();
+    if (!out.json) out.info(`the newest ${limit} events shown; --limit N for more`);
+  }
   if (out.json) {
     out.data(events);
     return 0;

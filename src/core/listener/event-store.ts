@@ -489,25 +489,22 @@ export class EventStore {
     return rows.map((r) => plain(fromRow(r)));
   }
 
-  /** How many events match (every event without a query). */
-  async count(q: ListQuery = {}): Promise<number> {
-    const db = await this.readable();
-    if (!db) return 0;
-    const { where, params } = filters(q);
-    return db.prepare(`SELECT count(*) FROM events${where}`).pluck().get(...params) as number;
-  }
-
   /**
    * Calls `onEvent` for every event that matches, oldest first (by `receivedAt` when the query has a
    * time range, else in order of arrival), one row at a time: memory stays flat for a store of any size.
+   * Returns how many there were.
    */
   async scan(onEvent: (event: StoredEvent) => void, q: ListQuery = {}): Promise<number> {
     const db = await this.readable();
     if (!db) return 0;
     const { where, params } = filters(q);
     const order = q.since !== undefined || q.until !== undefined ? 'received_at, seq' : 'seq';
-    for (const r of db.prepare(`SELECT ${COLUMNS} FROM events${where} ORDER BY ${order}`).iterate(...params)) onEvent(plain(fromRow(r as Row)));
-    return 0;
+    let n = 0;
+    for (const r of db.prepare(`SELECT ${COLUMNS} FROM events${where} ORDER BY ${order}`).iterate(...params)) {
+      n++;
+      onEvent(plain(fromRow(r as Row)));
+    }
+    return n;
   }
 
   /** Events stored after row `seq` (oldest first, at most `limit`), each with its row number: what `events tail` follows. */
@@ -535,7 +532,7 @@ export class EventStore {
 
   /**
    * Deletes the events received before `notBefore`, then all but the newest `keepNewest`, in chunks
-   * of a few milliseconds each, so that a listener writing meanwhile waits for one chunk at most.
+   * of ~30 ms each, so that a listener writing meanwhile waits for one chunk at most.
    * Events stored while it runs are newer than its rules and stay.
    */
   async prune(rule: { keepNewest?: number; notBefore?: Date }): Promise<PruneResult> {
@@ -551,7 +548,7 @@ export class EventStore {
     const deadline = () => Date.now() + (this.options.busyTimeoutMs ?? 5000);
     db.pragma('cache_size = -16384'); // a chunk's pages fit in memory: no spill to the WAL mid-transaction
     db.pragma('wal_autocheckpoint = 0');
-    /** Runs `step(chunk)` (rows removed, or -1 when done) in transactions of ~25 ms of lock each. */
+    /** Runs `step(chunk)` (rows removed, or -1 when done) in transactions of ~30 ms of lock each. */
     const deleteChunks = async (step: (chunk: number) => number) => {
       for (;;) {
         let n: number | undefined;
@@ -567,9 +564,9 @@ export class EventStore {
         }
         if (n < 0) return;
         removed += n;
-        // Aim at ~25 ms of lock per chunk, whatever the disk; then let a waiting writer in.
+        // Aim at ~30 ms of lock per chunk, whatever the disk; then let a waiting writer in.
         const ms = performance.now() - t0;
-        chunk = Math.max(100, Math.min(5000, Math.round((chunk * 25) / Math.max(ms, 1))));
+        chunk = Math.max(100, Math.min(20_000, Math.round((chunk * 30) / Math.max(ms, 1))));
         await new Promise((r) => setTimeout(r, 2));
         // The chunk's pages, copied from the WAL into the database here, without the write lock: else
         // the listener's next commit would find a large WAL to checkpoint and answer late.
