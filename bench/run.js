@@ -182,9 +182,23 @@ if (want('listener')) {
     bareRuns.push(runWrk(wrk, bareUrl, SECONDS, script, bareSrv.child.pid));
     paycliRuns.push(runWrk(wrk, url, SECONDS, script, listenProc.pid));
   }
-  bareSrv.child.kill();
   listenProc.kill('SIGTERM');
   await new Promise((r) => listenProc.on('exit', r));
+  // The same with `listen --fsync` (every commit synced to the disk), two rounds.
+  const fsyncStore = join(tmp, 'events-fsync.db');
+  const fsyncProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--fsync', '--store', fsyncStore, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const fsyncUrl = await new Promise((resolve) => createInterface({ input: fsyncProc.stderr }).on('line', (l) => {
+    const m = /"url":"([^"]+)"/.exec(l);
+    if (m) resolve(m[1]);
+  }));
+  const fsyncRuns = [];
+  for (let i = 0; i < 2; i++) {
+    const bare = runWrk(wrk, bareUrl, SECONDS, script, bareSrv.child.pid);
+    fsyncRuns.push(runWrk(wrk, fsyncUrl, SECONDS, script, fsyncProc.pid).rps / bare.rps);
+  }
+  fsyncProc.kill('SIGTERM');
+  await new Promise((r) => fsyncProc.on('exit', r));
+  bareSrv.child.kill();
   // Every event committed before its answer: the rows in the database.
   const { default: Sqlite } = await import('better-sqlite3');
   const counted = new Sqlite(storePath, { readonly: true });
@@ -217,6 +231,7 @@ if (want('listener')) {
     // wrk counts requests it saw answered; requests cut off when a round ends may still be stored.
     answered,
     stored,
+    fsyncRatios: fsyncRuns.map(r2),
     restartMs: r2(restartMs),
     restartRssMiB: r2(restartRssMiB),
     storeMiB: r2((statSync(storePath).size + (existsSync(`${storePath}-wal`) ? statSync(`${storePath}-wal`).size : 0)) / 2 ** 20),
@@ -339,6 +354,7 @@ wrk and both servers share the machine's ${cpus().length} cores, so requests/s m
 per request (utime + stime of the server process from \`/proc\`, ÷ requests answered) moves much less.
 ${results.listener.non2xx} non-200 answers; ${results.listener.stored.toLocaleString('en')} events stored for ${results.listener.answered.toLocaleString('en')} answers wrk counted (it does not count
 requests still in flight when a round ends; those are stored too).
+With \`listen --fsync\` (each group commit synced to the disk) the ratio was ${results.listener.fsyncRatios.join(' and ')}× in two rounds.
 A restart on that store (${results.listener.storeMiB} MiB of SQLite; retries are looked up in it, not read at start) listens after ${results.listener.restartMs} ms, peak RSS ${results.listener.restartRssMiB} MiB.
 
 Where the listener's CPU goes (\`node bench/profile-listener.js\`: the same load under \`--cpu-prof\`, self time

@@ -88,7 +88,7 @@ _paycli_node() {
     'close business-category') subs=''; flags='--close-api --timeout --dry-run --curl' ;;
     'verify-callback') subs=''; flags='--signature --data --event --store --show-canonical --jsonl' ;;
     'sign-callback') subs=''; flags='--data --show-canonical --curl --to' ;;
-    'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --ui --store' ;;
+    'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --fsync --ui --store' ;;
     'events') subs='list show replay clear prune export tail'; flags='' ;;
     'events list') subs=''; flags='--limit --status --valid --invalid --store' ;;
     'events show') subs=''; flags='--store' ;;

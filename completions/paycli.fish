@@ -251,6 +251,7 @@ complete -c paycli -n '__paycli_at '\''listen'\''' -l max-body -r -d 'largest bo
 complete -c paycli -n '__paycli_at '\''listen'\''' -l exit-after -r -d 'stop after N requests'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l timeout -r -d 'stop after this long (e.g. 30s, 5m)'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l no-persist -d 'do not write the event store'
+complete -c paycli -n '__paycli_at '\''listen'\''' -l fsync -d 'sync each commit of the store to disk: acknowledged callback'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l ui -d 'serve a dashboard of the received callbacks at /_paycli/ (lo'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l store -r -d 'the event store, a SQLite file (default $XDG_DATA_HOME/paycl'
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'list' -d 'list the newest stored requests, oldest first'

@@ -108,6 +108,12 @@ describe('events tail', () => {
     expect(events.every((e) => e.verdict === 'valid' && e.answer === 200 && e.source === 'listen')).toBe(true);
     const stored = await new EventStore(path).list();
     expect(events).toEqual(stored.slice(1)); // the shape of `events list --json`
+    // After a clear, the next event is still new to tail (row numbers are never reused).
+    expect((await runCli(['events', 'clear', '--store', path], { home: home.home })).code).toBe(0);
+    const after = callback();
+    expect(await post(l.url, after.headers, after.body)).toBe(200);
+    while (lines.length < 4) await new Promise<void>((r) => waiting.push(r));
+    expect(JSON.parse(lines[3]!).trx_id).toBe(after.fields.trx_id);
     child.kill('SIGINT');
     expect(await new Promise((r) => child.on('exit', (code) => r(code)))).toBe(130);
     await l.close();

@@ -74,6 +74,12 @@ describe('event store', () => {
       { ...event, source: 'listen' },
       { ...event, id: 'evt_3', source: 'trigger' },
     ]);
+    // Commits are synced to the disk only with `fsync` (listen --fsync): SQLite's synchronous FULL (2), else NORMAL (1).
+    for (const fsync of [false, true]) {
+      const s = new EventStore(path, { fsync });
+      expect((await s.prepare()).pragma('synchronous', { simple: true })).toBe(fsync ? 2 : 1);
+      await s.close();
+    }
     // Reading a store that was never written creates nothing.
     expect(await new EventStore(join(home.home, 'nowhere', 'events.db')).list()).toEqual([]);
     expect(existsSync(join(home.home, 'nowhere'))).toBe(false);

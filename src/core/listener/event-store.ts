@@ -68,7 +68,8 @@ export function isStoredEvent(e: unknown): e is StoredEvent {
 }
 
 /**
- * The schema, version by version (`PRAGMA user_version`). `seq` is the order of arrival; `seen_key`
+ * The schema, version by version (`PRAGMA user_version`). `seq` is the order of arrival, never reused
+ * (AUTOINCREMENT: after a clear, `events tail` still sees the next event as new); `seen_key`
  * is set for the callbacks the listener acknowledged (valid, answered 200), so that a retry after a
  * restart is found by one index lookup instead of a read of the whole history. That index is on the
  * transaction id, which grows with time as the rows do: pruning old rows touches its oldest pages
@@ -78,7 +79,7 @@ const MIGRATIONS: Migration[] = [
   (db) =>
     db.exec(`
       CREATE TABLE events (
-        seq INTEGER PRIMARY KEY,
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
         id TEXT NOT NULL UNIQUE,
         received_at TEXT NOT NULL,
         method TEXT NOT NULL,
@@ -220,6 +221,13 @@ export interface EventStoreOptions {
   /** How long prune, clear and a single append wait for another process's write lock (default 5 s). */
   busyTimeoutMs?: number;
   /**
+   * Sync every commit to the disk (`synchronous = FULL`): an acknowledged event then survives a power
+   * cut too, at the price of one fsync per group write. By default (`NORMAL`, WAL) a commit is in the
+   * operating system before its answer, so `kill -9` loses nothing, and the WAL is synced at each
+   * checkpoint: a power cut can lose what was committed since the last one.
+   */
+  fsync?: boolean;
+  /**
    * How long the listener's group writes keep retrying a store another process has locked (without
    * blocking its event loop) before answering 503 (default 5 s).
    */
@@ -276,8 +284,8 @@ function isRegularFile(path: string): boolean {
 
 /**
  * The listener's event store: a SQLite database (default `$XDG_DATA_HOME/paycli/events.db`), WAL,
- * `synchronous = FULL`, opened by `openDatabase` (0600 in a 0700 directory, never through a
- * symlink).
+ * `synchronous = NORMAL` unless `fsync` asks for FULL, opened by `openDatabase` (0600 in a 0700
+ * directory, never through a symlink).
  *
  * The listener appends with group commit: every event handed to `appendWith` during one event-loop
  * turn is inserted in one transaction at the end of the turn, and every caller is told after it
@@ -347,6 +355,7 @@ export class EventStore {
     const db = await openDatabase(this.path, { what: 'the event store', migrations: MIGRATIONS, uid: this.options.uid, busyTimeoutMs: 5000 });
     // The listener's connection never waits inside SQLite (that would stop its event loop): it retries (see flush).
     db.pragma(`busy_timeout = ${this.options.busyTimeoutMs ?? 5000}`);
+    db.pragma(`synchronous = ${this.options.fsync ? 'FULL' : 'NORMAL'}`);
     try {
       legacy = this.importLegacy(db);
     } catch (err) {
