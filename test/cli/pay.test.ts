@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
+import { runCli, testContext } from '../helpers/cli.js';
+import { dispatcherToEmulator, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
+import { run } from '../../src/cli/run.js';
 
 const fx = sandboxAndHome();
 
@@ -120,6 +121,31 @@ describe('production guard and gateway errors', () => {
     expect(r.stderr).toContain('--yes');
     const ok = await runCli(['pay', '--yes', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--json'], { env, home: fx.home.home });
     expect(ok.code).toBe(0);
+  });
+
+  it('guards by where the payment goes: the production host under the default env needs --yes', async () => {
+    // The emulator stands in for https://my.ipaymu.com (dispatcherToEmulator): nothing leaves loopback.
+    const dispatcher = await dispatcherToEmulator(fx.sb);
+    const creds = { PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' };
+    const pay = async (argv: string[], env: Record<string, string>) => {
+      const { ctx, err } = testContext({ env: { ...creds, ...env }, home: fx.home.home });
+      ctx.dispatcher = dispatcher;
+      return { code: await run(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--json', ...argv], ctx), stderr: err() };
+    };
+    try {
+      const before = fx.sb.state.txns.size;
+      for (const [argv, env] of [[['--base-url', 'https://my.ipaymu.com/api'], {}], [[], { PAYCLI_BASE_URL: 'https://MY.ipaymu.com./api' }], [['--env', 'local', '--base-url', 'https://my.ipaymu.com:443/api/'], {}]] as const) {
+        const r = await pay([...argv], { ...env });
+        expect(r.code, r.stderr).toBe(4);
+        expect(r.stderr).toMatch(/refusing to send a production payment without confirmation: .*is the production gateway/);
+      }
+      expect(fx.sb.state.txns.size).toBe(before);
+      const ok = await pay(['--base-url', 'https://my.ipaymu.com/api', '--yes'], {});
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(fx.sb.state.txns.size).toBe(before + 1);
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it('maps a gateway 400 to exit 3 listing each field error, and --raw prints the envelope', async () => {

@@ -7,9 +7,10 @@ import { parseFormBody, parseJsonBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import { parseOrders } from '../../src/core/api/recover.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { runCli, tempHome, testContext } from '../helpers/cli.js';
+import { run } from '../../src/cli/run.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, dispatcherToEmulator, localEnv, sandbox } from '../helpers/sandbox.js';
 
 /** A loopback port with nothing listening: the merchant's handler while it was down. */
 async function deadPort(): Promise<number> {
@@ -195,13 +196,41 @@ describe('paycli recover: a handler that was down while payments were made', () 
       const prod = { ...localEnv(sb), PAYCLI_ENV: 'production', PAYCLI_VA: sb.accounts[0]!.va, PAYCLI_API_KEY: sb.accounts[0]!.apiKey! };
       const refused = await runCli(['recover', '--orders', orders, '--deliver-to', rx.url], { env: prod, home: home.home });
       expect(refused.code).toBe(4);
-      expect(refused.stderr).toMatch(/refusing to deliver 1 production callback/);
+      expect(refused.stderr).toMatch(/refusing to deliver production callbacks without confirmation: 1 rebuilt callback/);
       expect(rx.received).toHaveLength(0);
       const yes = await runCli(['recover', '--orders', orders, '--deliver-to', rx.url, '--yes'], { env: prod, home: home.home });
       expect(yes.code, yes.stderr).toBe(0);
       expect(rx.received).toHaveLength(1);
     } finally {
       await rx.close();
+    }
+  });
+
+  it('delivering callbacks rebuilt from the production host needs --yes, whatever the env is named', async () => {
+    // The default environment (sandbox) with PAYCLI_BASE_URL on the production host: production is
+    // decided by where requests go. A dispatcher whose connector leads every connection to the
+    // emulator stands in for https://my.ipaymu.com (plain HTTP on loopback; nothing leaves it).
+    const dispatcher = await dispatcherToEmulator(sb);
+    const rx = await receiver([200]);
+    try {
+      const orders = join(home.home, 'one-prod-host.jsonl');
+      writeFileSync(orders, `{"trx_id": ${trx[0]!.id}, "status": "unpaid"}\n`);
+      const env = { PAYCLI_BASE_URL: 'https://my.ipaymu.com/api', PAYCLI_VA: sb.accounts[0]!.va, PAYCLI_API_KEY: sb.accounts[0]!.apiKey! };
+      const recover = async (argv: string[]) => {
+        const { ctx, err } = testContext({ env, home: home.home });
+        ctx.dispatcher = dispatcher;
+        return { code: await run(argv, ctx), stderr: err() };
+      };
+      const refused = await recover(['recover', '--orders', orders, '--deliver-to', rx.url]);
+      expect(refused.code, refused.stderr).toBe(4);
+      expect(refused.stderr).toMatch(/refusing to deliver production callbacks without confirmation: 1 rebuilt callback.*production gateway/);
+      expect(rx.received).toHaveLength(0);
+      const yes = await recover(['recover', '--orders', orders, '--deliver-to', rx.url, '--yes']);
+      expect(yes.code, yes.stderr).toBe(0);
+      expect(rx.received).toHaveLength(1);
+    } finally {
+      await rx.close();
+      await dispatcher.close();
     }
   });
 

@@ -80,6 +80,27 @@ function isOfficialProduction(url: string): boolean {
     return false;
   }
 }
+/** The production gateway's host (gateway docs: production https://my.ipaymu.com, sandbox https://sandbox.ipaymu.com). */
+const PRODUCTION_HOST = new URL(OFFICIAL_PRODUCTION_BASE_URL).hostname;
+
+/** Whether a URL points at the production gateway's host, whatever its scheme, port or path. */
+export function isProductionHostUrl(url: string): boolean {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, '') === PRODUCTION_HOST;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether this run's requests reach production: by where they go as much as by the environment's
+ * name. The default environment with `--base-url https://my.ipaymu.com/api` is production too.
+ * The one rule behind every confirmation (Session.guardProduction).
+ */
+export function targetsProduction(config: Pick<ResolvedConfig, 'env' | 'baseUrl'>): boolean {
+  return config.env.value === 'production' || isProductionHostUrl(config.baseUrl.value);
+}
+
 const ENV_NAMES: Record<keyof Settings | 'profile', string> = {
   env: 'PAYCLI_ENV', va: 'PAYCLI_VA', apiKey: 'PAYCLI_API_KEY', baseUrl: 'PAYCLI_BASE_URL',
   timeout: 'PAYCLI_TIMEOUT', notifyUrl: 'PAYCLI_NOTIFY_URL', profile: 'PAYCLI_PROFILE',
