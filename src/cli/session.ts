@@ -35,6 +35,8 @@ export interface CommonOptions {
   dryRun?: boolean;
   curl?: boolean;
   cache?: boolean;
+  /** pay's callback URL (a command flag, not a global one). */
+  notifyUrl?: string;
 }
 
 /**
@@ -115,6 +117,8 @@ export class Session {
       baseUrl: o.baseUrl !== undefined ? String(parseSetting('base-url', o.baseUrl)) : undefined,
       timeout: o.timeout !== undefined ? Number(parseSetting('timeout', o.timeout)) : undefined,
       profile: o.profile,
+      // pay's --notify-url, so that the configuration knows where callbacks go (resolveConfig).
+      notifyUrl: o.notifyUrl,
     };
     const [project, user] = await Promise.all([this.projectConfig(), this.userConfig()]);
     const resolved = resolveConfig({ flags, env: this.ctx.env, project, user, userPath: this.userPath });

@@ -239,6 +239,16 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     va = { value: EMULATOR_DEFAULT_VA, origin: 'emulator default' };
     apiKey = { value: EMULATOR_DEFAULT_API_KEY, origin: 'emulator default' };
   }
+  // Where production callbacks go: a project config (a file in the working tree, perhaps a cloned
+  // repository's) cannot choose it, as it cannot choose production's base URL: real buyers' data
+  // and payment notices would go to whatever host the file names. A flag, PAYCLI_NOTIFY_URL and
+  // the user's own profile can; the project's value is skipped, and the warning says so.
+  const production = targetsProduction({ env: { value: environment, origin: '' }, baseUrl });
+  const notifyUrl = pick('notifyUrl', (source) => source !== 'project' || !production);
+  const projectNotify = project.settings.notifyUrl;
+  if (production && projectNotify !== undefined && notifyUrl?.origin !== 'flag --notify-url' && notifyUrl?.origin !== `env ${ENV_NAMES.notifyUrl}`) {
+    warnings.push(`${projectOrigin}${lineOf(input.project?.text, 'notifyUrl')} sets the notify URL to ${projectNotify}, not used: a project config cannot choose where production callbacks go (pass --notify-url, set PAYCLI_NOTIFY_URL, or set notify-url in your profile)`);
+  }
   const skipped = (['va', 'apiKey'] as const).filter((f) => !(f === 'va' ? va : apiKey) && profileSettings?.[f] && (profileSettings.env ?? 'sandbox') !== environment);
   const otherVas: { label: string; va: string }[] = [];
   for (const [name, s] of Object.entries(user.profiles)) {
@@ -252,7 +262,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     timeout,
     va,
     apiKey,
-    notifyUrl: pick('notifyUrl'),
+    notifyUrl,
     warnings,
     otherVas,
     ...(skipped.length ? { unusedProfile: { name: profile.value, env: profileSettings?.env ?? 'sandbox' } } : {}),
