@@ -74,7 +74,7 @@ export class Output {
   private constructor(readonly ctx: CliContext, readonly flags: GlobalFlags, readonly c: Colors, readonly e: Colors) {
     this.json = Boolean(flags.json);
     this.debug = Boolean(flags.debug);
-    this.errWidth = ctx.stderrIsTTY ? Math.max(40, Math.floor(ctx.columns ?? 80)) : undefined;
+    this.errWidth = ctx.stderrIsTTY ? Math.max(40, terminalWidth(ctx.columns)) : undefined;
   }
 
   /** `prefix` + `text` for stderr: wrapped at spaces to errWidth (never inside a word or an amount). */
@@ -92,7 +92,7 @@ export class Output {
   }
 
   static async create(ctx: CliContext, flags: GlobalFlags): Promise<Output> {
-    setTableWidth(ctx.stdoutIsTTY ? (ctx.columns ?? 80) : undefined);
+    setTableWidth(ctx.stdoutIsTTY ? terminalWidth(ctx.columns) : undefined);
     setTablePlain(!ctx.stdoutIsTTY);
     return new Output(ctx, flags, await colors(colorLevel(ctx, flags, ctx.stdoutIsTTY)), await colors(colorLevel(ctx, flags, ctx.stderrIsTTY)));
   }
@@ -158,6 +158,15 @@ export class Output {
     if (this.debug && err instanceof Error && err.stack) this.ctx.stderr.write(err.stack + '\n' + (err.cause instanceof Error ? `cause: ${err.cause.stack}\n` : ''));
     return code;
   }
+}
+
+/**
+ * The terminal's width in columns: the reported size when it is a usable one, else 80. A pty whose
+ * size was never set (`script`, some CI runners, `docker run -t` before a resize) reports 0, and
+ * ora then counted each line as Infinity rows and redrew forever. Every width read goes through here.
+ */
+export function terminalWidth(columns: number | undefined): number {
+  return columns !== undefined && Number.isFinite(columns) && columns >= 1 ? Math.floor(columns) : 80;
 }
 
 // The width human tables must fit: the terminal's columns when stdout is a terminal (Output.create

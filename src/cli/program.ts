@@ -3,7 +3,7 @@ import type { CliContext } from './context.js';
 import type { CommandEnv } from './command-env.js';
 import { RUN_DURATION_TIMEOUT, type Bind, type Define } from './command-kit.js';
 import { EXIT_TABLE } from './exit-codes.js';
-import { colorLevel, Output } from './output.js';
+import { colorLevel, Output, terminalWidth } from './output.js';
 import type { CommonOptions } from './session.js';
 import { VERSION } from './version.js';
 import { REGISTRY, TOP_LEVEL_COMMANDS } from './commands/index.js';
@@ -103,8 +103,8 @@ export async function buildProgram(ctx: CliContext, state: RunState, argv?: read
       outputError: (s) => {
         state.commanderMessage = s;
       },
-      getOutHelpWidth: () => ctx.columns ?? 80,
-      getErrHelpWidth: () => ctx.columns ?? 80,
+      getOutHelpWidth: () => terminalWidth(ctx.columns),
+      getErrHelpWidth: () => terminalWidth(ctx.columns),
       // Our own color decision, from the context: commander's default would create process.stdout.
       getOutHasColors: () => colorLevel(ctx, {}, ctx.stdoutIsTTY) > 0,
       getErrHasColors: () => colorLevel(ctx, {}, ctx.stderrIsTTY) > 0,
