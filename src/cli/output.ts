@@ -35,6 +35,11 @@ const PLAIN: Colors = Object.fromEntries(STYLES.map((k) => [k, (s: string) => s]
  */
 const OWN_SGR = /(\u001b\[(?:1|2|22|31|32|33|36|39)m)/;
 
+/** A picture's cells, two rows at a time (top dark, bottom dark): black on white. */
+const HALF_BLOCKS = [' ', '▄', '▀', '█'] as const;
+const PICTURE_ON = '\u001b[30;47m';
+const PICTURE_OFF = '\u001b[0m';
+
 /**
  * Text as it may reach a terminal: every control character made visible (escapeControl; line
  * feeds and tabs kept), except paycli's own style codes when `keepStyles` (the stream is colored).
@@ -123,6 +128,30 @@ export class Output {
   /** One JSON document (or NDJSON line) on stdout. */
   data(value: unknown, pretty = true): void {
     this.ctx.stdout.write(JSON.stringify(value, null, pretty ? 2 : undefined) + '\n');
+  }
+
+  /**
+   * A two-colour picture on stdout (the QRIS code a buyer scans): `dark(x, y)` for each of
+   * `width` × `height` cells, drawn black on white with half blocks, two rows of cells a line. It
+   * is made only of fixed pieces (four characters and two colour codes), so nothing from outside
+   * reaches the terminal through it, and it is written as it is: `out` would make its colour codes
+   * visible text, and without them a dark terminal shows the code inverted or not at all. Drawn
+   * only on a terminal that can show colours at all (not TERM=dumb); the caller checks stdoutIsTTY.
+   */
+  picture(width: number, height: number, dark: (x: number, y: number) => boolean): void {
+    const isDark = (x: number, y: number) => y < height && dark(x, y);
+    const rows: string[] = [];
+    for (let y = 0; y < height; y += 2) {
+      let row = PICTURE_ON;
+      for (let x = 0; x < width; x++) row += HALF_BLOCKS[(isDark(x, y) ? 2 : 0) + (isDark(x, y + 1) ? 1 : 0)];
+      rows.push(row + PICTURE_OFF);
+    }
+    this.ctx.stdout.write(rows.join('\n') + '\n');
+  }
+
+  /** Whether `picture` can be shown: stdout is a terminal that knows colours (not TERM=dumb). */
+  get canDrawPictures(): boolean {
+    return this.ctx.stdoutIsTTY && this.ctx.env.TERM !== 'dumb';
   }
 
   /** Progress and notes on stderr; silent with --json. */
