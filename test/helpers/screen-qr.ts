@@ -1,4 +1,7 @@
-import jsQR from 'jsqr';
+import { createRequire } from 'node:module';
+
+// jsqr is CommonJS whose types declare an ES default export: required, typed as that export.
+const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
 
 /**
  * Reads back a QR code from a terminal's screen as the terminal shows it: `capture-pane -e` text
