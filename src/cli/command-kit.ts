@@ -92,8 +92,12 @@ export function shellLines(command: string, width = 80, first = '  $ ', rest = '
   return lines;
 }
 
+/** The example lines of each command, as given to `examples` (docs/commands/ is generated from them). */
+export const EXAMPLES = new WeakMap<object, readonly string[]>();
+
 /** Adds an Examples section to a command's help, laid out only when that help is shown. */
 export function examples<C extends { addHelpText(position: 'after', text: () => string): unknown }>(cmd: C, lines: string[]): C {
+  EXAMPLES.set(cmd, lines);
   cmd.addHelpText('after', () => `\nExamples:\n${lines.flatMap((l) => shellLines(l)).join('\n')}\n`);
   return cmd;
 }

@@ -17,6 +17,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
+  /** The answer's bytes (`text` is their UTF-8 reading): a PDF label, an image. */
+  bytes?: Buffer;
   /** Attempts made (1 unless a GET was retried). */
   attempts: number;
 }
@@ -107,7 +109,8 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       try {
         return await untilAborted(signal, async () => {
           const res = await undici!.request(req.url, { method: req.method as Dispatcher.HttpMethod, headers, body: req.body, dispatcher, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal });
-          return { status: res.statusCode, headers: flattenHeaders(res.headers), text: await res.body.text() };
+          const bytes = Buffer.from(await res.body.arrayBuffer());
+          return { status: res.statusCode, headers: flattenHeaders(res.headers), text: bytes.toString('utf8'), bytes };
         });
       } catch (err) {
         if (signal.aborted && dispatcher === ownedDispatcher) {
@@ -130,7 +133,7 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
     }
     const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal });
-    return { status: res.status, headers: res.headers, text: res.body };
+    return { status: res.status, headers: res.headers, text: res.body, bytes: res.bytes };
   }
 
   return {

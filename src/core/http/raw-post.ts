@@ -27,6 +27,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The answer's bytes as received (`body` is their UTF-8 reading). */
+  bytes: Buffer;
   ms: number;
 }
 
@@ -77,7 +79,8 @@ export function sendRaw(url: string, options: RawRequestOptions): Promise<RawRes
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8'), ms: Math.round((clock() - started) * 10) / 10 });
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: bytes.toString('utf8'), bytes, ms: Math.round((clock() - started) * 10) / 10 });
       });
       res.on('error', fail);
       // A connection that closes mid-body: a truncated answer, never a complete one.

@@ -1,3 +1,4 @@
+import { EMULATOR_DEFAULT_API_KEY } from '../config/resolve.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal } from '../dashboard/html.js';
 import type { SandboxAccount } from './accounts.js';
@@ -155,7 +156,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   /** The admin API under /_sandbox/: health, transactions, and pay / expire / resend (POST, same-site only). */
   async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse): Promise<void> {
     if (path === '/_sandbox/health') {
-      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), regions: regions.counts });
+      // defaultKey: whether the first merchant uses the documented (public) key, for `paycli sandbox env`; a key of its own is never told.
+      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts });
       return;
     }
     if (path === '/_sandbox/transactions' && method === 'GET') {
