@@ -9,8 +9,8 @@ import { sandboxAndHome } from '../helpers/sandbox.js';
 const fx = sandboxAndHome();
 
 describe('options of a parent command given to a subcommand', () => {
-  it('--port on sandbox list/pay/expire/resend is exit 2 with a --sandbox-url hint, before or after the subcommand', async () => {
-    for (const argv of [['sandbox', 'list', '--port', '4020'], ['sandbox', '--port', '4020', 'list'], ['sandbox', 'pay', '100001', '--port', '4020'], ['sandbox', 'expire', '100001', '--port=4020'], ['sandbox', 'resend', '100001', '--port', '4020']]) {
+  it('--port on sandbox list/pay/expire/resend/env/health is exit 2 with a --sandbox-url hint, before or after the subcommand', async () => {
+    for (const argv of [['sandbox', 'list', '--port', '4020'], ['sandbox', '--port', '4020', 'list'], ['sandbox', 'pay', '100001', '--port', '4020'], ['sandbox', 'expire', '100001', '--port=4020'], ['sandbox', 'resend', '100001', '--port', '4020'], ['sandbox', 'env', '--port', '4020'], ['sandbox', 'health', '--port', '4020']]) {
       const r = await runCli(argv, { home: fx.home.home, env: { PAYCLI_SANDBOX_URL: fx.sb.url } });
       expect(r.code, argv.join(' ')).toBe(2);
       const [error, hint] = r.stderr.trim().split('\n');
