@@ -143,6 +143,7 @@ describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)
     const r = await runCli(['areas', 'province', '--no-cache', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1s'], { env: env(proxy.url), home: home.home });
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toMatch(/timeout/);
+    expect(r.stderr).toContain('hint: raise --timeout, or check the proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)');
     expect(proxy.connects()).toBeGreaterThan(0);
     await proxy.close();
   }, 60_000);

@@ -157,7 +157,7 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
           }
           throw new NetworkError(`${req.method.toUpperCase()} ${redactUrl(req.url)} failed: ${describeNetworkError(err, options.timeoutMs)}`, {
             cause: err,
-            hint: hintFor(err, req.url),
+            hint: hintFor(err, req.url, Boolean(undici && !options.dispatcher)),
           });
         }
       }
@@ -188,8 +188,10 @@ function untilAborted<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T
   });
 }
 
-function hintFor(err: unknown, url: string): string | undefined {
+function hintFor(err: unknown, url: string, proxied = false): string | undefined {
   const d = describeNetworkError(err, 0);
+  // Through a proxy, a request that never ends may be the proxy's doing (one that closes every CONNECT).
+  if (proxied && d.includes('timeout')) return 'raise --timeout, or check the proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and the network path to the gateway';
   if (d.startsWith('connection refused') && /127\.0\.0\.1|localhost/.test(url)) return 'is the emulator running? start it with `paycli sandbox`';
   if (d.startsWith('connection refused')) return 'check --base-url and your network or proxy (HTTPS_PROXY)';
   if (d.startsWith('DNS')) return 'check the host name in --base-url and your DNS or proxy settings';
