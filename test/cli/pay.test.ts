@@ -112,6 +112,25 @@ describe('paycli pay validates before sending', () => {
   });
 });
 
+describe('the QRIS code on a terminal', () => {
+  it('is drawn with its own colour codes (not escaped), only on a terminal that shows colours', async () => {
+    const qris = ['pay', '--method', 'qris', ...buyer, '--item', 'Tiket:1:102000'];
+    const drawn = await cli(qris, { TERM: 'xterm-256color' }, true);
+    expect(drawn.code, drawn.stderr).toBe(0);
+    expect(drawn.stdout).toContain('\u001b[30;47m');
+    expect(drawn.stdout).not.toContain('\\e[');
+    // Every line of the picture is the same fixed pieces: colour on, half blocks, colour off.
+    const rows = drawn.stdout.split('\n').filter((l) => l.startsWith('\u001b[30;47m'));
+    expect(rows.length).toBeGreaterThan(10);
+    for (const row of rows) expect(row).toMatch(/^\u001b\[30;47m[ ▀▄█]+\u001b\[0m$/);
+    const dumb = await cli(qris, { TERM: 'dumb' }, true);
+    expect(dumb.stdout).not.toMatch(/[▀▄█]/);
+    expect(dumb.stdout).toContain('QRIS payload  000201');
+    const piped = await cli(qris, { TERM: 'xterm-256color' }, false);
+    expect(piped.stdout).not.toMatch(/[▀▄█]/);
+  });
+});
+
 describe('production guard and gateway errors', () => {
   it('refuses production without a terminal unless --yes', async () => {
     const env = { PAYCLI_ENV: 'production', PAYCLI_BASE_URL: fx.sb.apiUrl, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' };
