@@ -2,6 +2,10 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { NetworkError, PaycliError } from '../errors.js';
 import { flattenHeaders, sendRaw } from './raw-post.js';
+import { readPrefix, WHOLE_ANSWER_MAX_BYTES } from './bounded-read.js';
+
+/** The largest gateway answer the API client reads (whole, it is parsed); a larger one is an error. */
+export const API_ANSWER_MAX_BYTES = WHOLE_ANSWER_MAX_BYTES;
 import type { Env } from '../config/paths.js';
 
 export interface HttpRequest {
@@ -109,8 +113,8 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       try {
         return await untilAborted(signal, async () => {
           const res = await undici!.request(req.url, { method: req.method as Dispatcher.HttpMethod, headers, body: req.body, dispatcher, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal });
-          const bytes = Buffer.from(await res.body.arrayBuffer());
-          return { status: res.statusCode, headers: flattenHeaders(res.headers), text: bytes.toString('utf8'), bytes };
+          const answer = await readPrefix(res.body, API_ANSWER_MAX_BYTES, 'fail');
+          return { status: res.statusCode, headers: flattenHeaders(res.headers), text: answer.bytes.toString('utf8'), bytes: answer.bytes };
         });
       } catch (err) {
         if (signal.aborted && dispatcher === ownedDispatcher) {
@@ -132,7 +136,7 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       const { Agent } = protocol === 'https:' ? await import('node:https') : await import('node:http');
       agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
     }
-    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal });
+    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal, maxAnswerBytes: API_ANSWER_MAX_BYTES, overLimit: 'fail' });
     return { status: res.status, headers: res.headers, text: res.body, bytes: res.bytes };
   }
 
