@@ -5,7 +5,8 @@ import { runCli, testContext } from '../helpers/cli.js';
 import { dispatcherToEmulator, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 import { run } from '../../src/cli/run.js';
 
-const fx = sandboxAndHome();
+// The emulator also answers to my.ipaymu.com: the production guard tests reach it under that name.
+const fx = sandboxAndHome({ allowedHosts: ['my.ipaymu.com'] });
 
 const buyer = ['--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/callback'];
 const cli = (argv: string[], extra: Record<string, string> = {}, tty = false) => runCli(argv, { env: { ...localEnv(fx.sb), ...extra }, home: fx.home.home, tty });

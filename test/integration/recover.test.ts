@@ -46,7 +46,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
   beforeAll(async () => {
     home = tempHome();
     // The emulator gives up after one retry: the callbacks are lost to the merchant.
-    sb = await sandbox({ retrySchedule: [10] });
+    sb = await sandbox({ retrySchedule: [10], allowedHosts: ['my.ipaymu.com'] });
     const down = `http://127.0.0.1:${await deadPort()}/callback`;
     for (let i = 0; i < 5; i++) {
       const r = await cli(['pay', '--method', i === 4 ? 'qris' : 'va', ...(i === 4 ? [] : ['--channel', 'bni']), '--name', 'Made', '--phone', '08123456789', '--email', 'made@mail.com', '--notify-url', down, '--item', `Item ${i}:1:${20000 + i * 1000}`, '--reference-id', `SHOP-${i}`, '--json']);
