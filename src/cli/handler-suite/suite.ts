@@ -1,6 +1,7 @@
 import { NetworkError, PaycliError } from '../../core/errors.js';
 import { describeSendError, sendRaw, type RawResponse } from '../../core/http/raw-post.js';
 import type { CommandEnv } from '../command-env.js';
+import { createSpinner } from '../spinner.js';
 
 /** How a check's callback is sent: a form body, typed JSON (as the gateway), or JSON with every value a string. */
 export type Shape = 'form' | 'json' | 'json-strings';
@@ -67,7 +68,7 @@ export class Suite {
   async start(): Promise<void> {
     const { out, ctx } = this.env;
     // On a terminal a spinner says which check is running. It leaves stdin alone (see spinner.ts), so Ctrl-C is SIGINT.
-    if (!out.json && ctx.stderrIsTTY) this.spinner = (await import('ora')).default({ stream: ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan', discardStdin: false });
+    if (!out.json && ctx.stderrIsTTY) this.spinner = await createSpinner(ctx);
   }
 
   stop(): void {
