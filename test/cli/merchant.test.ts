@@ -198,7 +198,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^available\tRp 18\.004$/m); // 10000+10001+10003 paid, minus 3 × 4000
     const j = JSON.parse((await cli(['balance', '--json'])).stdout);
-    expect(j).toEqual({ va: sb.accounts[0]!.va, merchantBalance: 18004, memberBalance: 0, unsettledBalance: 0 });
+    expect(j).toEqual({ va: sb.accounts[0]!.va, merchantBalance: 18004, memberBalance: 0, unsettledBalance: 0, escrowBalance: 0 });
   });
 
   it('channels: a table with fees, --method, --legacy, and a cache for pay', async () => {
