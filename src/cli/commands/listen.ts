@@ -33,12 +33,8 @@ export function parseSize(text: string): number {
   return bytes;
 }
 
-/** A text with nothing JSON.stringify escapes: no `"`, `\\`, control character or surrogate (it escapes lone ones). */
-const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-/** `JSON.stringify(text)` for a string: quoted as it is when nothing in it needs escaping. */
-const jsonString = (text: string) => (PLAIN_JSON_TEXT.test(text) ? `"${text}"` : JSON.stringify(text));
-const jsonOrNull = (v: string | null) => (v === null ? 'null' : jsonString(v));
+const jsonString = (text: string) => JSON.stringify(text);
+const jsonOrNull = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
 
 /**
  * The `--json` line of one request: exactly `JSON.stringify` of

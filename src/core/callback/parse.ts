@@ -26,15 +26,13 @@ export interface ParsedCallback {
   headerSignature?: string;
 }
 
+/** A name or value decoded (decodeFormValue); a malformed escape is an error naming the pair. */
 function decodeComponent(text: string, pair: number, part: 'name' | 'value'): string {
-  const plus = text.indexOf('+') >= 0 ? text.replaceAll('+', ' ') : text;
-  if (plus.indexOf('%') < 0) return plus;
-  try {
-    return decodeURIComponent(plus);
-  } catch {
-    const bad = /%(?![0-9a-fA-F]{2})|%[0-9a-fA-F]{2}/.exec(plus);
-    throw new MalformedPayloadError(`invalid percent-encoding in the ${part} of pair ${pair}${bad ? ` near "${plus.slice(bad.index, bad.index + 6)}"` : ''}`);
-  }
+  const decoded = decodeFormValue(text);
+  if (decoded !== undefined) return decoded;
+  const plus = text.replaceAll('+', ' ');
+  const bad = /%(?![0-9a-fA-F]{2})|%[0-9a-fA-F]{2}/.exec(plus);
+  throw new MalformedPayloadError(`invalid percent-encoding in the ${part} of pair ${pair}${bad ? ` near "${plus.slice(bad.index, bad.index + 6)}"` : ''}`);
 }
 
 /** PHP's `max_input_vars`: parse_str reads this many pairs and ignores the rest. */
@@ -158,148 +156,17 @@ function registerPhpVariable(fields: Record<string, string | PhpArray>, rawName:
  * lists, `a[k]` and `a[b][c]` nested arrays, `.` and space in names become `_`, only the first
  * 1 000 pairs count. A malformed percent-escape is an error (PHP would keep it literally).
  * `fromFile`: a file's final line break is not part of the body (an editor adds one); a body from
- * the network is taken byte for byte, as PHP takes it.
- * (One pass with indexOf: this runs for every request `paycli listen` receives.)
+ * the network is taken byte for byte, as PHP takes it. This is the reference parse: the fast path
+ * of callback/verifier.ts reads bodies of known names without it, and the tests compare the two.
  */
 export function parseFormBody(body: string, options: { fromFile?: boolean } = {}): CallbackFields {
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
-  const text = end === body.length ? body : body.slice(0, end);
-  // The whole body decoded in one call when that is safe (see decodedAtOnce): then a known shape's
-  // values are read from it as they are, without a decodeURIComponent call per value.
-  let source = text;
-  let decoded = false;
-  if (text.indexOf('%') < 0) {
-    if (text.indexOf('+') >= 0) source = text.replaceAll('+', ' ');
-    decoded = true;
-  } else if (!ESCAPED_SEPARATOR.test(text)) {
-    try {
-      source = decodeURIComponent(text.indexOf('+') < 0 ? text : text.replaceAll('+', ' '));
-      decoded = true;
-    } catch {
-      // Some pair does not decode: the pairwise parse names it.
-      return parseFormPairs(text, true) as CallbackFields;
-    }
-  }
-  for (let i = 0; i < shapes.length; i++) {
-    const known = readByShape(source, shapes[i]!, !decoded);
-    if (known === undefined) continue;
-    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
-    return known as CallbackFields;
-  }
-  return (decoded ? parseFormPairs(source, false) : (decodedAtOnce(text) ?? parseFormPairs(text, true))) as CallbackFields;
+  return parseFormPairs(end === body.length ? body : body.slice(0, end)) as CallbackFields;
 }
 
-/**
- * A fast route for a body from the network, without decoding anything: the remembered names of a
- * body whose raw names are exactly one of them (a remembered name is its own encoding), and where
- * each raw value lies in it:
- * value i is `body.slice(bounds[2i], bounds[2i + 1])`, still encoded (decodeFormValue decodes it as
- * parseFormBody would). Moves the remembered shapes as parseFormBody does. Undefined otherwise.
- */
-export function locateFormShape(body: string): { keys: readonly string[]; bounds: number[] } | undefined {
-  for (let i = 0; i < shapes.length; i++) {
-    const keys = shapes[i]!;
-    const bounds = boundsByShape(body, keys);
-    if (bounds === undefined) continue;
-    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
-    return { keys, bounds };
-  }
-  return undefined;
-}
-
-/** Where each value of a body whose names are exactly `keys`, in order, lies (value i at [bounds[2i], bounds[2i + 1])); undefined otherwise. */
-function boundsByShape(body: string, keys: string[]): number[] | undefined {
-  const bounds = new Array<number>(keys.length * 2);
-  const end = body.length;
-  let start = 0;
-  for (let i = 0; i < keys.length; i++) {
-    if (start > end) return undefined;
-    let amp = body.indexOf('&', start);
-    if (amp < 0) amp = end;
-    const key = keys[i]!;
-    const eq = start + key.length;
-    if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
-    bounds[2 * i] = eq + 1;
-    bounds[2 * i + 1] = amp;
-    start = amp + 1;
-  }
-  return start > end ? bounds : undefined;
-}
-
-/**
- * The reference parse: every pair split on the raw body, then decoded on its own. parseFormBody
- * takes faster routes to the same fields; the tests compare them with this one.
- */
-export function parseFormBodyPairwise(body: string): CallbackFields {
-  if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
-  return parseFormPairs(body, true) as CallbackFields;
-}
-
-/** An escaped `&` or `=`: decoding the whole body at once would turn it into a separator. */
-const ESCAPED_SEPARATOR = /%(?:26|3[dD])/;
-
-/**
- * The fields of a body decoded in one `decodeURIComponent` call instead of two per pair (the
- * listener's hot path: ≈2× faster for a typical callback). Decoding is local to each `%XX` run and
- * `+`, so when the body holds no escaped `&` or `=`, splitting the decoded text gives the same
- * names and values as decoding each part. Undefined when that does not hold or the body does not
- * decode: the pairwise parse then finds the pair to blame.
- */
-function decodedAtOnce(body: string): Record<string, string | PhpArray | CallbackValue> | undefined {
-  if (body.indexOf('%') < 0) return parseFormPairs(body.indexOf('+') < 0 ? body : body.replaceAll('+', ' '), false);
-  if (ESCAPED_SEPARATOR.test(body)) return undefined;
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(body.indexOf('+') < 0 ? body : body.replaceAll('+', ' '));
-  } catch {
-    return undefined;
-  }
-  return parseFormPairs(decoded, false);
-}
-
-/**
- * Key lists of recent form bodies whose names were all plain (no `[`, `.`, space, NUL, `%` or `+`;
- * each once), most recent first. A raw body with the same names in the same order is read against
- * such a list: its names are compared in place (a plain name is its own encoding), the list's own
- * strings become the keys, which V8 has already interned (a new name string costs a hash and a
- * string-table lookup on every insertion), and only the values holding `%` or `+` are decoded.
- */
-const shapes: string[][] = [];
-const MAX_SHAPES = 8;
-const MAX_SHAPE_KEYS = 256;
-
-/**
- * The fields of a body whose names are exactly `keys`, in order; undefined otherwise, and when a
- * value does not decode (the pairwise parse then names the pair). `decode`: the body is raw, each
- * value still has to be decoded; otherwise the body was decoded as a whole (no escaped `&` or `=`
- * in it, so its separators are the raw body's, and a plain name is the same before and after).
- */
-function readByShape(body: string, keys: string[], decode: boolean): Record<string, string> | undefined {
-  const bounds = boundsByShape(body, keys);
-  if (bounds === undefined) return undefined;
-  const fields = Object.create(null) as Record<string, string>;
-  for (let i = 0; i < keys.length; i++) {
-    const raw = body.slice(bounds[2 * i], bounds[2 * i + 1]);
-    const value = decode ? decodeFormValue(raw) : raw;
-    if (value === undefined) return undefined;
-    fields[keys[i]!] = value;
-  }
-  return fields;
-}
-
-/** Remembers the names of a body read pair by pair when they were all plain and distinct. */
-function rememberShape(fields: Record<string, unknown>, pairs: number): void {
-  const keys = Object.keys(fields);
-  if (keys.length !== pairs || keys.length > MAX_SHAPE_KEYS) return;
-  for (const k of keys) if (/[[. \0=&%+]/.test(k)) return;
-  for (const known of shapes) if (known.length === keys.length && known.every((k, i) => k === keys[i])) return;
-  shapes.unshift(keys);
-  if (shapes.length > MAX_SHAPES) shapes.pop();
-}
-
-/** The pairs of a form body (`decode`: each part still has to be percent-decoded). */
-function parseFormPairs(body: string, decode: boolean): Record<string, string | PhpArray | CallbackValue> {
+/** The pairs of a form body, each name and value percent-decoded on its own. */
+function parseFormPairs(body: string): Record<string, string | PhpArray | CallbackValue> {
   const fields = Object.create(null) as Record<string, string | PhpArray>;
   const end = body.length;
   let nested = false;
@@ -312,8 +179,8 @@ function parseFormPairs(body: string, decode: boolean): Record<string, string | 
       if (eq > amp) eq = -1;
       const rawValue = eq < 0 ? '' : body.slice(eq + 1, amp);
       const rawKey = body.slice(start, eq < 0 ? amp : eq);
-      const value = decode && rawValue !== '' ? decodeComponent(rawValue, n, 'value') : rawValue;
-      const key = decode ? decodeComponent(rawKey, n, 'name') : rawKey;
+      const value = rawValue !== '' ? decodeComponent(rawValue, n, 'value') : rawValue;
+      const key = decodeComponent(rawKey, n, 'name');
       if (key.indexOf('[') >= 0) {
         nested = true;
         registerPhpVariable(fields, key, value);
@@ -325,7 +192,7 @@ function parseFormPairs(body: string, decode: boolean): Record<string, string | 
   }
   if (nested) {
     for (const k in fields) if (fields[k] instanceof PhpArray) (fields as Record<string, CallbackValue>)[k] = fromPhpArray(fields[k]);
-  } else rememberShape(fields, n - 1);
+  }
   for (const _ in fields) return fields;
   throw new MalformedPayloadError('the form body has no fields');
 }
