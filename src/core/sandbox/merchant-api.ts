@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Journal } from '../journal.js';
-import { CHANNEL_NAMES, channelsOf, METHOD_NAMES } from '../payment-rules.js';
+import { CHANNEL_NAMES, channelsOf, contactError, expiry, METHOD_NAMES, PAYMENT_LIMITS, quantity, rupiahAmount } from '../payment-rules.js';
 import type { SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { StoreError } from './log.js';
 import { normalizePhoneIfMobile } from '../phone.js';
-import { contactError } from './validate.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
 import { envelope } from './views.js';
@@ -27,14 +26,7 @@ export interface MerchantApiDeps {
   pay: (t: Transaction) => Promise<{ ok: boolean; status?: number; message?: string }>;
 }
 
-const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 };
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
-
-function numberish(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v)) return Number(v);
-  return undefined;
-}
 
 function stringOf(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
@@ -45,7 +37,8 @@ function stringOf(v: unknown): string | undefined {
  * as `product`/`qty`/`price` arrays (numbers or numeric strings: the Node SDK and the docs send
  * strings), buyer as `name`/`email`/`phone` or `buyerName`/… (the PHP SDK sends both), `null` for
  * absent, `notifyUrl` required; `returnUrl`/`cancelUrl`/`description` optional (the SDKs send them
- * only when set).
+ * only when set). Quantities, prices, the total and the expiry follow the rules of direct payments
+ * (payment-rules.ts): whole Rupiah within the limits, a whole number of an expiry unit.
  */
 export function parseRedirectRequest(body: Record<string, unknown>, va: string, sid: string, now: number): { ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
@@ -66,15 +59,18 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
   if (products && qtys && prices) {
     if (qtys.length !== products.length || prices.length !== products.length) add('product', 'product, qty dan price harus sama panjang.');
     products.forEach((p, i) => {
-      const qty = numberish(qtys[i]);
-      const price = numberish(prices[i]);
+      const qty = quantity(`qty.${i}`, qtys[i]);
+      const price = rupiahAmount(`price.${i}`, prices[i]);
       if (typeof p !== 'string' || p.trim() === '') add(`product.${i}`, `product.${i} wajib diisi.`);
-      if (qty === undefined || qty <= 0 || !Number.isInteger(qty)) add(`qty.${i}`, `qty.${i} harus berupa angka lebih dari 0.`);
-      if (price === undefined || price <= 0) add(`price.${i}`, `price.${i} harus berupa angka lebih dari 0.`);
+      if (!qty.ok) add(`qty.${i}`, qty.message);
+      if (!price.ok) add(`price.${i}`, price.message);
       const d = descriptions?.[i];
-      items.push({ product: String(p), qty: qty ?? 0, price: price ?? 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}) });
+      items.push({ product: String(p), qty: qty.ok ? qty.value : 0, price: price.ok ? price.value : 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}) });
     });
   }
+  // The total is an amount like a direct payment's: whole Rupiah up to the limit (each item's are).
+  const amount = items.reduce((s, it) => s + it.qty * it.price, 0);
+  if (amount > PAYMENT_LIMITS.maxAmount) add('amount', `amount maksimal ${PAYMENT_LIMITS.maxAmount}.`);
   const url = (f: string, required: boolean): string | undefined => {
     const v = body[f];
     if (!present(v)) {
@@ -95,17 +91,10 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
     if (typeof body.paymentMethod !== 'string' || !METHOD_NAMES.includes(body.paymentMethod)) add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
     else method = body.paymentMethod;
   }
-  let expired = 24;
-  if (present(body.expired)) {
-    const e = numberish(body.expired);
-    if (e === undefined || e <= 0) add('expired', 'expired harus berupa angka lebih dari 0.');
-    else expired = e;
-  }
-  let unit = 'hours';
-  if (present(body.expiredType)) {
-    if (typeof body.expiredType !== 'string' || !(body.expiredType in UNIT_MS)) add('expiredType', 'expiredType harus seconds, minutes, hours atau days.');
-    else unit = body.expiredType;
-  }
+  let expiresInMs = 0;
+  const expires = expiry(body.expired, body.expiredType);
+  if (expires.ok) expiresInMs = expires.ms;
+  else for (const [f, messages] of Object.entries(expires.errors)) for (const m of messages) add(f, m);
   // The buyer's phone and e-mail, when sent, are checked as direct payment checks them.
   const buyerField = (k: 'name' | 'phone' | 'email'): [string, string | undefined] => {
     const long = `buyer${k[0]!.toUpperCase()}${k.slice(1)}`;
@@ -119,14 +108,13 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const phone = buyerField('phone')[1];
-  const amount = Math.round(items.reduce((s, it) => s + it.qty * it.price, 0));
   return {
     ok: true,
     session: {
       sid,
       merchantVa: va,
       createdAt: now,
-      expiresAt: now + expired * UNIT_MS[unit]!,
+      expiresAt: now + expiresInMs,
       amount,
       items,
       buyer: {
