@@ -1,10 +1,10 @@
 import { stripVTControlCharacters } from 'node:util';
-import { isPaycliError, PaycliError } from '../core/errors.js';
+import { INTERNAL_ERROR_CODE, isPaycliError, PaycliError } from '../core/errors.js';
 import { formatRupiah } from '../core/money.js';
 import { escapeControl } from '../core/terminal-text.js';
 import { formatJakarta } from '../core/time.js';
 import type { CliContext } from './context.js';
-import { EXIT, EXIT_BY_KIND } from './exit-codes.js';
+import { exitCodeOf, type Outcome } from './exit-codes.js';
 
 export interface GlobalFlags {
   json?: boolean;
@@ -135,17 +135,17 @@ export class Output {
     else this.ctx.stderr.write(this.errLine(this.e.yellow('warning: '), terminalSafe(text, this.errStyled)) + '\n');
   }
 
-  /** Writes an error per the contract and returns its exit code. */
-  fail(err: unknown): number {
+  /** Writes an error per the contract and returns its outcome (its kind; exitCodeOf gives the exit code). */
+  fail(err: unknown): Outcome {
     // Ctrl-C at a prompt (@inquirer's ExitPromptError/AbortPromptError): interrupted, exit 130.
     const name = (err as Error | undefined)?.name;
     if (!isPaycliError(err) && (name === 'ExitPromptError' || name === 'AbortPromptError')) err = new PaycliError('interrupted', 'interrupted');
     const pe: PaycliError | undefined = isPaycliError(err) ? err : undefined;
-    const code = pe ? EXIT_BY_KIND[pe.kind] : EXIT.internal;
+    const outcome: Outcome = pe ? pe.kind : 'internal';
     const message = pe ? pe.message : `internal error: ${(err as Error)?.message ?? String(err)}`;
     const hint = pe?.hint ?? (pe ? undefined : 'run again with --debug and report it');
     if (this.json) {
-      const error: Record<string, unknown> = { code: pe?.kind ?? 'internal', exitCode: code, message };
+      const error: Record<string, unknown> = { code: pe?.code ?? INTERNAL_ERROR_CODE, kind: outcome, exitCode: exitCodeOf(outcome), message };
       if (hint) error.hint = hint;
       if (pe?.details !== undefined) error.details = pe.details;
       this.ctx.stderr.write(JSON.stringify({ error }) + '\n');
@@ -156,7 +156,7 @@ export class Output {
       if (hint) this.ctx.stderr.write(this.errLine(this.e.dim('hint: '), escapeControl(hint)) + '\n');
     }
     if (this.debug && err instanceof Error && err.stack) this.ctx.stderr.write(err.stack + '\n' + (err.cause instanceof Error ? `cause: ${err.cause.stack}\n` : ''));
-    return code;
+    return outcome;
   }
 }
 

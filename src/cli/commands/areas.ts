@@ -59,10 +59,10 @@ function render(env: CommandEnv, level: AreaLevel, code: string | undefined, reg
 export function areasList(level: AreaLevel): Handler {
   return async (env, code?: string) => {
     const result = await fetchAreas(env, level, code);
-    if (!result) return 0;
+    if (!result) return 'ok';
     render(env, level, code, result.regions);
     if (result.cached) env.out.info(env.out.e.dim(`(${result.regions.length} ${PLURAL[level]} from cache; --no-cache to refresh)`));
-    return 0;
+    return 'ok';
   };
 }
 
@@ -93,14 +93,14 @@ export const areasPick: Handler = async (env) => {
   }
   if (env.out.json) env.out.data(chosen);
   else env.out.out(table(Object.entries(chosen).map(([level, r]) => [level, r!.code, r!.name + (r!.postal_code ? ` (${r!.postal_code})` : '')])));
-  return 0;
+  return 'ok';
 };
 
 export const areasCacheClear: Handler = async (env) => {
   const n = await areaCache(env).clear();
   if (env.out.json) env.out.data({ cleared: n });
   else env.out.out(`cleared ${n} cached region ${n === 1 ? 'lookup' : 'lookups'}`);
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

@@ -11,19 +11,19 @@ export const balanceCommand: Handler = async (env) => {
   const { out, session } = env;
   const { va } = await session.credentials();
   const req = await session.signed('POST', BALANCE_PATH, encodeBalanceBody(va));
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const envelope = await withSpinner(env, 'checking balance', () => session.send<unknown>(req, { checkData: checkBalanceData }));
   const b = readBalance(envelope.Data);
   if (out.json) {
     out.data(b);
-    return 0;
+    return 'ok';
   }
   const rows = [['available', rupiah(b.merchantBalance)]];
   if (b.unsettledBalance !== undefined) rows.push(['settling', rupiah(b.unsettledBalance)]);
   rows.push(['member', rupiah(b.memberBalance)]);
   // The VA is masked in human output as everywhere else (`--json` keeps the gateway's answer whole).
   out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
-  return 0;
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -9,6 +9,7 @@ import { parseCaptureObject } from '../../core/callback/parse.js';
 import { verifyCallback } from '../../core/signing/callback-signature.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import type { Handler } from '../command-env.js';
+import type { Outcome } from '../exit-codes.js';
 import { fitLine, rupiah } from '../output.js';
 import { VERSION } from '../version.js';
 import { examples, type Define } from '../command-kit.js';
@@ -21,7 +22,15 @@ interface Step {
   ms: number;
 }
 
+/** A step's own check did not hold (no provinces, the wrong status, …). */
 class StepFailed extends Error {}
+
+/** The demo stopped at a step: the outcome is the step's error's (a check, or the network, …). */
+class DemoStopped extends Error {
+  constructor(readonly step: string, readonly outcome: Outcome) {
+    super(step);
+  }
+}
 
 /**
  * `paycli demo`: the whole merchant flow against an emulator started in-process: regions, a VA
@@ -52,11 +61,14 @@ export const demoCommand: Handler = async (env) => {
       const detail = err instanceof PaycliError || err instanceof StepFailed ? err.message : `unexpected: ${(err as Error).message}`;
       steps.push({ name, ok: false, detail, ms: Math.round(performance.now() - started) });
       if (!out.json) out.out(fitLine(`${c.red('✗')} ${name.padEnd(24)} `, detail));
-      throw new StepFailed(name);
+      // A failed check is a check failure (exit 6), a PaycliError keeps its kind (network, …),
+      // anything else is a bug of paycli's (internal).
+      throw new DemoStopped(name, err instanceof StepFailed ? 'check' : err instanceof PaycliError ? err.kind : 'internal');
     }
   };
 
   let passed = false;
+  let outcome: Outcome = 'ok';
   try {
     if (!out.json) out.out(c.bold(`paycli ${VERSION} demo — the whole flow on the built-in emulator, offline\n`));
     await step('start emulator', async () => {
@@ -152,7 +164,8 @@ export const demoCommand: Handler = async (env) => {
     });
     passed = true;
   } catch (err) {
-    if (!(err instanceof StepFailed)) throw err;
+    if (!(err instanceof DemoStopped)) throw err;
+    outcome = err.outcome;
   } finally {
     await api?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
@@ -163,7 +176,7 @@ export const demoCommand: Handler = async (env) => {
   if (out.json) out.data({ ok: passed, steps, ...(failed ? { failedStep: failed.name } : {}) });
   else if (passed) out.out(`\n${fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`);
   else out.out(c.red(`\nthe demo failed at "${failed?.name}"`));
-  return passed ? 0 : 1;
+  return passed ? 'ok' : outcome;
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

@@ -178,7 +178,7 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
     out.out(table(checks.map((k) => [mark[k.status], k.check, k.detail])));
     out.out(failed ? c.red(`\n${failed} check${failed === 1 ? '' : 's'} failed`) : c.green('\nall checks passed'));
   }
-  return failed ? 4 : 0;
+  return failed ? 'auth' : 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

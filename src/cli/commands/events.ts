@@ -54,11 +54,11 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
   if (unreadable > 0) out.warn(`${unreadable} unreadable line${unreadable === 1 ? '' : 's'} skipped in ${store.path}`);
   if (out.json) {
     out.data(events);
-    return 0;
+    return 'ok';
   }
   if (events.length === 0) {
     out.info('no events: run `paycli listen` and send it a callback (or `paycli trigger`)');
-    return 0;
+    return 'ok';
   }
   const c = out.c;
   const rows = events.map((e) => {
@@ -84,7 +84,7 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
     const short = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt), 'short')), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, `${verdict} ${esc(String(e.answer))}${e.duplicate ? ' dup' : ''}`]);
     out.out(table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
   }
-  return 0;
+  return 'ok';
 };
 
 export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
@@ -104,7 +104,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
   }
   if (out.json) {
     out.data({ ...event, canonical, recheck: check ? { verdict: check.verdict, reason: check.reason } : null });
-    return 0;
+    return 'ok';
   }
   const c = out.c;
   // Headers, body and fields came from the sender: control characters escaped (the body keeps its lines).
@@ -119,7 +119,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
       ...(canonical ? ['', c.dim('canonical JSON:'), esc(canonical)] : []),
     ].join('\n'),
   );
-  return 0;
+  return 'ok';
 };
 
 export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
@@ -148,7 +148,7 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
   if (res.status !== 200) throw new GatewayError(res.status, `replay of ${event.id} to ${to} answered HTTP ${res.status}: ${res.body.trim().slice(0, 200)}`, { details: result });
   if (out.json) out.data(result);
   else out.out(`replayed ${event.id} → ${to}: ${out.c.green(String(res.status))} ${res.ms}ms ${res.body.trim().slice(0, 200)}`);
-  return 0;
+  return 'ok';
 };
 
 export const eventsClear: Handler<EventsFlags> = async (env) => {
@@ -156,7 +156,7 @@ export const eventsClear: Handler<EventsFlags> = async (env) => {
   const { cleared, unreadable } = await withStore(() => store.clear());
   if (env.out.json) env.out.data({ cleared, unreadable, store: store.path });
   else env.out.out(`cleared ${cleared} events from ${store.path}${unreadable ? ` (and ${unreadable} unreadable line${unreadable === 1 ? '' : 's'})` : ''}`);
-  return 0;
+  return 'ok';
 };
 
 /** `events prune`: drops events older than --older-than and beyond the newest --keep, in place. */
@@ -179,7 +179,7 @@ export const eventsPrune: Handler<EventsFlags> = async (env) => {
   const result = await withStore(() => store.prune({ keepNewest, notBefore }));
   if (out.json) out.data({ store: store.path, ...result });
   else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept${result.unreadable ? ` (${result.unreadable} unreadable line${result.unreadable === 1 ? '' : 's'} moved to ${result.unreadablePath})` : ''}`);
-  return 0;
+  return 'ok';
 };
 
 // ── Definition  ─────────────────────────────────────────────────────────────────────────────────

@@ -186,7 +186,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   if (pending.length > 0) flushLines();
   if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
   else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
-  return signal.aborted && signal.reason === 'SIGINT' ? 130 : 0;
+  return signal.aborted && signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
 // ── Definition  ─────────────────────────────────────────────────────────────────────────────────

@@ -140,6 +140,7 @@ export function buildPaymentRequest(values: {
     throw new UsageError(`the payment is not valid, nothing was sent: ${detail}`, {
       hint: cod ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L) plus --delivery-area (postal code) and --delivery-address' : undefined,
       details: errors,
+      code: 'ERR_INVALID_PAYMENT',
     });
   }
   return req;

@@ -169,7 +169,7 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
         m.delivery = { ok: false, error: (err as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `timeout after ${deliveryTimeout} ms` : describeSendError(err) };
       }
     }
-    if (opts.curl) return 0;
+    if (opts.curl) return 'ok';
   }
 
   const delivered = missed.filter((m) => m.delivery?.ok).length;
@@ -192,7 +192,7 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
   }
   if (unreachable > 0) return out.fail(new NetworkError(`${unreachable} of ${missed.length} callbacks could not reach ${opts.deliverTo}`));
   if (refused > 0) return out.fail(new SignatureError(`${refused} of ${missed.length} callbacks were not answered 200 by ${opts.deliverTo}`, { hint: 'the DELIVERY column shows each answer' }));
-  return 0;
+  return 'ok';
 };
 
 function classify(o: Order, r: TransactionRecord | undefined, missed: Missed[], notes: string[]): void {

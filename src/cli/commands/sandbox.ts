@@ -164,7 +164,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const summary = { event: 'stopped', ...counts, transactions: sandbox.state.txns.size };
   if (out.json) out.data(summary, false);
   else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
-  return signal.reason === 'SIGINT' ? 130 : 0;
+  return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
 async function adminCall(env: CommandEnv<SandboxFlags>, method: string, path: string): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -190,7 +190,7 @@ function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
     else env.out.out(`${json.changed ? '' : 'already '}${kind === 'pay' ? 'paid' : 'expired'}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)} → callback to ${t.notifyUrl}`);
-    return 0;
+    return 'ok';
   };
 }
 
@@ -206,7 +206,7 @@ export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
   const t = json.transaction as Record<string, unknown>;
   if (env.out.json) env.out.data(json);
   else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${t.status}) → ${t.notifyUrl}`);
-  return 0;
+  return 'ok';
 };
 export const sandboxExpire = transitionCommand('expire');
 
@@ -215,18 +215,18 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   const list = (json.transactions ?? []) as Record<string, unknown>[];
   if (env.out.json) {
     env.out.data(list);
-    return 0;
+    return 'ok';
   }
   if (list.length === 0) {
     env.out.info('no transactions yet: create one with `paycli --env local pay …`');
-    return 0;
+    return 'ok';
   }
   const rows = list.map((t) => {
     const cbs = (t.callbacks as { state: string }[]) ?? [];
     return [String(t.id), String(t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
   });
   env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

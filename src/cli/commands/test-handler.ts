@@ -189,7 +189,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   const failed = outcomes.filter((o) => !o.passed).length;
   if (out.json) out.data({ url, passed: failed === 0, total: outcomes.length, failed, checks: outcomes });
   else out.out(failed === 0 ? c.green(`\nall ${outcomes.length} checks passed`) : c.red(`\n${failed} of ${outcomes.length} checks failed`));
-  return failed === 0 ? 0 : 6;
+  return failed === 0 ? 'ok' : 'signature';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

@@ -83,7 +83,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
     });
   }
   if (out.json) out.data(repeat === 1 ? results[0] : results);
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

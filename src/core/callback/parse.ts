@@ -8,7 +8,7 @@ export { decodeFormValue } from './form-value.js';
 /** A callback body or capture that cannot be read. Exit 2 in the CLI; 400 in the listener. */
 export class MalformedPayloadError extends UsageError {
   constructor(message: string, hint?: string) {
-    super(message, { hint });
+    super(message, { hint, code: 'ERR_MALFORMED_PAYLOAD' });
     this.name = 'MalformedPayloadError';
   }
 }

@@ -12,7 +12,7 @@ export const hmacHex = hmacSha256Hex;
  */
 export class MissingVaError extends AuthError {
   constructor(message = 'no merchant VA to check the callback signature with (callbacks are signed with the VA)') {
-    super(message, { hint: 'pass the merchant VA of the environment that sends the callbacks (sandbox and production differ)' });
+    super(message, { hint: 'pass the merchant VA of the environment that sends the callbacks (sandbox and production differ)', code: 'ERR_MISSING_VA' });
     this.name = 'MissingVaError';
   }
 }
