@@ -1,3 +1,4 @@
+import { deepFreeze } from './freeze.js';
 /**
  * The one table of payment methods and channels (docs/gateway.md, "Payments") and the request rules.
  * The CLI's validation and prompts, the emulator, and the shell completions all read it.
@@ -8,7 +9,7 @@ export interface MethodInfo {
   channels: readonly string[];
 }
 
-export const PAYMENT_METHODS: readonly MethodInfo[] = [
+export const PAYMENT_METHODS: readonly MethodInfo[] = deepFreeze([
   { method: 'va', label: 'virtual account', channels: ['bag', 'bca', 'bpd_bali', 'bni', 'cimb', 'mandiri', 'bmi', 'bri', 'bsi', 'permata', 'danamon', 'btn'] },
   { method: 'cstore', label: 'convenience store', channels: ['alfamart', 'indomaret'] },
   { method: 'cod', label: 'cash on delivery', channels: ['rpx'] },
@@ -16,29 +17,29 @@ export const PAYMENT_METHODS: readonly MethodInfo[] = [
   { method: 'cc', label: 'credit card', channels: ['cc'] },
   { method: 'paylater', label: 'pay later', channels: ['akulaku'] },
   { method: 'ewallet', label: 'e-wallet', channels: ['dana', 'shopeepay'] },
-];
+]);
 
-export const METHOD_NAMES: readonly string[] = PAYMENT_METHODS.map((m) => m.method);
-export const EXPIRED_TYPES: readonly string[] = ['days', 'hours', 'minutes'];
-export const CALLBACK_STATUSES = { berhasil: 1, pending: 0, expired: -2 } as const;
+export const METHOD_NAMES: readonly string[] = deepFreeze(PAYMENT_METHODS.map((m) => m.method));
+export const EXPIRED_TYPES: readonly string[] = deepFreeze(['days', 'hours', 'minutes']);
+export const CALLBACK_STATUSES = deepFreeze({ berhasil: 1, pending: 0, expired: -2 } as const);
 export type CallbackStatus = keyof typeof CALLBACK_STATUSES;
 
 /** Display names of channels, as the gateway's PaymentName. */
-export const CHANNEL_NAMES: Record<string, string> = {
+export const CHANNEL_NAMES: Record<string, string> = deepFreeze({
   bag: 'Bank Artha Graha', bca: 'BCA', bpd_bali: 'BPD Bali', bni: 'BNI', cimb: 'CIMB Niaga', mandiri: 'Mandiri',
   bmi: 'Bank Muamalat', bri: 'BRI', bsi: 'BSI', permata: 'Permata', danamon: 'Danamon', btn: 'BTN',
   alfamart: 'Alfamart', indomaret: 'Indomaret', rpx: 'RPX (COD)', mpm: 'QRIS', cc: 'Credit Card',
   akulaku: 'Akulaku', dana: 'DANA', shopeepay: 'ShopeePay',
-};
+});
 
 export function channelsOf(method: string): readonly string[] {
   return PAYMENT_METHODS.find((m) => m.method === method)?.channels ?? [];
 }
 
 /** Channel aliases users type; value is [method, channel]. */
-export const CHANNEL_ALIASES: Record<string, { method: string; channel: string }> = {
+export const CHANNEL_ALIASES: Record<string, { method: string; channel: string }> = deepFreeze({
   qris: { method: 'qris', channel: 'mpm' },
-};
+});
 
 export interface PaymentItem {
   product: string;
@@ -84,7 +85,7 @@ export type FieldErrors = Record<string, string[]>;
  * qty × price and a redirect payment's total too), quantities whole, dimensions positive, an
  * expiry a whole number of its unit and at most `maxExpiryMs` long.
  */
-export const PAYMENT_LIMITS = Object.freeze({
+export const PAYMENT_LIMITS = deepFreeze({
   maxAmount: 999_999_999_999,
   maxQty: 1_000_000,
   maxDimension: 1_000_000,
@@ -94,9 +95,9 @@ export const PAYMENT_LIMITS = Object.freeze({
 } as const);
 
 /** Expiry units in ms: the documented `days`, `hours`, `minutes` (EXPIRED_TYPES), and `seconds`, which the gateway takes too. */
-export const EXPIRY_UNITS_MS: Readonly<Record<string, number>> = Object.freeze({ days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 });
+export const EXPIRY_UNITS_MS: Readonly<Record<string, number>> = deepFreeze({ days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 });
 /** Without `expired`/`expiredType`: 24 hours. */
-export const DEFAULT_EXPIRY = Object.freeze({ expired: 24, unit: 'hours' });
+export const DEFAULT_EXPIRY = deepFreeze({ expired: 24, unit: 'hours' });
 
 /** Absent: undefined, `null` (the SDKs send `null` for unset fields), an empty text or list. */
 export function isAbsent(v: unknown): boolean {

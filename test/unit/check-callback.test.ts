@@ -25,9 +25,8 @@ describe('checkCallback', () => {
     expect(asked.diagnosis?.id).toBe('slash-unescaped');
     const withKey = checkCallback(fields, hmacHex('SOME-API-KEY-1234', canonicalizeCallback(fields)), VA, { diagnose: true, otherKeys: [{ kind: 'api-key', label: 'the API key', key: 'SOME-API-KEY-1234' }] });
     expect(withKey.reason).toMatch(/API key as the secret/);
-    // the older positional form (other keys as the 4th argument) still works, and diagnoses only when asked
-    expect(checkCallback(fields, SLASH, VA, [], { diagnose: true }).diagnosis?.id).toBe('slash-unescaped');
-    expect(checkCallback(fields, SLASH, VA, []).diagnosis).toBeNull();
+    // a diagnosis only when asked
+    expect(checkCallback(fields, SLASH, VA, {}).diagnosis).toBeNull();
   });
 
   it('still accepts the gateway\'s undocumented encodings without a diagnosis', () => {

@@ -166,7 +166,8 @@ export class CallbackVerifier {
   readonly #bodySignature: boolean;
   /** Most recently used first. */
   readonly #shapes: Shape[] = [];
-  #out = Buffer.allocUnsafe(OUT_SIZE);
+  /** Made on the first fast-path check (a verifier used once never needs it). */
+  #out: Buffer | undefined;
   #key: { va: string; key: KeyObject } | undefined;
   readonly #received = Buffer.alloc(32);
 
@@ -176,7 +177,7 @@ export class CallbackVerifier {
 
   /** The size of the canonical bytes' buffer now: what the verifier keeps between bodies. */
   get bufferBytes(): number {
-    return this.#out.length;
+    return this.#out?.length ?? 0;
   }
 
   /**
@@ -253,12 +254,11 @@ export class CallbackVerifier {
 
   /** The buffer with room for `extra` more bytes after the first `used`. */
   #room(used: number, extra: number): Buffer {
-    if (used + extra > this.#out.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(2 * this.#out.length, used + extra));
-      this.#out.copy(bigger, 0, 0, used);
-      this.#out = bigger;
-    }
-    return this.#out;
+    const out = (this.#out ??= Buffer.allocUnsafe(OUT_SIZE));
+    if (used + extra <= out.length) return out;
+    const bigger = Buffer.allocUnsafe(Math.max(2 * out.length, used + extra));
+    out.copy(bigger, 0, 0, used);
+    return (this.#out = bigger);
   }
 
   /**
@@ -268,7 +268,7 @@ export class CallbackVerifier {
    */
   #canonicalBytes(shape: Shape, body: string, bounds: readonly number[]): Buffer | undefined {
     // A buffer grown for one large body is not kept for the life of the listener or batch.
-    if (this.#out.length > OUT_KEPT) this.#out = Buffer.allocUnsafe(OUT_SIZE);
+    if (this.#out !== undefined && this.#out.length > OUT_KEPT) this.#out = Buffer.allocUnsafe(OUT_SIZE);
     let out = this.#room(0, 1);
     let n = 0;
     out[n++] = 0x7b; // {

@@ -1,15 +1,16 @@
 import { encodeJsonString, JsonInteger, PHP_DEFAULT, type JsonEncodeOptions } from './php-json.js';
 import { phpIntOfDouble, phpIntOfString, phpJsonDouble, phpNumber, phpShapeOf, phpStringOfDouble } from './php-values.js';
+import { deepFreeze } from '../freeze.js';
 
 /** A callback field value as parsed from a form body (strings, arrays of strings) or a JSON body. */
 export type CallbackValue = string | number | boolean | null | CallbackValue[] | { [key: string]: CallbackValue };
 export type CallbackFields = Record<string, CallbackValue>;
 
 /** Fields that the gateway signs as integers (docs/gateway.md, "Callback signatures"). */
-export const INTEGER_FIELDS: readonly string[] = ['trx_id', 'status_code', 'transaction_status_code', 'paid_off'];
+export const INTEGER_FIELDS: readonly string[] = deepFreeze(['trx_id', 'status_code', 'transaction_status_code', 'paid_off']);
 const INTEGER_SET = new Set(INTEGER_FIELDS);
 /** Amount fields that stay strings in the canonical form but that a common mistake makes integers. */
-export const AMOUNT_FIELDS: readonly string[] = ['sub_total', 'total', 'amount', 'fee'];
+export const AMOUNT_FIELDS: readonly string[] = deepFreeze(['sub_total', 'total', 'amount', 'fee']);
 const AMOUNT_SET = new Set(AMOUNT_FIELDS);
 
 /** How the canonical form is built. The defaults are the gateway's rules; the rest model mistakes. */
@@ -31,7 +32,7 @@ export interface CanonicalOptions {
   json: JsonEncodeOptions;
 }
 
-export const GATEWAY_CANONICAL: CanonicalOptions = {
+export const GATEWAY_CANONICAL: Readonly<CanonicalOptions> = deepFreeze({
   normalizeTypes: true,
   amountsAsIntegers: false,
   escrowAsNumber: false,
@@ -40,7 +41,7 @@ export const GATEWAY_CANONICAL: CanonicalOptions = {
   nullAs: 'empty-string',
   keepSignatureField: false,
   json: PHP_DEFAULT,
-};
+});
 
 /** PHP's `(int)` of a decoded value (`container[key]`, for the number's PHP type). */
 export function phpIntOf(value: CallbackValue, container?: object, key = ''): JsonInteger {

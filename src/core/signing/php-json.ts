@@ -1,3 +1,4 @@
+import { deepFreeze } from '../freeze.js';
 /**
  * JSON encoders that reproduce what other languages put on the wire, byte for byte.
  * PHP's `json_encode` with default flags escapes `/` as `\/` and every non-ASCII character as a
@@ -10,9 +11,9 @@ export interface JsonEncodeOptions {
   escapeUnicode: boolean;
 }
 
-export const PHP_DEFAULT: JsonEncodeOptions = { escapeSlash: true, escapeUnicode: true };
+export const PHP_DEFAULT: Readonly<JsonEncodeOptions> = deepFreeze({ escapeSlash: true, escapeUnicode: true });
 /** What the CLI sends as request bodies: `/` raw, non-ASCII escaped (docs/gateway.md, "Request signing"). */
-export const REQUEST_BODY: JsonEncodeOptions = { escapeSlash: false, escapeUnicode: true };
+export const REQUEST_BODY: Readonly<JsonEncodeOptions> = deepFreeze({ escapeSlash: false, escapeUnicode: true });
 
 /** A JSON integer kept as its decimal digits, so that values beyond 2^53 stay exact. */
 export class JsonInteger {
