@@ -1,7 +1,7 @@
 import { BALANCE_PATH, checkBalanceData, encodeBalanceBody, readBalance } from '../../core/api/merchant.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -22,7 +22,7 @@ export const balanceCommand: Handler = async (env) => {
   if (b.unsettledBalance !== undefined) rows.push(['settling', rupiah(b.unsettledBalance)]);
   rows.push(['member', rupiah(b.memberBalance)]);
   // The VA is masked in human output as everywhere else (`--json` keeps the gateway's answer whole).
-  out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
+  out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${out.table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
   return 'ok';
 };
 

@@ -3,7 +3,7 @@ import { CHANNELS_PATH, checkChannelsData, describeFee, METHOD_LIST_PATH, readCh
 import { cacheDir } from '../../core/config/paths.js';
 import { GatewayError, UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -39,7 +39,7 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
     out.data(rows);
     return 'ok';
   }
-  out.out(table(rows.map((r) => [r.method, r.channel, r.name, describeFee(r, rupiah), r.status === 'active' && r.health === 'online' ? 'available' : `${r.status}/${r.health}`]), ['METHOD', 'CHANNEL', 'NAME', 'FEE', 'STATUS'], (s) => out.c.bold(s)));
+  out.out(out.table(rows.map((r) => [r.method, r.channel, r.name, describeFee(r, rupiah), r.status === 'active' && r.health === 'online' ? 'available' : `${r.status}/${r.health}`]), ['METHOD', 'CHANNEL', 'NAME', 'FEE', 'STATUS'], (s) => out.c.bold(s)));
   return 'ok';
 };
 

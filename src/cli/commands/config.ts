@@ -5,7 +5,6 @@ import type { ProfileChoice, ResolvedConfig, Sourced } from '../../core/config/r
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
-import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
 import { examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -166,7 +165,7 @@ export const configList: Handler<{ showOrigin?: boolean }> = async (env) => {
   const cfg = await env.session.config();
   const rows = entries(cfg).map(([k, s]) => ({ key: k, value: s ? display(k, s.value) : null, origin: s?.origin ?? null }));
   if (env.out.json) env.out.data(rows);
-  else env.out.out(table(rows.map((r) => (env.opts.showOrigin ? [r.key, r.value ?? '-', r.origin ?? ''] : [r.key, r.value ?? '-']))));
+  else env.out.out(env.out.table(rows.map((r) => (env.opts.showOrigin ? [r.key, r.value ?? '-', r.origin ?? ''] : [r.key, r.value ?? '-']))));
   return 'ok';
 };
 
@@ -186,7 +185,7 @@ export const configProfiles: Handler = async (env) => {
     out.info(`no profiles in ${session.userPath}; create one with \`paycli config init\``);
     return 'ok';
   }
-  out.out(table(rows.map((r) => [r.active ? '*' : ' ', r.name, r.env, r.va ?? '-', r.apiKey ? 'key set' : 'no key', r.default ? 'default' : '']), [' ', 'PROFILE', 'ENV', 'VA', 'API KEY', ''], (t) => out.c.bold(t)));
+  out.out(out.table(rows.map((r) => [r.active ? '*' : ' ', r.name, r.env, r.va ?? '-', r.apiKey ? 'key set' : 'no key', r.default ? 'default' : '']), [' ', 'PROFILE', 'ENV', 'VA', 'API KEY', ''], (t) => out.c.bold(t)));
   return 'ok';
 };
 
@@ -212,7 +211,7 @@ export const configPath: Handler = async (env) => {
   const { ctx, session, out } = env;
   const paths = { config: session.userPath, configDir: configDir(ctx.env, ctx.homedir), cache: cacheDir(ctx.env, ctx.homedir), data: dataDir(ctx.env, ctx.homedir) };
   if (out.json) out.data(paths);
-  else out.out(table(Object.entries(paths)));
+  else out.out(out.table(Object.entries(paths)));
   return 'ok';
 };
 

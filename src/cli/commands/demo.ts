@@ -10,7 +10,7 @@ import { verifyCallback } from '../../core/signing/callback-signature.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import type { Handler } from '../command-env.js';
 import type { Outcome } from '../exit-codes.js';
-import { fitLine, rupiah } from '../output.js';
+import { rupiah } from '../output.js';
 import { VERSION } from '../version.js';
 import { examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -56,11 +56,11 @@ export const demoCommand: Handler = async (env) => {
     try {
       const detail = await fn();
       steps.push({ name, ok: true, detail, ms: Math.round(performance.now() - started) });
-      if (!out.json) out.out(fitLine(`${c.green('✓')} ${name.padEnd(24)} `, detail));
+      if (!out.json) out.out(out.fitLine(`${c.green('✓')} ${name.padEnd(24)} `, detail));
     } catch (err) {
       const detail = err instanceof PaycliError || err instanceof StepFailed ? err.message : `unexpected: ${(err as Error).message}`;
       steps.push({ name, ok: false, detail, ms: Math.round(performance.now() - started) });
-      if (!out.json) out.out(fitLine(`${c.red('✗')} ${name.padEnd(24)} `, detail));
+      if (!out.json) out.out(out.fitLine(`${c.red('✗')} ${name.padEnd(24)} `, detail));
       // A failed check is a check failure (exit 6), a PaycliError keeps its kind (network, …),
       // anything else is a bug of paycli's (internal).
       throw new DemoStopped(name, err instanceof StepFailed ? 'check' : err instanceof PaycliError ? err.kind : 'internal');
@@ -174,7 +174,7 @@ export const demoCommand: Handler = async (env) => {
   }
   const failed = steps.find((s) => !s.ok);
   if (out.json) out.data({ ok: passed, steps, ...(failed ? { failedStep: failed.name } : {}) });
-  else if (passed) out.out(`\n${fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`);
+  else if (passed) out.out(`\n${out.fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`);
   else out.out(c.red(`\nthe demo failed at "${failed?.name}"`));
   return passed ? 'ok' : outcome;
 };

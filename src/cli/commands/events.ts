@@ -6,7 +6,8 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { forwardableHeaders } from '../../core/listener/forward.js';
 import type { StoredEvent } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { currentTableWidth, rupiah, table, visibleLength, wib } from '../output.js';
+import { rupiah, wib } from '../output.js';
+import { visibleLength } from '../layout.js';
 import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-shared.js';
 import { parseDuration } from '../../core/duration.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
@@ -75,14 +76,14 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
   });
   const full = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt))), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))]);
   const fullHeader = ['ID', 'RECEIVED (WIB)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'];
-  const width = currentTableWidth();
-  const fits = width === undefined || table(full, fullHeader, undefined, { width: Infinity }).split('\n').every((l) => visibleLength(l) <= width);
-  if (fits) out.out(table(full, fullHeader, (s) => c.bold(s)));
+  const width = out.tableWidth;
+  const fits = width === undefined || out.table(full, fullHeader, undefined, { width: Infinity }).split('\n').every((l) => visibleLength(l) <= width);
+  if (fits) out.out(out.table(full, fullHeader, (s) => c.bold(s)));
   else {
     // A narrow terminal: the short time, and the answer and duplicate mark after the verdict
     // (`events list --json` and `events show` have everything).
     const short = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt), 'short')), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, `${verdict} ${esc(String(e.answer))}${e.duplicate ? ' dup' : ''}`]);
-    out.out(table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
+    out.out(out.table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
   }
   return 'ok';
 };

@@ -2,7 +2,7 @@ import { checkDate, checkHistoryData, csvLine, encodeHistoryBody, HISTORY_PATH, 
 import { UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { gatewayText, statusWord } from '../gateway-text.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -78,7 +78,7 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
     return 'ok';
   }
   const body = rows.map((r) => [String(r.TransactionId), gatewayText(r.CreatedDate).slice(0, 16), statusWord(r), gatewayText(r.PaymentChannel ?? r.Channel), rupiah(Number(r.Amount ?? 0)), gatewayText(r.ReferenceId)]);
-  out.out(table(body, ['ID', 'CREATED (WIB)', 'STATUS', 'CHANNEL', 'AMOUNT', 'REFERENCE'], (s) => out.c.bold(s)));
+  out.out(out.table(body, ['ID', 'CREATED (WIB)', 'STATUS', 'CHANNEL', 'AMOUNT', 'REFERENCE'], (s) => out.c.bold(s)));
   out.info(out.e.dim(opts.all ? `${rows.length} transactions` : `page ${request.page} of ${pages} · ${total} transactions${request.page! < pages ? ` · --page ${request.page! + 1} or --all for more` : ''}`));
   return 'ok';
 };

@@ -4,7 +4,7 @@ import type { ListenerEvent } from '../../core/listener/server.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
-import { fitLine, rupiah, wib } from '../output.js';
+import { rupiah, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { parsePort } from '../flag-values.js';
 import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, type Define } from '../command-kit.js';
@@ -148,7 +148,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
       c.dim(`${ev.answer} ${e.ms}ms`),
     ].filter(Boolean);
     // The time, then the rest wrapped under it to the terminal's width.
-    emit(fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
+    emit(out.fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
   }
 
   if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);

@@ -7,7 +7,6 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseDuration } from '../../core/duration.js';
 import { formatJakarta, parseWib } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
 import { eventStore } from '../callback-shared.js';
@@ -186,7 +185,7 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
       const result = (m: Missed) => (!m.delivery ? (opts.deliverTo ? '-' : 'not delivered (dry)') : m.delivery.error ? `unreachable: ${m.delivery.error}` : opts.dryRun ? `would send (X-Signature ${m.delivery.signature!.slice(0, 12)}…)` : `HTTP ${m.delivery.status}${m.delivery.body ? ` ${m.delivery.body.slice(0, 30)}` : ''}`);
       const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
       // Fits 80 columns: TRX, REFERENCE ≤ 16, MERCHANT ≤ 10, GATEWAY 8, DELIVERY ≤ 32 (--json has everything).
-      out.out(table(missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
+      out.out(out.table(missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
       out.info(out.e.dim(`${missed.length} of ${checked} missed${opts.deliverTo && !opts.dryRun ? ` · ${delivered} delivered, ${unreachable + refused} failed` : opts.deliverTo ? ' · dry run: nothing was sent' : ' · add --deliver-to URL to deliver them'}`));
     }
   }

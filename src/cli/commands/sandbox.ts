@@ -5,7 +5,8 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
+import { rupiah, wib } from '../output.js';
+import { fitLineTo } from '../layout.js';
 import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
@@ -97,12 +98,12 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       const t = out.c.dim(time(ctx.now()));
       if (e.type === 'request') {
         const st = e.status < 300 ? out.c.green(String(e.status)) : e.status < 500 ? out.c.yellow(String(e.status)) : out.c.red(String(e.status));
-        out.out(fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`));
+        out.out(out.fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`));
       } else if (e.type === 'transition') {
-        out.out(fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`));
+        out.out(out.fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`));
       } else {
         const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
-        out.out(fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
+        out.out(out.fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
       }
     },
   }).catch((err: NodeJS.ErrnoException) => {
@@ -225,7 +226,7 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
     const cbs = (t.callbacks as { state: string }[]) ?? [];
     return [String(t.id), String(t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
   });
-  env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
+  env.out.out(env.out.table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
   return 'ok';
 };
 

@@ -6,7 +6,7 @@ import { durationFlag as duration } from '../duration-flag.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 
 import { gatewayText, statusWord } from '../gateway-text.js';
-import { fitLine, rupiah } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { examples, RUN_DURATION_TIMEOUT, sendNothingFlags, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -50,15 +50,15 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
   const code = r.PaymentCode ?? r.PaymentNo;
   const lines = [
     // Lines that carry the gateway's free text wrap under their label on a narrow terminal.
-    fitLine(`trx ${gatewayText(r.TransactionId)} · `, `${badge} (${gatewayText(r.StatusDesc)}, code ${r.Status}) · ref ${gatewayText(r.ReferenceId)}`),
+    env.out.fitLine(`trx ${gatewayText(r.TransactionId)} · `, `${badge} (${gatewayText(r.StatusDesc)}, code ${r.Status}) · ref ${gatewayText(r.ReferenceId)}`),
     '',
     `  amount   ${rupiah(Number(r.Amount ?? 0))}   fee ${rupiah(Number(r.Fee ?? 0))}`,
-    fitLine('  method   ', `${gatewayText(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${gatewayText(code)}` : ''}`),
+    env.out.fitLine('  method   ', `${gatewayText(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${gatewayText(code)}` : ''}`),
     `  created  ${gatewayText(r.CreatedDate)} WIB`,
     `  expires  ${gatewayText(r.ExpiredDate)} WIB`,
     `  paid     ${r.SuccessDate ? `${gatewayText(r.SuccessDate)} WIB` : '-'}`,
     `  settled  ${r.SettlementDate ? `${gatewayText(r.SettlementDate)} WIB` : paid ? 'not yet' : '-'}`,
-    fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => gatewayText(v)).join(' · ') || '-'),
+    env.out.fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => gatewayText(v)).join(' · ') || '-'),
   ];
   env.out.out(lines.join('\n'));
 }
