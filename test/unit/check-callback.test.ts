@@ -89,7 +89,7 @@ describe('checkCallback', () => {
 
 describe('line breaks at the end of a form body', () => {
   it('are part of the body from the network (as PHP reads it), not of a file', async () => {
-    const { parseCallbackInput } = await import('../../src/core/callback/parse.js');
+    const { parseCallbackInput } = await import('../../src/core/callback/capture.js');
     expect(parseFormBody('a=1&url=x\n').url).toBe('x\n');
     expect(parseCallbackBody('a=1&url=x\r\n', 'application/x-www-form-urlencoded').fields.url).toBe('x\r\n');
     expect(parseCallbackInput('a=1&url=x\n').fields.url).toBe('x');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expiry, PAYMENT_LIMITS, rupiahAmount, validatePaymentRequest } from '../../src/core/payment-rules.js';
-import { parseRedirectRequest } from '../../src/core/sandbox/merchant-api.js';
+import { parseRedirectRequest } from '../../src/core/sandbox/redirect-request.js';
 import { readPaymentRequest } from '../../src/core/sandbox/validate.js';
 
 /** Numbers and texts around every edge of the rules: fractions, huge, tiny, negative, exponents, non-finite. */

@@ -1,5 +1,5 @@
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
-import { parseCaptureObject } from '../../core/callback/parse.js';
+import { parseCaptureObject } from '../../core/callback/capture.js';
 import { checkCallback } from '../../core/callback/check.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { fsError } from '../../core/fs-errors.js';
 import { checkCallback, type CallbackCheck } from '../../core/callback/check.js';
-import type { ParsedCallback } from '../../core/callback/parse.js';
+import type { ParsedCallback } from '../../core/callback/capture.js';
 import { BLOCKS_FROM_BYTES, isVariant, mismatchOf, verifyFileParallel, verifyStream, workersFor } from './verify-batch.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import type { Outcome } from '../exit-codes.js';

@@ -1,7 +1,8 @@
 import { UsageError } from '../errors.js';
 import type { CallbackFields, CallbackValue } from '../signing/callback-canonical.js';
-import { attachPhpShape, fitsInt64, isPhpIntKey } from '../signing/php-values.js';
+import { attachPhpShape, isPhpIntKey } from '../signing/php-values.js';
 import { decodeFormValue } from './form-value.js';
+import { readPhpJsonObject, scanJson } from './php-json-reader.js';
 
 export { decodeFormValue } from './form-value.js';
 
@@ -15,16 +16,6 @@ export class MalformedPayloadError extends UsageError {
 
 export type BodyFormat = 'form' | 'json';
 
-export interface ParsedCallback {
-  fields: CallbackFields;
-  format: BodyFormat;
-  /** Header names lower-cased; empty when the input was a bare body. */
-  headers: Record<string, string>;
-  /** The raw body text as received. */
-  body: string;
-  /** X-Signature from the headers, when present. */
-  headerSignature?: string;
-}
 
 /** A name or value decoded (decodeFormValue); a malformed escape is an error naming the pair. */
 function decodeComponent(text: string, pair: number, part: 'name' | 'value'): string {
@@ -198,178 +189,6 @@ function parseFormPairs(body: string): Record<string, string | PhpArray | Callba
 }
 
 /**
- * One pass over a JSON text, outside its strings: the deepest nesting, and whether JSON.parse
- * would lose what PHP keeps (a number with a fraction or exponent, an integer of 16 digits or
- * more, an object inside the top-level one, whose key order PHP keeps).
- */
-function scanJson(text: string): { depth: number; exact: boolean } {
-  let depth = 0;
-  let max = 0;
-  let exact = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      // Skip the string: the next quote not escaped by an odd run of backslashes.
-      let j = i;
-      for (;;) {
-        j = text.indexOf('"', j + 1);
-        if (j < 0) return { depth: max, exact }; // unterminated: JSON.parse reports it
-        let k = j - 1;
-        while (text.charCodeAt(k) === 92) k--;
-        if ((j - 1 - k) % 2 === 0) break;
-      }
-      i = j;
-    } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      depth++;
-      if (depth > max) max = depth;
-      if (c === 123 && depth > 1) exact = false;
-    } else if (c === 125 || c === 93) depth--;
-    else if (c === 45 || (c >= 48 && c <= 57)) {
-      let j = i + 1;
-      let digits = c === 45 ? 0 : 1;
-      for (; j < text.length; j++) {
-        const d = text.charCodeAt(j);
-        if (d >= 48 && d <= 57) digits++;
-        else if (d === 46 || d === 101 || d === 69 || d === 43 || d === 45) exact = false;
-        else break;
-      }
-      if (digits >= 16) exact = false;
-      i = j - 1;
-    }
-  }
-  return { depth: max, exact };
-}
-
-const LITERALS: readonly [string, CallbackValue][] = [
-  ['true', true],
-  ['false', false],
-  ['null', null],
-];
-
-/** A JSON reader that keeps what PHP's json_decode keeps: integer or double, exact 64-bit integers, key order. */
-class PhpJsonReader {
-  i = 0;
-  constructor(readonly text: string) {}
-
-  fail(what: string): never {
-    throw new MalformedPayloadError(`the JSON body does not parse: ${what} at position ${this.i}`);
-  }
-
-  ws(): void {
-    const t = this.text;
-    while (this.i < t.length) {
-      const c = t.charCodeAt(this.i);
-      if (c === 32 || c === 9 || c === 10 || c === 13) this.i++;
-      else break;
-    }
-  }
-
-  value(holder: { numbers?: Map<string, 'float' | string> }, key: string): CallbackValue {
-    this.ws();
-    const t = this.text;
-    const c = t[this.i];
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
-    if (c === '"') return this.string();
-    for (const [word, literal] of LITERALS) {
-      if (t.startsWith(word, this.i)) {
-        this.i += word.length;
-        return literal;
-      }
-    }
-    const m = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
-    m.lastIndex = this.i;
-    const r = m.exec(t);
-    if (!r) this.fail('unexpected character');
-    this.i = m.lastIndex;
-    const n = Number(r[0]);
-    if (r[1] !== undefined || r[2] !== undefined || !fitsInt64(r[0])) {
-      holder.numbers ??= new Map();
-      holder.numbers.set(key, 'float');
-    } else if (!Number.isSafeInteger(n)) {
-      holder.numbers ??= new Map();
-      holder.numbers.set(key, r[0]);
-    }
-    return n;
-  }
-
-  string(): string {
-    const t = this.text;
-    let j = this.i;
-    for (;;) {
-      j = t.indexOf('"', j + 1);
-      if (j < 0) this.fail('unterminated string');
-      let k = j - 1;
-      while (t.charCodeAt(k) === 92) k--;
-      if ((j - 1 - k) % 2 === 0) break;
-    }
-    let s: string;
-    try {
-      s = JSON.parse(t.slice(this.i, j + 1)) as string;
-    } catch {
-      this.fail('bad string');
-    }
-    this.i = j + 1;
-    return s;
-  }
-
-  array(): CallbackValue[] {
-    this.i++;
-    const out: CallbackValue[] = [];
-    const shape: { numbers?: Map<string, 'float' | string> } = {};
-    this.ws();
-    if (this.text[this.i] === ']') {
-      this.i++;
-      return out;
-    }
-    for (;;) {
-      out.push(this.value(shape, String(out.length)));
-      this.ws();
-      const c = this.text[this.i++];
-      if (c === ']') break;
-      if (c !== ',') this.fail('expected , or ]');
-    }
-    if (shape.numbers) attachPhpShape(out, shape);
-    return out;
-  }
-
-  /** An object, as PHP's array: a list when its keys are 0, 1, 2, … in order. */
-  object(top = false): CallbackValue {
-    this.i++;
-    const a = new Map<string, CallbackValue>();
-    const shape: { numbers?: Map<string, 'float' | string> } = {};
-    this.ws();
-    if (this.text[this.i] === '}') this.i++;
-    else {
-      for (;;) {
-        this.ws();
-        if (this.text[this.i] !== '"') this.fail('expected a key');
-        const key = this.string();
-        this.ws();
-        if (this.text[this.i++] !== ':') this.fail('expected :');
-        shape.numbers?.delete(key);
-        a.set(key, this.value(shape, key));
-        this.ws();
-        const c = this.text[this.i++];
-        if (c === '}') break;
-        if (c !== ',') this.fail('expected , or }');
-      }
-    }
-    const keys = [...a.keys()];
-    if (!top && keys.every((k, i) => k === String(i))) {
-      const list = keys.map((k) => a.get(k)!);
-      if (shape.numbers) attachPhpShape(list, shape);
-      return list;
-    }
-    const obj = Object.create(null) as Record<string, CallbackValue>;
-    for (const k of keys) obj[k] = a.get(k)!;
-    const order = Object.keys(obj).some((k, i) => k !== keys[i]) ? keys : undefined;
-    if (order || shape.numbers) attachPhpShape(obj, { ...(order ? { order } : {}), ...(shape.numbers ? { numbers: shape.numbers } : {}) });
-    return obj;
-  }
-}
-
-/**
  * Parses a JSON callback body: it must be an object, nested at most 511 levels (PHP's json_decode
  * refuses deeper ones). JSON.parse reads it unless it holds something JSON.parse would lose for
  * PHP (doubles, integers beyond 2^53, nested objects); those are read keeping PHP's view.
@@ -387,10 +206,12 @@ export function parseJsonBody(body: string): CallbackFields {
     throw new MalformedPayloadError('the JSON body is not an object of callback fields');
   }
   if (scan.exact) return value as CallbackFields;
-  const reader = new PhpJsonReader(body);
-  reader.ws();
-  const fields = reader.object(true);
-  return fields as CallbackFields;
+  try {
+    return readPhpJsonObject(body) as CallbackFields;
+  } catch (err) {
+    if (err instanceof SyntaxError) throw new MalformedPayloadError(`the JSON body does not parse: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Picks the body format from a Content-Type header, or sniffs it from the body. */
@@ -407,70 +228,3 @@ export function parseCallbackBody(body: string, contentType?: string, options: {
   return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body, options), format };
 }
 
-/** One header of a `{headers, body}` capture, by case-insensitive name. */
-export function captureHeader(headers: Record<string, unknown> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  const direct = headers[name];
-  if (typeof direct === 'string') return direct;
-  for (const k in headers) {
-    if (k.length === name.length && k.toLowerCase() === name) {
-      const v = headers[k];
-      return Array.isArray(v) ? v.map(String).join(', ') : v === undefined || v === null ? undefined : String(v);
-    }
-  }
-  return undefined;
-}
-
-function lowerHeaders(headers: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || v === null) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.map(String).join(', ') : String(v);
-  }
-  return out;
-}
-
-/** Builds the parsed form of a `{headers, body}` capture (the event store and `--jsonl` lines). */
-export function parseCaptureObject(capture: { headers?: Record<string, unknown>; body?: unknown }, options: { fromFile?: boolean } = {}): ParsedCallback {
-  if (typeof capture.body !== 'string') throw new MalformedPayloadError('the capture has no "body" string');
-  const headers = lowerHeaders(capture.headers ?? {});
-  const { fields, format } = parseCallbackBody(capture.body, headers['content-type'], options);
-  return { fields, format, headers, body: capture.body, headerSignature: headers['x-signature'] };
-}
-
-const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d(\.\d)?\r?$/;
-
-/** Parses a raw HTTP request capture (a file): request line, headers, blank line, body (CRLF or LF). */
-export function parseHttpCapture(text: string): ParsedCallback {
-  const lines = text.split('\n');
-  if (!REQUEST_LINE.test(lines[0] ?? '')) throw new MalformedPayloadError('line 1 is not an HTTP request line (METHOD PATH HTTP/1.1)');
-  const headers: Record<string, string> = {};
-  let i = 1;
-  for (; i < lines.length; i++) {
-    const line = lines[i]!.replace(/\r$/, '');
-    if (line === '') break;
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new MalformedPayloadError(`line ${i + 1} of the capture is not a header (Name: value)`);
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  if (i >= lines.length) throw new MalformedPayloadError('the capture has no blank line between headers and body');
-  const body = lines.slice(i + 1).join('\n');
-  return parseCaptureObject({ headers, body }, { fromFile: true });
-}
-
-/**
- * Reads any supported input: a JSON body, a form body, a raw HTTP capture, or a `{headers, body}`
- * object. A body's own `signature` field is kept in `fields` (canonicalisation drops it).
- */
-export function parseCallbackInput(text: string): ParsedCallback {
-  const trimmed = text.replace(/^\uFEFF/, '');
-  if (REQUEST_LINE.test(trimmed.split('\n')[0] ?? '')) return parseHttpCapture(trimmed);
-  if (/^\s*[{[]/.test(trimmed)) {
-    const fields = parseJsonBody(trimmed);
-    if (typeof fields.body === 'string' && fields.headers !== null && typeof fields.headers === 'object' && !Array.isArray(fields.headers)) {
-      return parseCaptureObject(fields as { headers: Record<string, unknown>; body: string });
-    }
-    return { fields, format: 'json', headers: {}, body: trimmed };
-  }
-  return { fields: parseFormBody(trimmed, { fromFile: true }), format: 'form', headers: {}, body: trimmed };
-}
