@@ -1,6 +1,6 @@
 import { AuthError, UsageError } from '../errors.js';
 import { BASE_URLS, ENVIRONMENTS, lineOf, parseSetting, type Environment, type Settings, type UserConfig } from './profiles.js';
-import type { Env } from './paths.js';
+import type { Env } from '../env.js';
 import { isLoopbackUrl } from '../http/loopback.js';
 
 /** The emulator's documented default merchant (used with `--env local` when nothing is configured). */

@@ -2,7 +2,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { NetworkError, PaycliError } from '../errors.js';
 import { flattenHeaders, sendRaw } from './raw-post.js';
-import type { Env } from '../config/paths.js';
+import type { Env } from '../env.js';
 
 export interface HttpRequest {
   method: string;
