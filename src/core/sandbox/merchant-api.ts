@@ -12,7 +12,7 @@ import { StoreError } from './log.js';
 import { normalizePhoneIfMobile } from '../phone.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
-import { envelope } from './views.js';
+import { envelope, jsonObjectBody } from './views.js';
 import type { RedirectSession } from './redirect-session.js';
 
 export type { RedirectSession };
@@ -166,7 +166,7 @@ export class MerchantApi {
       envelope(res, 405, 'method not allowed', null);
       return true;
     }
-    const json = parseBody(body, res);
+    const json = jsonObjectBody(body, res, '{}');
     if (!json) return true;
     const invalid = (errors: Record<string, string[]>, message = 'error - invalid request'): true => {
       envelope(res, 400, message, null, { Error: errors });
@@ -259,17 +259,6 @@ export class MerchantApi {
   async close(): Promise<void> {
     await this.journal?.close();
   }
-}
-
-function parseBody(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(body.toString('utf8') || '{}') as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch {
-    /* answered below */
-  }
-  envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
-  return undefined;
 }
 
 /** The 404 of every route the emulator does not implement. */
