@@ -24,6 +24,7 @@ interface ListenFlags {
   timeout?: string;
   persist?: boolean;
   ui?: boolean;
+  fsync?: boolean;
 }
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
@@ -169,7 +170,7 @@ async function listenerUi(env: CommandEnv<ListenFlags>, store: EventStore | null
   if (!env.opts.ui) return undefined;
   const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
   if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
-  return createListenerUi({ store, va, otherKeys, callbackPath: path, replayTo: env.opts.forwardTo?.[0], replayTimeoutMs: (await env.session.config()).timeout.value });
+  return createListenerUi({ store, va, otherKeys, callbackPath: path, forwardTo: env.opts.forwardTo, replayTimeoutMs: (await env.session.config()).timeout.value });
 }
 
 /** The dashboard's address as a browser on this machine opens it (0.0.0.0 and :: become 127.0.0.1). */
@@ -182,12 +183,12 @@ function uiAddress(listenerUrl: string, ui: ListenerUi | undefined): string | nu
 
 /** `paycli listen`: a local callback receiver. */
 export const listenCommand: Handler<ListenFlags> = async (env) => {
-  const { opts, out, ctx } = env;
+  const { opts, ctx } = env;
   const { startListener } = await import('../../core/listener/server.js');
   const flags = await readListenFlags(opts); // usage errors before anything is opened
   const va = await callbackVa(env);
   const otherKeys = await diagnosisKeys(env);
-  const store = opts.persist === false ? null : eventStore(env);
+  const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0, fsync: opts.fsync === true });
   const ui = await listenerUi(env, store, va, otherKeys, flags.path);
   const print = new ListenPrinter(env, store?.path);
   let stop: () => void = () => undefined;
@@ -205,7 +206,6 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 8080} is already in use`, { hint: 'pick another --port (0 for any free port)' });
     throw err;
   });
-  if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
   print.banner(listener.url, va, uiAddress(listener.url, ui));
   const signal = ctx.interrupts();
   signal.addEventListener('abort', () => stop(), { once: true });
@@ -230,6 +230,7 @@ const defineListen: Define = (program, bind) => {
         .option('--exit-after <n>', 'stop after N requests')
         .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
         .option('--no-persist', 'do not write the event store')
+        .option('--fsync', 'sync each commit of the store to disk: acknowledged callbacks survive a power cut too (slower)')
         .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
     );
   RUN_DURATION_TIMEOUT.add(listen);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Journal } from '../journal.js';
 import { CHANNEL_NAMES, channelsOf, contactError, METHOD_NAMES } from '../payment-rules.js';
 import { parseRedirectRequest } from './redirect-request.js';
+import { locationOf } from './validate.js';
 import type { SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
 import { feeFor } from '../fees.js';
@@ -242,7 +243,7 @@ export class MerchantApi {
       return true;
     }
     if (action === 'cancel') {
-      back(s.cancelUrl ?? `/payment/${s.sid}`);
+      back(locationOf(s.cancelUrl) ?? `/payment/${s.sid}`);
       return true;
     }
     const t = this.sessionTransaction(s);
@@ -252,7 +253,7 @@ export class MerchantApi {
     }
     const r = await this.deps.pay(t);
     if (!r.ok) text(r.status ?? 409, r.message ?? 'cannot pay');
-    else back(s.returnUrl ?? `/payment/${s.sid}`);
+    else back(locationOf(s.returnUrl) ?? `/payment/${s.sid}`);
     return true;
   }
 

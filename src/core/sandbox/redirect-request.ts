@@ -1,6 +1,7 @@
 import { contactError, expiry, isAbsent, METHOD_NAMES, PAYMENT_LIMITS, quantity, rupiahAmount } from '../payment-rules.js';
 import { normalizePhoneIfMobile } from '../phone.js';
 import type { RedirectSession } from './redirect-session.js';
+import { isWebUrl } from './validate.js';
 
 // The emulator's reading of a redirect-payment request (`POST /api/v2/payment`).
 
@@ -55,7 +56,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       if (required) add(f, `${f} wajib diisi.`);
       return undefined;
     }
-    if (typeof v !== 'string' || !/^https?:\/\/\S+$/.test(v)) {
+    if (typeof v !== 'string' || !isWebUrl(v)) {
       add(f, `${f} harus berupa URL.`);
       return undefined;
     }
