@@ -56,12 +56,15 @@ export function encodeJsonString(value: string, options: JsonEncodeOptions): str
   const needs = options.escapeUnicode ? (options.escapeSlash ? NEEDS_ESCAPE_PHP : NEEDS_ESCAPE_RAW_SLASH) : options.escapeSlash ? NEEDS_ESCAPE_ASCII_ONLY : NEEDS_ESCAPE_ASCII_ONLY_RAW_SLASH;
   if (!needs.test(value)) return '"' + value + '"';
   const table = options.escapeSlash ? ESCAPES_PHP : ESCAPES_RAW_SLASH;
-  const out = new Uint16Array(value.length * 6 + 2);
+  const unicode = options.escapeUnicode;
+  // Escaping every non-ASCII character makes the text ASCII: one byte per character (Latin-1);
+  // otherwise the code units are kept as they are (UTF-16).
+  const out = unicode ? Buffer.allocUnsafe(value.length * 6 + 2) : new Uint16Array(value.length * 6 + 2);
   let p = 0;
   out[p++] = 0x22;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    const e = c < 0x80 ? table[c]! : options.escapeUnicode ? 1 : 0;
+    const e = c < 0x80 ? table[c]! : unicode ? 1 : 0;
     if (e === 0) out[p++] = c;
     else if (e === 1) {
       out[p] = 0x5c;
@@ -78,7 +81,7 @@ export function encodeJsonString(value: string, options: JsonEncodeOptions): str
     }
   }
   out[p++] = 0x22;
-  return Buffer.from(out.buffer, 0, 2 * p).toString('utf16le');
+  return out instanceof Buffer ? out.toString('latin1', 0, p) : Buffer.from(out.buffer, 0, 2 * p).toString('utf16le');
 }
 
 /** Encodes a value compactly, keys in insertion order. */
