@@ -87,9 +87,10 @@ describe('paycli/callback: a callback verifier a merchant can deploy alone', () 
   });
 
   it('no exported type of an entry refers to a class the entry does not export', () => {
-    // Classes of the stores that other work is moving to SQLite (issue 23): their shape is about
-    // to change, so they are exported or hidden behind interfaces after that move, not before.
-    const pending = new Set(['EventStore', 'Journal', 'SandboxState', 'SandboxLog']);
+    // Classes of the stores moving to SQLite (issue 23): the listener's EventStore (ListenerOptions.store;
+    // it exposes the SQLite handle) and the emulator's state (SandboxHandle.state, transactionView),
+    // whose move is under way. They get an exported interface once that settles; nothing else may.
+    const pending = new Set(['EventStore', 'SandboxState', 'SandboxLog']);
     for (const entry of ['index', 'sandbox', 'callback']) {
       const problems = unexportedClasses(join(ROOT, `dist/${entry}.d.ts`)).filter((p) => !pending.has(p.split(' ')[0]!));
       expect(problems, entry).toEqual([]);
