@@ -12,7 +12,7 @@ import { lookupRegions, type RegionIndex } from './regions.js';
 import type { SandboxState } from './state.js';
 import type { Transitions } from './transitions.js';
 import { readPaymentRequest } from './validate.js';
-import { envelope, paymentData, sendJson, transactionView } from './views.js';
+import { envelope, jsonObjectBody, paymentData, sendJson, transactionView } from './views.js';
 
 export interface RouteDeps {
   state: SandboxState;
@@ -44,17 +44,6 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     const result = authenticate(req, body, byVa);
     if (typeof result !== 'string') return result;
     envelope(res, 401, result, null);
-    return undefined;
-  }
-
-  function parseJson(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
-    try {
-      const v = JSON.parse(body.toString('utf8') || 'null') as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      /* answered below */
-    }
-    envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
     return undefined;
   }
 
@@ -121,7 +110,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       envelope(res, 405, 'method not allowed', null);
       return;
     }
-    const json = parseJson(body, res);
+    const json = jsonObjectBody(body, res, 'null');
     if (!json) return;
     const read = readPaymentRequest(json);
     if (!read.ok) {
