@@ -32,6 +32,6 @@ export function isProductionHostUrl(url: string): boolean {
  * name. The default environment with `--base-url https://my.ipaymu.com/api` is production too.
  * The one rule behind every confirmation (Session.guardProduction).
  */
-export function targetsProduction(config: { env: { value: string }; baseUrl: { value: string } }): boolean {
+export function targetsProduction(config: { env: { value: string; origin?: string }; baseUrl: { value: string; origin?: string } }): boolean {
   return config.env.value === 'production' || isProductionHostUrl(config.baseUrl.value);
 }
