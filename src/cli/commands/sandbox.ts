@@ -282,7 +282,16 @@ const defineSandbox: Define = (program, bind) => {
     .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
     .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']))
     .option('--ready-file <path>', 'once the port accepts connections, write {url, baseUrl, dashboardUrl, va, apiKey} there as JSON, atomically (PAYCLI_SANDBOX_READY_FILE)');
-  sandbox.addHelpText('after', '\nEvery flag of the emulator has a variable that a flag overrides (for containers): PAYCLI_SANDBOX_PORT, _HOST, _VA, _API_KEY or _API_KEY_FILE, _DATA_DIR, _IN_MEMORY, _ACCOUNTS, _CALLBACK_FORMAT, _RETRY_SCHEDULE, _FAULTS, _SETTLEMENT, _DASHBOARD, _READY_FILE.\n');
+  sandbox.addHelpText(
+    'after',
+    [
+      '',
+      'Environment (for containers; a flag wins): PAYCLI_SANDBOX_PORT, _HOST, _VA,',
+      '_API_KEY or _API_KEY_FILE, _DATA_DIR, _IN_MEMORY, _ACCOUNTS, _CALLBACK_FORMAT,',
+      '_RETRY_SCHEDULE, _FAULTS, _SETTLEMENT, _DASHBOARD, _READY_FILE.',
+      '',
+    ].join('\n'),
+  );
   examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate', 'paycli sandbox --host 0.0.0.0 --ready-file /tmp/paycli-ready.json']);
   bind(sandbox, sandboxServe);
   const sandboxUrl = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)');
