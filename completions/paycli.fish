@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--signature' '--data' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--tunnel' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
         set skip 1; continue
       case '-*'
         continue
@@ -111,7 +111,7 @@ complete -c paycli -n '__paycli_at '\''pay'\''' -l height -r -d 'item height in 
 complete -c paycli -n '__paycli_at '\''pay'\''' -l length -r -d 'item length in cm, for COD (repeatable)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l amount -r -d 'total amount (default: the sum of qty × price)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l allow-amount-mismatch -d 'send an --amount that differs from the items'\'' total'
-complete -c paycli -n '__paycli_at '\''pay'\''' -l notify-url -r -d 'callback URL (default: notify-url from config)'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l notify-url -r -d 'callback URL; auto: the running `paycli listen` (its tunnel'\'''
 complete -c paycli -n '__paycli_at '\''pay'\''' -l expired -r -d 'expiry duration (default 24)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l expired-type -xa 'days hours minutes' -d 'unit of --expired'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l comments -r -d 'transaction note'
@@ -171,6 +171,7 @@ complete -c paycli -n '__paycli_at '\''listen'\''' -l exit-after -r -d 'stop aft
 complete -c paycli -n '__paycli_at '\''listen'\''' -l timeout -r -d 'stop after this long (e.g. 30s, 5m)'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l no-persist -d 'do not write the event store'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l ui -d 'serve a dashboard of the received callbacks at /_paycli/ (lo'
+complete -c paycli -n '__paycli_at '\''listen'\''' -l tunnel -r -d 'a public HTTPS URL through cloudflared or ngrok, if installe'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l store -r -d 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)'
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'list' -d 'list stored requests, oldest first'
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'show' -d 'headers, body, canonical JSON and verdict of one request (id'

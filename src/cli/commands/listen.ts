@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.js';
+import { NetworkError, UsageError } from '../../core/errors.js';
 import { parseBindHost, parseHttpUrl } from '../../core/http/serve.js';
 import type { ListenerEvent } from '../../core/listener/server.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
@@ -9,6 +9,8 @@ import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { parsePort } from '../flag-values.js';
 import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
+import { listenerStatePath, removeListenerState, writeListenerState } from '../listener-state.js';
+import { startTunnel, tunnelProgram, type Tunnel } from '../tunnel.js';
 
 interface ListenFlags {
   port?: string;
@@ -21,6 +23,7 @@ interface ListenFlags {
   timeout?: string;
   persist?: boolean;
   ui?: boolean;
+  tunnel?: string;
 }
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
@@ -77,6 +80,10 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const path = opts.path ?? '/';
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
+  // The tunnel's program must be installed (exit 2 with a hint otherwise), checked before anything starts.
+  const tunnelProg = opts.tunnel !== undefined ? tunnelProgram(opts.tunnel, ctx.env.PATH) : undefined;
+  // Through a tunnel every request comes from a loopback peer (the tunnel program): the dashboard would be public.
+  if (tunnelProg && opts.ui) throw new UsageError('--ui cannot be used with --tunnel: through the tunnel anyone could read the dashboard', { hint: 'run `paycli events list` (or a second `paycli listen --ui` without a tunnel) to see what arrived' });
   const store = opts.persist === false ? null : eventStore(env);
   let ui: import('../../core/listener/ui.js').ListenerUi | undefined;
   if (opts.ui) {
@@ -162,19 +169,42 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     if (origin.hostname === '0.0.0.0' || origin.hostname === '[::]') origin.hostname = '127.0.0.1';
     uiUrl = `${origin.origin}${ui.prefix}`;
   }
-  const banner = { event: 'listening', url: listener.url, va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [], ...(ui ? { ui: uiUrl } : {}) };
+  let tunnel: Tunnel | undefined;
+  if (tunnelProg) {
+    const local = new URL(listener.url);
+    if (local.hostname === '0.0.0.0' || local.hostname === '[::]') local.hostname = '127.0.0.1';
+    try {
+      tunnel = await startTunnel({ ...tunnelProg, localUrl: local.origin, env: ctx.env, secrets: [va, ctx.env.PAYCLI_API_KEY] });
+    } catch (err) {
+      await listener.close();
+      throw err;
+    }
+  }
+  const publicUrl = tunnel ? tunnel.publicUrl + (path === '*' ? '/' : path) : null;
+  const stateFile = listenerStatePath(ctx.env, ctx.homedir);
+  await writeListenerState(stateFile, { pid: process.pid, url: listener.url, publicUrl: tunnel?.publicUrl ?? null, tunnel: tunnel?.kind ?? null, path, startedAt: ctx.now().toISOString() }).catch((err: Error) => out.warn(`cannot write ${stateFile} (pay --notify-url auto will not find this listener): ${err.message}`));
+  let tunnelLost: string | undefined;
+  let closing = false;
+  void tunnel?.exited.then(({ code, signal }) => {
+    if (closing) return;
+    tunnelLost = `${tunnel!.kind} exited (${signal ?? `code ${code}`}): the public URL is gone`;
+    stop();
+  });
+  const banner = { event: 'listening', url: listener.url, ...(tunnel ? { publicUrl, tunnel: tunnel.kind } : {}), va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [], ...(ui ? { ui: uiUrl } : {}) };
   if (out.json) ctx.stderr.write(JSON.stringify(banner) + '\n');
   else {
     ctx.stderr.write(
       [
         `${out.e.bold('paycli listen')} — receiving callbacks`,
-        `  notifyUrl  ${listener.url}`,
+        `  notifyUrl  ${publicUrl ?? listener.url}`,
+        ...(tunnel ? [`  tunnel     ${tunnel.kind} → ${listener.url}  (paycli pay --notify-url auto uses it)`] : []),
         `  VA         ${maskSecret(va)} (the callback signing key)`,
         `  store      ${store?.path ?? 'off'}`,
         ...(opts.forwardTo ?? []).map((u) => `  forward    ${u}`),
         ...(uiUrl ? [`  dashboard  ${uiUrl} (loopback only)`] : []),
-        `  The emulator (paycli sandbox) can call this URL directly;`,
-        `  the real gateway needs a public URL (a tunnel).`,
+        ...(tunnel
+          ? [`  Give the gateway the notifyUrl above; callbacks arrive here unchanged.`]
+          : [`  The emulator (paycli sandbox) can call this URL directly;`, `  the real gateway needs a public URL: --tunnel cloudflared (or ngrok).`]),
         `  Times are WIB (Asia/Jakarta). Ctrl-C to stop`,
         '',
       ].join('\n'),
@@ -185,11 +215,18 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   if (signal.aborted) stop();
   const timer = stopAfterMs !== undefined ? setTimeout(() => stop(), stopAfterMs) : undefined;
   await stopped;
+  closing = true;
   if (timer) clearTimeout(timer);
+  await tunnel?.stop();
+  await removeListenerState(stateFile, process.pid, listener.url);
   const summary = await listener.close();
   if (pending.length > 0) flushLines();
   if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
   else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
+  if (tunnelLost) {
+    out.fail(new NetworkError(tunnelLost, { hint: 'start `paycli listen --tunnel …` again; the gateway retries callbacks it could not deliver' }));
+    return 5;
+  }
   return signal.aborted && signal.reason === 'SIGINT' ? 130 : 0;
 };
 
@@ -206,11 +243,12 @@ const defineListen: Define = (program, bind) => {
         .option('--exit-after <n>', 'stop after N requests')
         .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
         .option('--no-persist', 'do not write the event store')
-        .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
+        .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)')
+        .option('--tunnel <program>', 'a public HTTPS URL through cloudflared or ngrok, if installed (never downloaded); stopped with the listener'),
     );
   RUN_DURATION_TIMEOUT.add(listen);
   bind(examples(listen,
-    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m'],
+    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m', 'paycli listen --tunnel cloudflared'],
   ), listenCommand);
 };
 
