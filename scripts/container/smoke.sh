@@ -43,7 +43,8 @@ free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1
 port="$(free_port)"
 cb="$(free_port)"
 say "starting the container on port $port"
-podman run -d --name "$name" --network host -e "PAYCLI_SANDBOX_PORT=$port" "$tag" >/dev/null
+# (podman says on stderr that it cannot start systemd timers for the health check: it runs below.)
+podman run -d --name "$name" --network host -e "PAYCLI_SANDBOX_PORT=$port" "$tag" >/dev/null 2>"$tmp/run.err" || { cat "$tmp/run.err" >&2; exit 1; }
 # Its own HEALTHCHECK (paycli sandbox health inside the container), run until it passes.
 for i in $(seq 1 90); do
   if podman healthcheck run "$name" >/dev/null 2>&1; then break; fi
