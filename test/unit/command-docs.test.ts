@@ -55,13 +55,14 @@ describe('README', () => {
   });
   it('install leads with the package and the quick start is two commands', () => {
     const install = readme.slice(readme.indexOf('## Install'), readme.indexOf('## Quick start'));
-    expect(install.indexOf('npm install -g paycli')).toBeGreaterThan(0);
-    expect(install.indexOf('npm install -g paycli')).toBeLessThan(install.indexOf('git clone'));
+    const pkg = 'npm install -g --allow-scripts=better-sqlite3 paycli';
+    expect(install.indexOf(pkg)).toBeGreaterThan(0);
+    expect(install.indexOf(pkg)).toBeLessThan(install.indexOf('git clone'));
     expect(install).toContain('npx paycli demo');
     const quick = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## A tour'));
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(quick)![1]!.trim().split('\n');
     expect(firstBlock).toHaveLength(2);
-    expect(firstBlock[0]).toMatch(/^npm install -g paycli && paycli demo\b/);
+    expect(firstBlock[0]).toMatch(/^npm install -g --allow-scripts=better-sqlite3 paycli && paycli demo\b/);
     expect(firstBlock[1]).toMatch(/^npm test\b/);
   });
 });

@@ -89,7 +89,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   if (opts.ui) {
     const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
     if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
-    ui = await createListenerUi({ store, va, otherKeys, callbackPath: path, replayTo: opts.forwardTo?.[0], replayTimeoutMs: (await env.session.config()).timeout.value });
+    ui = await createListenerUi({ store, va, otherKeys, callbackPath: path, forwardTo: opts.forwardTo, replayTimeoutMs: (await env.session.config()).timeout.value });
   }
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));

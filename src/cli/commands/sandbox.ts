@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
 import { dataDir } from '../../core/config/paths.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
+import { WHOLE_ANSWER_MAX_BYTES } from '../../core/http/bounded-read.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
@@ -181,7 +182,8 @@ async function adminCall(env: CommandEnv<SandboxFlags>, method: string, path: st
   const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   let res;
   try {
-    res = await sendRaw(base + path, { method, headers: { accept: 'application/json' }, timeoutMs: 10_000 });
+    // Parsed whole: read whole up to the bound (a longer answer is an error, not a cut JSON text).
+    res = await sendRaw(base + path, { method, headers: { accept: 'application/json' }, timeoutMs: 10_000, maxAnswerBytes: WHOLE_ANSWER_MAX_BYTES, overLimit: 'fail' });
   } catch (err) {
     throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
   }
