@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--data' '-d' '--field' '-f' '--output' '-o' '--awb' '--trx' '--date' '--time' '--vehicle' '--sender' '--receiver' '--related-id' '--notes' '--website-url' '--website-ip' '--account' '--signature' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--tunnel' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--data' '-d' '--field' '-f' '--output' '-o' '--awb' '--trx' '--date' '--time' '--vehicle' '--sender' '--receiver' '--related-id' '--notes' '--website-url' '--website-ip' '--account' '--signature' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--tunnel' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--allow-host' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
         set skip 1; continue
       case '-*'
         continue
@@ -306,6 +306,7 @@ complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'env' -d 'print shell exp
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'list' -d 'list the emulator'\''s transactions and their callbacks'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l port -r -d 'port to listen on, 0 for any free port (PAYCLI_SANDBOX_PORT;'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l host -r -d 'address to bind (PAYCLI_SANDBOX_HOST; default 127.0.0.1)'
+complete -c paycli -n '__paycli_at '\''sandbox'\''' -l allow-host -r -d 'also answer requests whose Host is this name, e.g. a Compose'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l data-dir -r -d 'where state and the callback outbox live (default $XDG_DATA_'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l in-memory -d 'keep state in memory only (nothing on disk)'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l accounts -r -d 'JSON array of merchants: {va, apiKey, active, name, callback'

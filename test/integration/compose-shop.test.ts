@@ -36,6 +36,8 @@ describe('examples/compose/compose.yaml', () => {
     expect(existsSync(join(ROOT, 'examples/compose', compose.services.paycli!.build!, 'Dockerfile'))).toBe(true);
     const env = compose.services.shop!.environment!;
     expect(env.IPAYMU_BASE_URL).toBe(`http://paycli:${compose.services.paycli!.environment!.PAYCLI_SANDBOX_PORT}/api`);
+    // The emulator answers the shop's Host (its service name): test/e2e/sandbox-service.test.ts checks the setting.
+    expect(compose.services.paycli!.environment!.PAYCLI_SANDBOX_ALLOW_HOSTS!.split(',')).toContain(new URL(env.IPAYMU_BASE_URL!).hostname);
     expect(env.IPAYMU_VA).toBe(EMULATOR_DEFAULT_VA);
     expect(env.IPAYMU_API_KEY).toBe(EMULATOR_DEFAULT_API_KEY);
     expect(compose.services.shop!.depends_on!.paycli!.condition).toBe('service_healthy');

@@ -7,7 +7,7 @@ import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
-import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
+import { Option, collect, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
@@ -15,6 +15,7 @@ import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvAp
 
 interface SandboxFlags {
   port?: string;
+  allowHost?: string[];
   host?: string;
   dataDir?: string;
   inMemory?: boolean;
@@ -83,6 +84,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     settlement: opts.settlement,
     faults,
     dashboard: opts.dashboard !== false,
+    ...(opts.allowHost ? { allowedHosts: opts.allowHost } : {}),
     onEvent: (e) => {
       if (e.type === 'startup') return; // part of the banner
       if (e.type === 'store-error') {
@@ -275,6 +277,7 @@ const defineSandbox: Define = (program, bind) => {
   const sandbox = topCommand(program, 'sandbox')
     .option('--port <port>', 'port to listen on, 0 for any free port (PAYCLI_SANDBOX_PORT; default 4010)')
     .option('--host <host>', 'address to bind (PAYCLI_SANDBOX_HOST; default 127.0.0.1)')
+    .option('--allow-host <name>', 'also answer requests whose Host is this name, e.g. a Compose service name (repeatable; PAYCLI_SANDBOX_ALLOW_HOSTS, comma-separated)', collect)
     .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
     .option('--in-memory', 'keep state in memory only (nothing on disk)')
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
@@ -288,9 +291,10 @@ const defineSandbox: Define = (program, bind) => {
     'after',
     [
       '',
-      'Environment (for containers; a flag wins): PAYCLI_SANDBOX_PORT, _HOST, _VA,',
-      '_API_KEY or _API_KEY_FILE, _DATA_DIR, _IN_MEMORY, _ACCOUNTS, _CALLBACK_FORMAT,',
-      '_RETRY_SCHEDULE, _FAULTS, _SETTLEMENT, _DASHBOARD, _READY_FILE.',
+      'Environment (for containers; a flag wins): PAYCLI_SANDBOX_PORT, _HOST,',
+      '_ALLOW_HOSTS, _VA, _API_KEY or _API_KEY_FILE, _DATA_DIR, _IN_MEMORY, _ACCOUNTS,',
+      '_CALLBACK_FORMAT, _RETRY_SCHEDULE, _FAULTS, _SETTLEMENT, _DASHBOARD,',
+      '_READY_FILE.',
       '',
     ].join('\n'),
   );
