@@ -13,9 +13,12 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/paycli-smoke.XXXXXX")"
 name="paycli-smoke-$$"
 tag="localhost/paycli-smoke:node$major"
 listener=""
+previous=""
 cleanup() {
   [ -n "$listener" ] && kill "$listener" 2>/dev/null || true
   podman rm -f "$name" >/dev/null 2>&1 || true
+  # The previous build of this image, untagged by this one (only ours): storage does not grow.
+  if [ -n "$previous" ] && [ "$previous" != "$(podman image inspect --format '{{.Id}}' "$tag" 2>/dev/null)" ]; then podman rmi "$previous" >/dev/null 2>&1 || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -30,6 +33,7 @@ fi
 bash "$root/scripts/container/base-image.sh" "$major"
 
 say "building the Dockerfile (node $major)"
+previous="$(podman image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)"
 podman build --format docker --network host --build-arg "NODE_VERSION=$major" -t "$tag" "$root" >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log" >&2; exit 1; }
 
 user="$(podman image inspect --format '{{.Config.User}}' "$tag")"
