@@ -24,6 +24,7 @@ interface ListenFlags {
   persist?: boolean;
   ui?: boolean;
   tunnel?: string;
+  fsync?: boolean;
 }
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
@@ -84,7 +85,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const tunnelProg = opts.tunnel !== undefined ? tunnelProgram(opts.tunnel, ctx.env.PATH) : undefined;
   // Through a tunnel every request comes from a loopback peer (the tunnel program): the dashboard would be public.
   if (tunnelProg && opts.ui) throw new UsageError('--ui cannot be used with --tunnel: through the tunnel anyone could read the dashboard', { hint: 'run `paycli events list` (or a second `paycli listen --ui` without a tunnel) to see what arrived' });
-  const store = opts.persist === false ? null : eventStore(env);
+  const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0, fsync: opts.fsync === true });
   let ui: import('../../core/listener/ui.js').ListenerUi | undefined;
   if (opts.ui) {
     const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
@@ -162,7 +163,6 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     emit(fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
   }
 
-  if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
   let uiUrl: string | null = null;
   if (ui) {
     const origin = new URL(listener.url);
@@ -243,6 +243,7 @@ const defineListen: Define = (program, bind) => {
         .option('--exit-after <n>', 'stop after N requests')
         .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
         .option('--no-persist', 'do not write the event store')
+        .option('--fsync', 'sync each commit of the store to disk: acknowledged callbacks survive a power cut too (slower)')
         .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)')
         .option('--tunnel <program>', 'a public HTTPS URL through cloudflared or ngrok, if installed (never downloaded); stopped with the listener'),
     );
