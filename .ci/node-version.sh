@@ -36,5 +36,7 @@ else
   cp "$addon" "$built.tmp" && mv "$built.tmp" "$built"
 fi
 node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
-npm run build >/dev/null
+log="$(mktemp)"
+npm run build >"$log" 2>&1 || { cat "$log"; echo "build failed on Node $major" >&2; exit 1; }
+rm -f "$log"
 npx vitest run --config test/vitest.config.ts "$@"

@@ -2,7 +2,7 @@
 # The action's failure step: gathers what explains a failed run into one directory for the
 # artifact: the ledger (every transaction with its callbacks, from the running emulator), the
 # emulator's NDJSON log (every request and every callback attempt with its result), its stderr, and
-# its data directory (the journal, which holds each attempt's request and answer). Prints the
+# its data directory (its state store, which holds each attempt's request and answer). Prints the
 # directory's path as the output `dir`.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -111,7 +111,7 @@ describe('the action scripts', () => {
     const attempts = readFileSync(join(dir, 'callback-attempts.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { trxId: number; attempt: number; result: string });
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     expect(attempts.every((a) => String(a.trxId) === id && a.result.includes('500'))).toBe(true);
-    // The journal, which holds each attempt's request and answer.
+    // The state store, which holds each attempt's request and answer.
     expect(readdirSync(join(dir, 'data')).length).toBeGreaterThan(0);
     expect(readFileSync(join(dir, 'ready.json'), 'utf8')).toContain(o['base-url']!);
   });

@@ -59,7 +59,7 @@ async function postThroughEdge(fakeDir: string): Promise<number> {
 describe('listen --tunnel', () => {
   it('cloudflared: prints the trycloudflare URL, pay --notify-url auto uses it, the bytes arrive exact, and --exit-after stops the tunnel', async () => {
     const fake = mkdtempSync(join(home, 'cf-'));
-    const store = join(home, 'cf-events.jsonl');
+    const store = join(home, 'cf-events.db');
     const env = envFor(fake);
     const listener = spawnPaycli(['--env', 'local', 'listen', '--port', '0', '--tunnel', 'cloudflared', '--json', '--exit-after', '1', '--store', store], env);
     const banner = await stderrJson(listener.child, (o) => o.event === 'listening');
@@ -76,8 +76,10 @@ describe('listen --tunnel', () => {
     const line = await listener.waitForJson((o) => typeof o.verdict === 'string');
     expect(line.verdict).toBe('valid');
     expect(await listener.exited).toBe(0);
-    const stored = JSON.parse(readFileSync(store, 'utf8').trim().split('\n').at(-1)!) as { body: string; headers: Record<string, string> };
+    const shown = await runCli(['events', 'show', String(line.id), '--json', '--store', store], { env: { XDG_DATA_HOME: join(home, 'data') } });
+    const stored = JSON.parse(shown.stdout) as { body: string; headers: Record<string, string> };
     expect(Buffer.from(stored.body, 'utf8').equals(FIXTURE)).toBe(true);
+    expect(stored.headers['x-signature']).toBe(SIGNATURE);
     // The tunnel was started as a quick tunnel to the listener, stopped with it, and never saw a secret.
     const started = JSON.parse(readFileSync(join(fake, 'args.json'), 'utf8')) as { args: string[]; env: string[] };
     expect(started.args.slice(0, 3)).toEqual(['tunnel', '--no-autoupdate', '--url']);
