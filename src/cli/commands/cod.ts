@@ -1,4 +1,4 @@
-import { constants, openSync, writeSync, closeSync } from 'node:fs';
+import { constants, openSync, writeSync, closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   COD_ROUTES, codRequest, pickupParams, rateParams, readCodAreas, readCodRates, readCodTracking, transactionId, type CodOperation, type CodParams,
@@ -9,7 +9,7 @@ import type { HttpResponse } from '../../core/http/client.js';
 import { parseEnvelope } from '../../core/http/envelope.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { topCommand } from './heads.js';
 
@@ -49,14 +49,14 @@ function envelopeData(res: HttpResponse, url: string): unknown {
 export const codArea: Handler = async (env, query: string) => {
   if (query.trim().length < 3) throw new UsageError('give at least 3 characters to search areas (a district, city or postal code)');
   const sent = await sendCod(env, 'area', { area: query.trim() });
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   // An error answer comes in the usual envelope; a success in the area search's own lower-case one.
   if (sent.res.status >= 400) envelopeData(sent.res, sent.url);
   const areas = readCodAreas(sent.res.status, sent.res.text);
   if (env.out.json) env.out.data(areas);
   else if (areas.length === 0) env.out.info(`no area matches "${query}"`);
-  else env.out.out(table(areas.map((a) => [String(a.id), a.subdistrict, a.district, a.city, a.postalCode]), ['ID', 'SUBDISTRICT', 'DISTRICT', 'CITY', 'POSTAL'], (s) => env.out.c.bold(s)));
-  return 0;
+  else env.out.out(env.out.table(areas.map((a) => [String(a.id), a.subdistrict, a.district, a.city, a.postalCode]), ['ID', 'SUBDISTRICT', 'DISTRICT', 'CITY', 'POSTAL'], (s) => env.out.c.bold(s)));
+  return 'ok';
 };
 
 interface RateFlags {
@@ -70,14 +70,14 @@ interface RateFlags {
 export const codRate: Handler<RateFlags> = async (env) => {
   const { opts, out } = env;
   const sent = await sendCod(env, 'rate', rateParams(opts.from, opts.to, opts.weight, opts.amount));
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   const rates = readCodRates(envelopeData(sent.res, sent.url));
   if (out.json) out.data(rates);
   else {
-    out.out(table(rates.map((r) => [r.shipping, r.service, r.name, Number.isFinite(r.price) ? rupiah(r.price) : '-', r.estimate || '-']), ['SHIPPING', 'SERVICE', 'NAME', 'PRICE', 'ESTIMATE'], (s) => out.c.bold(s)));
+    out.out(out.table(rates.map((r) => [r.shipping, r.service, r.name, Number.isFinite(r.price) ? rupiah(r.price) : '-', r.estimate || '-']), ['SHIPPING', 'SERVICE', 'NAME', 'PRICE', 'ESTIMATE'], (s) => out.c.bold(s)));
     if (rates.length > 0) out.info(`pay with: paycli pay --method cod --shipping ${rates[0]!.shipping} --shipping-service ${rates[0]!.service} …`);
   }
-  return 0;
+  return 'ok';
 };
 
 interface LabelFlags {
@@ -89,12 +89,17 @@ interface LabelFlags {
 function writeLabel(path: string, bytes: Buffer, force: boolean): void {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (force ? constants.O_TRUNC : constants.O_EXCL), 0o600);
+    // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of blocking the process.
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | (force ? 0 : constants.O_EXCL), 0o600);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${path} already exists`, { hint: 'add --force to replace it, or give another --output' });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new UsageError(`${path} already exists`, { hint: 'add --force to replace it, or give another --output' });
+    if (code === 'ENXIO') throw new UsageError(`cannot use the label file ${path}: it is not a regular file`, { hint: 'give the path of a new file' });
     throw fsError(err, `the label file ${path}`);
   }
   try {
+    if (!fstatSync(fd).isFile()) throw new UsageError(`cannot use the label file ${path}: it is not a regular file`, { hint: 'give the path of a new file' });
+    if (force) ftruncateSync(fd, 0); // only once it is known to be a regular file
     writeSync(fd, bytes);
   } finally {
     closeSync(fd);
@@ -105,7 +110,7 @@ function writeLabel(path: string, bytes: Buffer, force: boolean): void {
 export const codLabel: Handler<LabelFlags> = async (env, trx: string) => {
   const { opts, out } = env;
   const sent = await sendCod(env, 'label', { transaction_id: transactionId(trx) });
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   const { res } = sent;
   const bytes = res.bytes ?? Buffer.from(res.text);
   const isPdf = /application\/pdf/i.test(res.headers['content-type'] ?? '') || bytes.subarray(0, 5).toString('latin1') === '%PDF-';
@@ -114,7 +119,7 @@ export const codLabel: Handler<LabelFlags> = async (env, trx: string) => {
     writeLabel(resolve(env.ctx.cwd, path), bytes, opts.force === true);
     if (out.json) out.data({ transactionId: Number(trx), file: path, bytes: bytes.length });
     else out.out(`label of transaction ${trx} saved to ${path} (${bytes.length} bytes)`);
-    return 0;
+    return 'ok';
   }
   // A JSON answer: the label's address (the gateway's docs do not say which it sends).
   const data = envelopeData(res, sent.url) as Record<string, unknown> | null;
@@ -122,7 +127,7 @@ export const codLabel: Handler<LabelFlags> = async (env, trx: string) => {
   if (out.json) out.data(data);
   else if (typeof url === 'string') out.out(url);
   else out.data(data);
-  return 0;
+  return 'ok';
 };
 
 interface TrackFlags {
@@ -136,14 +141,14 @@ export const codTrack: Handler<TrackFlags> = async (env) => {
   if (!opts.awb === !opts.trx) throw new UsageError('give --awb AWB or --trx TRANSACTION_ID (one of them)');
   const params: CodParams = opts.awb ? { awb: opts.awb } : { transaction_id: transactionId(opts.trx!) };
   const sent = await sendCod(env, 'track', params);
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   const t = readCodTracking(envelopeData(sent.res, sent.url));
   if (out.json) out.data(t);
   else {
     out.out(`AWB ${t.awb || '-'} · ${t.status || 'unknown'}`);
-    if (t.history.length > 0) out.out(table(t.history.map((h) => [h.at, h.status, h.note])));
+    if (t.history.length > 0) out.out(out.table(t.history.map((h) => [h.at, h.status, h.note])));
   }
-  return 0;
+  return 'ok';
 };
 
 interface PickupFlags {
@@ -158,11 +163,11 @@ export const codPickup: Handler<PickupFlags> = async (env, trx: string) => {
   const params = pickupParams(trx, opts.date, opts.time, opts.vehicle);
   await session.guardProduction(`request a ${params.pickup_vehicle} pickup of transaction ${trx} on ${opts.date} ${opts.time} WIB`);
   const sent = await sendCod(env, 'pickup', params);
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   const data = envelopeData(sent.res, sent.url);
   if (out.json) out.data(data);
   else out.out(`pickup requested for transaction ${trx}: ${opts.date} ${opts.time} WIB by ${params.pickup_vehicle}`);
-  return 0;
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

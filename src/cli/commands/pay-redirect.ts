@@ -5,9 +5,11 @@ import { AuthError, UsageError } from '../../core/errors.js';
 import { normalizePhone } from '../../core/phone.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv } from '../command-env.js';
+import type { Outcome } from '../exit-codes.js';
 import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { collectItems, generateReferenceId, type PayFlags } from './pay-input.js';
+import { notifyUrlOf } from '../listener-state.js';
 
 export interface RedirectFlags extends PayFlags {
   redirect?: boolean;
@@ -37,13 +39,13 @@ function openUrl(url: string, env: Record<string, string | undefined>, secrets: 
  * `paycli pay --redirect`: a redirect (hosted page) payment, `POST v2/payment`. The buyer picks the
  * method on the gateway's page (`--method` pre-selects one); prints the page URL.
  */
-export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<number> {
+export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<Outcome> {
   const { opts, out, session, ctx } = env;
   const cfg = await session.config();
   for (const flag of ['channel', 'deliveryArea', 'deliveryAddress', 'allowAmountMismatch', 'amount'] as const) {
     if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} does not apply to --redirect (the buyer chooses on the page; the amount is the items' total)`);
   }
-  const notifyUrl = opts.notifyUrl ?? cfg.notifyUrl?.value;
+  const notifyUrl = await notifyUrlOf(env, opts.notifyUrl ?? cfg.notifyUrl?.value, cfg.baseUrl.value);
   const items = collectItems(opts);
   const missing = [!notifyUrl && '--notify-url', !opts.returnUrl && '--return-url', items.length === 0 && '--item'].filter(Boolean) as string[];
   if (missing.length > 0) throw new AuthError(`missing ${missing.join(', ')} for a redirect payment`, { hint: 'see `paycli pay --help`' });
@@ -67,7 +69,7 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<numbe
     buyerName: opts.name, buyerEmail: opts.email, buyerPhone: phone, expired, expiredType: opts.expiredType, paymentMethod: opts.method,
   });
   const req = await session.signed('POST', REDIRECT_PAYMENT_PATH, body);
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const total = items.reduce((s, it) => s + it.qty * it.price, 0);
   const creds = await session.credentials();
   await session.guardProduction(`a payment page for ${rupiah(total)} for VA ${maskSecret(creds.va)}`);
@@ -85,5 +87,5 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<numbe
   if (opts.open) {
     if (!(await openUrl(url, ctx.env, [creds.apiKey, creds.va]))) out.warn('no desktop to open the page in; open the URL yourself');
   }
-  return 0;
+  return 'ok';
 }

@@ -13,6 +13,7 @@ import { normalizePhone } from '../../core/phone.js';
 import { Option, apiFlags, collect, examples, type Define } from '../command-kit.js';
 import { EXPIRED_TYPES, METHOD_NAMES } from '../../core/payment-rules.js';
 import { topCommand } from './heads.js';
+import { notifyUrlOf } from '../listener-state.js';
 
 interface Collected {
   name?: string;
@@ -105,7 +106,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   const cfg = await session.config();
   const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
   const v: Collected = {
-    name: opts.name, phone: opts.phone, email: opts.email, notifyUrl: opts.notifyUrl ?? cfg.notifyUrl?.value,
+    name: opts.name, phone: opts.phone, email: opts.email, notifyUrl: await notifyUrlOf(env, opts.notifyUrl ?? cfg.notifyUrl?.value, cfg.baseUrl.value),
     method, channel, items: collectItems(opts),
   };
   const missing = [
@@ -125,7 +126,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   });
   const body = encodePaymentBody(request);
   const req = await session.signed('POST', DIRECT_PAYMENT_PATH, body);
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const creds = await session.credentials();
   await session.guardProduction(`${rupiah(request.amount)} by ${request.paymentMethod}/${request.paymentChannel} for VA ${maskSecret(creds.va)}`);
   if (!opts.referenceId) out.info(out.e.dim(`reference id ${referenceId} (generated)`));
@@ -133,7 +134,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   if (opts.raw) out.data(envelope);
   else if (out.json) out.data(envelope.Data);
   else await render(env, envelope.Data, referenceId);
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
@@ -156,7 +157,7 @@ export const commands: Record<'pay', Define> = {
       .option('--length <cm>', 'item length in cm, for COD (repeatable)', collect)
       .option('--amount <rp>', 'total amount (default: the sum of qty × price)')
       .option('--allow-amount-mismatch', 'send an --amount that differs from the items\' total')
-      .option('--notify-url <url>', 'callback URL (default: notify-url from config)')
+      .option('--notify-url <url>', 'callback URL; auto: the running `paycli listen` (its tunnel\'s public URL) (default: notify-url from config)')
       .option('--expired <n>', 'expiry duration (default 24)')
       .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
       .option('--comments <text>', 'transaction note')

@@ -4,8 +4,9 @@ import { dataDir } from '../../core/config/paths.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
-import { fitLine, fitLineTo, rupiah, table, terminalWidth, wib } from '../output.js';
-import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
+import { rupiah, terminalWidth, wib } from '../output.js';
+import { fitLineTo } from '../layout.js';
+import { Option, collect, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
@@ -15,6 +16,7 @@ import type { Action } from '../../core/statuses.js';
 
 interface SandboxFlags {
   port?: string;
+  allowHost?: string[];
   host?: string;
   dataDir?: string;
   inMemory?: boolean;
@@ -60,8 +62,8 @@ export const sandboxLogs: Handler<SandboxFlags & { follow?: boolean }> = async (
       }
       const status = Number(e.status);
       const st = status === 0 ? out.c.red('no answer') : status < 300 ? out.c.green(String(status)) : status < 500 ? out.c.yellow(String(status)) : out.c.red(String(status));
-      out.out(fitLine(`${out.c.dim(wib(String(e.time), 'time'))} `, `${String(e.method).padEnd(5)} ${String(e.path)} ${st} ${out.c.dim(`${String(e.ms)}ms`)}${e.fault ? ` ${out.c.yellow(`[${String(e.fault)}]`)}` : ''}`));
-      for (const line of whyLines(e as Parameters<typeof whyLines>[0])) out.out(fitLine('         ', line));
+      out.out(out.fitLine(`${out.c.dim(wib(String(e.time), 'time'))} `, `${String(e.method).padEnd(5)} ${String(e.path)} ${st} ${out.c.dim(`${String(e.ms)}ms`)}${e.fault ? ` ${out.c.yellow(`[${String(e.fault)}]`)}` : ''}`));
+      for (const line of whyLines(e as Parameters<typeof whyLines>[0])) out.out(out.fitLine('         ', line));
     }
   };
   const first = await adminCall(env, 'GET', '/_sandbox/requests');
@@ -69,7 +71,7 @@ export const sandboxLogs: Handler<SandboxFlags & { follow?: boolean }> = async (
   print((first.json.requests ?? []) as Record<string, unknown>[]);
   if (!env.opts.follow) {
     if (!out.json && (first.json.requests as unknown[]).length === 0) out.info('no API request yet');
-    return 0;
+    return 'ok';
   }
   const signal = ctx.interrupts();
   while (!signal.aborted) {
@@ -84,7 +86,7 @@ export const sandboxLogs: Handler<SandboxFlags & { follow?: boolean }> = async (
     const next = await adminCall(env, 'GET', `/_sandbox/requests?after=${after}`);
     print((next.json.requests ?? []) as Record<string, unknown>[]);
   }
-  return signal.reason === 'SIGINT' ? 130 : 0;
+  return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */
@@ -132,6 +134,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     faults: faults.delivery,
     apiFaults: faults.api,
     dashboard: opts.dashboard !== false,
+    ...(opts.allowHost ? { allowedHosts: opts.allowHost } : {}),
     onEvent: (e) => {
       if (e.type === 'startup') return; // part of the banner
       if (e.type === 'store-error') {
@@ -152,13 +155,13 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       const t = out.c.dim(time(ctx.now()));
       if (e.type === 'request') {
         const st = e.status < 300 ? out.c.green(String(e.status)) : e.status < 500 ? out.c.yellow(String(e.status)) : out.c.red(String(e.status));
-        out.out(fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}${e.fault ? ` ${out.c.yellow(`[${e.fault}]`)}` : ''}`));
-        for (const line of whyLines(e)) out.out(fitLine('         ', out.c.dim(line)));
+        out.out(out.fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}${e.fault ? ` ${out.c.yellow(`[${e.fault}]`)}` : ''}`));
+        for (const line of whyLines(e)) out.out(out.fitLine('         ', out.c.dim(line)));
       } else if (e.type === 'transition') {
-        out.out(fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by}${e.action ? ` ${e.action}` : ''})`));
+        out.out(out.fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by}${e.action ? ` ${e.action}` : ''})`));
       } else {
         const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
-        out.out(fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
+        out.out(out.fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
       }
     },
   }).catch((err: NodeJS.ErrnoException) => {
@@ -225,7 +228,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const summary = { event: 'stopped', ...counts, transactions: sandbox.state.txns.size };
   if (out.json) out.data(summary, false);
   else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
-  return signal.reason === 'SIGINT' ? 130 : 0;
+  return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
 /** `paycli sandbox ACTION ID` (pay, expire, cancel, fail, refund, settle, release): an admin transition with its callback. */
@@ -238,7 +241,7 @@ function transitionCommand(kind: Action): Handler<SandboxFlags & { error?: boole
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
     else env.out.out(`${json.changed ? '' : 'already '}${String(t.statusLabel)}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)}${json.changed ? ` → callback to ${t.notifyUrl}` : ''}`);
-    return 0;
+    return 'ok';
   };
 }
 
@@ -254,7 +257,7 @@ export const sandboxHealth: Handler<SandboxFlags> = async (env) => {
   if (status !== 200 || json.ok !== true) throw new NetworkError(`the emulator at ${base} is not healthy (HTTP ${status})`, { hint: 'see its log' });
   if (env.out.json) env.out.data({ ok: true, url: base, transactions: json.transactions });
   else env.out.out(`ok: emulator at ${base} (${String(json.transactions)} transactions)`);
-  return 0;
+  return 'ok';
 };
 
 /** `paycli sandbox env`: shell exports that aim every paycli command at the running emulator. */
@@ -267,7 +270,7 @@ export const sandboxEnv: Handler<SandboxFlags> = async (env) => {
   if (env.out.json) env.out.data(Object.fromEntries(vars));
   else env.ctx.stdout.write(exportLines(vars, env.opts.shell ?? 'sh'));
   if (json.defaultKey !== true) env.out.info('the emulator\'s merchant has an API key of its own: set PAYCLI_API_KEY (or use --api-key-file) yourself');
-  return 0;
+  return 'ok';
 };
 
 export const sandboxPay = transitionCommand('pay');
@@ -289,7 +292,7 @@ export const sandboxResend: Handler<SandboxFlags & { to?: string }> = async (env
   const t = json.transaction as Record<string, unknown>;
   if (env.out.json) env.out.data(json);
   else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${String(t.statusLabel)}) → ${to ?? t.notifyUrl}`);
-  return 0;
+  return 'ok';
 };
 export const sandboxExpire = transitionCommand('expire');
 
@@ -298,18 +301,18 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   const list = (json.transactions ?? []) as Record<string, unknown>[];
   if (env.out.json) {
     env.out.data(list);
-    return 0;
+    return 'ok';
   }
   if (list.length === 0) {
     env.out.info('no transactions yet: create one with `paycli --env local pay …`');
-    return 0;
+    return 'ok';
   }
   const rows = list.map((t) => {
     const cbs = (t.callbacks as { state: string }[]) ?? [];
     return [String(t.id), String(t.statusLabel ?? t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
   });
-  env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
-  return 0;
+  env.out.out(env.out.table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
+  return 'ok';
 };
 
 /** `paycli sandbox clock [advance DURATION | set TIME]`: shows or moves the emulator's clock (forward only). */
@@ -337,7 +340,7 @@ export const sandboxClock: Handler<SandboxFlags> = async (env, verb?: string, va
     const { formatDuration } = await import('../../core/duration.js');
     env.out.out(`${wib(new Date(clock.now))} WIB${clock.offsetMs > 0 ? ` (${formatDuration(clock.offsetMs)} ahead of real time)` : ' (real time)'}`);
   }
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
@@ -346,6 +349,7 @@ const defineSandbox: Define = (program, bind) => {
   const sandbox = topCommand(program, 'sandbox')
     .option('--port <port>', 'port to listen on, 0 for any free port (PAYCLI_SANDBOX_PORT; default 4010)')
     .option('--host <host>', 'address to bind (PAYCLI_SANDBOX_HOST; default 127.0.0.1)')
+    .option('--allow-host <name>', 'also answer requests whose Host is this name, e.g. a Compose service name (repeatable; PAYCLI_SANDBOX_ALLOW_HOSTS, comma-separated)', collect)
     .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
     .option('--in-memory', 'keep state in memory only (nothing on disk)')
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
@@ -357,7 +361,14 @@ const defineSandbox: Define = (program, bind) => {
     .option('--ready-file <path>', 'once the port accepts connections, write {url, baseUrl, dashboardUrl, va, apiKey} there as JSON, atomically (PAYCLI_SANDBOX_READY_FILE)');
   sandbox.addHelpText(
     'after',
-    '\nEvery flag has a variable, which the flag overrides (for containers):\nPAYCLI_SANDBOX_PORT, _HOST, _VA, _API_KEY or _API_KEY_FILE, _DATA_DIR,\n_IN_MEMORY, _ACCOUNTS, _CALLBACK_FORMAT, _RETRY_SCHEDULE, _FAULTS,\n_SETTLEMENT, _DASHBOARD, _READY_FILE.\n',
+    [
+      '',
+      'Environment (for containers; a flag wins): PAYCLI_SANDBOX_PORT, _HOST,',
+      '_ALLOW_HOSTS, _VA, _API_KEY or _API_KEY_FILE, _DATA_DIR, _IN_MEMORY, _ACCOUNTS,',
+      '_CALLBACK_FORMAT, _RETRY_SCHEDULE, _FAULTS, _SETTLEMENT, _DASHBOARD,',
+      '_READY_FILE.',
+      '',
+    ].join('\n'),
   );
   examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate', 'paycli sandbox --host 0.0.0.0 --ready-file /tmp/paycli-ready.json']);
   bind(sandbox, sandboxServe);

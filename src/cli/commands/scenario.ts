@@ -2,7 +2,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { AuthError, SignatureError, UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { examples, type Define } from '../command-kit.js';
-import { fitLine } from '../output.js';
 import { topCommand } from './heads.js';
 
 interface ScenarioFlags {
@@ -61,7 +60,7 @@ export const scenarioRun: Handler<ScenarioFlags> = async (env, file: string) => 
       onStep: (r) => {
         if (out.json) return;
         const mark = r.skipped ? out.c.dim('skip') : r.ok ? out.c.green('ok  ') : out.c.red('FAIL');
-        out.out(fitLine(`${mark} ${String(r.step.index + 1).padStart(2, '0')} `, `${r.step.name} · ${r.message}`));
+        out.out(out.fitLine(`${mark} ${String(r.step.index + 1).padStart(2, '0')} `, `${r.step.name} · ${r.message}`));
       },
     });
     if (env.opts.junit) await writeFile(env.opts.junit, junitReport(sc.name, results));
@@ -69,7 +68,7 @@ export const scenarioRun: Handler<ScenarioFlags> = async (env, file: string) => 
     if (out.json) out.data({ scenario: sc.name, ok: failed.length === 0, steps: results.map((r) => ({ index: r.step.index, id: r.step.id ?? null, name: r.step.name, action: r.step.action, ok: r.ok, skipped: r.skipped === true, ms: r.ms, message: r.message })) });
     if (failed.length > 0) throw new SignatureError(`scenario ${sc.name}: step ${failed[0]!.step.index + 1} (${failed[0]!.step.name}) failed: ${failed[0]!.message}`);
     if (!out.json) out.info(`scenario ${sc.name}: all ${results.length} steps passed`);
-    return 0;
+    return 'ok';
   } finally {
     await stop?.();
     await receivers.close();

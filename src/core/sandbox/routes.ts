@@ -19,7 +19,7 @@ import { isAction, parseStatus, STATUS_CHOICES, statusInfo, statusLabel } from '
 import { callbackFieldsOf } from './outbox.js';
 import { isoJakarta } from '../time.js';
 import { readPaymentRequest } from './validate.js';
-import { envelope, paymentData, sendJson, transactionView } from './views.js';
+import { envelope, jsonObjectBody, paymentData, sendJson, transactionView } from './views.js';
 
 /** The longest single clock move (ten years). */
 export const MAX_ADVANCE_MS = 3650 * 86_400_000;
@@ -58,17 +58,6 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (typeof result !== 'string') return result;
     noteRequest(res, { auth: diagnoseAuth(req, body, byVa) });
     envelope(res, 401, result, null);
-    return undefined;
-  }
-
-  function parseJson(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
-    try {
-      const v = JSON.parse(body.toString('utf8') || 'null') as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      /* answered below */
-    }
-    envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
     return undefined;
   }
 
@@ -135,7 +124,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       envelope(res, 405, 'method not allowed', null);
       return;
     }
-    const json = parseJson(body, res);
+    const json = jsonObjectBody(body, res, 'null');
     if (!json) return;
     const read = readPaymentRequest(json);
     if (!read.ok) {
