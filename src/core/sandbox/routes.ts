@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
 import type { SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
+import { decodeBody } from './request-body.js';
 import { channelAsset } from './channel-assets.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
@@ -40,8 +41,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   const byVa = new Map(accounts.map((a) => [a.va, a]));
 
   /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
-  function authenticated(req: IncomingMessage, body: Buffer, res: ServerResponse): SandboxAccount | undefined {
-    const result = authenticate(req, body, byVa);
+  function authenticated(req: IncomingMessage, signed: Buffer[], res: ServerResponse): SandboxAccount | undefined {
+    const result = authenticate(req, signed, byVa);
     if (typeof result !== 'string') return result;
     envelope(res, 401, result, null);
     return undefined;
@@ -59,10 +60,18 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   }
 
   /** Routes a request whose body is read: every route authenticates itself where the gateway does. */
-  async function route(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
+    // JSON, form and multipart bodies alike reach the routes as JSON; the signature covers what the
+    // body's form says (request-body.ts).
+    const decoded = path.startsWith('/api/') ? await decodeBody(req, raw, url) : { json: raw, signed: [raw], form: false };
+    if (!decoded) {
+      envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body multipart/form-data tidak dapat dibaca.'] } });
+      return;
+    }
+    const body = decoded.json;
     // One rule for every route: a DNS-rebinding page must not read the admin API, the pages or the API.
     const foreign = hostRefusal(req.headers.host, d.allowedHosts);
     if (foreign) {
@@ -82,8 +91,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     if (dashboard && handleDashboard(dashboard, req, res, url, method)) return;
     const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
-    if (area) return regionsRoute(req, res, body, area[1]!, area[2]);
-    if (path === '/api/v2/payment/direct') return directPayment(req, res, body, method);
+    if (area) return regionsRoute(req, res, decoded.signed, area[1]!, area[2]);
+    if (path === '/api/v2/payment/direct') return directPayment(req, res, body, decoded.signed, method);
     const qr = /^\/qr\/(?:(template)\/)?(\d+)$/.exec(path);
     if (qr) return qrRoute(res, Number(qr[2]), qr[1] !== undefined);
     const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
@@ -91,15 +100,15 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (path.startsWith('/_sandbox/')) return admin(req, path, method, res);
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
       // The gateway's middleware authenticates these prefixes before routing.
-      const account = authenticated(req, body, res);
+      const account = authenticated(req, decoded.signed, res);
       if (!account || (await merchant.api(req, res, body, path, method, account))) return;
     } else if (await merchant.page(req, res, body, path, method)) return;
     envelope(res, 404, notEmulated(method, path), null);
   }
 
   /** Region lookups (province → city → district → village), from the bundled data. */
-  function regionsRoute(req: IncomingMessage, res: ServerResponse, body: Buffer, level: string, code: string | undefined): void {
-    if (!authenticated(req, body, res)) return;
+  function regionsRoute(req: IncomingMessage, res: ServerResponse, signed: Buffer[], level: string, code: string | undefined): void {
+    if (!authenticated(req, signed, res)) return;
     if (level !== 'province' && code === undefined) {
       envelope(res, 404, 'route not found', null);
       return;
@@ -114,8 +123,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   }
 
   /** A direct payment: authenticate → validate → create → journal → answer (the callback comes on its transition). */
-  async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, method: string): Promise<void> {
-    const account = authenticated(req, body, res);
+  async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, signed: Buffer[], method: string): Promise<void> {
+    const account = authenticated(req, signed, res);
     if (!account) return;
     if (method !== 'POST') {
       envelope(res, 405, 'method not allowed', null);
