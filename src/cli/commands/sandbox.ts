@@ -11,6 +11,7 @@ import { Option, examples, type Define, type TypedCommand } from '../command-kit
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
+import { SHIP_HELP, sandboxDeliver, sandboxShip } from './sandbox-cod.js';
 import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvApiKey, sandboxExports, withSandboxEnv, writeReadyFile } from '../sandbox-service.js';
 
 interface SandboxFlags {
@@ -156,7 +157,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         line('state', `${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`),
         ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
         line('dashboard', sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
-        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID'),
+        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID | ship ID | deliver ID'),
         line('log times', 'WIB (Asia/Jakarta); Ctrl-C to stop'),
         '',
       ].join('\n'),
@@ -178,7 +179,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   return signal.reason === 'SIGINT' ? 130 : 0;
 };
 
-async function adminCall(env: CommandEnv<SandboxFlags>, method: string, path: string): Promise<{ status: number; json: Record<string, unknown> }> {
+export async function adminCall(env: CommandEnv<{ sandboxUrl?: string }>, method: string, path: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   let res;
   try {
@@ -301,6 +302,7 @@ const defineSandbox: Define = (program, bind) => {
     ]),
     sandboxEnv,
   );
+  for (const kind of ['ship', 'deliver'] as const) bind(examples(sandboxUrl(sandbox.command(`${kind} <id>`).description(SHIP_HELP[kind].description)), SHIP_HELP[kind].examples), kind === 'ship' ? sandboxShip : sandboxDeliver);
   bind(examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json']), sandboxList);
 };
 

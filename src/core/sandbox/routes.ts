@@ -4,6 +4,8 @@ import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from
 import type { SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
 import { decodeBody } from './request-body.js';
+import { advanceShipment, codLogistics, type CodDeps, type ShipDeps } from './cod-routes.js';
+import { codRoute } from './cod-api.js';
 import { channelAsset } from './channel-assets.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
@@ -39,6 +41,25 @@ const BUYER_PAGE = /^\/(pay|payment|qr)\//;
 export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void> {
   const { state, regions, accounts, transitions, merchant, now, dashboard } = d;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
+  const cod: CodDeps = {
+    regions,
+    get: (id) => state.txns.get(id),
+    merchantName: (va) => byVa.get(va)?.name ?? va,
+    events: (id) => state.shipments.get(id) ?? [],
+    addPickup: (p) => state.addPickup(p),
+    pickups: (id) => state.pickups.get(id) ?? [],
+    now: () => now().getTime(),
+  };
+  const ship: ShipDeps = {
+    find: (id) => state.find(id),
+    events: cod.events,
+    record: (id, stage, at) => state.addShipmentEvent(id, stage, at),
+    pay: async (id) => {
+      const r = await transitions.act(id, 'berhasil', 'admin');
+      return r.ok ? { ok: true, changed: r.changed, txn: r.txn } : r;
+    },
+    now: cod.now,
+  };
 
   /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
   function authenticated(req: IncomingMessage, signed: Buffer[], res: ServerResponse): SandboxAccount | undefined {
@@ -101,7 +122,14 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
       // The gateway's middleware authenticates these prefixes before routing.
       const account = authenticated(req, decoded.signed, res);
-      if (!account || (await merchant.api(req, res, body, path, method, account))) return;
+      if (!account) return;
+      if (codRoute(method, path)) {
+        // COD logistics (cod-routes.ts): every path of the gateway's three sources.
+        const params = parseJson(body.length === 0 ? Buffer.from('{}') : body, res);
+        if (params) await codLogistics(cod, res, method, path, params, account);
+        return;
+      }
+      if (await merchant.api(req, res, body, path, method, account)) return;
     } else if (await merchant.page(req, res, body, path, method)) return;
     envelope(res, 404, notEmulated(method, path), null);
   }
@@ -205,7 +233,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
       return;
     }
-    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend))?$/.exec(path);
+    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend|ship|deliver))?$/.exec(path);
     if (m) {
       let id: string;
       try {
@@ -229,6 +257,12 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       const refused = actionRefusal(req);
       if (refused) {
         sendJson(res, 403, { ok: false, error: refused });
+        return;
+      }
+      if (m[2] === 'ship' || m[2] === 'deliver') {
+        const r = await advanceShipment(ship, id, m[2] === 'ship' ? 'next' : 'delivered');
+        if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
+        else sendJson(res, 200, { ok: true, changed: r.changed, stage: r.stage, message: `${r.changed ? '' : 'already '}${r.stage.replace('_', ' ')}: trx ${r.txn.id}${r.stage === 'delivered' && r.changed ? ' (paid); callback queued' : ''}`, transaction: transactionView(r.txn, state) });
         return;
       }
       if (m[2] === 'resend') {

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { SandboxLog } from './log.js';
+import type { ShipmentEvent, ShipmentStage } from './cod-api.js';
+import type { PickupRequest } from './cod-routes.js';
 
 export type TxnStatus = 'pending' | 'berhasil' | 'expired';
 
@@ -27,6 +29,20 @@ export interface Transaction {
   buyer: { name: string; phone: string; email: string };
   items: { product: string; qty: number; price: number }[];
   comments?: string;
+  /** A COD payment's shipment: the direct payment's shipping fields (cod-api.ts). */
+  shipment?: Shipment;
+}
+
+/** What a COD direct payment says of its parcel (the gateway's field names). */
+export interface Shipment {
+  shipping: string;
+  shippingService: string;
+  deliveryArea: string;
+  deliveryAddress: string;
+  pickupArea?: string;
+  pickupAddress?: string;
+  /** The parcel's weight: the items' weights times their quantities (kg). */
+  weightKg: number;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -82,7 +98,10 @@ export type JournalRecord =
   /** A transition and, in the same record, the callback it queues. */
   | { t: 'status'; id: number; status: TxnStatus; at: number; d?: Delivery }
   | { t: 'delivery'; d: Delivery }
-  | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string; a?: AttemptDetail };
+  | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string; a?: AttemptDetail }
+  /** A COD parcel's step (cod-api.ts), and a pickup request. */
+  | { t: 'ship'; id: number; stage: ShipmentStage; at: number }
+  | { t: 'pickup'; p: PickupRequest };
 
 /** Ids are reserved in durable blocks of this size (see `reserveId`). */
 export const ID_BLOCK = 1000;
@@ -124,6 +143,10 @@ export function validRecord(r: unknown): r is JournalRecord {
       return validDelivery(r.d);
     case 'attempt':
       return isStr(r.id) && isInt(r.attempts) && isStr(r.state) && DELIVERY_STATES.has(r.state) && (r.nextAt === null || isInt(r.nextAt)) && isStr(r.result) && (r.a === undefined || validDetail(r.a));
+    case 'ship':
+      return isInt(r.id) && isStr(r.stage) && ['picked_up', 'in_transit', 'delivered'].includes(r.stage) && isInt(r.at);
+    case 'pickup':
+      return isObj(r.p) && isInt(r.p.trxId) && isStr(r.p.date) && isStr(r.p.time) && isStr(r.p.vehicle) && isInt(r.p.requestedAt);
     default:
       return false;
   }
@@ -140,6 +163,9 @@ export class SandboxState {
   readonly deliveries = new Map<string, Delivery>();
   /** Every journalled attempt, by delivery id, oldest first. */
   readonly attempts = new Map<string, AttemptInfo[]>();
+  /** COD parcels' steps and pickup requests, by transaction id, oldest first. */
+  readonly shipments = new Map<number, ShipmentEvent[]>();
+  readonly pickups = new Map<number, PickupRequest[]>();
   /** Called after every change is journalled and applied (the dashboard's live updates). */
   onChange?: () => void;
   private log?: SandboxLog<JournalRecord>;
@@ -196,6 +222,12 @@ export class SandboxState {
       }
       case 'delivery':
         this.applyDelivery(r.d);
+        break;
+      case 'ship':
+        this.shipments.set(r.id, [...(this.shipments.get(r.id) ?? []), { stage: r.stage, at: r.at }]);
+        break;
+      case 'pickup':
+        this.pickups.set(r.p.trxId, [...(this.pickups.get(r.p.trxId) ?? []), r.p]);
         break;
       case 'attempt': {
         const d = this.deliveries.get(r.id);
@@ -282,6 +314,15 @@ export class SandboxState {
 
   async recordAttempt(id: string, attempts: number, state: DeliveryState, nextAt: number | null, result: string, detail?: AttemptDetail): Promise<void> {
     await this.record(detail ? { t: 'attempt', id, attempts, state, nextAt, result, a: detail } : { t: 'attempt', id, attempts, state, nextAt, result });
+  }
+
+  /** Records a COD parcel's step (journalled first). */
+  async addShipmentEvent(id: number, stage: ShipmentStage, at: number): Promise<void> {
+    await this.record({ t: 'ship', id, stage, at });
+  }
+
+  async addPickup(p: PickupRequest): Promise<void> {
+    await this.record({ t: 'pickup', p });
   }
 
   /** The callbacks queued for a transaction, oldest first. */

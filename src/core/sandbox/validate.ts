@@ -1,4 +1,5 @@
 import { CHANNEL_NAMES, METHOD_NAMES, channelsOf, type FieldErrors } from '../payment-rules.js';
+import type { Shipment } from './state.js';
 
 /**
  * The emulator's reading of a direct-payment request, following what the gateway accepts from its
@@ -40,6 +41,8 @@ export interface PaymentRequest {
   comments?: string;
   feeDirection: 'MERCHANT' | 'BUYER';
   items: { product: string; qty: number; price: number }[];
+  /** COD: the parcel's shipping fields. */
+  shipment?: Shipment;
 }
 
 export type ReadResult = { ok: true; request: PaymentRequest } | { ok: false; errors: FieldErrors };
@@ -189,11 +192,8 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
       if (!Number.isFinite(n) || n <= 0 || n > LIMITS.maxDimension) add(`${f}.${i}`, `${f}.${i} harus berupa angka lebih dari 0.`);
     });
   }
-  if (cod) {
-    const area = text('deliveryArea', true);
-    text('deliveryAddress', true);
-    if (area !== undefined && !/^\d{5}$/.test(area)) add('deliveryArea', 'deliveryArea harus berupa kode pos 5 digit.');
-  }
+  let shipment: Shipment | undefined;
+  if (cod) shipment = codShipment(body, text, add, items);
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return {
@@ -201,7 +201,7 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
     request: {
       name: name!, phone: phone!, email: email!, amount: amount!, notifyUrl: notifyUrl!, method: method as string, channel: channel!,
       channelName: channel === 'qris' ? 'QRIS' : (CHANNEL_NAMES[channel!] ?? channel!),
-      expiresInMs, referenceId, comments, feeDirection, items,
+      expiresInMs, referenceId, comments, feeDirection, items, ...(shipment ? { shipment } : {}),
     },
   };
 }
@@ -227,4 +227,30 @@ export function isWebUrl(text: string): boolean {
 export function locationOf(url: string | undefined): string | undefined {
   if (url === undefined || !isWebUrl(url)) return undefined;
   return new URL(url).href;
+}
+
+/**
+ * A COD payment's shipping fields. The gateway's docs table (`cod.en.mdx`, `direct-payment.en.mdx`)
+ * marks `deliveryArea`, `deliveryAddress`, `shipping` and `shippingService` required for COD; its
+ * Postman collection calls `shipping`/`shippingService` "conditional — from API Shipping Calculate"
+ * and sends `pickupArea` too. `deliveryArea` is a 5-digit postal code in the docs and an area id of
+ * the COD area search in the collection (`17473`): both are taken.
+ */
+function codShipment(body: Record<string, unknown>, text: (f: string, required: boolean) => string | undefined, add: (f: string, m: string) => void, items: PaymentRequest['items']): Shipment | undefined {
+  const area = text('deliveryArea', true);
+  const address = text('deliveryAddress', true);
+  const shipping = text('shipping', true);
+  const service = text('shippingService', true);
+  const pickupArea = text('pickupArea', false);
+  const pickupAddress = text('pickupAddress', false);
+  for (const [f, v] of [['deliveryArea', area], ['pickupArea', pickupArea]] as const) {
+    if (v !== undefined && !/^\d{1,12}$/.test(v)) add(f, `${f} harus berupa kode pos atau id area.`);
+  }
+  const weights = Array.isArray(body.weight) ? body.weight.map(num) : [];
+  const weightKg = items.reduce((sum, it, i) => sum + (Number.isFinite(weights[i]) ? weights[i]! : 0) * it.qty, 0);
+  if (area === undefined || address === undefined || shipping === undefined || service === undefined) return undefined;
+  return {
+    shipping: shipping.toUpperCase(), shippingService: service.toUpperCase(), deliveryArea: area, deliveryAddress: address,
+    ...(pickupArea !== undefined ? { pickupArea } : {}), ...(pickupAddress !== undefined ? { pickupAddress } : {}), weightKg,
+  };
 }
