@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--data' '-d' '--field' '-f' '--output' '-o' '--awb' '--trx' '--date' '--time' '--vehicle' '--sender' '--receiver' '--related-id' '--notes' '--website-url' '--website-ip' '--account' '--signature' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--shipping' '--shipping-service' '--pickup-area' '--pickup-address' '--return-url' '--cancel-url' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--data' '-d' '--field' '-f' '--output' '-o' '--awb' '--trx' '--date' '--time' '--vehicle' '--sender' '--receiver' '--related-id' '--notes' '--website-url' '--website-ip' '--account' '--signature' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--orders' '--since' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
         set skip 1; continue
       case '-*'
         continue
@@ -119,8 +119,12 @@ complete -c paycli -n '__paycli_at '\''pay'\''' -l expired -r -d 'expiry duratio
 complete -c paycli -n '__paycli_at '\''pay'\''' -l expired-type -xa 'days hours minutes' -d 'unit of --expired'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l comments -r -d 'transaction note'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l reference-id -r -d 'your own reference (default: a generated PAYCLI-… id, printe'
-complete -c paycli -n '__paycli_at '\''pay'\''' -l delivery-area -r -d 'delivery postal code (COD)'
-complete -c paycli -n '__paycli_at '\''pay'\''' -l delivery-address -r -d 'delivery address (COD)'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l delivery-area -r -d 'COD: delivery area id (`paycli cod area`) or postal code'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l delivery-address -r -d 'COD: delivery address'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l shipping -r -d 'COD: the courier of `paycli cod rate` (e.g. IDEXPRESS); aske'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l shipping-service -r -d 'COD: the courier'\''s service of `paycli cod rate` (e.g. STD); '
+complete -c paycli -n '__paycli_at '\''pay'\''' -l pickup-area -r -d 'COD: where the courier picks the parcel up (area id of `payc'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l pickup-address -r -d 'COD: the pickup address'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l raw -d 'with --json: print the whole envelope, not just Data'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l redirect -d 'a redirect payment: a hosted page where the buyer chooses th'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l return-url -r -d 'with --redirect: where the buyer goes after paying'
@@ -302,6 +306,8 @@ complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'expire' -d 'let a pendin
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'resend' -d 'send a paid or expired payment'\''s callback again now'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'health' -d 'exit 0 when the emulator answers, 5 otherwise (for container'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'env' -d 'print shell exports (PAYCLI_ENV, PAYCLI_BASE_URL, PAYCLI_VA,'
+complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'ship' -d 'move a COD parcel one step: picked up, in transit, delivered'
+complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'deliver' -d 'deliver a COD parcel: every remaining step, then paid with i'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'list' -d 'list the emulator'\''s transactions and their callbacks'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l port -r -d 'port to listen on, 0 for any free port (PAYCLI_SANDBOX_PORT;'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l host -r -d 'address to bind (PAYCLI_SANDBOX_HOST; default 127.0.0.1)'
@@ -320,6 +326,8 @@ complete -c paycli -n '__paycli_at '\''sandbox resend'\''' -l sandbox-url -r -d 
 complete -c paycli -n '__paycli_at '\''sandbox health'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox env'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox env'\''' -l shell -r -d 'syntax of the exports'
+complete -c paycli -n '__paycli_at '\''sandbox ship'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
+complete -c paycli -n '__paycli_at '\''sandbox deliver'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''areas city'\''' -xa '(paycli __complete areas city --describe 2>/dev/null)'
 complete -c paycli -n '__paycli_at '\''areas district'\''' -xa '(paycli __complete areas district --describe 2>/dev/null)'

@@ -55,20 +55,22 @@ function item(v: Village): CodAreaItem {
 }
 
 /**
- * Areas whose label contains every word of the query (case-insensitive), villages whose own name
- * starts with the query first; at most AREA_RESULTS_MAX.
+ * Areas whose label contains every word of the query (case-insensitive), best first: the query as
+ * a village's or district's whole name, then as a phrase anywhere in the label, then a village whose
+ * name starts with its first word, then the rest; at most AREA_RESULTS_MAX.
  */
 export function searchAreas(index: RegionIndex, query: string): CodAreaItem[] {
   const words = query.toUpperCase().split(/[\s,]+/).filter(Boolean);
   if (words.length === 0) return [];
-  const first: Village[] = [];
-  const rest: Village[] = [];
+  const phrase = words.join(' ');
+  const tiers: Village[][] = [[], [], [], []];
   for (const v of villagesOf(index).villages) {
     if (!words.every((w) => v.label.includes(w))) continue;
-    (v.village.startsWith(words[0]!) ? first : rest).push(v);
-    if (first.length >= AREA_RESULTS_MAX) break;
+    const tier = v.village === phrase || v.district === phrase ? 0 : v.label.includes(phrase) ? 1 : v.village.startsWith(words[0]!) ? 2 : 3;
+    if (tiers[tier]!.length < AREA_RESULTS_MAX) tiers[tier]!.push(v);
+    if (tiers[0]!.length >= AREA_RESULTS_MAX) break;
   }
-  return [...first, ...rest].slice(0, AREA_RESULTS_MAX).map(item);
+  return tiers.flat().slice(0, AREA_RESULTS_MAX).map(item);
 }
 
 /** The area of an id, or undefined. */
