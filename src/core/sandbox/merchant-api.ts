@@ -13,6 +13,7 @@ import { contactError, isWebUrl, locationOf } from './validate.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
 import { envelope } from './views.js';
+import { transferNet } from './close-api.js';
 import type { RedirectSession } from './redirect-session.js';
 
 export type { RedirectSession };
@@ -198,10 +199,16 @@ export class MerchantApi {
     return historyPage(this.deps.state.txns.values(), va, this.merchantName(va), q.query, this.deps.settlement, this.nowMs());
   }
 
+  /** The settled balance of a VA's paid payments, before transfers. */
+  paidBalance(va: string): number {
+    return balanceOf(this.deps.state.txns.values(), va, this.deps.settlement, this.nowMs()).settled;
+  }
+
   /** `Data` of `POST /api/v2/balance`. */
   balance(va: string): Record<string, unknown> {
     const b = balanceOf(this.deps.state.txns.values(), va, this.deps.settlement, this.nowMs());
-    return { Va: va, MerchantBalance: b.settled, MemberBalance: 0, UnsettledBalance: b.unsettled, PaidTransactions: b.paidCount };
+    // Close API transfers (close-api.ts) move settled balance between accounts.
+    return { Va: va, MerchantBalance: b.settled + transferNet(this.deps.state.transfers, va), MemberBalance: 0, UnsettledBalance: b.unsettled, PaidTransactions: b.paidCount };
   }
 
   channels(base: string): Record<string, unknown>[] {

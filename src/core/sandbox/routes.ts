@@ -4,8 +4,11 @@ import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from
 import type { SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
 import { decodeBody } from './request-body.js';
-import { advanceShipment, codLogistics, type CodDeps, type ShipDeps } from './cod-routes.js';
+import { advanceShipment, codLogistics } from './cod-routes.js';
+import { serviceDeps } from './service-deps.js';
 import { codRoute } from './cod-api.js';
+import { CLOSE_ROUTES, closeApi } from './close-api.js';
+
 import { channelAsset } from './channel-assets.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
@@ -41,25 +44,7 @@ const BUYER_PAGE = /^\/(pay|payment|qr)\//;
 export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void> {
   const { state, regions, accounts, transitions, merchant, now, dashboard } = d;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
-  const cod: CodDeps = {
-    regions,
-    get: (id) => state.txns.get(id),
-    merchantName: (va) => byVa.get(va)?.name ?? va,
-    events: (id) => state.shipments.get(id) ?? [],
-    addPickup: (p) => state.addPickup(p),
-    pickups: (id) => state.pickups.get(id) ?? [],
-    now: () => now().getTime(),
-  };
-  const ship: ShipDeps = {
-    find: (id) => state.find(id),
-    events: cod.events,
-    record: (id, stage, at) => state.addShipmentEvent(id, stage, at),
-    pay: async (id) => {
-      const r = await transitions.act(id, 'berhasil', 'admin');
-      return r.ok ? { ok: true, changed: r.changed, txn: r.txn } : r;
-    },
-    now: cod.now,
-  };
+  const { cod, ship, close } = serviceDeps({ state, regions, byVa, transitions, merchant, now });
 
   /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
   function authenticated(req: IncomingMessage, signed: Buffer[], res: ServerResponse): SandboxAccount | undefined {
@@ -127,6 +112,11 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
         // COD logistics (cod-routes.ts): every path of the gateway's three sources.
         const params = parseJson(body.length === 0 ? Buffer.from('{}') : body, res);
         if (params) await codLogistics(cod, res, method, path, params, account);
+        return;
+      }
+      if (CLOSE_ROUTES.includes(path.replace(/\/+$/, ''))) {
+        const params = parseJson(body.length === 0 ? Buffer.from('{}') : body, res);
+        if (params) await closeApi(close, res, path, method, params, account);
         return;
       }
       if (await merchant.api(req, res, body, path, method, account)) return;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { SandboxLog } from './log.js';
 import type { ShipmentEvent, ShipmentStage } from './cod-api.js';
 import type { PickupRequest } from './cod-routes.js';
+import type { Member, Transfer } from './close-api.js';
 
 export type TxnStatus = 'pending' | 'berhasil' | 'expired';
 
@@ -101,7 +102,10 @@ export type JournalRecord =
   | { t: 'attempt'; id: string; attempts: number; state: DeliveryState; nextAt: number | null; result: string; a?: AttemptDetail }
   /** A COD parcel's step (cod-api.ts), and a pickup request. */
   | { t: 'ship'; id: number; stage: ShipmentStage; at: number }
-  | { t: 'pickup'; p: PickupRequest };
+  | { t: 'pickup'; p: PickupRequest }
+  /** The Close API's balance transfers and registered members (close-api.ts). */
+  | { t: 'transfer'; tr: Transfer }
+  | { t: 'member'; m: Member };
 
 /** Ids are reserved in durable blocks of this size (see `reserveId`). */
 export const ID_BLOCK = 1000;
@@ -147,6 +151,10 @@ export function validRecord(r: unknown): r is JournalRecord {
       return isInt(r.id) && isStr(r.stage) && ['picked_up', 'in_transit', 'delivered'].includes(r.stage) && isInt(r.at);
     case 'pickup':
       return isObj(r.p) && isInt(r.p.trxId) && isStr(r.p.date) && isStr(r.p.time) && isStr(r.p.vehicle) && isInt(r.p.requestedAt);
+    case 'transfer':
+      return isObj(r.tr) && isInt(r.tr.id) && isStr(r.tr.by) && isStr(r.tr.sender) && isStr(r.tr.receiver) && isInt(r.tr.amount) && r.tr.amount > 0 && isStr(r.tr.referenceId) && isStr(r.tr.notes) && isInt(r.tr.at);
+    case 'member':
+      return isObj(r.m) && isStr(r.m.va) && isStr(r.m.name) && isStr(r.m.email) && isStr(r.m.phone) && isStr(r.m.parent) && isInt(r.m.at);
     default:
       return false;
   }
@@ -166,6 +174,9 @@ export class SandboxState {
   /** COD parcels' steps and pickup requests, by transaction id, oldest first. */
   readonly shipments = new Map<number, ShipmentEvent[]>();
   readonly pickups = new Map<number, PickupRequest[]>();
+  /** The Close API's transfers (oldest first) and registered members by VA. */
+  readonly transfers: Transfer[] = [];
+  readonly members = new Map<string, Member>();
   /** Called after every change is journalled and applied (the dashboard's live updates). */
   onChange?: () => void;
   private log?: SandboxLog<JournalRecord>;
@@ -228,6 +239,13 @@ export class SandboxState {
         break;
       case 'pickup':
         this.pickups.set(r.p.trxId, [...(this.pickups.get(r.p.trxId) ?? []), r.p]);
+        break;
+      case 'transfer':
+        this.transfers.push(r.tr);
+        this.nextId = Math.max(this.nextId, r.tr.id + 1);
+        break;
+      case 'member':
+        this.members.set(r.m.va, r.m);
         break;
       case 'attempt': {
         const d = this.deliveries.get(r.id);
@@ -323,6 +341,17 @@ export class SandboxState {
 
   async addPickup(p: PickupRequest): Promise<void> {
     await this.record({ t: 'pickup', p });
+  }
+
+  /** Journals a Close API transfer under a transaction id of its own. */
+  async addTransfer(t: Omit<Transfer, 'id'>): Promise<Transfer> {
+    const tr: Transfer = { ...t, id: await this.reserveId() };
+    await this.record({ t: 'transfer', tr });
+    return tr;
+  }
+
+  async addMember(m: Member): Promise<void> {
+    await this.record({ t: 'member', m });
   }
 
   /** The callbacks queued for a transaction, oldest first. */
