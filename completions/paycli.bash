@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--account|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$cmd_path"
@@ -26,7 +26,7 @@ _paycli() {
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--account|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$cmd_path"
   if [[ "$cur" == -* ]]; then
@@ -68,10 +68,10 @@ _paycli_node() {
     'whoami') subs=''; flags='' ;;
     'sign') subs='request'; flags='' ;;
     'sign request') subs=''; flags='--http-method --path --body' ;;
-    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --shipping --shipping-service --pickup-area --pickup-address --raw --redirect --return-url --cancel-url --open --timeout --dry-run --curl' ;;
-    'transaction') subs=''; flags='--reference --wait --interval --timeout --dry-run --curl' ;;
-    'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --all --csv --timeout --dry-run --curl' ;;
-    'balance') subs=''; flags='--timeout --dry-run --curl' ;;
+    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --shipping --shipping-service --pickup-area --pickup-address --account --raw --redirect --return-url --cancel-url --open --description --image-url --lang --timeout --dry-run --curl' ;;
+    'transaction') subs=''; flags='--reference --account --wait --interval --timeout --dry-run --curl' ;;
+    'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --order-by --type --ids --locked --unlocked --lang --account --all --csv --timeout --dry-run --curl' ;;
+    'balance') subs=''; flags='--account --timeout --dry-run --curl' ;;
     'channels') subs=''; flags='--method --legacy --timeout --dry-run --curl' ;;
     'api') subs=''; flags='--data -d --field -f --form --timeout --dry-run --curl' ;;
     'cod') subs='area rate label track pickup'; flags='' ;;

@@ -78,6 +78,8 @@ export interface DirectPaymentRequest {
   /** COD: where the courier picks the parcel up (an area id of `paycli cod area`) and the address. */
   pickupArea?: string;
   pickupAddress?: string;
+  /** A child account (child VA) of the merchant the payment is for. */
+  account?: string;
 }
 
 /** A field error in the gateway's style: field → messages. */

@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { parseQuantity, parseRupiah } from '../../core/money.js';
 import { normalizePhone } from '../../core/phone.js';
 import { rupiah } from '../output.js';
+import { checkAccount } from '../../core/api/merchant.js';
 import { formatJakarta } from '../../core/time.js';
 import { CHANNEL_ALIASES, channelsOf, METHOD_NAMES, validatePaymentRequest, type DirectPaymentRequest, type PaymentItem } from '../../core/payment-rules.js';
 
@@ -24,6 +25,10 @@ export interface PayFlags {
   shippingService?: string;
   pickupArea?: string;
   pickupAddress?: string;
+  account?: string;
+  description?: string[];
+  imageUrl?: string[];
+  lang?: string;
   item?: string[];
   product?: string[];
   qty?: string[];
@@ -120,7 +125,7 @@ export function normalizeChannel(method: string | undefined, channel: string | u
 export function buildPaymentRequest(values: {
   name: string; phone: string; email: string; notifyUrl: string; method: string; channel: string; items: PaymentItem[];
   amount?: number; expired?: number; expiredType?: string; comments?: string; referenceId: string; deliveryArea?: string; deliveryAddress?: string;
-  shipping?: string; shippingService?: string; pickupArea?: string; pickupAddress?: string;
+  shipping?: string; shippingService?: string; pickupArea?: string; pickupAddress?: string; account?: string;
   allowAmountMismatch?: boolean;
 }): DirectPaymentRequest {
   const sum = values.items.reduce((s, i) => s + i.qty * i.price, 0);
@@ -147,6 +152,7 @@ export function buildPaymentRequest(values: {
     // The courier codes as the rate answer gives them (IDEXPRESS, STD).
     if (v !== undefined) req[k] = k === 'shipping' || k === 'shippingService' ? v.trim().toUpperCase() : v;
   }
+  if (values.account !== undefined) req.account = checkAccount(values.account);
   const errors = validatePaymentRequest(req as unknown as Record<string, unknown>);
   const fields = Object.keys(errors);
   if (fields.length > 0) {

@@ -1,4 +1,4 @@
-import { AuthError } from '../../core/errors.js';
+import { AuthError, UsageError } from '../../core/errors.js';
 import { checkPaymentData } from '../../core/http/envelope.js';
 import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
 import { PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
@@ -96,6 +96,9 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
 export const payCommand: Handler<PayFlags> = async (env) => {
   const { opts, out, session, ctx } = env;
   if ((opts as { redirect?: boolean }).redirect) return (await import('./pay-redirect.js')).payRedirect(env);
+  for (const [flag, v] of [['--description', opts.description], ['--image-url', opts.imageUrl], ['--lang', opts.lang]] as const) {
+    if (v !== undefined) throw new UsageError(`${flag} applies to --redirect only (the hosted page)`);
+  }
   const cfg = await session.config();
   const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
   const v: Collected = {
@@ -117,7 +120,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
     name: v.name!, phone: v.phone!, email: v.email!, notifyUrl: v.notifyUrl!, method: v.method!, channel: v.channel!, items: v.items,
     amount: amountFlag(opts.amount), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
     comments: opts.comments, referenceId, deliveryArea: cod.deliveryArea, deliveryAddress: opts.deliveryAddress,
-    shipping: cod.shipping, shippingService: cod.shippingService, pickupArea: cod.pickupArea, pickupAddress: opts.pickupAddress,
+    shipping: cod.shipping, shippingService: cod.shippingService, pickupArea: cod.pickupArea, pickupAddress: opts.pickupAddress, account: opts.account,
     allowAmountMismatch: opts.allowAmountMismatch,
   });
   const body = encodePaymentBody(request);
@@ -164,11 +167,15 @@ export const commands: Record<'pay', Define> = {
       .option('--shipping-service <service>', 'COD: the courier\'s service of `paycli cod rate` (e.g. STD); asked on a terminal')
       .option('--pickup-area <area>', 'COD: where the courier picks the parcel up (area id of `paycli cod area`)')
       .option('--pickup-address <text>', 'COD: the pickup address')
+      .option('--account <va>', 'a child account (child VA) of yours the payment is for')
       .option('--raw', 'with --json: print the whole envelope, not just Data')
       .option('--redirect', 'a redirect payment: a hosted page where the buyer chooses the method (--method pre-selects)')
       .option('--return-url <url>', 'with --redirect: where the buyer goes after paying')
       .option('--cancel-url <url>', 'with --redirect: where the buyer goes on cancel (default: --return-url)')
-      .option('--open', 'with --redirect: open the page in the desktop browser');
+      .option('--open', 'with --redirect: open the page in the desktop browser')
+      .option('--description <text>', 'with --redirect: each item\'s description on the page (repeatable; default its name)', collect)
+      .option('--image-url <url>', 'with --redirect: each item\'s picture on the page (repeatable)', collect)
+      .addOption(new Option('--lang <lang>', 'with --redirect: the page\'s language').choices(['id', 'en']));
     const flags = apiFlags(pay);
     examples(pay, [
       'paycli pay --method va --channel bca --name Putu --phone 08123456789 --email putu@mail.com --item "Kopi Bali:2:50000" --notify-url https://shop.example/callback',

@@ -1,7 +1,7 @@
 import { GatewayError, UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
-import { adminCall } from './sandbox.js';
+import { adminCall } from '../sandbox-admin.js';
 
 /**
  * `paycli sandbox ship ID` and `paycli sandbox deliver ID`: the courier's side of a COD payment in
@@ -26,5 +26,5 @@ export const sandboxDeliver = shipCommand('deliver');
 /** The commands' descriptions and examples (sandbox.ts binds them). */
 export const SHIP_HELP = {
   ship: { description: 'move a COD parcel one step: picked up, in transit, delivered (= paid)', examples: ['paycli sandbox ship 100001', 'paycli sandbox ship 100001 --json'] },
-  deliver: { description: 'deliver a COD parcel: every remaining step, then paid with its callback', examples: ['paycli sandbox deliver 100001'] },
+  deliver: { description: 'deliver a COD parcel: every remaining step, then paid with its callback', examples: ['paycli sandbox deliver 100001', 'paycli sandbox deliver 100001 --json'] },
 };

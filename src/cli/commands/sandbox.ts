@@ -1,16 +1,15 @@
 import { join } from 'node:path';
 import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
 import { dataDir } from '../../core/config/paths.js';
-import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
-import { WHOLE_ANSWER_MAX_BYTES } from '../../core/http/bounded-read.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
-import type { CommandEnv, Handler } from '../command-env.js';
+import type { Handler } from '../command-env.js';
 import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
 import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
+import { adminCall } from '../sandbox-admin.js';
 import { SHIP_HELP, sandboxDeliver, sandboxShip } from './sandbox-cod.js';
 import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvApiKey, sandboxExports, withSandboxEnv, writeReadyFile } from '../sandbox-service.js';
 
@@ -178,22 +177,6 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
   return signal.reason === 'SIGINT' ? 130 : 0;
 };
-
-export async function adminCall(env: CommandEnv<{ sandboxUrl?: string }>, method: string, path: string): Promise<{ status: number; json: Record<string, unknown> }> {
-  const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
-  let res;
-  try {
-    // Parsed whole: read whole up to the bound (a longer answer is an error, not a cut JSON text).
-    res = await sendRaw(base + path, { method, headers: { accept: 'application/json' }, timeoutMs: 10_000, maxAnswerBytes: WHOLE_ANSWER_MAX_BYTES, overLimit: 'fail' });
-  } catch (err) {
-    throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
-  }
-  try {
-    return { status: res.status, json: JSON.parse(res.body) as Record<string, unknown> };
-  } catch {
-    throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${res.status})`, { hint: 'check --sandbox-url' });
-  }
-}
 
 function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
   return async (env, id: string) => {

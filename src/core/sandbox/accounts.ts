@@ -44,3 +44,15 @@ export async function readAccountsFile(path: string): Promise<SandboxAccount[]> 
     };
   });
 }
+
+/**
+ * The account a request acts for: the caller, or one of its child accounts named in `account` (the
+ * gateway's `account` field: "child VA"); another merchant's VA, or one it does not know, is the
+ * gateway's `Invalid va`. Absent or empty: the caller.
+ */
+export function actingAccount(caller: SandboxAccount, requested: unknown, accounts: ReadonlyMap<string, SandboxAccount>): SandboxAccount | undefined {
+  const va = typeof requested === 'string' ? requested.trim() : typeof requested === 'number' ? String(requested) : '';
+  if (va === '' || va === caller.va) return caller;
+  const child = accounts.get(va);
+  return child?.parent === caller.va ? child : undefined;
+}

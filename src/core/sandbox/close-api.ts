@@ -2,6 +2,9 @@ import type { ServerResponse } from 'node:http';
 import { formatJakarta } from '../time.js';
 import type { SandboxAccount } from './accounts.js';
 import { envelope } from './views.js';
+import type { Member, Transfer } from './records.js';
+
+export type { Member, Transfer } from './records.js';
 
 /**
  * The gateway's private Close API in the emulator (docs/merchant-api.md, "Close API"; paths, bodies
@@ -17,32 +20,6 @@ import { envelope } from './views.js';
  * - `profile` answers the documented fields of the caller, a child or a member.
  * - `banklist`, `business-category`: the documented shapes, the banks by their national clearing codes.
  */
-export interface Transfer {
-  id: number;
-  /** The caller (the referenceId's scope). */
-  by: string;
-  sender: string;
-  receiver: string;
-  amount: number;
-  referenceId: string;
-  relatedId?: string;
-  notes: string;
-  /** Epoch ms. */
-  at: number;
-}
-
-export interface Member {
-  va: string;
-  name: string;
-  email: string;
-  phone: string;
-  /** The account that registered it. */
-  parent: string;
-  websiteUrl?: string;
-  /** Epoch ms. */
-  at: number;
-}
-
 export interface CloseDeps {
   accounts: ReadonlyMap<string, SandboxAccount>;
   members(): ReadonlyMap<string, Member>;

@@ -4,6 +4,9 @@ import { AREA_QUERY_MIN, areaById, searchAreas, shippingRates } from './cod-area
 import { pdfDocument } from './pdf.js';
 import type { RegionIndex } from './regions.js';
 import type { Transaction } from './state.js';
+import type { ShipmentEvent, ShipmentStage } from './records.js';
+
+export { SHIPMENT_STAGES, type ShipmentEvent, type ShipmentStage } from './records.js';
 import { envelope } from './views.js';
 
 /**
@@ -104,17 +107,6 @@ export function labelPdf(t: Transaction, merchantName: string): Buffer {
   return pdfDocument(lines, `Label ${awbOf(t.id)}`);
 }
 
-/** The stages of a COD parcel after the payment is made; `delivered` is the payment's `berhasil`. */
-export const SHIPMENT_STAGES = ['picked_up', 'in_transit', 'delivered'] as const;
-export type ShipmentStage = (typeof SHIPMENT_STAGES)[number];
-
-/** One step of a parcel's journey, as recorded by the emulator. */
-export interface ShipmentEvent {
-  stage: ShipmentStage;
-  /** Epoch ms. */
-  at: number;
-}
-
 const STAGE_WORDS: Record<ShipmentStage | 'waiting' | 'cancelled', { status: string; note: string }> = {
   waiting: { status: 'waiting for pickup', note: 'order received; the courier has not picked the parcel up yet' },
   picked_up: { status: 'picked up', note: 'the courier picked the parcel up from the merchant' },
@@ -130,10 +122,4 @@ export function trackingOf(t: Transaction, events: readonly ShipmentEvent[]): { 
   if (t.status === 'expired' && !events.some((e) => e.stage === 'delivered')) steps.push({ at: t.endedAt ?? t.expiresAt, key: 'cancelled' });
   const history = steps.map((s) => ({ at: formatJakarta(new Date(s.at)), status: STAGE_WORDS[s.key].status, note: STAGE_WORDS[s.key].note })).reverse();
   return { awb: awbOf(t.id), transaction_id: t.id, status: history[0]!.status, history };
-}
-
-/** The next stage of a parcel (what `sandbox ship` moves it to), or undefined once delivered. */
-export function nextStage(events: readonly ShipmentEvent[]): ShipmentStage | undefined {
-  const last = events.at(-1)?.stage;
-  return last === undefined ? 'picked_up' : SHIPMENT_STAGES[SHIPMENT_STAGES.indexOf(last) + 1];
 }

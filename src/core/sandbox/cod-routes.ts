@@ -1,19 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { SandboxAccount } from './accounts.js';
-import { areaAnswer, awbOf, codRoute, labelPdf, rateAnswer, trackingOf, trxOfAwb, type ShipmentEvent } from './cod-api.js';
+import { areaAnswer, awbOf, codRoute, labelPdf, rateAnswer, trackingOf, trxOfAwb } from './cod-api.js';
+import type { ShipmentEvent } from './records.js';
 import type { RegionIndex } from './regions.js';
 import type { Transaction } from './state.js';
-import { envelope } from './views.js';
+import type { PickupRequest } from './records.js';
 
-/** A pickup request as the emulator records it. */
-export interface PickupRequest {
-  trxId: number;
-  date: string;
-  time: string;
-  vehicle: string;
-  /** Epoch ms. */
-  requestedAt: number;
-}
+export type { PickupRequest } from './records.js';
+import { envelope } from './views.js';
 
 export interface CodDeps {
   regions: RegionIndex;

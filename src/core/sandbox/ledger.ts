@@ -151,7 +151,16 @@ export interface HistoryQuery {
   limit: number;
   orderBy: 'id' | 'created_at' | 'indate';
   order: 'ASC' | 'DESC';
+  /** The record's `Type` (7 VA/bank transfer, 10 COD, 11 convenience store, …). */
+  type?: number;
+  /** `lockStatus`: 1 locked only, 0 unlocked only (the emulator locks no payment). */
+  locked?: boolean;
+  /** `lang`: `en` words `StatusDesc` in English. */
+  lang?: 'id' | 'en';
 }
+
+/** `StatusDesc` in English (`lang=en`). */
+const STATUS_DESC_EN: Record<string, string> = { '0': 'Pending', '1': 'Success', '6': 'Success (unsettled)', '-2': 'Expired', '2': 'Cancelled', '3': 'Refund', '4': 'Error', '5': 'Failed', '7': 'Escrow' };
 
 export const HISTORY_MAX_LIMIT = 20;
 export const HISTORY_DEFAULT_LIMIT = 10;
@@ -209,6 +218,20 @@ export function parseHistoryQuery(body: Record<string, unknown>): { ok: true; qu
     if (o !== 'ASC' && o !== 'DESC') add('order', 'order harus ASC atau DESC.');
     else q.order = o;
   }
+  if (present(body.type)) {
+    const t = intOf(body.type);
+    if (t === undefined || t < 0) add('type', 'type harus berupa angka.');
+    else q.type = t;
+  }
+  if (present(body.lockStatus)) {
+    const l = intOf(body.lockStatus);
+    if (l !== 0 && l !== 1) add('lockStatus', 'lockStatus harus 0 atau 1.');
+    else q.locked = l === 1;
+  }
+  if (present(body.lang)) {
+    if (body.lang !== 'id' && body.lang !== 'en') add('lang', 'lang harus id atau en.');
+    else q.lang = body.lang;
+  }
   const ids: number[] = [];
   if (present(body.id)) {
     const id = intOf(body.id);
@@ -233,6 +256,8 @@ export function historyPage(txns: Iterable<Transaction>, va: string, merchantNam
     if (t.merchantVa !== va) return false;
     if (q.ids && !q.ids.includes(t.id)) return false;
     if (q.status !== undefined && statusCode(t, settlement, now) !== q.status) return false;
+    if (q.type !== undefined && (TYPE_BY_METHOD[t.via]?.[0] ?? 7) !== q.type) return false;
+    if (q.locked === true) return false; // no payment is locked in the emulator
     if (q.start || q.end) {
       const at = dateOf(t);
       if (at === undefined) return false;
@@ -245,7 +270,11 @@ export function historyPage(txns: Iterable<Transaction>, va: string, merchantNam
   selected.sort((a, b) => (key(a) - key(b) || a.id - b.id) * (q.order === 'ASC' ? 1 : -1));
   const total = selected.length;
   const pages = Math.max(1, Math.ceil(total / q.limit));
-  const rows = selected.slice((q.page - 1) * q.limit, q.page * q.limit).map((t) => transactionRecord(t, merchantName, settlement, now));
+  const rows = selected.slice((q.page - 1) * q.limit, q.page * q.limit).map((t) => {
+    const r = transactionRecord(t, merchantName, settlement, now);
+    if (q.lang === 'en') r.StatusDesc = STATUS_DESC_EN[String(r.Status)] ?? r.StatusDesc;
+    return r;
+  });
   return {
     Transaction: rows,
     Pagination: { total, count: rows.length, per_page: q.limit, current_page: q.page, total_pages: pages },

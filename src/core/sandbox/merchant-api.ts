@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Journal } from '../journal.js';
 import { CHANNEL_NAMES, channelsOf, METHOD_NAMES } from '../payment-rules.js';
-import type { SandboxAccount } from './accounts.js';
+import { actingAccount, type SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
@@ -62,6 +62,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
   const qtys = list('qty');
   const prices = list('price');
   const descriptions = list('description');
+  const images = list('imageUrl');
   for (const [f, v] of [['product', products], ['qty', qtys], ['price', prices]] as const) if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
   const items: RedirectSession['items'] = [];
   if (products && qtys && prices) {
@@ -73,7 +74,9 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       if (qty === undefined || qty <= 0 || !Number.isInteger(qty)) add(`qty.${i}`, `qty.${i} harus berupa angka lebih dari 0.`);
       if (price === undefined || price <= 0) add(`price.${i}`, `price.${i} harus berupa angka lebih dari 0.`);
       const d = descriptions?.[i];
-      items.push({ product: String(p), qty: qty ?? 0, price: price ?? 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}) });
+      const img = images?.[i];
+      if (img !== undefined && img !== null && img !== '' && (typeof img !== 'string' || !isWebUrl(img))) add(`imageUrl.${i}`, `imageUrl.${i} harus berupa URL.`);
+      items.push({ product: String(p), qty: qty ?? 0, price: price ?? 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}), ...(typeof img === 'string' && isWebUrl(img) ? { imageUrl: img } : {}) });
     });
   }
   const url = (f: string, required: boolean): string | undefined => {
@@ -95,6 +98,11 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
   if (present(body.paymentMethod)) {
     if (typeof body.paymentMethod !== 'string' || !METHOD_NAMES.includes(body.paymentMethod)) add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
     else method = body.paymentMethod;
+  }
+  let lang: 'id' | 'en' | undefined;
+  if (present(body.lang)) {
+    if (body.lang !== 'id' && body.lang !== 'en') add('lang', 'lang harus id atau en.');
+    else lang = body.lang;
   }
   let expired = 24;
   if (present(body.expired)) {
@@ -141,6 +149,8 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       referenceId: stringOf(body.referenceId) ?? '',
       method,
       comments: stringOf(body.comments),
+      ...(lang ? { lang } : {}),
+      ...(stringOf(body.pickupArea) ? { pickupArea: stringOf(body.pickupArea) } : {}),
     },
   };
 }
@@ -294,6 +304,11 @@ export class MerchantApi {
       envelope(res, 400, message, null, { Error: errors });
       return true;
     };
+    // `account` names the caller or one of its child accounts (accounts.ts); anything else is refused.
+    const caller = account;
+    const acting = actingAccount(caller, json.account, this.deps.accounts);
+    if (!acting) return invalid({ account: ['Invalid va'] });
+    account = acting;
     switch (route) {
       case '/api/v2/transaction': {
         const raw = json.transactionId;
@@ -313,7 +328,6 @@ export class MerchantApi {
       }
       case '/api/v2/balance': {
         if (!present(json.account)) return invalid({ account: ['account wajib diisi.'] });
-        if (String(json.account) !== account.va) return invalid({ account: ['Invalid va'] });
         envelope(res, 200, 'success', this.balance(account.va));
         return true;
       }
@@ -323,7 +337,8 @@ export class MerchantApi {
       case '/api/v2/payment': {
         const r = await this.createRedirect(account.va, json);
         if (!r.ok) return invalid(r.errors, 'invalid request');
-        envelope(res, 200, 'success', { SessionID: r.session.sid, Url: `${base}/payment/${r.session.sid}` });
+        // `lang=en` opens the page in English (page-lang.ts); Indonesian is its default.
+        envelope(res, 200, 'success', { SessionID: r.session.sid, Url: `${base}/payment/${r.session.sid}${r.session.lang === 'en' ? '?lang=en' : ''}` });
         return true;
       }
     }

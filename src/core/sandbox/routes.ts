@@ -1,7 +1,7 @@
 import { EMULATOR_DEFAULT_API_KEY } from '../config/resolve.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
-import type { SandboxAccount } from './accounts.js';
+import { actingAccount, type SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
 import { decodeBody } from './request-body.js';
 import { advanceShipment, codLogistics } from './cod-routes.js';
@@ -150,13 +150,19 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     const json = parseJson(body, res);
     if (!json) return;
+    // A payment for one of the caller's child accounts (`account`), or the caller's own.
+    const acting = actingAccount(account, json.account, byVa);
+    if (!acting) {
+      envelope(res, 400, 'error - invalid request', null, { Error: { account: ['Invalid va'] } });
+      return;
+    }
     const read = readPaymentRequest(json);
     if (!read.ok) {
       envelope(res, 400, 'error - invalid request', null, { Error: read.errors });
       return;
     }
     // The id is reserved durably first; the answer goes out only once the payment is journalled.
-    const t = buildTransaction(read.request, account, await state.reserveId(), now().getTime());
+    const t = buildTransaction(read.request, acting, await state.reserveId(), now().getTime());
     await state.addTransaction(t);
     envelope(res, 200, 'Success', paymentData(t, `http://${req.headers.host ?? 'sandbox'}`));
   }

@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import { SandboxLog } from './log.js';
-import type { ShipmentEvent, ShipmentStage } from './cod-api.js';
-import type { PickupRequest } from './cod-routes.js';
-import type { Member, Transfer } from './close-api.js';
+import type { Member, PickupRequest, ShipmentEvent, ShipmentStage, Transfer } from './records.js';
 
 export type TxnStatus = 'pending' | 'berhasil' | 'expired';
 
