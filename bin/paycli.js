@@ -5,7 +5,7 @@
 // loaded; everything else runs from the single-file bundle dist/cli/paycli.cjs, compiled with V8's
 // code cache (written by `npm run build`), or from the compiled modules (dist/cli/main.js) when the
 // bundle is absent. BENCHMARKS.md has what each step buys.
-const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync, mkdirSync, statSync, readdirSync } = require('node:fs');
+const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync, mkdirSync, readdirSync, openSync, closeSync, fstatSync, lstatSync, statSync, chmodSync, constants: fsConstants } = require('node:fs');
 const { join, dirname } = require('node:path');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'paycli.cjs');
@@ -85,24 +85,75 @@ function userCacheFile(name) {
 }
 
 /**
- * The file's bytes, or undefined when it cannot be read. A missing file is checked for first: a
- * thrown ENOENT costs ~0.2 ms (Node builds the error and its stack), and the user's cache is usually
- * missing where the build trained one beside the bundle.
+ * Code caches are code: V8 checks one only against its source's length, so a cache compiled from a
+ * modified bundle of the same length runs the modified code inside the genuine paycli. A cache is
+ * therefore executed only when nobody but its owner could have written it: a regular file (not a
+ * symbolic link), owned by `owners`, in a directory owned by them, neither writable by group or
+ * others (`private`: no access at all for them, 0700 and 0600, as paycli writes the user's
+ * cache). On Windows, without POSIX owners and modes, the user's profile directory protects it.
  */
-function readOrUndefined(file) {
+const UID = typeof process.getuid === 'function' ? process.getuid() : undefined;
+
+function mayExecute(stats, owners, isPrivate) {
+  if (UID === undefined) return true;
+  return owners.includes(stats.uid) && (stats.mode & (isPrivate ? 0o077 : 0o022)) === 0;
+}
+
+/**
+ * The cache file's bytes when it may be executed (mayExecute, for it and its directory), or
+ * undefined when it is missing, cannot be read or may not be trusted. A missing file is checked for
+ * first without an exception: a thrown ENOENT costs ~0.2 ms (Node builds the error and its stack),
+ * and the user's cache is usually missing where the build trained one beside the bundle. The file is
+ * opened without following a link and checked through its descriptor: what is checked is what is read.
+ */
+function readTrusted(file, owners, isPrivate) {
+  if (!existsSync(file)) return undefined;
+  let fd;
   try {
-    return existsSync(file) ? readFileSync(file) : undefined;
+    const dir = lstatSync(dirname(file));
+    if (!dir.isDirectory() || !mayExecute(dir, owners, isPrivate)) return undefined;
+    fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || !mayExecute(stats, owners, isPrivate)) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The user's cache (0600 in 0700, the user's own), or undefined. */
+function readUserCache(file) {
+  return readTrusted(file, [UID], true);
+}
+
+/** A cache beside the bundle (written by the build): trusted as far as the bundle itself, owned by its owner or the user. */
+function readPackagedCache(file, bundleOwner) {
+  return readTrusted(file, [UID, bundleOwner], false);
+}
+
+/**
+ * The user's cache directory, made private: created 0700, or an existing one of the user's own
+ * (not a link) set to 0700; undefined when it is not the user's, so nothing is written there.
+ */
+function privateCacheDir(dir) {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stats = lstatSync(dir);
+    if (!stats.isDirectory() || (UID !== undefined && stats.uid !== UID)) return undefined;
+    if (UID !== undefined && (stats.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+    return dir;
   } catch {
     return undefined;
   }
 }
 
-/** Writes a file atomically (temporary file, then rename); false when it cannot. */
-function writeAtomically(file, data) {
+/** Writes a file atomically (a new temporary file of `mode`, then rename); false when it cannot. */
+function writeAtomically(file, data, mode = 0o644) {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(tmp, data);
+    writeFileSync(tmp, data, { mode, flag: 'wx' });
     renameSync(tmp, file);
     return true;
   } catch {
@@ -113,6 +164,11 @@ function writeAtomically(file, data) {
     }
     return false;
   }
+}
+
+/** The bundle's source as the function vm.Script compiles (and its code cache holds). */
+function wrapBundle(source) {
+  return `(function (exports, require, module, __filename, __dirname, __paycliImport) {${source}\n})`;
 }
 
 /**
@@ -134,12 +190,12 @@ function loadBundle(argv = []) {
   const name = cacheName(source, shape);
   const beside = join(dirname(BUNDLE), name);
   const user = userCacheFile(name);
-  const cachedData = readOrUndefined(user) ?? readOrUndefined(beside) ?? (shape === 'common' ? undefined : readOrUndefined(join(dirname(BUNDLE), cacheName(source, 'common'))));
+  const bundleOwner = UID === undefined ? undefined : statSync(BUNDLE).uid;
+  const cachedData = readUserCache(user) ?? readPackagedCache(beside, bundleOwner) ?? (shape === 'common' ? undefined : readPackagedCache(join(dirname(BUNDLE), cacheName(source, 'common')), bundleOwner));
   // The bundle's import() calls (undici, inquirer, ora, … stay external) are routed to this module's
   // own import(): code compiled by vm.Script cannot import, least of all when it comes from a cache.
   // Its require() calls are all for Node built-ins, so this module's own require serves them.
-  const wrapped = `(function (exports, require, module, __filename, __dirname, __paycliImport) {${source}\n})`;
-  const script = new vm.Script(wrapped, { filename: BUNDLE, cachedData });
+  const script = new vm.Script(wrapBundle(source), { filename: BUNDLE, cachedData });
   const mod = { exports: {} };
   script.runInThisContext().call(mod.exports, mod.exports, require, mod, BUNDLE, dirname(BUNDLE), (specifier) => import(specifier));
   const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
@@ -150,15 +206,12 @@ function loadBundle(argv = []) {
     writeCache(training = false) {
       const data = script.createCachedData();
       if (training) return writeAtomically(beside, data);
-      // Never replace a trained cache with a narrower one (a run that compiled one command).
-      let existing = 0;
-      try {
-        existing = statSync(user).size;
-      } catch {
-        /* none yet */
-      }
+      if (!privateCacheDir(dirname(user))) return false;
+      // Never replace a trained cache with a narrower one (a run that compiled one command); one
+      // that may not be trusted is replaced whatever its size.
+      const existing = readUserCache(user)?.length ?? 0;
       if (existing > data.length) return false;
-      if (!writeAtomically(user, data)) return false;
+      if (!writeAtomically(user, data, 0o600)) return false;
       // Caches of other builds of paycli are dead weight.
       try {
         for (const other of readdirSync(dirname(user))) if (/^paycli\.cjs\.[^.]+\..*cache$/.test(other) && other.split('.')[2] !== header.id) unlinkSync(join(dirname(user), other));
@@ -219,4 +272,4 @@ function exitWhenIdle() {
 }
 
 if (require.main === module) start();
-else module.exports = { loadBundle, cacheName, flagsKey, shapeOf, BUNDLE };
+else module.exports = { loadBundle, cacheName, flagsKey, shapeOf, wrapBundle, BUNDLE };

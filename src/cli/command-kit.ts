@@ -60,7 +60,7 @@ export function sendNothingFlags<A extends unknown[], O extends OptionValues>(cm
 
 /** `--store`: the event store of `listen`, `trigger` and `events`. */
 export function storeFlag<A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) {
-  return cmd.option('--store <file>', 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)');
+  return cmd.option('--store <file>', 'the event store, a SQLite file (default $XDG_DATA_HOME/paycli/events.db)');
 }
 
 /**

@@ -35,6 +35,11 @@ const PLAIN: Colors = Object.fromEntries(STYLES.map((k) => [k, (s: string) => s]
  */
 const OWN_SGR = /(\u001b\[(?:1|2|22|31|32|33|36|39)m)/;
 
+/** A picture's cells, two rows at a time (top dark, bottom dark): black on white. */
+const HALF_BLOCKS = [' ', '▄', '▀', '█'] as const;
+const PICTURE_ON = '\u001b[30;47m';
+const PICTURE_OFF = '\u001b[0m';
+
 /**
  * Text as it may reach a terminal: every control character made visible (escapeControl; line
  * feeds and tabs kept), except paycli's own style codes when `keepStyles` (the stream is colored).
@@ -74,7 +79,7 @@ export class Output {
   private constructor(readonly ctx: CliContext, readonly flags: GlobalFlags, readonly c: Colors, readonly e: Colors) {
     this.json = Boolean(flags.json);
     this.debug = Boolean(flags.debug);
-    this.errWidth = ctx.stderrIsTTY ? Math.max(40, Math.floor(ctx.columns ?? 80)) : undefined;
+    this.errWidth = ctx.stderrIsTTY ? Math.max(40, terminalWidth(ctx.columns)) : undefined;
   }
 
   /** `prefix` + `text` for stderr: wrapped at spaces to errWidth (never inside a word or an amount). */
@@ -92,7 +97,7 @@ export class Output {
   }
 
   static async create(ctx: CliContext, flags: GlobalFlags): Promise<Output> {
-    setTableWidth(ctx.stdoutIsTTY ? (ctx.columns ?? 80) : undefined);
+    setTableWidth(ctx.stdoutIsTTY ? terminalWidth(ctx.columns) : undefined);
     setTablePlain(!ctx.stdoutIsTTY);
     return new Output(ctx, flags, await colors(colorLevel(ctx, flags, ctx.stdoutIsTTY)), await colors(colorLevel(ctx, flags, ctx.stderrIsTTY)));
   }
@@ -123,6 +128,30 @@ export class Output {
   /** One JSON document (or NDJSON line) on stdout. */
   data(value: unknown, pretty = true): void {
     this.ctx.stdout.write(JSON.stringify(value, null, pretty ? 2 : undefined) + '\n');
+  }
+
+  /**
+   * A two-colour picture on stdout (the QRIS code a buyer scans): `dark(x, y)` for each of
+   * `width` × `height` cells, drawn black on white with half blocks, two rows of cells a line. It
+   * is made only of fixed pieces (four characters and two colour codes), so nothing from outside
+   * reaches the terminal through it, and it is written as it is: `out` would make its colour codes
+   * visible text, and without them a dark terminal shows the code inverted or not at all. Drawn
+   * only on a terminal that can show colours at all (not TERM=dumb); the caller checks stdoutIsTTY.
+   */
+  picture(width: number, height: number, dark: (x: number, y: number) => boolean): void {
+    const isDark = (x: number, y: number) => y < height && dark(x, y);
+    const rows: string[] = [];
+    for (let y = 0; y < height; y += 2) {
+      let row = PICTURE_ON;
+      for (let x = 0; x < width; x++) row += HALF_BLOCKS[(isDark(x, y) ? 2 : 0) + (isDark(x, y + 1) ? 1 : 0)];
+      rows.push(row + PICTURE_OFF);
+    }
+    this.ctx.stdout.write(rows.join('\n') + '\n');
+  }
+
+  /** Whether `picture` can be shown: stdout is a terminal that knows colours (not TERM=dumb). */
+  get canDrawPictures(): boolean {
+    return this.ctx.stdoutIsTTY && this.ctx.env.TERM !== 'dumb';
   }
 
   /** Progress and notes on stderr; silent with --json. */
@@ -158,6 +187,15 @@ export class Output {
     if (this.debug && err instanceof Error && err.stack) this.ctx.stderr.write(err.stack + '\n' + (err.cause instanceof Error ? `cause: ${err.cause.stack}\n` : ''));
     return code;
   }
+}
+
+/**
+ * The terminal's width in columns: the reported size when it is a usable one, else 80. A pty whose
+ * size was never set (`script`, some CI runners, `docker run -t` before a resize) reports 0, and
+ * ora then counted each line as Infinity rows and redrew forever. Every width read goes through here.
+ */
+export function terminalWidth(columns: number | undefined): number {
+  return columns !== undefined && Number.isFinite(columns) && columns >= 1 ? Math.floor(columns) : 80;
 }
 
 // The width human tables must fit: the terminal's columns when stdout is a terminal (Output.create

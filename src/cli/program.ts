@@ -3,9 +3,10 @@ import type { CliContext } from './context.js';
 import type { CommandEnv } from './command-env.js';
 import { RUN_DURATION_TIMEOUT, type Bind, type Define } from './command-kit.js';
 import { EXIT_TABLE } from './exit-codes.js';
-import { colorLevel, Output } from './output.js';
+import { colorLevel, Output, terminalWidth } from './output.js';
 import type { CommonOptions } from './session.js';
 import { VERSION } from './version.js';
+import { UsageError } from '../core/errors.js';
 import { REGISTRY, TOP_LEVEL_COMMANDS } from './commands/index.js';
 import { HEADS, headTerm, topCommand } from './commands/heads.js';
 
@@ -103,8 +104,8 @@ export async function buildProgram(ctx: CliContext, state: RunState, argv?: read
       outputError: (s) => {
         state.commanderMessage = s;
       },
-      getOutHelpWidth: () => ctx.columns ?? 80,
-      getErrHelpWidth: () => ctx.columns ?? 80,
+      getOutHelpWidth: () => terminalWidth(ctx.columns),
+      getErrHelpWidth: () => terminalWidth(ctx.columns),
       // Our own color decision, from the context: commander's default would create process.stdout.
       getOutHasColors: () => colorLevel(ctx, {}, ctx.stdoutIsTTY) > 0,
       getErrHasColors: () => colorLevel(ctx, {}, ctx.stderrIsTTY) > 0,
@@ -121,6 +122,8 @@ export async function buildProgram(ctx: CliContext, state: RunState, argv?: read
       const { Session } = await import('./session.js');
       const session = new Session(ctx, out, RUN_DURATION_TIMEOUT.has(self) ? { ...opts, timeout: undefined } : opts);
       try {
+        const stray = strayParentOption(self);
+        if (stray) throw stray;
         const env = { ctx, out, session, opts, tree: () => buildProgram(ctx, { code: 0 }) } as CommandEnv<never>;
         state.code = await (handler as unknown as (env: CommandEnv<never>, ...rest: unknown[]) => Promise<number>)(env, ...positional);
       } catch (err) {
@@ -170,3 +173,33 @@ function* allCommands(cmd: Command): Generator<Command> {
   }
 }
 
+
+/** The command's words after `paycli` (`sandbox list`). */
+function commandWords(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
+}
+
+/**
+ * An option of a command above `cmd` (never the root program's: those are global) given on the
+ * command line while `cmd` runs. Commander accepts it anywhere, and it does nothing there:
+ * `paycli sandbox list --port 4020` listed the emulator on 4010. A usage error; for `--port` on a
+ * command that talks to a running emulator, the hint says how to aim at one (--sandbox-url).
+ */
+export function strayParentOption(cmd: Command): UsageError | undefined {
+  for (let parent = cmd.parent; parent?.parent; parent = parent.parent) {
+    for (const option of parent.options) {
+      const key = option.attributeName();
+      if (parent.getOptionValueSource(key) !== 'cli') continue;
+      const flag = option.long ?? option.short ?? key;
+      const value = parent.getOptionValue(key);
+      const hint =
+        key === 'port' && cmd.options.some((o) => o.long === '--sandbox-url')
+          ? `to reach the emulator listening on port ${String(value)}, pass --sandbox-url http://127.0.0.1:${String(value)} (or set PAYCLI_SANDBOX_URL)`
+          : `${flag} is for \`paycli ${commandWords(parent)}\` itself; see \`paycli ${commandWords(cmd)} --help\``;
+      return new UsageError(`${flag} does nothing for \`paycli ${commandWords(cmd)}\`: it is an option of \`paycli ${commandWords(parent)}\``, { hint });
+    }
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@ import { AuthError, UsageError } from '../core/errors.js';
 import { ApiClient } from '../core/api/client.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, selectProfile, type ProfileChoice, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, selectProfile, targetsProduction, type ProfileChoice, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
 import { findProjectConfig } from '../core/config/project-file.js';
 import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
@@ -35,6 +35,8 @@ export interface CommonOptions {
   dryRun?: boolean;
   curl?: boolean;
   cache?: boolean;
+  /** pay's callback URL (a command flag, not a global one). */
+  notifyUrl?: string;
 }
 
 /**
@@ -115,6 +117,8 @@ export class Session {
       baseUrl: o.baseUrl !== undefined ? String(parseSetting('base-url', o.baseUrl)) : undefined,
       timeout: o.timeout !== undefined ? Number(parseSetting('timeout', o.timeout)) : undefined,
       profile: o.profile,
+      // pay's --notify-url, so that the configuration knows where callbacks go (resolveConfig).
+      notifyUrl: o.notifyUrl,
     };
     const [project, user] = await Promise.all([this.projectConfig(), this.userConfig()]);
     const resolved = resolveConfig({ flags, env: this.ctx.env, project, user, userPath: this.userPath });
@@ -195,18 +199,26 @@ export class Session {
     return (await this.api()).send<T>(req, expectation);
   }
 
-  /** Refuses a money-moving request to production without confirmation. */
-  async guardProduction(summary: string): Promise<void> {
+  /**
+   * Refuses a money-moving request to production without confirmation (a prompt on a terminal,
+   * --yes in scripts). Production is decided by where the request goes (targetsProduction): the
+   * environment named production, or a base URL on the production host under any environment.
+   * `action` words the refusal and the question (pay's by default).
+   */
+  async guardProduction(summary: string, action: { refuse: string; ask: string; cancelled: string } = PAYMENT_ACTION): Promise<void> {
     const cfg = await this.config();
-    if (cfg.env.value !== 'production' || this.opts.yes || this.opts.dryRun || this.opts.curl) return;
+    if (!targetsProduction(cfg) || this.opts.yes || this.opts.dryRun || this.opts.curl) return;
+    const where = cfg.env.value === 'production' ? '' : ` (${cfg.baseUrl.value}, from ${cfg.baseUrl.origin}, is the production gateway)`;
     if (!canPrompt(this.ctx, this.opts)) {
-      throw new AuthError(`refusing to send a production payment without confirmation: ${summary}`, { hint: 'add --yes to confirm in scripts, or run it in a terminal' });
+      throw new AuthError(`refusing to ${action.refuse} without confirmation: ${summary}${where}`, { hint: 'add --yes to confirm in scripts, or run it in a terminal' });
     }
     const { confirm } = await import('@inquirer/prompts');
-    const ok = await confirm({ message: `PRODUCTION: ${summary}. Send it?`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });
-    if (!ok) throw new UsageError('cancelled: nothing was sent');
+    const ok = await confirm({ message: `PRODUCTION${where}: ${summary}. ${action.ask}`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });
+    if (!ok) throw new UsageError(`cancelled: ${action.cancelled}`);
   }
 }
+
+const PAYMENT_ACTION = { refuse: 'send a production payment', ask: 'Send it?', cancelled: 'nothing was sent' };
 
 /** `text` with every occurrence of the VA replaced by its masked form (maskSecret). */
 export function maskVa(text: string, va: string | undefined): string {

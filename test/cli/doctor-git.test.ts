@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitEnv } from '../../src/cli/commands/doctor.js';
 import { runCli, tempHome } from '../helpers/cli.js';
+import { EMULATOR_DEFAULT_API_KEY } from '../helpers/sandbox.js';
 
 // Issue 13 item 17: doctor looks for the API key in git-tracked files without putting it on a
 // command line (argv is readable by every local user).
@@ -60,6 +61,27 @@ describe('doctor: API key in git', () => {
     expect(gitCheck(clean.stdout).status).toBe('ok');
     const outside = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: h.home, env });
     expect(gitCheck(outside.stdout)).toMatchObject({ status: 'skip', detail: 'not a git repository' });
+  });
+
+  it.skipIf(!haveGit)("does not call the emulator's published default key a leak", async () => {
+    // README's library example puts it in code; it opens nothing but a local emulator.
+    const repo = join(h.home, 'shop');
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(repo, 'pay.test.js'), `const apiKey = '${EMULATOR_DEFAULT_API_KEY}';\n`);
+    git('add', '.');
+    for (const env of [{ PAYCLI_ENV: 'local' }, { PAYCLI_VA: '1179000899', PAYCLI_API_KEY: EMULATOR_DEFAULT_API_KEY }]) {
+      const r = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: repo, env: { PATH: process.env.PATH ?? '', ...env } });
+      expect(gitCheck(r.stdout), JSON.stringify(env)).toEqual({ check: 'API key in git', status: 'ok', detail: "the emulator's published default key: not a secret, not looked for" });
+      expect(r.code, r.stdout).not.toBe(4);
+    }
+    // A real key in the same place still is one.
+    writeFileSync(join(repo, 'pay.test.js'), `const apiKey = '${KEY}';\n`);
+    git('add', '.');
+    const real = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: repo, env: { PATH: process.env.PATH ?? '', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY } });
+    expect(real.code).toBe(4);
+    expect(gitCheck(real.stdout).status).toBe('fail');
   });
 
   it.skipIf(!haveGit)('runs no program the repository configures (core.fsmonitor), and git sees neither the key nor PAYCLI_*', async () => {

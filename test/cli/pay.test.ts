@@ -1,10 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
+import { runCli, testContext } from '../helpers/cli.js';
+import { dispatcherToEmulator, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
+import { run } from '../../src/cli/run.js';
 
-const fx = sandboxAndHome();
+// The emulator also answers to my.ipaymu.com: the production guard tests reach it under that name.
+const fx = sandboxAndHome({ allowedHosts: ['my.ipaymu.com'] });
 
 const buyer = ['--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/callback'];
 const cli = (argv: string[], extra: Record<string, string> = {}, tty = false) => runCli(argv, { env: { ...localEnv(fx.sb), ...extra }, home: fx.home.home, tty });
@@ -126,6 +128,25 @@ describe('paycli pay validates before sending', () => {
   });
 });
 
+describe('the QRIS code on a terminal', () => {
+  it('is drawn with its own colour codes (not escaped), only on a terminal that shows colours', async () => {
+    const qris = ['pay', '--method', 'qris', ...buyer, '--item', 'Tiket:1:102000'];
+    const drawn = await cli(qris, { TERM: 'xterm-256color' }, true);
+    expect(drawn.code, drawn.stderr).toBe(0);
+    expect(drawn.stdout).toContain('\u001b[30;47m');
+    expect(drawn.stdout).not.toContain('\\e[');
+    // Every line of the picture is the same fixed pieces: colour on, half blocks, colour off.
+    const rows = drawn.stdout.split('\n').filter((l) => l.startsWith('\u001b[30;47m'));
+    expect(rows.length).toBeGreaterThan(10);
+    for (const row of rows) expect(row).toMatch(/^\u001b\[30;47m[ ▀▄█]+\u001b\[0m$/);
+    const dumb = await cli(qris, { TERM: 'dumb' }, true);
+    expect(dumb.stdout).not.toMatch(/[▀▄█]/);
+    expect(dumb.stdout).toContain('QRIS payload  000201');
+    const piped = await cli(qris, { TERM: 'xterm-256color' }, false);
+    expect(piped.stdout).not.toMatch(/[▀▄█]/);
+  });
+});
+
 describe('production guard and gateway errors', () => {
   it('refuses production without a terminal unless --yes', async () => {
     const env = { PAYCLI_ENV: 'production', PAYCLI_BASE_URL: fx.sb.apiUrl, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' };
@@ -135,6 +156,31 @@ describe('production guard and gateway errors', () => {
     expect(r.stderr).toContain('--yes');
     const ok = await runCli(['pay', '--yes', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--json'], { env, home: fx.home.home });
     expect(ok.code).toBe(0);
+  });
+
+  it('guards by where the payment goes: the production host under the default env needs --yes', async () => {
+    // The emulator stands in for https://my.ipaymu.com (dispatcherToEmulator): nothing leaves loopback.
+    const dispatcher = await dispatcherToEmulator(fx.sb);
+    const creds = { PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' };
+    const pay = async (argv: string[], env: Record<string, string>) => {
+      const { ctx, err } = testContext({ env: { ...creds, ...env }, home: fx.home.home });
+      ctx.dispatcher = dispatcher;
+      return { code: await run(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--json', ...argv], ctx), stderr: err() };
+    };
+    try {
+      const before = fx.sb.state.txns.size;
+      for (const [argv, env] of [[['--base-url', 'https://my.ipaymu.com/api'], {}], [[], { PAYCLI_BASE_URL: 'https://MY.ipaymu.com./api' }], [['--env', 'local', '--base-url', 'https://my.ipaymu.com:443/api/'], {}]] as const) {
+        const r = await pay([...argv], { ...env });
+        expect(r.code, r.stderr).toBe(4);
+        expect(r.stderr).toMatch(/refusing to send a production payment without confirmation: .*is the production gateway/);
+      }
+      expect(fx.sb.state.txns.size).toBe(before);
+      const ok = await pay(['--base-url', 'https://my.ipaymu.com/api', '--yes'], {});
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(fx.sb.state.txns.size).toBe(before + 1);
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it('maps a gateway 400 to exit 3 listing each field error, and --raw prints the envelope', async () => {

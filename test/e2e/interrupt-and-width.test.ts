@@ -65,10 +65,10 @@ run('Ctrl-C (tmux)', () => {
     const until = Date.now() + 5000;
     while (hits === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     expect(hits).toBe(before + 1);
-    const pressed = Date.now();
     await t.keys('C-c');
+    // Aborted, not timed out (a timeout is exit 5), and the payment POST was sent once.
     expect(await t.exitCode()).toBe(130);
-    expect(Date.now() - pressed).toBeLessThan(5000); // not the 60 s timeout
+    expect(hits).toBe(before + 1);
     const screen = await t.screen();
     expect(screen).toContain('interrupted');
     expect(screen).toMatch(/the payment may have been created: look for reference CTRL-C-1 in\s+`paycli history --from \d{4}-\d{2}-\d{2}`/);

@@ -7,9 +7,13 @@ import { EMULATOR_DEFAULT_VA as VA } from '../helpers/sandbox.js';
 import { spawnPaycli } from '../helpers/spawn.js';
 
 // Issue 13 item 7: unauthenticated senders reach `paycli listen`. A forged 1 MiB callback used to
-// cost seconds of mismatch diagnosis and half a gigabyte; now the diagnosis is bounded, so while
-// three clients post such bodies in a loop, valid callbacks are still answered quickly and the
-// listener process stays small. Measured on the real process (bin/paycli.js, /proc/PID/status).
+// cost seconds of mismatch diagnosis and half a gigabyte; now the diagnosis is bounded. Checked by
+// behaviour on the real process (bin/paycli.js, /proc/PID/status), never by milliseconds (issue 26
+// item 17: a 250 ms bound failed on a loaded machine): while three clients post forged bodies in a
+// loop, every valid callback is answered 200, in the middle of the flood (forged answers arrive
+// before, between and after them), forged ones are answered 400 without a diagnosis, and the
+// process stays small. How fast valid callbacks are answered meanwhile is a figure:
+// `node bench/listener-dos.js`.
 
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -26,7 +30,7 @@ const haveProc = (() => {
 })();
 
 describe('listen under forged 1 MiB callbacks', () => {
-  it.skipIf(!haveProc)(`answers valid callbacks within 250 ms each and stays under 200 MiB RSS${haveProc ? '' : ' (skipped: no /proc to read the RSS from)'}`, async () => {
+  it.skipIf(!haveProc)(`answers valid callbacks in the middle of a flood of forged ones and stays under 200 MiB RSS${haveProc ? '' : ' (skipped: no /proc to read the RSS from)'}`, async () => {
     const l = spawnPaycli(['listen', '--port', '0', '--json', '--va', VA, '--no-persist']);
     try {
       let url = '';
@@ -34,7 +38,7 @@ describe('listen under forged 1 MiB callbacks', () => {
         const m = /"url":"([^"]+)"/.exec(c.toString());
         if (m) url = m[1]!;
       });
-      for (let i = 0; i < 500 && !url; i++) await new Promise((r) => setTimeout(r, 10));
+      while (!url && l.child.exitCode === null) await new Promise((r) => setTimeout(r, 10));
       expect(url, 'the listener printed its URL').not.toBe('');
       const pid = l.child.pid!;
 
@@ -67,45 +71,46 @@ describe('listen under forged 1 MiB callbacks', () => {
           /* exited */
         }
       }, 20);
+      // The flood is on: every attacker has been answered at least twice.
       while (forged < 6) await new Promise((r) => setTimeout(r, 10));
 
-      // Rounds of 20 valid callbacks. The acceptance is a round whose slowest answer is under 250 ms;
-      // the machine is shared (other test processes), so up to five rounds are tried, and no answer
-      // in any round may take a second (before the bound, one took 15.5 s).
-      const rounds: number[][] = [];
-      for (let round = 0; round < 5; round++) {
-        const latencies: number[] = [];
-        for (let i = 0; i < 20; i++) {
-          const trxId = 700000 + round * 100 + i;
-          const fields = sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url, trxId });
-          const s = signCallbackRequest(fields, VA, i % 2 === 0 ? 'form' : 'json', new Date(), String(trxId));
-          const t0 = performance.now();
-          const res = await request(url, { method: 'POST', headers: s.headers, body: s.body });
-          await res.body.text();
-          latencies.push(performance.now() - t0);
-          expect(res.statusCode).toBe(200);
-        }
-        rounds.push(latencies);
-        if (Math.max(...latencies) < 250) break;
+      // 40 valid callbacks, one after another, form and JSON: each answered 200 while the forged
+      // ones keep coming. `forgedBefore[i]` is how many forged posts had been answered when valid
+      // callback i was answered: the order of the two streams, not their speed.
+      const forgedBefore: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        const trxId = 700000 + i;
+        const fields = sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url, trxId });
+        const s = signCallbackRequest(fields, VA, i % 2 === 0 ? 'form' : 'json', new Date(), String(trxId));
+        const res = await request(url, { method: 'POST', headers: s.headers, body: s.body });
+        await res.body.text();
+        expect(res.statusCode, `valid callback ${i}`).toBe(200);
+        forgedBefore.push(forged);
       }
+      // The flood goes on after the last valid answer: wait for three more forged answers.
+      const afterValid = forged;
+      while (forged < afterValid + 3) await new Promise((r) => setTimeout(r, 10));
       stop = true;
       await Promise.all(attackers);
       clearInterval(sampler);
       maxRss = Math.max(maxRss, rssMiB(pid));
 
       const forgedEvents = l.lines.filter((line) => line.includes('"trx_id":"1"'));
-      const maxes = rounds.map((r) => Math.max(...r));
-      const all = rounds.flat().sort((a, b) => a - b);
-      console.log(`listener DoS: ${forged} forged 1 MiB posts; valid answered in max ${maxes.map((m) => m.toFixed(1)).join(' / ')} ms per round of 20 (median ${all[Math.floor(all.length / 2)]!.toFixed(1)} ms); max RSS ${maxRss.toFixed(0)} MiB`);
+      const validEvents = l.lines.filter((line) => /"trx_id":"7000\d\d"/.test(line));
+      console.log(`listener DoS: ${forged} forged 1 MiB posts answered, ${forgedBefore[39]! - forgedBefore[0]!} of them between the first and the last of 40 valid callbacks; max RSS ${maxRss.toFixed(0)} MiB`);
+      // Valid callbacks were answered in the middle of the flood, not after it: forged answers
+      // came before the first, between the first and the last, and after the last.
+      expect(forgedBefore[0]).toBeGreaterThanOrEqual(6);
+      expect(forgedBefore[39]!).toBeGreaterThan(forgedBefore[0]!);
+      expect(forged).toBeGreaterThan(forgedBefore[39]!);
+      expect(validEvents.length).toBe(40);
       expect([...forgedAnswers]).toEqual([400]);
       expect(forgedEvents.length).toBeGreaterThan(0);
-      expect(forgedEvents[0]).toContain('not diagnosed');
-      expect(Math.min(...maxes)).toBeLessThan(250);
-      expect(Math.max(...maxes)).toBeLessThan(1000);
+      for (const e of forgedEvents) expect(e).toContain('not diagnosed');
       expect(maxRss).toBeLessThan(200);
     } finally {
       l.child.kill('SIGTERM');
       await l.exited;
     }
-  });
+  }, 180_000);
 });

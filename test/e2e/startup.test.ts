@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,14 +91,14 @@ describe('start-up', () => {
     const name = cache.split('/').pop()!;
     const verifyName = cacheBeside(pkg, 'verify-callback').split('/').pop()!;
     const narrow = ['verify-callback', join(pkg, 'missing.form'), '--va', VA, '--signature', '0'.repeat(64)];
-    mkdirSync(join(userCache, 'paycli'), { recursive: true });
+    mkdirSync(join(userCache, 'paycli'), { recursive: true, mode: 0o700 });
     const rejected = readFileSync(cacheBeside(pkg, 'verify-callback'));
     rejected[8] = rejected[8]! ^ 0xff;
-    writeFileSync(join(userCache, 'paycli', verifyName), rejected);
+    writeFileSync(join(userCache, 'paycli', verifyName), rejected, { mode: 0o600 });
     expect(run(['--version'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
     expect(run(narrow, { XDG_CACHE_HOME: userCache }).code).toBe(2);
     expect(readFileSync(join(userCache, 'paycli', verifyName)).equals(rejected)).toBe(true);
-    writeFileSync(join(userCache, 'paycli', verifyName), 'small and broken');
+    writeFileSync(join(userCache, 'paycli', verifyName), 'small and broken', { mode: 0o600 });
     expect(run(narrow, { XDG_CACHE_HOME: userCache }).code).toBe(2);
     expect(statSync(join(userCache, 'paycli', verifyName)).size).toBeGreaterThan(50_000);
     // Caches of other builds are removed when a new one is written.
@@ -111,6 +111,87 @@ describe('start-up', () => {
     expect(readdirSync(join(userCache, 'paycli'))).toEqual([name]);
     cpSync(cacheBeside(ROOT, 'common'), common);
     rmSync(userCache, { recursive: true });
+  });
+
+  it('never executes a code cache that someone else could have planted', () => {
+    // V8 checks a code cache only against its source's length: a cache compiled from a modified
+    // bundle of the same length runs the modified code inside the genuine paycli. Here the
+    // modification throws "PLANT" as the bundle starts; the cache is made by a plain node (the
+    // same V8 flags as the runs below).
+    cpSync(shipped, cache);
+    const userDir = join(pkg, 'planted-cache', 'paycli');
+    const { cacheName } = createRequire(import.meta.url)(bin) as { cacheName: (source: string, shape: string, flags: string) => string };
+    const planted = join(userDir, cacheName(readFileSync(join(pkg, 'dist/cli/paycli.cjs'), 'utf8'), 'root', ''));
+    const make = `
+      const { readFileSync, writeFileSync } = require('node:fs');
+      const vm = require('node:vm');
+      const { wrapBundle, BUNDLE } = require(${JSON.stringify(bin)});
+      const source = readFileSync(BUNDLE, 'utf8');
+      const evil = source.replace('"use strict";', 'throw"PLANT";');
+      if (evil.length !== source.length || evil === source) throw new Error('no same-length modification');
+      const script = new vm.Script(wrapBundle(evil), { filename: BUNDLE });
+      try { script.runInThisContext().call({}); } catch (e) { if (e !== 'PLANT') throw e; }
+      writeFileSync(process.argv[1], script.createCachedData());`;
+    mkdirSync(userDir, { recursive: true, mode: 0o700 });
+    const made = spawnSync(process.execPath, ['-e', make, planted], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    chmodSync(userDir, 0o700);
+    chmodSync(planted, 0o600);
+    const env = { XDG_CACHE_HOME: join(pkg, 'planted-cache') };
+    // The premise: as the user's own private cache (0600 in a 0700 directory), it runs.
+    expect(run(['--help'], env).stderr).toContain('PLANT');
+    const expected = run(['--help'], { PAYCLI_CODE_CACHE: 'off' }).stdout;
+    const planting: [string, () => void][] = [
+      ['a file others may write (0666)', () => chmodSync(planted, 0o666)],
+      ['a file the group may write (0620)', () => chmodSync(planted, 0o620)],
+      ['a directory others may write (0777)', () => chmodSync(userDir, 0o777)],
+      ['a directory the group may enter and write (0770)', () => chmodSync(userDir, 0o770)],
+      ['a file owned by another user', () => chownSync(planted, 65534, 65534)],
+      ['a symbolic link to the cache', () => {
+        renameSync(planted, `${planted}.elsewhere`);
+        symlinkSync(`${planted}.elsewhere`, planted);
+      }],
+    ];
+    for (const [what, plant] of planting) {
+      rmSync(userDir, { recursive: true, force: true });
+      mkdirSync(userDir, { recursive: true, mode: 0o700 });
+      expect(spawnSync(process.execPath, ['-e', make, planted]).status).toBe(0);
+      chmodSync(planted, 0o600);
+      plant();
+      const r = run(['--help'], env);
+      expect(r.stderr, what).not.toContain('PLANT');
+      expect(r.code, what).toBe(0);
+      expect(r.stdout, what).toBe(expected);
+    }
+    rmSync(join(pkg, 'planted-cache'), { recursive: true, force: true });
+  });
+
+  it('writes its cache privately: the directory 0700, the files 0600', () => {
+    const userCache = join(pkg, 'private-cache');
+    const dist = join(pkg, 'dist/cli');
+    const saved = join(pkg, 'saved-private');
+    mkdirSync(saved);
+    for (const n of readdirSync(dist).filter((f) => f.endsWith('.cache'))) renameSync(join(dist, n), join(saved, n));
+    try {
+      // A directory left loose (by an older paycli, or a umask) is made private before anything is written in it.
+      mkdirSync(join(userCache, 'paycli'), { recursive: true, mode: 0o755 });
+      chmodSync(join(userCache, 'paycli'), 0o755);
+      expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
+      const dir = join(userCache, 'paycli');
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      const files = readdirSync(dir);
+      expect(files).toHaveLength(1);
+      expect(statSync(join(dir, files[0]!)).mode & 0o777).toBe(0o600);
+      // A fresh one likewise.
+      rmSync(userCache, { recursive: true });
+      expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, readdirSync(dir)[0]!)).mode & 0o777).toBe(0o600);
+    } finally {
+      for (const n of readdirSync(saved)) renameSync(join(saved, n), join(dist, n));
+      rmSync(saved, { recursive: true, force: true });
+      rmSync(userCache, { recursive: true, force: true });
+    }
   });
 
   it('gives each common command a cache of its own, and the others the common one', () => {

@@ -32,3 +32,22 @@ export function sandboxAndHome(options: SandboxOptions = {}): { sb: SandboxHandl
   });
   return fixture;
 }
+
+/**
+ * An undici dispatcher whose every connection, whatever host the URL names, leads to the emulator
+ * (plain HTTP on loopback): stands in for https://my.ipaymu.com in tests of what paycli does before
+ * and when it talks to production, with nothing leaving the machine. Set it as `ctx.dispatcher`;
+ * start the emulator with `allowedHosts: ['my.ipaymu.com']` (it refuses foreign Host names).
+ */
+export async function dispatcherToEmulator(sb: SandboxHandle): Promise<import('undici').Dispatcher> {
+  const { Agent } = await import('undici');
+  const { connect } = await import('node:net');
+  const port = Number(new URL(sb.apiUrl).port);
+  return new Agent({
+    connect: (_opts, cb) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => cb(null, socket)).once('error', (e) => cb(e, null));
+      return socket;
+    },
+  });
+}

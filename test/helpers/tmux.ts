@@ -28,9 +28,13 @@ export class Terminal {
     return t;
   }
 
-  /** The screen; `joined` (default) joins lines the terminal wrapped, false shows rows as they are. */
-  async screen(joined = true): Promise<string> {
-    const { stdout } = await exec('tmux', ['-L', this.socket, 'capture-pane', '-p', ...(joined ? ['-J'] : []), '-S', '-200']);
+  /**
+   * The screen; `joined` (default) joins lines the terminal wrapped, false shows rows as they are;
+   * `escapes` keeps the colours of each cell as SGR sequences, and the cells of trailing spaces
+   * (capture-pane -e -N): what the terminal shows, cell by cell.
+   */
+  async screen(joined = true, escapes = false): Promise<string> {
+    const { stdout } = await exec('tmux', ['-L', this.socket, 'capture-pane', '-p', ...(joined ? ['-J'] : []), ...(escapes ? ['-e', '-N'] : []), '-S', '-200']);
     return stdout;
   }
 

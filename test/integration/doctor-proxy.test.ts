@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { openTunnel } from '../helpers/proxy.js';
+import { closeOnConnectProxy, openTunnel } from '../helpers/proxy.js';
 import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
 // Issue 15 item 3: doctor reaches the gateway through the same transport as the real commands, so
@@ -75,6 +75,18 @@ describe('doctor behind a CONNECT proxy', () => {
       await proxy.close();
     }
   });
+
+  it('ends, the base URL check failed, behind a proxy that closes every CONNECT (nodejs/undici#3897)', async () => {
+    const proxy = await closeOnConnectProxy();
+    try {
+      const d = await doctor(localEnv(fx.sb, { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url }));
+      expect(d.code).toBe(4);
+      expect(find(d.checks, 'base URL')).toMatchObject({ status: 'fail', detail: expect.stringContaining('timeout') });
+      expect(proxy.connects()).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('reports a refused signature as a failed check', async () => {
     const d = await doctor(localEnv(fx.sb, { PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'WRONG-KEY-1234567890' }));

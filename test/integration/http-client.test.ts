@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRequestBody } from '../../src/core/signing/request-signature.js';
 import { hmacHex } from '../../src/core/signing/callback-signature.js';
 import { runCli, tempHome } from '../helpers/cli.js';
-import { openTunnel } from '../helpers/proxy.js';
+import { closeOnConnectProxy, openTunnel } from '../helpers/proxy.js';
 import { BIN } from '../helpers/spawn.js';
 
 const VA = '0000001234567890';
@@ -114,4 +114,36 @@ describe('lazy loading', () => {
     expect(blocked.stderr).toContain('connection refused');
     expect(blocked.stderr).not.toContain('LOADED');
   });
+});
+
+describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)', () => {
+  // undici's proxy agent re-queues the request after such a close and reconnects without end,
+  // whatever the request's signal says: --timeout and Ctrl-C must still end the command.
+  const env = (proxyUrl: string) => ({ PAYCLI_VA: VA, PAYCLI_API_KEY: KEY, HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl });
+
+  it('--timeout ends the request (exit 5) and the reconnecting stops', async () => {
+    const proxy = await closeOnConnectProxy();
+    const r = await runCli(['areas', 'province', '--no-cache', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1s'], { env: env(proxy.url), home: home.home });
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/timeout/);
+    expect(r.stderr).toContain('hint: raise --timeout, or check the proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)');
+    expect(proxy.connects()).toBeGreaterThan(0);
+    await proxy.close();
+  }, 60_000);
+
+  it('--timeout ends a payment POST too (no retry, exit 5)', async () => {
+    const proxy = await closeOnConnectProxy();
+    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Budi', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:10000', '--notify-url', 'https://shop.example/cb', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1s'], { env: env(proxy.url), home: home.home });
+    expect(r.code, r.stderr).toBe(5);
+    await proxy.close();
+  }, 60_000);
+
+  it('Ctrl-C ends the request at once (exit 130) under a long --timeout', async () => {
+    const proxy = await closeOnConnectProxy();
+    const ctrlC = new AbortController();
+    void proxy.firstConnect().then(() => ctrlC.abort());
+    const r = await runCli(['areas', 'province', '--no-cache', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1h'], { env: env(proxy.url), home: home.home, signal: ctrlC.signal });
+    expect(r.code, r.stderr).toBe(130);
+    await proxy.close();
+  }, 60_000);
 });

@@ -37,15 +37,15 @@ describe('checkCallback', () => {
     expect(checkCallback(fields, SIG, VA).verdict).toBe('valid');
   });
 
-  it('bounds the diagnosis: a large forged body is "invalid, not diagnosed", fast', () => {
+  it('bounds the diagnosis: a large forged body is "invalid, not diagnosed"', () => {
+    // Over the length limit the check stops after one canonical form and one HMAC (not 56: the old
+    // cost was ~4 s), which the reason says; no variation is tried, so there is no diagnosis.
     const big = { ...fields, buyer_name: 'x'.repeat(1024 * 1024) };
-    const t0 = performance.now();
     const r = checkCallback(big, 'ab'.repeat(32), VA, { diagnose: true });
-    const ms = performance.now() - t0;
     expect(r.verdict).toBe('invalid');
     expect(r.notDiagnosed).toMatch(/not diagnosed: the signed JSON is over 16384 characters/);
     expect(r.reason).toBe(r.notDiagnosed);
-    expect(ms).toBeLessThan(2_000); // one canonical form and one HMAC, not 56 (the old cost was ~4 s)
+    expect(r.diagnosis).toBeNull();
     // a body just under the size limit stops at the attempt or time budget
     const mid = { ...fields, buyer_name: 'y'.repeat(DIAGNOSIS_BUDGET.maxLength - 1000) };
     const few = checkCallback(mid, 'ab'.repeat(32), VA, { diagnose: true, budget: { maxAttempts: 3 } });

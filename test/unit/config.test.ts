@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, readProjectSettings, requireCredentials, resolveConfig, type ResolveInput } from '../../src/core/config/resolve.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, isProductionHostUrl, readProjectSettings, requireCredentials, resolveConfig, targetsProduction, type ResolveInput } from '../../src/core/config/resolve.js';
 import { cacheDir, configDir, dataDir, userConfigPath } from '../../src/core/config/paths.js';
 import { parseSetting } from '../../src/core/config/profiles.js';
 import { AuthError, UsageError } from '../../src/core/errors.js';
@@ -98,6 +98,14 @@ describe('settings and paths', () => {
     expect(() => parseSetting('va', '12ab')).toThrow(/digits/);
     expect(() => parseSetting('colour', 'x')).toThrow(/unknown setting/);
     expect(parseSetting('timeout', '2500')).toBe(2500);
+  });
+
+  it('decides production by where requests go (targetsProduction)', () => {
+    const at = (env: 'sandbox' | 'production' | 'local', url: string) => targetsProduction({ env: { value: env, origin: 'x' }, baseUrl: { value: url, origin: 'x' } });
+    expect(at('production', 'https://proxy.example/api')).toBe(true);
+    for (const url of ['https://my.ipaymu.com/api', 'https://MY.IPAYMU.COM./api', 'https://my.ipaymu.com:8443/other', 'http://my.ipaymu.com/api']) expect(at('sandbox', url), url).toBe(true);
+    for (const url of ['https://sandbox.ipaymu.com/api', 'https://my.ipaymu.com.evil.example/api', 'https://evil.example/my.ipaymu.com/api', 'https://x.my.ipaymu.com/api', 'http://127.0.0.1:4010/api', 'not a url']) expect(at('local', url), url).toBe(false);
+    expect(isProductionHostUrl('https://user:pw@my.ipaymu.com/api')).toBe(true);
   });
 
   it('follows XDG with home fallbacks', () => {

@@ -77,9 +77,16 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
   const lines: string[] = [`${c.green('✓')} payment created · trx ${data.TransactionId} · ref ${data.ReferenceId || referenceId}`, ''];
   const qr = data.QrString ?? (data.Via === 'qris' ? data.PaymentNo : undefined);
   if (qr) {
-    if (ctx.stdoutIsTTY) {
-      const QR = await import('qrcode');
-      lines.push(await QR.toString(qr, { type: 'terminal', small: true }));
+    if (out.canDrawPictures) {
+      // The code as a picture (Output.picture: its colours reach the terminal, nothing else can),
+      // with the quiet zone of 4 light modules around it that scanners need (ISO/IEC 18004).
+      const { create } = await import('qrcode');
+      const { modules } = create(qr, { errorCorrectionLevel: 'M' });
+      const quiet = 4;
+      const side = modules.size + 2 * quiet;
+      out.out(`${lines.join('\n')}\n`);
+      out.picture(side, side, (x, y) => x >= quiet && y >= quiet && x < quiet + modules.size && y < quiet + modules.size && Boolean(modules.get(y - quiet, x - quiet)));
+      lines.length = 0;
     }
     lines.push(`  QRIS payload  ${qr}`);
   } else if (data.PaymentNo) {

@@ -2,13 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { checkHistoryData, checkTransactionData, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, readHistory, TRANSACTION_PATH, type TransactionRecord } from '../../core/api/merchant.js';
 import { callbackFromRecord, gatewayOutcome, parseOrders, type Order } from '../../core/api/recover.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
-import { AuthError, GatewayError, NetworkError, PaycliError, SignatureError, UsageError } from '../../core/errors.js';
+import { GatewayError, NetworkError, PaycliError, SignatureError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseDuration } from '../../core/duration.js';
 import { formatJakarta, parseWib } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { table } from '../output.js';
-import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
 import { eventStore } from '../callback-shared.js';
 import { Option, examples, type Define } from '../command-kit.js';
@@ -54,15 +53,6 @@ async function historySince(env: CommandEnv, from?: string): Promise<Transaction
     if (page >= h.totalPages || h.transactions.length === 0) break;
   }
   return [...out.values()];
-}
-
-async function confirmProduction(env: CommandEnv, n: number, url: string): Promise<void> {
-  const cfg = await env.session.config();
-  if (cfg.env.value !== 'production' || env.opts.yes || env.opts.dryRun || env.opts.curl) return;
-  if (!canPrompt(env.ctx, env.opts)) throw new AuthError(`refusing to deliver ${n} production callback(s) to ${url} without confirmation`, { hint: 'add --yes to confirm in scripts, or run it in a terminal' });
-  const { confirm } = await import('@inquirer/prompts');
-  const ok = await confirm({ message: `PRODUCTION: deliver ${n} rebuilt callback(s) to ${url}?`, default: false }, { input: env.ctx.stdin, output: env.ctx.stderr });
-  if (!ok) throw new UsageError('cancelled: nothing was delivered');
 }
 
 function shellQuote(s: string): string {
@@ -147,7 +137,7 @@ export const recoverCommand: Handler<RecoverFlags> = async (env) => {
 
   if (opts.deliverTo && missed.length > 0) {
     const url = opts.deliverTo;
-    await confirmProduction(env, missed.length, url);
+    await session.guardProduction(`${missed.length} rebuilt callback(s) to ${url}`, { refuse: 'deliver production callbacks', ask: 'Deliver them?', cancelled: 'nothing was delivered' });
     let seq = 0;
     for (const m of missed) {
       const now = ctx.now();
@@ -225,7 +215,7 @@ const defineRecover: Define = (program, bind) => {
       .option('--since <duration>', 'instead: payments of this window (e.g. 2d) with no callback answered 200 in the event store')
       .option('--deliver-to <url>', 'post each missed callback, rebuilt from the gateway\'s record and signed with the VA')
       .addOption(new Option('--format <format>', 'callback body format').choices(['form', 'json']).default('form'))
-      .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.jsonl)')
+      .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.db)')
       .option('--delivery-timeout <duration>', 'how long to wait for each answer (default 10s)')
       .option('--dry-run', 'with --deliver-to: show what would be delivered; send nothing')
       .option('--curl', 'with --deliver-to: print a curl command per callback; send nothing'),

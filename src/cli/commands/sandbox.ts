@@ -4,7 +4,7 @@ import { dataDir } from '../../core/config/paths.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
-import { fitLine, fitLineTo, rupiah, table, wib } from '../output.js';
+import { fitLine, fitLineTo, rupiah, table, terminalWidth, wib } from '../output.js';
 import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
@@ -142,7 +142,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   if (out.json) out.data(banner, false);
   else {
     // Fits the terminal: a long data-dir path or note wraps under its label.
-    const width = ctx.stderrIsTTY ? (ctx.columns ?? 80) : undefined;
+    const width = ctx.stderrIsTTY ? terminalWidth(ctx.columns) : undefined;
     const line = (label: string, text: string) => fitLineTo(width, `  ${label.padEnd(11)}`, text);
     const isDefaultKey = main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY;
     ctx.stderr.write(

@@ -13,6 +13,7 @@ import { parseHttpUrl } from '../../core/http/serve.js';
 import { Option, examples, type Define } from '../command-kit.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import { topCommand } from './heads.js';
+import { createSpinner } from '../spinner.js';
 
 interface TestFlags {
   format?: string;
@@ -112,7 +113,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
   // Each check is shown as it finishes; on a terminal a spinner says which one is running. It
   // leaves stdin alone (see spinner.ts), so Ctrl-C is SIGINT and stops the suite at once.
   const c = out.c;
-  const spinner = !out.json && ctx.stderrIsTTY ? (await import('ora')).default({ stream: ctx.stderr as NodeJS.WriteStream, isEnabled: true, color: 'cyan', discardStdin: false }) : undefined;
+  const spinner = !out.json && ctx.stderrIsTTY ? await createSpinner(ctx) : undefined;
   const outcomes: CheckOutcome[] = [];
   const show = (o: CheckOutcome) => {
     outcomes.push(o);

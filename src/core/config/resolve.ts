@@ -80,6 +80,27 @@ function isOfficialProduction(url: string): boolean {
     return false;
   }
 }
+/** The production gateway's host (gateway docs: production https://my.ipaymu.com, sandbox https://sandbox.ipaymu.com). */
+const PRODUCTION_HOST = new URL(OFFICIAL_PRODUCTION_BASE_URL).hostname;
+
+/** Whether a URL points at the production gateway's host, whatever its scheme, port or path. */
+export function isProductionHostUrl(url: string): boolean {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, '') === PRODUCTION_HOST;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether this run's requests reach production: by where they go as much as by the environment's
+ * name. The default environment with `--base-url https://my.ipaymu.com/api` is production too.
+ * The one rule behind every confirmation (Session.guardProduction).
+ */
+export function targetsProduction(config: Pick<ResolvedConfig, 'env' | 'baseUrl'>): boolean {
+  return config.env.value === 'production' || isProductionHostUrl(config.baseUrl.value);
+}
+
 const ENV_NAMES: Record<keyof Settings | 'profile', string> = {
   env: 'PAYCLI_ENV', va: 'PAYCLI_VA', apiKey: 'PAYCLI_API_KEY', baseUrl: 'PAYCLI_BASE_URL',
   timeout: 'PAYCLI_TIMEOUT', notifyUrl: 'PAYCLI_NOTIFY_URL', profile: 'PAYCLI_PROFILE',
@@ -218,6 +239,16 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     va = { value: EMULATOR_DEFAULT_VA, origin: 'emulator default' };
     apiKey = { value: EMULATOR_DEFAULT_API_KEY, origin: 'emulator default' };
   }
+  // Where production callbacks go: a project config (a file in the working tree, perhaps a cloned
+  // repository's) cannot choose it, as it cannot choose production's base URL: real buyers' data
+  // and payment notices would go to whatever host the file names. A flag, PAYCLI_NOTIFY_URL and
+  // the user's own profile can; the project's value is skipped, and the warning says so.
+  const production = targetsProduction({ env: { value: environment, origin: '' }, baseUrl });
+  const notifyUrl = pick('notifyUrl', (source) => source !== 'project' || !production);
+  const projectNotify = project.settings.notifyUrl;
+  if (production && projectNotify !== undefined && notifyUrl?.origin !== 'flag --notify-url' && notifyUrl?.origin !== `env ${ENV_NAMES.notifyUrl}`) {
+    warnings.push(`${projectOrigin}${lineOf(input.project?.text, 'notifyUrl')} sets the notify URL to ${projectNotify}, not used: a project config cannot choose where production callbacks go (pass --notify-url, set PAYCLI_NOTIFY_URL, or set notify-url in your profile)`);
+  }
   const skipped = (['va', 'apiKey'] as const).filter((f) => !(f === 'va' ? va : apiKey) && profileSettings?.[f] && (profileSettings.env ?? 'sandbox') !== environment);
   const otherVas: { label: string; va: string }[] = [];
   for (const [name, s] of Object.entries(user.profiles)) {
@@ -231,7 +262,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     timeout,
     va,
     apiKey,
-    notifyUrl: pick('notifyUrl'),
+    notifyUrl,
     warnings,
     otherVas,
     ...(skipped.length ? { unusedProfile: { name: profile.value, env: profileSettings?.env ?? 'sandbox' } } : {}),

@@ -82,35 +82,47 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
   // Without a proxy or an injected dispatcher, node:http(s) is enough, and the cheapest: Node's
   // built-in fetch costs ~18 ms more to load and keeps the process alive ~40 ms after the answer
   // (BENCHMARKS.md). Keep-alive agents per protocol; one timer bounds connect, headers and body.
-  let dispatcher: Dispatcher | undefined = options.dispatcher;
   let undici: typeof import('undici') | undefined;
-  let owned = false;
-  if (options.dispatcher || proxy) {
-    undici = await import('undici');
-    if (!dispatcher) {
+  let ownedDispatcher: Dispatcher | undefined;
+  if (options.dispatcher || proxy) undici = await import('undici');
+  /** The injected dispatcher, or this client's own (made again after a deadline destroyed it). */
+  const dispatcherFor = (u: typeof import('undici')): Dispatcher => {
+    if (options.dispatcher) return options.dispatcher;
+    if (!ownedDispatcher) {
       const timeouts = { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connectTimeout: Math.min(options.timeoutMs, 10_000) };
-      dispatcher = proxy
-        ? new undici.EnvHttpProxyAgent({ httpProxy: env.HTTP_PROXY ?? env.http_proxy, httpsProxy: env.HTTPS_PROXY ?? env.https_proxy, noProxy: env.NO_PROXY ?? env.no_proxy, ...timeouts, keepAliveTimeout: 10_000 })
-        : new undici.Agent({ ...timeouts, keepAliveTimeout: 10_000 });
-      owned = true;
+      ownedDispatcher = proxy
+        ? new u.EnvHttpProxyAgent({ httpProxy: env.HTTP_PROXY ?? env.http_proxy, httpsProxy: env.HTTPS_PROXY ?? env.https_proxy, noProxy: env.NO_PROXY ?? env.no_proxy, ...timeouts, keepAliveTimeout: 10_000 })
+        : new u.Agent({ ...timeouts, keepAliveTimeout: 10_000 });
     }
-  }
+    return ownedDispatcher;
+  };
   const agents = new Map<string, HttpAgent>();
 
   async function once(req: HttpRequest): Promise<Omit<HttpResponse, 'attempts'>> {
     const headers = { 'user-agent': options.userAgent, ...req.headers };
-    if (undici && dispatcher) {
-      const res = await undici.request(req.url, {
-        method: req.method as Dispatcher.HttpMethod,
-        headers,
-        body: req.body,
-        dispatcher,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        signal: req.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs + 1_000), req.signal]) : AbortSignal.timeout(options.timeoutMs + 1_000),
-      });
-      const answer = await readPrefix(res.body, API_ANSWER_MAX_BYTES, 'fail');
-      return { status: res.statusCode, headers: flattenHeaders(res.headers), text: answer.bytes.toString('utf8'), bytes: answer.bytes };
+    if (undici) {
+      const dispatcher = dispatcherFor(undici);
+      // One deadline for the whole request, proxy CONNECT included, raced rather than only passed
+      // to undici: a proxy that closes the connection during CONNECT makes undici's proxy agent
+      // re-queue the request and reconnect without end, never looking at the request's signal
+      // (nodejs/undici#3897, still so in the 7.x line that supports Node 20). On the deadline or
+      // Ctrl-C the request rejects at once, and this client's own dispatcher is destroyed so the
+      // reconnect loop stops; a later request makes a new one.
+      const deadline = AbortSignal.timeout(options.timeoutMs);
+      const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
+      try {
+        return await untilAborted(signal, async () => {
+          const res = await undici!.request(req.url, { method: req.method as Dispatcher.HttpMethod, headers, body: req.body, dispatcher, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal });
+          const answer = await readPrefix(res.body, API_ANSWER_MAX_BYTES, 'fail');
+          return { status: res.statusCode, headers: flattenHeaders(res.headers), text: answer.bytes.toString('utf8'), bytes: answer.bytes };
+        });
+      } catch (err) {
+        if (signal.aborted && dispatcher === ownedDispatcher) {
+          ownedDispatcher = undefined;
+          dispatcher.destroy().catch(() => {});
+        }
+        throw err;
+      }
     }
     return nodeRequest(req, headers);
   }
@@ -149,20 +161,41 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
           }
           throw new NetworkError(`${req.method.toUpperCase()} ${redactUrl(req.url)} failed: ${describeNetworkError(err, options.timeoutMs)}`, {
             cause: err,
-            hint: hintFor(err, req.url),
+            hint: hintFor(err, req.url, Boolean(undici && !options.dispatcher)),
           });
         }
       }
     },
     async close() {
       for (const agent of agents.values()) agent.destroy();
-      if (owned) await dispatcher?.close();
+      await ownedDispatcher?.close();
     },
   };
 }
 
-function hintFor(err: unknown, url: string): string | undefined {
+/** `work()`, or a rejection with the signal's reason as soon as the signal aborts, whichever is first. */
+function untilAborted<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work().then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function hintFor(err: unknown, url: string, proxied = false): string | undefined {
   const d = describeNetworkError(err, 0);
+  // Through a proxy, a request that never ends may be the proxy's doing (one that closes every CONNECT).
+  if (proxied && d.includes('timeout')) return 'raise --timeout, or check the proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and the network path to the gateway';
   if (d.startsWith('connection refused') && /127\.0\.0\.1|localhost/.test(url)) return 'is the emulator running? start it with `paycli sandbox`';
   if (d.startsWith('connection refused')) return 'check --base-url and your network or proxy (HTTPS_PROXY)';
   if (d.startsWith('DNS')) return 'check the host name in --base-url and your DNS or proxy settings';

@@ -128,7 +128,8 @@ export async function createListenerUi(o: ListenerUiOptions): Promise<ListenerUi
     if (drop > 0) events = events.slice(drop);
   };
   if (o.store) {
-    await o.store.scan(keep);
+    // The newest UI_KEEP from the end of the table (an index read, whatever the store's size).
+    for (const e of await o.store.list({ limit: UI_KEEP })) keep(e);
     while (events.length > UI_KEEP) bytes -= sizes.get(events.shift()!) ?? 0;
   }
   const events_ = `${UI_PREFIX}live`;
