@@ -107,6 +107,17 @@ describe('COD from order to doorstep, against the emulator', () => {
     expect((await cli(['cod', 'track', '--awb', 'PAYCLI9999999999'])).code).toBe(3);
   });
 
+  it('the dashboard offers the courier\'s steps for a pending COD payment; another site cannot press them', async () => {
+    const r = await api('v2/payment/direct', { ...COD, deliveryArea: String(to), shipping: 'RPX', shippingService: 'REG' });
+    const id = r.json.Data.TransactionId as number;
+    const page = await (await fetch(`${f.sb.url}/dashboard/trx/${id}`)).text();
+    expect(page).toContain(`data-post="/_sandbox/transactions/${id}/ship"`);
+    expect(page).toContain(`data-post="/_sandbox/transactions/${id}/deliver"`);
+    const cross = await fetch(`${f.sb.url}/_sandbox/transactions/${id}/deliver`, { method: 'POST', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+    expect(cross.status).toBe(403);
+    expect(f.sb.state.txns.get(id)?.status).toBe('pending');
+  });
+
   it('refuses ship for a payment that is not COD', async () => {
     const va = await api('v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 10000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
     const r = await runCli(['sandbox', 'ship', String(va.json.Data.TransactionId)], { env: { PAYCLI_SANDBOX_URL: f.sb.url }, home: f.home.home });
