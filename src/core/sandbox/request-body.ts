@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { formSigningJson } from '../signing/form-signature.js';
 
 /**
  * The body forms the gateway's own clients send, read as one JSON object for the routes, with what
@@ -23,34 +24,14 @@ export interface DecodedBody {
   form: boolean;
 }
 
-/** The item fields the collection's script splits at commas when sent as `name[]`. */
-const ARRAY_FIELDS = new Set(['product', 'qty', 'price', 'weight', 'width', 'height', 'length', 'description', 'imageUrl']);
-
 type Field = [string, string];
 
 function mediaTypeOf(contentType: string): string {
   return contentType.split(';')[0]!.trim().toLowerCase();
 }
 
-/**
- * The collection script's `dataToSign`: the query's parameters, then the form's fields kept in an
- * object keyed by name (a repeated name keeps its first place and its last value), `name[]` made an
- * array. Plain objects, as in the script, so that key order matches JSON.stringify's there.
- */
-export function scriptSigningJson(query: Field[], fields: Field[]): string {
-  const data: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const [k, v] of query) data[k] = v;
-  const temp: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [k, v] of fields) temp[k] = v;
-  for (const k of Object.keys(temp)) {
-    const v = temp[k]!;
-    if (k.endsWith('[]')) {
-      const base = k.slice(0, -2);
-      data[base] = ARRAY_FIELDS.has(base) && v.includes(',') ? v.split(',').map((x) => x.trim()) : [v];
-    } else data[k] = v;
-  }
-  return JSON.stringify(data);
-}
+/** The collection script's signing JSON (one home: signing/form-signature.ts). */
+export const scriptSigningJson = formSigningJson;
 
 /** The routes' object: `name[]` fields as arrays of every value sent, other names their last value. */
 export function fieldsObject(fields: Field[]): Record<string, unknown> {
