@@ -169,7 +169,10 @@ export class Session {
    * Handles `--dry-run` and `--curl`: prints the request instead of sending it. Returns true when
    * the command should stop there.
    */
-  async preview(req: SignedRequest): Promise<boolean> {
+  async preview(req: SignedRequest, secret?: { what: string; mask: (body: string) => string }): Promise<boolean> {
+    if (this.opts.curl && secret) {
+      throw new UsageError(`--curl would put ${secret.what} on a command line`, { hint: 'use --dry-run to see the request with it masked' });
+    }
     if (this.opts.curl) {
       this.out.out(toCurl(req));
       this.out.info('# needs PAYCLI_VA and PAYCLI_API_KEY in the environment; nothing was sent');
@@ -179,7 +182,7 @@ export class Session {
     const headers = { ...req.headers, va: maskSecret(req.headers.va) };
     // The VA is masked wherever it appears, the body included (balance sends it as `account`);
     // the hash and signature are still those of the real body.
-    const body = req.body === undefined ? undefined : maskVa(req.body, req.headers.va);
+    const body = req.body === undefined ? undefined : maskVa(secret ? secret.mask(req.body) : req.body, req.headers.va);
     if (this.out.json) {
       this.out.data({ method: req.method, url: req.url, headers, body: body ?? null, bodyHash: req.signature.bodyHash, stringToSign: maskedStringToSign(req) });
     } else {

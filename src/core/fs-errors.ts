@@ -9,6 +9,7 @@ const REASONS: Record<string, string> = {
   EROFS: 'read-only file system',
   ENOSPC: 'no space left on the device',
   EEXIST: 'it already exists',
+  ELOOP: 'it is a symbolic link (refused)',
 };
 
 /**

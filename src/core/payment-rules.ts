@@ -23,13 +23,16 @@ export const EXPIRED_TYPES: readonly string[] = ['days', 'hours', 'minutes'];
 export const CALLBACK_STATUSES = { berhasil: 1, pending: 0, expired: -2 } as const;
 export type CallbackStatus = keyof typeof CALLBACK_STATUSES;
 
-/** Display names of channels, as the gateway's PaymentName. */
-export const CHANNEL_NAMES: Record<string, string> = {
+/**
+ * Display names of channels, as the gateway's PaymentName: a frozen object without a prototype, so a
+ * channel named `constructor` or `__proto__` (from a request, a URL) has no name and no entry.
+ */
+export const CHANNEL_NAMES: Readonly<Record<string, string>> = Object.freeze(Object.assign(Object.create(null) as Record<string, string>, {
   bag: 'Bank Artha Graha', bca: 'BCA', bpd_bali: 'BPD Bali', bni: 'BNI', cimb: 'CIMB Niaga', mandiri: 'Mandiri',
   bmi: 'Bank Muamalat', bri: 'BRI', bsi: 'BSI', permata: 'Permata', danamon: 'Danamon', btn: 'BTN',
   alfamart: 'Alfamart', indomaret: 'Indomaret', rpx: 'RPX (COD)', mpm: 'QRIS', cc: 'Credit Card',
   akulaku: 'Akulaku', dana: 'DANA', shopeepay: 'ShopeePay',
-};
+}));
 
 export function channelsOf(method: string): readonly string[] {
   return PAYMENT_METHODS.find((m) => m.method === method)?.channels ?? [];

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiBody, readApiPath } from '../../src/core/api/raw-request.js';
+import { joinUrl } from '../../src/core/api/signed-request.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../../src/core/config/resolve.js';
 import { hashRequestBody, signRequest } from '../../src/core/signing/request-signature.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
@@ -38,6 +39,12 @@ describe('paycli api: the body and path rules', () => {
     expect(() => readApiPath('//evil.example/v2')).toThrow(/not a URL/);
     expect(() => readApiPath('v2/../../admin')).toThrow(/"\.\."/);
     expect(() => readApiPath('  ')).toThrow(/give an API path/);
+    // URL parsing reads a backslash as a slash and drops tabs: both would climb out unseen.
+    expect(() => readApiPath('v2\\..\\..\\x')).toThrow(/backslash/);
+    expect(() => readApiPath('v2/.\t./.\t./y')).toThrow(/control character/);
+    expect(() => joinUrl('http://127.0.0.1:9/api', 'v2/%2e%2e/%2e%2e/x')).toThrow(/leads out of the API root/);
+    expect(() => joinUrl('http://127.0.0.1:9/api', 'v2\\..\\..\\x')).toThrow(/leads out of the API root/);
+    expect(joinUrl('http://127.0.0.1:9/api/', '/v2/balance')).toBe('http://127.0.0.1:9/api/v2/balance');
   });
 });
 

@@ -95,6 +95,21 @@ describe('paycli close (the private Close API)', () => {
     expect(() => encodeTransferVaBody({ sender: '1179000899', receiver: '11790', amount: 1 })).toThrow(/--receiver/);
   });
 
+  it('register: --dry-run masks the new password, --curl is refused, production asks first', async () => {
+    const args = ['close', 'register', '--close-api', '--name', 'Putu', '--email', 'putu@mail.com', '--phone', '08123456789', '--password-stdin'];
+    const before = granted.seen.length;
+    const dry = await cli(granted.server, [...args, '--dry-run'], 'rahasia-sekali\n');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('"password":"********"');
+    expect(dry.stdout + dry.stderr).not.toContain('rahasia-sekali');
+    const curl = await cli(granted.server, [...args, '--curl'], 'rahasia-sekali\n');
+    expect(curl.code).toBe(2);
+    expect(curl.stdout + curl.stderr).not.toContain('rahasia-sekali');
+    expect(granted.seen.length).toBe(before);
+    const prod = await runCli(args, { env: { PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'LIVE-KEY-0123456789' }, home: home.home, stdin: 'rahasia-sekali\n' });
+    expect(prod.code).toBe(4);
+  });
+
   it('a transfer to production needs confirmation', async () => {
     const r = await runCli(['close', 'transferva', '--close-api', '--receiver', '1179000900', '--amount', '100'], {
       env: { PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'LIVE-KEY-0123456789' },

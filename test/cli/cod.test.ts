@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -140,6 +141,17 @@ describe('paycli cod against a gateway', () => {
     expect(again.stderr).toMatch(/already exists/);
     expect((await cli(base, ['cod', 'label', '100001', '--force'])).code).toBe(0);
     expect(existsSync(file)).toBe(true);
+    // A symlink or a FIFO at --output: a one-line usage error, and nothing written through it.
+    writeFileSync(join(dir, 'keep.txt'), 'keep');
+    symlinkSync(join(dir, 'keep.txt'), join(dir, 'link.pdf'));
+    const link = await cli(base, ['cod', 'label', '100001', '--output', 'link.pdf', '--force']);
+    expect(link.code).toBe(2);
+    expect(link.stderr).toMatch(/symbolic link/);
+    expect(readFileSync(join(dir, 'keep.txt'), 'utf8')).toBe('keep');
+    execFileSync('mkfifo', [join(dir, 'pipe.pdf')]);
+    const fifo = await cli(base, ['cod', 'label', '100001', '--output', 'pipe.pdf', '--force']);
+    expect(fifo.code).toBe(2);
+    expect(fifo.stderr).toMatch(/not a regular file/);
   });
 
   it('pickup: checked locally, guarded in production, sent with the documented names', async () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDate, csvLine, encodeHistoryBody, encodeTransactionBody, parseStatusFilter, readBalance, readChannels, readHistory } from '../../src/core/api/merchant.js';
+import { checkDate, encodeHistoryBody, encodeTransactionBody, parseStatusFilter, readBalance, readChannels, readHistory } from '../../src/core/api/merchant.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
@@ -34,9 +34,6 @@ describe('merchant API request building and response reading (unit)', () => {
     expect(go[0]).toMatchObject({ method: 'va', channel: 'bca', fee: 4000, instructions: 'x', status: 'active' });
   });
 
-  it('CSV quotes only what needs quoting', () => {
-    expect(csvLine([1, 'a,b', 'say "hi"', null, 'plain'])).toBe('1,"a,b","say ""hi""",,plain');
-  });
 });
 
 describe('paycli transaction, history, balance, channels against the emulator', () => {

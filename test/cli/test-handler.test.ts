@@ -42,16 +42,24 @@ describe('paycli test-handler', () => {
     const h = await handler();
     const r = await runCli(['test-handler', h.url], { env: { PAYCLI_VA: VA }, home: home.home });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('all 28 checks passed');
-    for (const shape of ['form', 'json', 'json-strings']) expect(r.stdout).toMatch(new RegExp(`^✓ ${shape} +valid berhasil callback is accepted +HTTP 200$`, 'm'));
+    // Without --order-url nothing sees what a callback did to an order: the summary says so, not "all passed".
+    expect(r.stdout).not.toContain('all 53 checks passed');
+    expect(r.stdout).toContain('13 of 53 checks passed; 40 could not see their effect (~):');
+    expect(r.stdout).toContain('add --order-url with --create-order-url (or --trx) to see each effect');
+    for (const shape of ['form', 'json', 'json-strings']) expect(r.stdout).toMatch(new RegExp(`^~ ${shape} +valid berhasil callback is accepted +HTTP 200$`, 'm'));
+    for (const shape of ['form', 'json', 'json-strings']) expect(r.stdout).toMatch(new RegExp(`^✓ ${shape} +tampered amount is rejected +HTTP 400$`, 'm'));
+    expect(r.stdout).toMatch(/^~ form +accents, emoji, \/ & \+ quotes are accepted +HTTP 200$/m);
+    expect(r.stdout).toMatch(/^~ form +5 copies at once are all answered 200 +5 × HTTP 200$/m);
     for (const line of r.stdout.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
     const typed = h.bodies.find((b) => b.type === 'application/json' && /"trx_id":\d/.test(b.body));
     const strings = h.bodies.find((b) => b.type === 'application/json' && /"trx_id":"\d+"/.test(b.body));
     expect(JSON.parse(typed!.body)).toMatchObject({ status_code: 1, is_escrow: false, additional_info: [] });
     expect(JSON.parse(strings!.body)).toMatchObject({ status_code: '1', is_escrow: 'false', additional_info: [] });
     const json = await runCli(['test-handler', h.url, '--format', 'json', '--json'], { env: { PAYCLI_VA: VA }, home: home.home });
-    const report = JSON.parse(json.stdout) as { total: number; checks: { format: string }[] };
-    expect(report.total).toBe(19);
+    const report = JSON.parse(json.stdout) as { total: number; effectsSeen: boolean; unobserved: string[]; checks: { format: string }[] };
+    expect(report.total).toBe(37);
+    expect(report.effectsSeen).toBe(false);
+    expect(report.unobserved).toContain('a trx the merchant never created: not paid (json): needs --order-url (and orders: --create-order-url or --trx)');
     expect(new Set(report.checks.map((c) => c.format))).toEqual(new Set(['json', 'json-strings']));
     await h.close();
   });

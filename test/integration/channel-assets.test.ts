@@ -46,7 +46,7 @@ describe('the channel list\'s logos and instructions', () => {
   });
 
   it('404 for a channel or a pair it does not list', async () => {
-    for (const path of ['/_sandbox/assets/nope.svg', '/_sandbox/instructions/va-alfamart', '/_sandbox/instructions/x-bca']) {
+    for (const path of ['/_sandbox/assets/nope.svg', '/_sandbox/assets/constructor.svg', '/_sandbox/assets/__proto__.svg', '/_sandbox/assets/toString.svg', '/_sandbox/instructions/va-alfamart', '/_sandbox/instructions/x-bca']) {
       const r = await request(`${fx.sb.url}${path}`);
       await r.body.dump();
       expect(r.statusCode, path).toBe(404);

@@ -109,16 +109,16 @@ describe('paycli listen, trigger, test-handler and events (in-process)', () => {
     expect(badSet.stderr).toContain('not a callback field');
     const th = await runCli(['test-handler', banner!.url, '--json', '--junit', join(home.home, 'junit.xml')], { env, home: home.home });
     expect(th.code).toBe(0);
-    expect(JSON.parse(th.stdout)).toMatchObject({ passed: true, failed: 0, total: 28 });
-    expect(readFileSync(join(home.home, 'junit.xml'), 'utf8')).toContain('tests="28" failures="0"');
+    expect(JSON.parse(th.stdout)).toMatchObject({ passed: true, failed: 0, total: 53, effectsSeen: false });
+    expect(readFileSync(join(home.home, 'junit.xml'), 'utf8')).toContain('tests="53" failures="0"');
     controller.abort('SIGTERM');
     expect(await done).toBe(0);
     const lines = out().trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.length).toBe(5 + 30); // trigger ×5 requests + test-handler: 10 requests per shape (form, typed JSON, all-strings JSON)
-    expect(lines.filter((l) => l.duplicate)).toHaveLength(4);
+    expect(lines.length).toBe(5 + 63); // trigger ×5 requests + test-handler: 21 requests per shape (form, typed JSON, all-strings JSON)
+    expect(lines.filter((l) => l.duplicate)).toHaveLength(4 + 12); // and 4 of each shape's 5 copies at once
     expect(err()).toContain('"stopped"');
 
-    const list = await runCli(['events', 'list', '--store', storePath, '--json'], { env, home: home.home });
+    const list = await runCli(['events', 'list', '--store', storePath, '--json', '--limit', '1000'], { env, home: home.home });
     const events = JSON.parse(list.stdout);
     expect(events).toHaveLength(lines.length);
     expect(events[0]).toMatchObject({ verdict: 'valid', duplicate: false, source: 'listen' });

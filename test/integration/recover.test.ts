@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFormBody, parseJsonBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
-import { parseOrders } from '../../src/core/api/recover.js';
+import { readOrders as parseOrders } from '../../src/core/api/orders.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
@@ -22,11 +22,12 @@ async function deadPort(): Promise<number> {
 }
 
 describe('parseOrders (unit)', () => {
-  it('reads CSV (quoted cells, ; or ,) and JSON lines with flexible column names', () => {
+  it('reads CSV (quoted cells), JSON lines and a JSON array with flexible column names', () => {
     expect(parseOrders('order_id,Status\nA-1,pending\n"B,2",paid\n', 'o.csv')).toEqual([
       { line: 2, trxId: undefined, referenceId: 'A-1', state: 'unpaid', status: 'pending' },
       { line: 3, trxId: undefined, referenceId: 'B,2', state: 'paid', status: 'paid' },
     ]);
+    expect(parseOrders('[{"reference_id": "ORDER;7", "status": "paid", "amount": 50000}]', 'o.json')).toEqual([{ line: 1, trxId: undefined, referenceId: 'ORDER;7', state: 'paid', status: 'paid', amount: 50000 }]);
     expect(parseOrders('{"trx_id": 100001, "status": "unpaid"}\n\n{"transactionId": "100002", "status": "expired"}\n', 'o.jsonl').map((o) => [o.trxId, o.state])).toEqual([[100001, 'unpaid'], [100002, 'closed']]);
   });
   it('names the file and line of a bad row', () => {
@@ -74,9 +75,9 @@ describe('paycli recover: a handler that was down while payments were made', () 
     return file;
   };
 
-  it('lists the missed payments without sending anything by default', async () => {
+  it('lists the missed payments, and exits 6 (not "all agree") when other discrepancies remain', async () => {
     const r = await cli(['recover', '--orders', ordersCsv()]);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(6);
     const lines = r.stdout.trim().split('\n');
     // Piped: tab-separated rows without the header; on a terminal, the aligned table with it.
     expect(lines).toHaveLength(4);
@@ -87,14 +88,17 @@ describe('paycli recover: a handler that was down while payments were made', () 
     expect(r.stdout).not.toContain('SHOP-3');
     expect(r.stderr).toContain('reference SHOP-404 is unknown to the gateway');
     expect(r.stderr).toContain('line 8: reference SHOP-3 is "paid" in your orders but pending at the gateway');
-    expect(r.stderr).toContain('4 of 7 missed · add --deliver-to URL to deliver them');
+    expect(r.stderr).toContain('4 of 6 missed · add --deliver-to URL to deliver them');
+    expect(r.stderr).toContain('reference SHOP-3 is on 2 rows (lines 5, 8)');
+    expect(r.stderr).toMatch(/2 order\(s\) disagree with the gateway in ways a callback cannot fix/);
+    expect(r.stdout + r.stderr).not.toContain('nothing to recover');
   });
 
   it('--dry-run and --curl with --deliver-to show the signed callbacks and send nothing', async () => {
     const rx = await receiver([200]);
     try {
       const dry = await cli(['recover', '--orders', ordersCsv(), '--deliver-to', rx.url, '--dry-run', '--json']);
-      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.code, dry.stderr).toBe(6);
       expect(JSON.parse(dry.stdout).missed[0].delivery.signature).toMatch(/^[0-9a-f]{64}$/);
       const curl = await cli(['recover', '--orders', ordersCsv(), '--deliver-to', rx.url, '--curl']);
       expect(curl.stdout.match(/^curl -sS -X POST/gm)).toHaveLength(4);
@@ -135,7 +139,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
       const r = await cli(['recover', '--orders', ordersCsv(), '--deliver-to', rx.url, '--json']);
       expect(r.code).toBe(6); // one answer was 500
       const report = JSON.parse(r.stdout);
-      expect(report).toMatchObject({ checked: 7, delivered: 3, failed: 1 });
+      expect(report).toMatchObject({ checked: 6, delivered: 3, failed: 1 });
       expect(report.missed.map((m: { delivery: { status: number } }) => m.delivery.status)).toEqual([200, 200, 500, 200]);
       expect(rx.received).toHaveLength(4);
       for (const req of rx.received) {
@@ -184,7 +188,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
     const r = await cli(['recover', '--since', '1d', '--store', store, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report.checked).toBe(5);
+    expect(report.checked).toBe(4); // the final payments of the window (3 paid, 1 expired); the pending one is not counted
     expect(report.missed.map((m: { trxId: number }) => m.trxId).sort()).toEqual([trx[1]!.id, trx[2]!.id, trx[4]!.id].sort());
   });
 

@@ -199,6 +199,18 @@ describe('a store of the previous release (JSONL)', () => {
     expect(readFileSync(path).subarray(0, 15).toString()).toBe('SQLite format 3');
     expect(readFileSync(`${path}.migrated`, 'utf8')).toBe(readFileSync(FIXTURE, 'utf8'));
   });
+
+  it('a --store that is neither SQLite nor an event store (a mistyped README) is refused and left untouched', async () => {
+    const path = join(home.home, 'notes.md');
+    writeFileSync(path, '# notes\n\nnot events\n');
+    for (const args of [['events', 'list'], ['events', 'prune', '--keep', '0'], ['listen', '--port', '0', '--timeout', '1s']]) {
+      const r = await runCli([...args, '--store', path], { env: { PAYCLI_VA: VA }, home: home.home });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(`${path} is not an event store`);
+    }
+    expect(readFileSync(path, 'utf8')).toBe('# notes\n\nnot events\n');
+    expect(existsSync(`${path}.migrated`)).toBe(false);
+  });
 });
 
 describe('symlinks', () => {

@@ -16,12 +16,12 @@ interface CloseFlags {
 }
 
 /** Signs, previews or sends one Close API request; a 403 says the API is not granted. */
-async function callClose(env: CommandEnv<CloseFlags>, path: string, body: string): Promise<{ Data: unknown; Message: string } | null> {
+async function callClose(env: CommandEnv<CloseFlags>, path: string, body: string, secret?: Parameters<CommandEnv['session']['preview']>[1]): Promise<{ Data: unknown; Message: string } | null> {
   if (!env.opts.closeApi) {
     throw new UsageError(`${path} is part of the gateway's private Close API`, { hint: 'add --close-api to confirm this account was granted it' });
   }
   const req = await env.session.signed('POST', path, body);
-  if (await env.session.preview(req)) return null;
+  if (await env.session.preview(req, secret)) return null;
   try {
     return await withSpinner(env, `POST ${path}`, () => env.session.send<unknown>(req));
   } catch (err) {
@@ -76,7 +76,9 @@ async function readPassword(env: CommandEnv<RegisterFlags>): Promise<string> {
 export const closeRegister: Handler<RegisterFlags> = async (env) => {
   const { opts, out } = env;
   const body = encodeRegisterBody({ name: opts.name, email: opts.email, phone: opts.phone, password: await readPassword(env), websiteUrl: opts.websiteUrl, websiteIp: opts.websiteIp });
-  const env2 = await callClose(env, CLOSE_PATHS.register, body);
+  await env.session.guardProduction(`register the account ${opts.email}`);
+  // --dry-run shows the body with the password masked; --curl would need it inline and is refused.
+  const env2 = await callClose(env, CLOSE_PATHS.register, body, { what: 'the new password', mask: (b) => JSON.stringify({ ...JSON.parse(b), password: '********' }) });
   if (!env2) return 0;
   if (out.json) out.data(env2.Data);
   else {

@@ -1,4 +1,4 @@
-import { constants, openSync, writeSync, closeSync } from 'node:fs';
+import { constants, openSync, writeSync, closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   COD_ROUTES, codRequest, pickupParams, rateParams, readCodAreas, readCodRates, readCodTracking, transactionId, type CodArea, type CodOperation, type CodParams, type CodRate,
@@ -100,12 +100,17 @@ interface LabelFlags {
 function writeLabel(path: string, bytes: Buffer, force: boolean): void {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (force ? constants.O_TRUNC : constants.O_EXCL), 0o600);
+    // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of blocking the process.
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | (force ? 0 : constants.O_EXCL), 0o600);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${path} already exists`, { hint: 'add --force to replace it, or give another --output' });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new UsageError(`${path} already exists`, { hint: 'add --force to replace it, or give another --output' });
+    if (code === 'ENXIO') throw new UsageError(`cannot use the label file ${path}: it is not a regular file`, { hint: 'give the path of a new file' });
     throw fsError(err, `the label file ${path}`);
   }
   try {
+    if (!fstatSync(fd).isFile()) throw new UsageError(`cannot use the label file ${path}: it is not a regular file`, { hint: 'give the path of a new file' });
+    if (force) ftruncateSync(fd, 0); // only once it is known to be a regular file
     writeSync(fd, bytes);
   } finally {
     closeSync(fd);

@@ -32,7 +32,8 @@ export const HEADS = {
   events: { usage: 'events', options: false, description: 'the event store of `paycli listen` and `paycli trigger`' },
   trigger: { usage: 'trigger', options: true, description: 'send a realistic, correctly signed callback to a URL, as the gateway would' },
   'test-handler': { usage: 'test-handler <url>', options: true, description: 'conformance suite for your callback handler: valid accepted, forged rejected, duplicates answered 200' },
-  recover: { usage: 'recover', options: true, description: 'find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again' },
+  reconcile: { usage: 'reconcile', options: true, description: 'compare your orders with the gateway: paid here or there only, amounts, unknown, repeated; exit 6 unless all agree' },
+  recover: { usage: 'recover [reference]', options: true, description: 'find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again' },
   sandbox: { usage: 'sandbox', options: true, description: 'run the offline gateway emulator (regions, payments, payment page, signed callbacks with retries)' },
 } as const satisfies Record<string, { usage: string; options: boolean; hidden?: true; description: string }>;
 

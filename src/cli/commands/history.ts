@@ -1,17 +1,15 @@
-import { checkDate, checkHistoryData, csvLine, encodeHistoryBody, HISTORY_PATH, parseStatusFilter, readHistory, type HistoryRequest, type TransactionRecord } from '../../core/api/merchant.js';
+import { checkDate, checkHistoryData, encodeHistoryBody, HISTORY_CSV_COLUMNS, historyCsvCells, HISTORY_PATH, parseStatusFilter, readHistory, type HistoryRequest, type TransactionRecord } from '../../core/api/merchant.js';
+import { csvRecord } from '../../core/csv.js';
 import { UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { gatewayText, statusWord } from '../gateway-text.js';
 import { rupiah, table } from '../output.js';
 import { withSpinner } from '../spinner.js';
+import { wholeNumberFlag } from '../flag-values.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
 
-function positiveInt(v: string | undefined, flag: string, max?: number): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || (max !== undefined && Number(v) > max)) throw new UsageError(`invalid ${flag} "${v}" (a whole number from 1${max ? ` to ${max}` : ''})`);
-  return Number(v);
-}
+const positiveInt = (v: string | undefined, flag: string, max?: number) => wholeNumberFlag(v, flag, 1, max);
 
 interface HistoryFlags {
   from?: string;
@@ -31,8 +29,6 @@ interface HistoryFlags {
   lang?: string;
   account?: string;
 }
-
-const CSV_COLUMNS = ['TransactionId', 'ReferenceId', 'Status', 'StatusDesc', 'PaidStatus', 'Amount', 'Fee', 'Type', 'TypeDesc', 'PaymentChannel', 'PaymentCode', 'CreatedDate', 'SuccessDate', 'ExpiredDate', 'SettlementDate', 'BuyerName', 'BuyerPhone', 'BuyerEmail'];
 
 /** `paycli history`: one page (a table, `--json` or `--csv`), or every page with `--all` (NDJSON with --json). */
 export const historyCommand: Handler<HistoryFlags> = async (env) => {
@@ -59,7 +55,7 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
   let pages = 1;
   let total = 0;
   const seen = new Set<number>();
-  if (opts.csv) out.records(csvLine(CSV_COLUMNS));
+  if (opts.csv) out.records(csvRecord(HISTORY_CSV_COLUMNS));
   for (;;) {
     const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page }));
     const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () => session.send<unknown>(req, { checkData: checkHistoryData }));
@@ -69,7 +65,7 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
     for (const r of h.transactions) {
       if (opts.all && seen.has(r.TransactionId)) continue; // a new payment shifts pages under --all: skip repeats
       seen.add(r.TransactionId);
-      if (opts.csv) out.records(csvLine(CSV_COLUMNS.map((k) => r[k])));
+      if (opts.csv) out.records(csvRecord(historyCsvCells(r)));
       else if (opts.all && out.json) out.data(r, false);
       else rows.push(r);
     }

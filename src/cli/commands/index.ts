@@ -30,6 +30,7 @@ export const REGISTRY = [
   { name: 'events', group: 'Callback commands:', load: () => import('./events.js') },
   { name: 'trigger', group: 'Callback commands:', load: () => import('./trigger.js') },
   { name: 'test-handler', group: 'Callback commands:', load: () => import('./test-handler.js') },
+  { name: 'reconcile', group: 'Callback commands:', load: () => import('./reconcile.js') },
   { name: 'recover', group: 'Callback commands:', load: () => import('./recover.js') },
   { name: 'sandbox', group: 'Emulator commands:', load: () => import('./sandbox.js') },
 ] as const satisfies readonly { name: string; group: string; load: () => Promise<{ commands: Partial<Record<string, Define>> }> }[];

@@ -61,6 +61,11 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
     fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => gatewayText(v)).join(' · ') || '-'),
   ];
   env.out.out(lines.join('\n'));
+  if (paid) {
+    const ref = r.ReferenceId ? gatewayText(r.ReferenceId) : String(r.TransactionId);
+    const arg = /^[\w.:-]+$/.test(ref) ? ref : `'${ref.replace(/'/g, `'\\''`)}'`;
+    env.out.info(env.out.e.dim(`\nif this order is still unpaid in your app, re-deliver its callback:\n  paycli recover ${arg} --deliver-to URL`));
+  }
 }
 
 interface TransactionFlags {

@@ -270,12 +270,17 @@ export function describeFee(c: ChannelInfo, rupiah: (n: number) => string): stri
   return rupiah(c.fee) + (c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : '');
 }
 
-/** RFC 4180 CSV: quotes a field when it holds a comma, quote or line break. */
-export function csvLine(cells: unknown[]): string {
-  return cells
-    .map((v) => {
-      const s = v === null || v === undefined ? '' : String(v);
-      return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-    })
-    .join(',');
+/**
+ * The columns of `history --csv`, in order: the record's own fields, with `Total` and `PaidOff`
+ * derived where the gateway leaves them out (total = Amount; paid off = Amount − Fee once paid).
+ */
+export const HISTORY_CSV_COLUMNS = ['TransactionId', 'ReferenceId', 'Status', 'StatusDesc', 'PaidStatus', 'Amount', 'Fee', 'Total', 'PaidOff', 'Type', 'TypeDesc', 'PaymentChannel', 'PaymentCode', 'CreatedDate', 'SuccessDate', 'ExpiredDate', 'SettlementDate', 'BuyerName', 'BuyerPhone', 'BuyerEmail'] as const;
+
+export function historyCsvCells(r: TransactionRecord): unknown[] {
+  const amount = Number(r.Amount ?? 0);
+  const derived: Record<string, unknown> = {
+    Total: r.Total ?? r.Amount,
+    PaidOff: r.PaidOff ?? (isPaidStatus(r.Status, r.PaidStatus) ? amount - Number(r.Fee ?? 0) : 0),
+  };
+  return HISTORY_CSV_COLUMNS.map((k) => (k in derived ? derived[k] : r[k]));
 }

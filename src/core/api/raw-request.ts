@@ -24,6 +24,8 @@ export function readApiMethod(text: string): ApiMethod {
 export function readApiPath(text: string): string {
   const path = text.trim().replace(/^\/+/, '');
   if (path === '') throw new UsageError('give an API path, for example v2/balance');
+  // URL parsing reads `\` as `/` and drops tabs and line breaks: refused, so what is checked is what is sent.
+  if (/[\\\s\x00-\x1f\x7f]/.test(path)) throw new UsageError(`the path may not contain a backslash, a space or a control character: ${JSON.stringify(text)}`);
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || text.trim().startsWith('//')) {
     throw new UsageError(`give a path relative to the base URL, not a URL: ${text}`, { hint: 'aim at another gateway with --env or --base-url' });
   }

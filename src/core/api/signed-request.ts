@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import { maskSecret, signRequest, type RequestSignature } from '../signing/request-signature.js';
 import { jakartaTimestamp } from '../time.js';
 
@@ -17,9 +18,26 @@ export interface SignedRequest {
   signature: RequestSignature;
 }
 
-/** Joins the API root (with its /api prefix) and a path. */
+/**
+ * Joins the API root (with its /api prefix) and a path. The URL a request is sent to is what URL
+ * parsing makes of the joined text: one whose origin or path leaves the API root (`..`, `\..\`) is
+ * refused here, for every request.
+ */
 export function joinUrl(baseUrl: string, path: string): string {
-  return baseUrl.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '');
+  const root = baseUrl.replace(/\/+$/, '');
+  const joined = root + '/' + path.replace(/^\/+/, '');
+  let sent: URL;
+  let base: URL;
+  try {
+    sent = new URL(joined);
+    base = new URL(root + '/');
+  } catch {
+    return joined; // an unusable base URL fails where it is sent, with its own message
+  }
+  if (sent.origin !== base.origin || !sent.pathname.startsWith(base.pathname)) {
+    throw new UsageError(`the path ${JSON.stringify(path)} leads out of the API root ${root}`);
+  }
+  return joined;
 }
 
 /** Builds a request signed (docs/gateway.md, "Request signing") over the exact body bytes, with the gateway's headers. */

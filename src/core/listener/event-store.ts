@@ -274,6 +274,23 @@ function isSqliteFile(path: string): boolean {
   }
 }
 
+/** Whether a file's first line is an event of the previous release's JSONL store. */
+function isLegacyStore(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(256 * 1024);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const text = head.subarray(0, n).toString('utf8');
+    const first = text.split('\n').find((l) => l.trim() !== '');
+    return first !== undefined && isStoredEvent(JSON.parse(first));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 function isRegularFile(path: string): boolean {
   try {
     return lstatSync(path).isFile();
@@ -346,6 +363,11 @@ export class EventStore {
     // The previous release's store at this very path: moved aside first, then imported below.
     let legacy: string | undefined;
     if (isRegularFile(this.path) && !isSqliteFile(this.path) && lstatSync(this.path).size > 0) {
+      // Only a store of the previous release is moved aside: any other file (a mistyped --store naming
+      // a README, a CSV, a damaged database) is refused and left where it is.
+      if (!isLegacyStore(this.path)) {
+        throw new UsageError(`${this.path} is not an event store (neither SQLite nor a paycli JSONL store); it was left untouched`, { hint: 'give --store a new file or an existing event store' });
+      }
       try {
         renameSync(this.path, `${this.path}.migrated`);
       } catch (err) {

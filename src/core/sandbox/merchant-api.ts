@@ -165,6 +165,12 @@ type SessionRecord = { t: 'session'; s: RedirectSession };
  */
 export class MerchantApi {
   readonly sessions = new Map<string, RedirectSession>();
+  /**
+   * How many check-transaction calls asked about each trx (in memory, not journalled): what
+   * `paycli test-handler --strict` reads (GET /_sandbox/checks/ID) to see that a handler confirmed
+   * a callback with the gateway before fulfilling.
+   */
+  readonly checksByTrx = new Map<number, number>();
   private journal?: Journal<SessionRecord>;
 
   private constructor(private deps: MerchantApiDeps) {}
@@ -315,6 +321,7 @@ export class MerchantApi {
         if (!present(raw)) return invalid({ transactionId: ['transaction id wajib diisi.'] });
         const id = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
         if (!Number.isSafeInteger(id)) return invalid({ transactionId: ['transaction id harus berupa angka.'] });
+        this.checksByTrx.set(id, (this.checksByTrx.get(id) ?? 0) + 1);
         const data = this.transaction(account.va, id);
         if (!data) envelope(res, 404, 'transaction not found', null);
         else envelope(res, 200, 'success', data);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Region } from '../api/areas.js';
+import { readCsv } from '../csv.js';
 
 /**
  * Indonesian regions from the `idn-area-data` package (ODbL): codes without dots, names upper-case,
@@ -19,25 +20,16 @@ function dataDir(): string {
   return join(dirname(require.resolve('idn-area-data/package.json')), 'data');
 }
 
+/** Rows of one data file (header skipped): code and parent without dots, the name upper-case. */
 function parseRows(text: string, onRow: (code: string, parent: string, name: string) => void, hasParent: boolean): number {
-  let n = 0;
-  let start = text.indexOf('\n') + 1; // skip the header
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
-    start = end + 1;
-    if (line === '') continue;
-    const c1 = line.indexOf(',');
-    const c2 = hasParent ? line.indexOf(',', c1 + 1) : c1;
-    const code = line.slice(0, c1).replace(/\./g, '');
-    const parent = hasParent ? line.slice(c1 + 1, c2).replace(/\./g, '') : '';
-    let name = line.slice(c2 + 1).trim();
-    if (name.startsWith('"') && name.endsWith('"')) name = name.slice(1, -1).replace(/""/g, '"');
-    onRow(code, parent, name.toUpperCase());
-    n++;
+  const rows = readCsv(text);
+  for (let i = 1; i < rows.length; i++) {
+    const c = rows[i]!.cells;
+    const code = c[0]!.replace(/\./g, '');
+    const parent = hasParent ? c[1]!.replace(/\./g, '') : '';
+    onRow(code, parent, c[hasParent ? 2 : 1]!.trim().toUpperCase());
   }
-  return n;
+  return Math.max(0, rows.length - 1);
 }
 
 let shared: Promise<RegionIndex> | undefined;

@@ -225,6 +225,11 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts });
       return;
     }
+    const checks = /^\/_sandbox\/checks\/(\d{1,15})$/.exec(path);
+    if (checks) {
+      sendJson(res, 200, { trx: Number(checks[1]), checks: merchant.checksByTrx.get(Number(checks[1])) ?? 0 });
+      return;
+    }
     if (path === '/_sandbox/transactions' && method === 'GET') {
       sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
       return;
