@@ -57,6 +57,7 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 // An area per frame, by the first of its ancestors (itself first) that names one.
 const AREAS = [
   ['event store (SQLite)', /event-store|better-sqlite3|better_sqlite3|\.node$/],
+  ['callback check (callback/verifier: fast path, canonical bytes)', /callback\/verifier|callback\/form-bytes|callback\/form-value/],
   ['canonical JSON', /callback-canonical|php-json/],
   ['form/JSON parsing', /callback\/parse/],
   ['HMAC and compare', /callback-signature|digest|createHmac|crypto|timingSafeEqual/],

@@ -142,7 +142,7 @@ complete -c paycli -n '__paycli_at '\''transaction'\''' -l reference -d 'the arg
 complete -c paycli -n '__paycli_at '\''transaction'\''' -l account -r -d 'a child account (child VA) of yours: its transaction'
 complete -c paycli -n '__paycli_at '\''transaction'\''' -l wait -d 'poll until a final state (paid, expired, cancelled, failed);'
 complete -c paycli -n '__paycli_at '\''transaction'\''' -l interval -r -d 'with --wait: time between checks (default 3s)'
-complete -c paycli -n '__paycli_at '\''transaction'\''' -l timeout -r -d 'with --wait: give up after this long (default 15m; exit 5)'
+complete -c paycli -n '__paycli_at '\''transaction'\''' -l timeout -r -d 'with --wait: give up after this long (default 15m; exit 6)'
 complete -c paycli -n '__paycli_at '\''transaction'\''' -l dry-run -d 'print the signed request; send nothing'
 complete -c paycli -n '__paycli_at '\''transaction'\''' -l curl -d 'print an equivalent curl command (secrets as $PAYCLI_* place'
 complete -c paycli -n '__paycli_at '\''history'\''' -l from -r -d 'first day (YYYY-MM-DD, WIB)'

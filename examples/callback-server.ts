@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { checkCallback, MalformedPayloadError, MissingVaError, parseCallbackBody } from 'paycli';
+import { MissingVaError, OK_ANSWER, verifyCallbackRequest } from 'paycli/callback';
 
 // The merchant VA of the environment that sends the callbacks (sandbox and production differ).
 const va = process.env.IPAYMU_VA;
@@ -9,19 +9,16 @@ const server = createServer((req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     try {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const { fields } = parseCallbackBody(body, req.headers['content-type']);
-      const check = checkCallback(fields, String(req.headers['x-signature'] ?? ''), va);
-      if (check.verdict === 'invalid') {
-        res.writeHead(400, { 'content-type': 'text/plain' }).end(check.reason);
+      const result = verifyCallbackRequest({ rawBody: Buffer.concat(chunks), headers: req.headers, va });
+      if (!result.ok) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end(result.reason);
         return;
       }
-      // Look the order up by fields.reference_id and mark it paid once: the gateway retries,
-      // so the same callback can arrive more than once.
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"OK"}');
+      // Look the order up by result.fields?.reference_id and mark it paid once: the gateway
+      // retries, so the same callback can arrive more than once.
+      res.writeHead(200, { 'content-type': 'application/json' }).end(OK_ANSWER);
     } catch (err) {
-      if (err instanceof MalformedPayloadError) res.writeHead(400, { 'content-type': 'text/plain' }).end(err.message);
-      else if (err instanceof MissingVaError) res.writeHead(500, { 'content-type': 'text/plain' }).end('IPAYMU_VA is not set');
+      if (err instanceof MissingVaError) res.writeHead(500, { 'content-type': 'text/plain' }).end('IPAYMU_VA is not set');
       else throw err;
     }
   });

@@ -93,4 +93,7 @@ const { TOP_LEVEL_COMMANDS } = await import('../dist/cli/commands/index.js');
 writeFileSync(OUT, `// paycli-bundle ${createHash('sha256').update(content).digest('hex').slice(0, 16)} ${TOP_LEVEL_COMMANDS.join(',')}\n${content}`);
 
 await build({ ...common, entryPoints: ['dist/cli/commands/verify-batch-worker.js'], outfile: 'dist/cli/verify-batch-worker.js', format: 'esm' });
+// `paycli/callback`: one ES module in place of tsc's, importing nothing but node:crypto, so that a
+// merchant can deploy it alone (test/e2e/package-exports.test.ts checks its imports).
+await build({ bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', entryPoints: ['dist/callback.js'], outfile: 'dist/callback.js', allowOverwrite: true, format: 'esm' });
 await import("./train-code-cache.js");

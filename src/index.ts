@@ -13,8 +13,10 @@ export { diagnoseCallback, diagnoseCallbackBounded, DIAGNOSIS_BUDGET, VARIATIONS
 export type { Diagnosis, CandidateKey, Variation, DiagnosisBudget, BoundedDiagnosis } from './core/signing/variants.js';
 export { checkCallback } from './core/callback/check.js';
 export type { CallbackCheck, CheckCallbackOptions } from './core/callback/check.js';
-export { parseCallbackBody, parseCallbackInput, parseFormBody, parseJsonBody, parseHttpCapture, MalformedPayloadError } from './core/callback/parse.js';
-export type { ParsedCallback, BodyFormat } from './core/callback/parse.js';
+export { parseCallbackBody, parseFormBody, parseJsonBody, MalformedPayloadError } from './core/callback/parse.js';
+export type { BodyFormat } from './core/callback/parse.js';
+export { parseCallbackInput, parseHttpCapture } from './core/callback/capture.js';
+export type { ParsedCallback } from './core/callback/capture.js';
 export { buildCallbackFields, signCallbackRequest, encodeFormBody, encodeJsonCallbackBody } from './core/callback/build.js';
 export { buildSignedRequest, toCurl } from './core/api/signed-request.js';
 export { encodePaymentBody } from './core/api/payments.js';

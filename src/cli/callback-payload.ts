@@ -1,4 +1,4 @@
-import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../core/callback/parse.js';
+import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../core/callback/capture.js';
 import { UsageError } from '../core/errors.js';
 import { eventStore } from './callback-shared.js';
 import type { CommandEnv } from './command-env.js';

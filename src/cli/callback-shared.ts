@@ -13,7 +13,7 @@ export async function callbackVa(env: CommandEnv): Promise<string> {
   if (env.opts.va !== undefined) return String(parseSetting('va', env.opts.va));
   const cfg = await env.session.config();
   if (!cfg.va) {
-    throw new AuthError('no merchant VA to check callbacks with (callbacks are signed with the VA)', { hint: 'pass --va, set PAYCLI_VA, or `paycli config set va …`' });
+    throw new AuthError('no merchant VA to check callbacks with (callbacks are signed with the VA)', { hint: 'pass --va, set PAYCLI_VA, or `paycli config set va …`', code: 'ERR_MISSING_VA' });
   }
   return cfg.va.value;
 }
@@ -41,7 +41,7 @@ export async function withStore<R>(fn: () => Promise<R>): Promise<R> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof StoreBusyError) throw new UsageError(err.message, { hint: 'resume or stop that process (`fg`, `kill -CONT PID`), then run this again; its lock is never taken over' });
+    if (err instanceof StoreBusyError) throw new UsageError(err.message, { hint: 'resume or stop that process (`fg`, `kill -CONT PID`), then run this again; its lock is never taken over', code: 'ERR_STORE_BUSY' });
     throw err;
   }
 }

@@ -1,6 +1,7 @@
 import { type Command as PlainCommand, Option as PlainOption } from 'commander';
 import type { Command, OptionValues, Option as TypedOption } from '@commander-js/extra-typings';
 import type { CommandEnv } from './command-env.js';
+import type { Outcome } from './exit-codes.js';
 
 /**
  * What every command module uses to write its definition: the typed view of a commander command,
@@ -32,7 +33,7 @@ export function typed(cmd: PlainCommand): Command {
  * must accept the options the definition declares (a handler reading a flag the definition does not
  * declare, or with another type, does not compile).
  */
-export type Bind = <Args extends unknown[], Opts extends OptionValues>(cmd: TypedCommand<Args, Opts>, handler: (env: CommandEnv<NoInfer<Opts>>, ...args: never[]) => Promise<number>) => void;
+export type Bind = <Args extends unknown[], Opts extends OptionValues>(cmd: TypedCommand<Args, Opts>, handler: (env: CommandEnv<NoInfer<Opts>>, ...args: never[]) => Promise<Outcome>) => void;
 
 /** Defines one top-level command (with its subcommands) on the root program. */
 export type Define = (program: PlainCommand, bind: Bind) => void;

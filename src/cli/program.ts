@@ -2,7 +2,7 @@ import { Command, Help } from 'commander';
 import type { CliContext } from './context.js';
 import type { CommandEnv } from './command-env.js';
 import { RUN_DURATION_TIMEOUT, type Bind, type Define } from './command-kit.js';
-import { EXIT_TABLE } from './exit-codes.js';
+import { EXIT_TABLE, exitCodeOf, type Outcome } from './exit-codes.js';
 import { colorLevel, Output, terminalWidth } from './output.js';
 import type { CommonOptions } from './session.js';
 import { VERSION } from './version.js';
@@ -125,9 +125,9 @@ export async function buildProgram(ctx: CliContext, state: RunState, argv?: read
         const stray = strayParentOption(self);
         if (stray) throw stray;
         const env = { ctx, out, session, opts, tree: () => buildProgram(ctx, { code: 0 }) } as CommandEnv<never>;
-        state.code = await (handler as unknown as (env: CommandEnv<never>, ...rest: unknown[]) => Promise<number>)(env, ...positional);
+        state.code = exitCodeOf(await (handler as unknown as (env: CommandEnv<never>, ...rest: unknown[]) => Promise<Outcome>)(env, ...positional));
       } catch (err) {
-        state.code = out.fail(err);
+        state.code = exitCodeOf(out.fail(err));
       } finally {
         await session.close().catch(() => undefined);
       }

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { CliContext } from './context.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, exitCodeOf } from './exit-codes.js';
 import { Output } from './output.js';
 import { buildProgram, type RunState } from './program.js';
 
@@ -26,8 +26,8 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       const raw = (state.commanderMessage ?? err.message).trim().split('\n');
       const message = raw[0]!.replace(/^error:\s*/, '');
       const suggestion = raw.slice(1).join(' ').replace(/^\((.*)\)$/, '$1');
-      return out.fail(new UsageError(message, { hint: suggestion || 'see `paycli --help` or `paycli <command> --help`' }));
+      return exitCodeOf(out.fail(new UsageError(message, { hint: suggestion || 'see `paycli --help` or `paycli <command> --help`' })));
     }
-    return out.fail(err);
+    return exitCodeOf(out.fail(err));
   }
 }

@@ -1,3 +1,4 @@
+import { deepFreeze } from './freeze.js';
 /**
  * The one table of payment methods and channels (docs/gateway.md, "Payments") and the request rules.
  * The CLI's validation and prompts, the emulator, and the shell completions all read it.
@@ -8,7 +9,7 @@ export interface MethodInfo {
   channels: readonly string[];
 }
 
-export const PAYMENT_METHODS: readonly MethodInfo[] = [
+export const PAYMENT_METHODS: readonly MethodInfo[] = deepFreeze([
   { method: 'va', label: 'virtual account', channels: ['bag', 'bca', 'bpd_bali', 'bni', 'cimb', 'mandiri', 'bmi', 'bri', 'bsi', 'permata', 'danamon', 'btn'] },
   { method: 'cstore', label: 'convenience store', channels: ['alfamart', 'indomaret'] },
   { method: 'cod', label: 'cash on delivery', channels: ['rpx'] },
@@ -16,11 +17,11 @@ export const PAYMENT_METHODS: readonly MethodInfo[] = [
   { method: 'cc', label: 'credit card', channels: ['cc'] },
   { method: 'paylater', label: 'pay later', channels: ['akulaku'] },
   { method: 'ewallet', label: 'e-wallet', channels: ['dana', 'shopeepay'] },
-];
+]);
 
-export const METHOD_NAMES: readonly string[] = PAYMENT_METHODS.map((m) => m.method);
-export const EXPIRED_TYPES: readonly string[] = ['days', 'hours', 'minutes'];
-export const CALLBACK_STATUSES = { berhasil: 1, pending: 0, expired: -2 } as const;
+export const METHOD_NAMES: readonly string[] = deepFreeze(PAYMENT_METHODS.map((m) => m.method));
+export const EXPIRED_TYPES: readonly string[] = deepFreeze(['days', 'hours', 'minutes']);
+export const CALLBACK_STATUSES = deepFreeze({ berhasil: 1, pending: 0, expired: -2 } as const);
 export type CallbackStatus = keyof typeof CALLBACK_STATUSES;
 
 /**
@@ -39,9 +40,9 @@ export function channelsOf(method: string): readonly string[] {
 }
 
 /** Channel aliases users type; value is [method, channel]. */
-export const CHANNEL_ALIASES: Record<string, { method: string; channel: string }> = {
+export const CHANNEL_ALIASES: Record<string, { method: string; channel: string }> = deepFreeze({
   qris: { method: 'qris', channel: 'mpm' },
-};
+});
 
 export interface PaymentItem {
   product: string;
@@ -88,12 +89,104 @@ export interface DirectPaymentRequest {
 /** A field error in the gateway's style: field → messages. */
 export type FieldErrors = Record<string, string[]>;
 
-function isPositiveNumber(v: unknown): boolean {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0;
+// ── The request rules (direct and redirect payments, pay's local check, the emulator) ─────────────
+
+/**
+ * Limits of a payment request: amounts and prices are whole Rupiah up to `maxAmount` (an item's
+ * qty × price and a redirect payment's total too), quantities whole, dimensions positive, an
+ * expiry a whole number of its unit and at most `maxExpiryMs` long.
+ */
+export const PAYMENT_LIMITS = deepFreeze({
+  maxAmount: 999_999_999_999,
+  maxQty: 1_000_000,
+  maxDimension: 1_000_000,
+  maxExpiryMs: 366 * 86_400_000,
+  maxText: 255,
+  maxUrl: 2048,
+} as const);
+
+/** Expiry units in ms: the documented `days`, `hours`, `minutes` (EXPIRED_TYPES), and `seconds`, which the gateway takes too. */
+export const EXPIRY_UNITS_MS: Readonly<Record<string, number>> = deepFreeze({ days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 });
+/** Without `expired`/`expiredType`: 24 hours. */
+export const DEFAULT_EXPIRY = deepFreeze({ expired: 24, unit: 'hours' });
+
+/** Absent: undefined, `null` (the SDKs send `null` for unset fields), an empty text or list. */
+export function isAbsent(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+}
+
+const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
+
+/** A number from a JSON number or a numeric string (the PHP and Node SDKs send `"100000"`); NaN for anything else. */
+export function numberOf(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && NUMERIC.test(v)) return Number(v);
+  return Number.NaN;
+}
+
+/** A field's value checked by a rule: the number, or the gateway's Indonesian message. */
+export type RuleResult = { ok: true; value: number } | { ok: false; message: string };
+
+/** A whole number in [min, max] (numbers or numeric strings). */
+export function wholeNumber(field: string, v: unknown, min: number, max: number): RuleResult {
+  const n = numberOf(v);
+  if (!Number.isFinite(n)) return { ok: false, message: `${field} harus berupa angka.` };
+  if (!Number.isInteger(n)) return { ok: false, message: `${field} harus berupa bilangan bulat.` };
+  if (n < min) return { ok: false, message: `${field} minimal ${min}.` };
+  if (n > max) return { ok: false, message: `${field} maksimal ${max}.` };
+  return { ok: true, value: n };
+}
+
+/** An amount or price: whole Rupiah, 1 to PAYMENT_LIMITS.maxAmount. */
+export function rupiahAmount(field: string, v: unknown): RuleResult {
+  return wholeNumber(field, v, 1, PAYMENT_LIMITS.maxAmount);
+}
+
+/** A quantity: a whole number, 1 to PAYMENT_LIMITS.maxQty. */
+export function quantity(field: string, v: unknown): RuleResult {
+  return wholeNumber(field, v, 1, PAYMENT_LIMITS.maxQty);
+}
+
+/** A COD dimension (kg, cm): above 0, at most PAYMENT_LIMITS.maxDimension (fractions allowed). */
+export function dimension(field: string, v: unknown): RuleResult {
+  const n = numberOf(v);
+  if (!Number.isFinite(n) || n <= 0 || n > PAYMENT_LIMITS.maxDimension) return { ok: false, message: `${field} harus berupa angka lebih dari 0.` };
+  return { ok: true, value: n };
+}
+
+/**
+ * The expiry of a request: `expired` whole units of `expiredType` (default 24 hours; absent
+ * values take the default), at most PAYMENT_LIMITS.maxExpiryMs. `units`: the units taken (the
+ * emulator takes all of EXPIRY_UNITS_MS; pay offers the documented EXPIRED_TYPES).
+ */
+export function expiry(expired: unknown, expiredType: unknown, units: readonly string[] = Object.keys(EXPIRY_UNITS_MS)): { ok: true; ms: number } | { ok: false; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  let unit: string = DEFAULT_EXPIRY.unit;
+  if (!isAbsent(expiredType)) {
+    if (typeof expiredType !== 'string' || !units.includes(expiredType)) errors.expiredType = [`expiredType tidak valid. Pilihan: ${units.join(', ')}.`];
+    else unit = expiredType;
+  }
+  const unitMs = EXPIRY_UNITS_MS[unit]!;
+  let ms = DEFAULT_EXPIRY.expired * EXPIRY_UNITS_MS[DEFAULT_EXPIRY.unit]!;
+  if (!isAbsent(expired)) {
+    const n = wholeNumber('expired', expired, 1, Math.floor(PAYMENT_LIMITS.maxExpiryMs / unitMs));
+    if (!n.ok) errors.expired = [n.message];
+    else ms = n.value * unitMs;
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, ms };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^(\+62|62|0)\d{6,14}$/;
+
+/**
+ * A buyer's phone or e-mail checked as direct payment checks it: the gateway's Indonesian error for
+ * `field` (`phone tidak valid.`), or undefined when it is valid. The hosted redirect page uses it too.
+ */
+export function contactError(kind: 'phone' | 'email', value: string, field: string = kind): string | undefined {
+  const ok = kind === 'email' ? EMAIL.test(value) : PHONE.test(value.replace(/[\s-]/g, ''));
+  return ok ? undefined : `${field} tidak valid.`;
+}
 
 /**
  * Validates a direct-payment body as the gateway does (docs/gateway.md, "Payments"): required fields, types,
@@ -114,10 +207,16 @@ export function validatePaymentRequest(body: Record<string, unknown>): FieldErro
   for (const f of ['name', 'phone', 'email', 'notifyUrl']) {
     if (required(f) && typeof body[f] !== 'string') add(f, `${f} harus berupa teks.`);
   }
-  if (typeof body.email === 'string' && body.email && !EMAIL.test(body.email)) add('email', 'email tidak valid.');
-  if (typeof body.phone === 'string' && body.phone && !PHONE.test(body.phone.replace(/[\s-]/g, ''))) add('phone', 'phone tidak valid.');
+  for (const kind of ['email', 'phone'] as const) {
+    const v = body[kind];
+    const bad = typeof v === 'string' && v ? contactError(kind, v) : undefined;
+    if (bad) add(kind, bad);
+  }
   if (typeof body.notifyUrl === 'string' && body.notifyUrl && !/^https?:\/\/\S+$/.test(body.notifyUrl)) add('notifyUrl', 'notifyUrl harus berupa URL.');
-  if (required('amount') && !isPositiveNumber(body.amount)) add('amount', 'amount harus berupa angka lebih dari 0.');
+  const rule = (r: RuleResult, field: string) => {
+    if (!r.ok) add(field, r.message);
+  };
+  if (required('amount')) rule(rupiahAmount('amount', typeof body.amount === 'number' ? body.amount : Number.NaN), 'amount');
   const method = body.paymentMethod;
   if (required('paymentMethod') && (typeof method !== 'string' || !METHOD_NAMES.includes(method))) {
     add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
@@ -128,10 +227,8 @@ export function validatePaymentRequest(body: Record<string, unknown>): FieldErro
       add('paymentChannel', `paymentChannel tidak valid untuk ${method}. Pilihan: ${channels.join(', ')}.`);
     }
   }
-  if (body.expired !== undefined && !isPositiveNumber(body.expired)) add('expired', 'expired harus berupa angka lebih dari 0.');
-  if (body.expiredType !== undefined && !EXPIRED_TYPES.includes(String(body.expiredType))) {
-    add('expiredType', `expiredType tidak valid. Pilihan: ${EXPIRED_TYPES.join(', ')}.`);
-  }
+  const expires = expiry(body.expired, body.expiredType, EXPIRED_TYPES);
+  if (!expires.ok) for (const [f, messages] of Object.entries(expires.errors)) for (const m of messages) add(f, m);
   const arrays = ['product', 'qty', 'price'];
   const cod = method === 'cod';
   if (cod) arrays.push('weight', 'width', 'length');
@@ -147,9 +244,13 @@ export function validatePaymentRequest(body: Record<string, unknown>): FieldErro
     else if (v.length !== length) add(f, `${f} harus berjumlah sama dengan product.`);
     if (f === 'product') {
       if (v.some((x) => typeof x !== 'string' || x === '')) add(f, 'product harus berupa teks.');
-    } else if (v.some((x) => !isPositiveNumber(x))) add(f, `${f} harus berupa angka lebih dari 0.`);
+    } else {
+      const check = f === 'qty' ? quantity : f === 'price' ? rupiahAmount : dimension;
+      // pay sends numbers: a numeric string is a mistake here, whatever the gateway takes.
+      v.forEach((x, i) => rule(check(`${f}.${i}`, typeof x === 'number' ? x : Number.NaN), f));
+    }
   }
-  if (cod && Array.isArray(body.height) && body.height.some((x) => !isPositiveNumber(x))) add('height', 'height harus berupa angka lebih dari 0.');
+  if (cod && Array.isArray(body.height)) body.height.forEach((x, i) => rule(dimension(`height.${i}`, typeof x === 'number' ? x : Number.NaN), 'height'));
   if (cod) {
     // The gateway's docs table (cod and direct-payment pages) marks these four required for COD; its
     // Postman collection calls shipping/shippingService "conditional — from API Shipping Calculate".

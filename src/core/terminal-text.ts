@@ -36,7 +36,3 @@ export function escapeControl(text: string, options: EscapeOptions = {}): string
   return text.replace(re, visible);
 }
 
-/** `escapeControl` for a value that may be absent: null and undefined stay as they are. */
-export function escapeMaybe<T extends string | null | undefined>(text: T, options?: EscapeOptions): T {
-  return (typeof text === 'string' ? escapeControl(text, options) : text) as T;
-}

@@ -98,7 +98,7 @@ describe('paycli areas against the emulator', () => {
     expect(r.stderr).toContain('hint:');
     const json = await cli(['areas', 'province', '--no-cache', '--json'], { PAYCLI_VA: '4040404040', PAYCLI_API_KEY: 'WRONG-KEY-0123456789' });
     expect(json.stdout).toBe('');
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'auth', message: 'the gateway refused the request (401): "unauthorized credential" — sent VA …4040 to ' + new URL(sb.apiUrl).host });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'ERR_AUTH', kind: 'auth', message: 'the gateway refused the request (401): "unauthorized credential" — sent VA …4040 to ' + new URL(sb.apiUrl).host });
   });
 
   it('asks for credentials outside the local environment', async () => {

@@ -29,7 +29,7 @@ function repo(...parts: string[]): string {
   return dir;
 }
 
-describe('item 13: no code configs, search bounded by the repository or home', () => {
+describe('no code configs, search bounded by the repository or home', () => {
   it('never runs a JS config; names each one it ignores on stderr and still runs', async () => {
     const dir = repo('proj');
     const sub = join(dir, 'src', 'deep');
@@ -106,7 +106,7 @@ describe('item 13: no code configs, search bounded by the repository or home', (
   });
 });
 
-describe('item 15: secret-looking keys are refused like apiKey', () => {
+describe('secret-looking keys are refused like apiKey', () => {
   it('recognises every spelling', () => {
     for (const k of ['apiKey', 'APIKEY', 'API_KEY', 'ApiKey', 'api-key', 'Api.Key', 'api key', 'key', 'KEY', 'secret', 'client_secret', 'ipaymuKey', 'merchant-key', 'password', 'token', 'privateKey']) {
       expect(isSecretKey(k), k).toBe(true);
@@ -129,7 +129,7 @@ describe('item 15: secret-looking keys are refused like apiKey', () => {
   });
 });
 
-describe('item 14: a project config cannot redirect production; plain http only on loopback', () => {
+describe('a project config cannot redirect production; plain http only on loopback', () => {
   it('refuses a project baseUrl for production and sends nothing', async () => {
     const server = await receiver([200], '{"Status":200,"Success":true,"Message":"ok","Data":[]}');
     try {
@@ -227,7 +227,7 @@ describe('item 14: a project config cannot redirect production; plain http only 
   });
 });
 
-describe('item 16: size and YAML alias limits', () => {
+describe('size and YAML alias limits', () => {
   it('refuses a config over the size limit with one line', async () => {
     const dir = repo('big');
     writeFileSync(join(dir, '.paycli.json'), JSON.stringify({ env: 'sandbox', pad: 'x'.repeat(MAX_PROJECT_CONFIG_BYTES) }));

@@ -86,7 +86,7 @@ describe('commands on a gateway that answers nonsense (exit 5)', () => {
     answer = '{"Status":"OK","Success":true,"Message":"","Data":[]}';
     const ok = await runCli(['areas', 'city', '51', '--no-cache', '--json'], { env: env(), home: home.home });
     expect(ok.code).toBe(5);
-    expect(JSON.parse(ok.stderr).error).toMatchObject({ code: 'network', exitCode: 5, message: expect.stringContaining('HTTP 200 with an envelope without an integer Status') });
+    expect(JSON.parse(ok.stderr).error).toMatchObject({ code: 'ERR_MALFORMED_RESPONSE', kind: 'network', exitCode: 5, message: expect.stringContaining('HTTP 200 with an envelope without an integer Status') });
   });
 
   it('pay: Data null after the POST says the payment may exist and how to check it', async () => {

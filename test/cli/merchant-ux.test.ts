@@ -20,7 +20,7 @@ afterEach(() => h.cleanup());
 const cfgPath = () => join(h.home, '.config', 'paycli', 'config.json');
 const buyer = ['--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/callback'];
 
-describe('item 1: "25.000" is twenty-five thousand', () => {
+describe('"25.000" is twenty-five thousand', () => {
   it('parses the ways Indonesians write Rupiah', () => {
     for (const [text, n] of [['25000', 25000], ['25.000', 25000], ['25.000.000', 25_000_000], ['Rp 25.000', 25000], ['Rp25.000', 25000], ['rp. 25.000', 25000], ['Rp 25.000,00', 25000], ['25.000,-', 25000], [' 1000 ', 1000]] as const) {
       expect(parseRupiah(text, '--price'), text).toBe(n);
@@ -64,7 +64,7 @@ describe('item 1: "25.000" is twenty-five thousand', () => {
   });
 });
 
-describe('item 9: Indonesian mobile numbers', () => {
+describe('Indonesian mobile numbers', () => {
   it('accepts 08…, 62…, +62… and normalises to 08…', () => {
     for (const p of ['08123456789', '628123456789', '+628123456789', '+62 812-3456-789', '0812 3456 7890']) expect(normalizePhone(p), p).toMatch(/^08123456789\d?$/);
     for (const p of ['0000000000', '021555123', '0812345', '081234567890123', '+6508123456789', '8123456789', 'abc']) expect(() => normalizePhone(p), p).toThrow(UsageError);
@@ -80,7 +80,7 @@ describe('item 9: Indonesian mobile numbers', () => {
   });
 });
 
-describe('item 10: validation speaks English', () => {
+describe('validation speaks English', () => {
   it('translates every field error of the local validation', async () => {
     expect(inEnglish('deliveryArea harus berupa kode pos atau id area.')).toBe('must be a postal code or an area id (digits; see `paycli cod area`)');
     expect(inEnglish('paymentChannel tidak valid untuk va. Pilihan: bca, bni.')).toBe('not a channel of va; one of bca, bni');
@@ -93,7 +93,7 @@ describe('item 10: validation speaks English', () => {
   });
 });
 
-describe('item 2: production is never the default by accident', () => {
+describe('production is never the default by accident', () => {
   it('README sequence: init --profile prod does not become the default; set names the profile it writes', async () => {
     const init = await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890', '--no-input'], { home: h.home });
     expect(init.code).toBe(0);
@@ -165,7 +165,7 @@ describe('item 2: production is never the default by accident', () => {
   });
 });
 
-describe('item 3: --env local works whatever else is configured', () => {
+describe('--env local works whatever else is configured', () => {
   it('uses the emulator default merchant despite sandbox credentials in a profile or the environment', async () => {
     await runCli(['config', 'init', '--va', '1234567890', '--api-key', 'SANDBOX-REAL-KEY-123456'], { home: h.home });
     const env = { PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: '5550001111', PAYCLI_API_KEY: 'EXPORTED-KEY-1234567890' };
@@ -200,7 +200,7 @@ describe('item 3: --env local works whatever else is configured', () => {
   });
 });
 
-describe('item 7 and issue 13 item 18: one masking style everywhere', () => {
+describe('one masking style everywhere', () => {
   it('--dry-run masks the VA in the string to sign (human and JSON), like the headers', async () => {
     const env = { PAYCLI_VA: '0000001234567890', PAYCLI_API_KEY: 'YOUR_API_KEY_12345' };
     const human = await runCli(['areas', 'province', '--dry-run'], { env, home: h.home });
@@ -231,7 +231,7 @@ describe('item 7 and issue 13 item 18: one masking style everywhere', () => {
   });
 });
 
-describe('item 6: one meaning per flag', () => {
+describe('one meaning per flag', () => {
   it('--curl is a switch everywhere: sign-callback takes the URL in --to (the old spelling warns)', async () => {
     const payload = join(h.home, 'cb.form');
     writeFileSync(payload, 'trx_id=100001&status=berhasil&status_code=1&sid=abc&reference_id=R1&amount=102000');

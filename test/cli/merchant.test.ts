@@ -105,7 +105,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(dry.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v2\/history\n/);
   });
 
-  it('transaction --wait: exit 0 when it gets paid, 3 when it expires, 5 at --timeout', async () => {
+  it('transaction --wait: exit 0 when it gets paid; 6 (a failed check, not a gateway or network error) when it expires or is still pending at --timeout', async () => {
     const waiting = cli(['transaction', ids[3]!, '--wait', '--interval', '20ms', '--timeout', '20s', '--json']);
     await new Promise((r) => setTimeout(r, 100));
     await sb.pay(ids[3]!);
@@ -113,11 +113,13 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(paid.code, paid.stderr).toBe(0);
     expect(JSON.parse(paid.stdout)).toMatchObject({ PaidStatus: 'paid', waited: { final: true, paid: true } });
     const expired = await cli(['transaction', ids[2]!, '--wait', '--interval', '20ms']);
-    expect(expired.code).toBe(3);
+    expect(expired.code).toBe(6);
     expect(expired.stderr).toMatch(/ended expired/);
-    const timeout = await cli(['transaction', ids[4]!, '--wait', '--interval', '20ms', '--timeout', '100ms']);
-    expect(timeout.code).toBe(5);
-    expect(timeout.stderr).toMatch(/still pending after/);
+    const expiredJson = await cli(['transaction', ids[2]!, '--wait', '--interval', '20ms', '--json']);
+    expect(JSON.parse(expiredJson.stderr.trim().split('\n').pop()!).error).toMatchObject({ code: 'ERR_NOT_PAID', kind: 'check', exitCode: 6 });
+    const timeout = await cli(['transaction', ids[4]!, '--wait', '--interval', '20ms', '--timeout', '100ms', '--json']);
+    expect(timeout.code).toBe(6);
+    expect(JSON.parse(timeout.stderr.trim().split('\n').pop()!).error).toMatchObject({ code: 'ERR_WAIT_TIMEOUT', kind: 'check', exitCode: 6, message: expect.stringMatching(/still pending after/) });
   });
 
   it('transaction --wait: a spinner only on a terminal; exit 130 when interrupted while pending', async () => {

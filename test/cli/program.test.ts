@@ -22,7 +22,7 @@ describe('the command tree', () => {
     const r = await runCli(['areas', 'province', '--no-cach', '--json']);
     expect(r.code).toBe(2);
     const e = JSON.parse(r.stderr).error;
-    expect(e).toMatchObject({ code: 'usage', exitCode: 2 });
+    expect(e).toMatchObject({ code: 'ERR_USAGE', kind: 'usage', exitCode: 2 });
     expect(e.hint).toContain('--no-cache');
     expect(r.stdout).toBe('');
   });

@@ -20,7 +20,7 @@ describe('options of a parent command given to a subcommand', () => {
     }
     const json = await runCli(['sandbox', 'list', '--port', '4020', '--json'], { home: fx.home.home });
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'usage', exitCode: 2 });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'ERR_USAGE', kind: 'usage', exitCode: 2 });
   });
 
   it("the server's other options are refused the same way", async () => {

@@ -76,7 +76,7 @@ describe('paycli test-handler', () => {
     expect(lines.length).toBeLessThanOrEqual(2); // the error and its hint
     const json = await runCli(['test-handler', url, '--json'], { env: { PAYCLI_VA: VA }, home: home.home });
     expect(json.code).toBe(5);
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'network', exitCode: 5 });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'ERR_NETWORK', kind: 'network', exitCode: 5 });
   });
 
   it('a failed check shows the handler\'s status and the first line of its body (control characters escaped)', async () => {

@@ -3,7 +3,7 @@ import { runCli, tempHome } from '../helpers/cli.js';
 
 // Issue 19, the items finished after the first pass.
 
-describe('item 9: pay --redirect normalises the phone like pay', () => {
+describe('pay --redirect normalises the phone like pay', () => {
   it('+62 812-3456-789 is sent as 08123456789', async () => {
     const r = await runCli(['--env', 'local', 'pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--phone', '+62 812-3456-789', '--dry-run', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -11,7 +11,7 @@ describe('item 9: pay --redirect normalises the phone like pay', () => {
   });
 });
 
-describe('issue 15 item 4: one answer to "which profile, and why"', () => {
+describe('one answer to "which profile, and why"', () => {
   it('in a project whose config says profile "stage", config set writes to stage and says why; whoami reads it back', async () => {
     const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
@@ -58,7 +58,7 @@ describe('issue 15 item 4: one answer to "which profile, and why"', () => {
   });
 });
 
-describe('item 5: trigger fits the terminal and escapes the handler\'s answer', () => {
+describe('trigger fits the terminal and escapes the handler\'s answer', () => {
   it('a long answer wraps under the arrow; control characters are shown escaped', async () => {
     const { createServer } = await import('node:http');
     const answer = `OK ${'accepted '.repeat(12)}\u001b[2Jdone`;
@@ -84,7 +84,7 @@ describe('item 5: trigger fits the terminal and escapes the handler\'s answer', 
   });
 });
 
-describe('item 10: the gateway\'s words are quoted as received, paycli\'s are English', () => {
+describe('the gateway\'s words are quoted as received, paycli\'s are English', () => {
   it('an Indonesian field error is quoted, and control characters in it are made visible', async () => {
     const { parseEnvelope } = await import('../../src/core/http/envelope.js');
     const body = { Status: 400, Success: false, Message: 'Validasi gagal\u001b[2J', Error: { phone: ['phone tidak valid.'] } };
@@ -98,7 +98,7 @@ describe('item 10: the gateway\'s words are quoted as received, paycli\'s are En
   });
 });
 
-describe('item 5: transaction fits 80 columns on a terminal', () => {
+describe('transaction fits 80 columns on a terminal', () => {
   it('the header line with a long reference wraps under its label; the gateway\'s text is escaped', async () => {
     const { sandbox, localEnv } = await import('../helpers/sandbox.js');
     const sb = await sandbox();

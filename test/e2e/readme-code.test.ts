@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 
 // Every TypeScript/JavaScript block of README.md compiles with tsc under `strict` against the built
-// package (imported as `paycli`, as a user would), and the callback server example, kept verbatim
-// in examples/callback-server.ts, really runs: with the VA unset it answers 500 and keeps running.
+// package (imported as `paycli` or `paycli/callback`, as a user would), and the callback server
+// examples (node:http and Express), kept verbatim in examples/, really run: with the VA unset they
+// answer 500 and keep running.
 const ROOT = new URL('../..', import.meta.url).pathname;
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 let work: string;
@@ -55,6 +56,8 @@ describe('README and docs code', () => {
     const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.ts'));
     const server = readFileSync(join(ROOT, 'examples/callback-server.ts'), 'utf8');
     expect(blocks.some((b) => b.file === 'README.md' && b.code === server), 'README shows examples/callback-server.ts verbatim').toBe(true);
+    const express = readFileSync(join(ROOT, 'examples/callback-express.ts'), 'utf8');
+    expect(blocks.some((b) => b.file === 'README.md' && b.code === express), 'README shows examples/callback-express.ts verbatim').toBe(true);
     const files: string[] = examples.map((f) => join(ROOT, 'examples', f));
     blocks.forEach((b, i) => {
       if (examples.some((f) => readFileSync(join(ROOT, 'examples', f), 'utf8') === b.code)) return;
@@ -72,14 +75,18 @@ describe('README and docs code', () => {
     expect(output).toBe('');
   });
 
-  it('runs the callback server example: 500 without a VA (and keeps running), then 200 / 400 with one', async () => {
-    const out = join(work, 'built');
-    writeFileSync(join(work, 'tsconfig.build.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')], outDir: out, rootDir: join(ROOT, 'examples') }, files: [join(ROOT, 'examples/callback-server.ts')] }));
-    execFileSync(process.execPath, [TSC, '-p', join(work, 'tsconfig.build.json')], { cwd: work, stdio: 'pipe' });
+  it.each([
+    ['callback-server', '/'],
+    ['callback-express', '/ipaymu/callback'],
+  ])('runs the %s example: 500 without a VA (and keeps running), then 200 / 400 with one', async (name, path) => {
+    const out = join(work, `built-${name}`);
+    writeFileSync(join(work, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')], outDir: out, rootDir: join(ROOT, 'examples') }, files: [join(ROOT, `examples/${name}.ts`)] }));
+    execFileSync(process.execPath, [TSC, '-p', join(work, `tsconfig.${name}.json`)], { cwd: work, stdio: 'pipe' });
+    // The built example runs from inside the package (test/.tmp): "paycli/callback" resolves to it.
     const fixture = readFileSync(join(ROOT, 'test/fixtures/callback-qris-sandbox.form'), 'utf8');
     const sig = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
     const post = async (port: number, body: string, signature: string) => {
-      const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': signature }, body });
+      const res = await request(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': signature }, body });
       return { status: res.statusCode, text: await res.body.text() };
     };
     for (const va of [undefined, '1179000899']) {
@@ -91,7 +98,7 @@ describe('README and docs code', () => {
       });
       const env: Record<string, string> = { PATH: process.env.PATH ?? '', PORT: String(port) };
       if (va) env.IPAYMU_VA = va;
-      const child = spawn(process.execPath, [join(out, 'callback-server.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [join(out, `${name}.js`)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c));
       try {
@@ -107,8 +114,10 @@ describe('README and docs code', () => {
           expect(child.exitCode).toBeNull();
         } else {
           expect(await post(port, fixture, sig)).toEqual({ status: 200, text: '{"status":"OK"}' });
+          expect(await post(port, fixture, sig)).toEqual({ status: 200, text: '{"status":"OK"}' }); // a retry, through the same check
           expect((await post(port, fixture, '00721607209ced43b06cd8f24be4d8b172685bf10be9830fa4c75ddbd949de30')).status).toBe(400);
-          expect(await post(port, 'a=%zz', sig)).toMatchObject({ status: 400 });
+          expect((await post(port, fixture.replace('amount=', 'amount=9'), sig)).status).toBe(400);
+          expect(await post(port, 'a=%zz', sig)).toMatchObject({ status: 400, text: expect.stringMatching(/percent-encoding/) });
         }
         expect(stderr).toBe('');
       } finally {

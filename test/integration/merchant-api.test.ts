@@ -154,6 +154,20 @@ describe('redirect payments in the emulator', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it.each([
+    ['a fractional price (once made a payment of Rp 0)', { price: [0.4] }, 'price.0', /bilangan bulat/],
+    ['a price of 1e21 (once accepted)', { price: [1e21] }, 'price.0', /maksimal/],
+    ['an expiry of 1e12 hours (once an ExpiredDate of NaN)', { expired: 1e12 }, 'expired', /maksimal/],
+    ['a fractional quantity', { qty: [1.5] }, 'qty.0', /bilangan bulat/],
+    ['a total over the limit', { qty: [1000], price: [999_999_999_999] }, 'amount', /maksimal/],
+    ['an unknown expiry unit', { expired: 2, expiredType: 'weeks' }, 'expiredType', /seconds/],
+  ])('refuses %s with a 400 in the gateway shape, as a direct payment does', async (_name, over, field, message) => {
+    const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', ...over }));
+    expect(r.status, JSON.stringify(r.json)).toBe(400);
+    expect(r.json.Error[field]?.[0]).toMatch(message);
+    expect(JSON.stringify(r.json)).not.toMatch(/NaN/);
+  });
+
   it('accepts the PHP/Node SDK body (strings, nulls, both buyer spellings) and the Go SDK\'s trailing slash', async () => {
     const php = { account: VA, product: ['Kaos', 'Topi'], qty: ['2', '1'], price: ['50000', '25000'], description: null, notifyUrl: 'http://127.0.0.1:9/cb', returnUrl: 'http://127.0.0.1:9/thanks', cancelUrl: 'http://127.0.0.1:9/cancel', weight: null, dimension: null, name: 'Putu', email: 'putu@mail.com', phone: '08123456789', pickupArea: null, pickupAddress: null, buyerName: 'Putu', buyerEmail: 'putu@mail.com', buyerPhone: '08123456789', referenceId: 'R-1', expired: 24, expiredType: 'hours' };
     const r = await api(sb, 'POST', 'v2/payment', JSON.stringify(php));

@@ -8,7 +8,7 @@ import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import type { CallbackFields } from '../../src/core/signing/callback-canonical.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { LIMITS } from '../../src/core/sandbox/validate.js';
+import { PAYMENT_LIMITS as LIMITS } from '../../src/core/payment-rules.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseCallbackInput, parseFormBody } from '../../src/core/callback/parse.js';
+import { parseCallbackInput } from '../../src/core/callback/capture.js';
+import { parseFormBody } from '../../src/core/callback/parse.js';
 import { canonicalizeCallback, phpIntOf, type CallbackFields } from '../../src/core/signing/callback-canonical.js';
 import { signCallback, signaturesEqual, verifyCallback, hmacHex } from '../../src/core/signing/callback-signature.js';
 import { diagnoseCallback, VARIATIONS } from '../../src/core/signing/variants.js';

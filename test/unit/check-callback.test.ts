@@ -25,9 +25,8 @@ describe('checkCallback', () => {
     expect(asked.diagnosis?.id).toBe('slash-unescaped');
     const withKey = checkCallback(fields, hmacHex('SOME-API-KEY-1234', canonicalizeCallback(fields)), VA, { diagnose: true, otherKeys: [{ kind: 'api-key', label: 'the API key', key: 'SOME-API-KEY-1234' }] });
     expect(withKey.reason).toMatch(/API key as the secret/);
-    // the older positional form (other keys as the 4th argument) still works, and diagnoses only when asked
-    expect(checkCallback(fields, SLASH, VA, [], { diagnose: true }).diagnosis?.id).toBe('slash-unescaped');
-    expect(checkCallback(fields, SLASH, VA, []).diagnosis).toBeNull();
+    // a diagnosis only when asked
+    expect(checkCallback(fields, SLASH, VA, {}).diagnosis).toBeNull();
   });
 
   it('still accepts the gateway\'s undocumented encodings without a diagnosis', () => {
@@ -90,7 +89,7 @@ describe('checkCallback', () => {
 
 describe('line breaks at the end of a form body', () => {
   it('are part of the body from the network (as PHP reads it), not of a file', async () => {
-    const { parseCallbackInput } = await import('../../src/core/callback/parse.js');
+    const { parseCallbackInput } = await import('../../src/core/callback/capture.js');
     expect(parseFormBody('a=1&url=x\n').url).toBe('x\n');
     expect(parseCallbackBody('a=1&url=x\r\n', 'application/x-www-form-urlencoded').fields.url).toBe('x\r\n');
     expect(parseCallbackInput('a=1&url=x\n').fields.url).toBe('x');

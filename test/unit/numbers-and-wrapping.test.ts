@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Output, table, visibleLength } from '../../src/cli/output.js';
+import { table, visibleLength } from '../../src/cli/layout.js';
+import { Output } from '../../src/cli/output.js';
 import { runCli, testContext } from '../helpers/cli.js';
 
 // Second review: a number in a column of mixed cells is never cut (table), and error lines wrap at

@@ -17,7 +17,7 @@ describe('payment rules (docs/gateway.md, "Payments")', () => {
     expect(errors.name).toEqual(['name wajib diisi.']);
     expect(errors.notifyUrl).toEqual(['notifyUrl wajib diisi.']);
     expect(errors.paymentChannel![0]).toMatch(/tidak valid untuk va/);
-    expect(errors.amount![0]).toMatch(/lebih dari 0/);
+    expect(errors.amount![0]).toMatch(/minimal 1/);
     expect(errors.qty![0]).toMatch(/sama/);
   });
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeFormBody, encodeJsonCallbackBody, signCallbackRequest } from '../../src/core/callback/build.js';
-import { MalformedPayloadError, parseCallbackBody, parseCallbackInput, parseFormBody } from '../../src/core/callback/parse.js';
+import { parseCallbackInput } from '../../src/core/callback/capture.js';
+import { MalformedPayloadError, parseCallbackBody, parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import { readProjectSettings } from '../../src/core/config/resolve.js';
 import { PaycliError } from '../../src/core/errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { table, truncate, visibleLength, wrap } from '../../src/cli/output.js';
+import { table, truncate, visibleLength, wrap } from '../../src/cli/layout.js';
 
 // Issue 19 item 5: human tables fit the terminal; numbers and amounts are never split.
 

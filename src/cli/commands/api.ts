@@ -52,7 +52,7 @@ export const apiCommand: Handler<ApiFlags> = async (env, methodText: string, pat
   if (signedText !== body) req.signedText = signedText;
   req.headers['content-type'] = contentType;
   if (method !== 'GET') await session.guardProduction(`${method} ${path}`);
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const api = await session.api();
   const http = await api.http();
   const res = await withSpinner(env, `${method} ${path}`, () => http.send({ method, url: req.url, headers: req.headers, body: req.body, signal: env.ctx.interrupts() }));
@@ -67,7 +67,7 @@ export const apiCommand: Handler<ApiFlags> = async (env, methodText: string, pat
   out.info(`HTTP ${res.status} · ${method} ${req.url}`);
   if (isJson) out.data(parsed);
   else if (res.text.length > 0) out.records(res.text);
-  if (!saysFailure(res.status, parsed)) return 0;
+  if (!saysFailure(res.status, parsed)) return 'ok';
   try {
     parseEnvelope(res, req.url);
   } catch (err) {

@@ -6,7 +6,6 @@ import { cacheDir } from '../../core/config/paths.js';
 import { checkRegionsData } from '../../core/http/envelope.js';
 import { escapeControl } from '../../core/terminal-text.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, timeoutFlag, type Define } from '../command-kit.js';
@@ -53,16 +52,16 @@ function render(env: CommandEnv, level: AreaLevel, code: string | undefined, reg
   }
   const village = level === 'village';
   const rows = regions.map((r) => (village ? [r.code, r.name, r.postal_code ?? '-'] : [r.code, r.name]));
-  out.out(table(rows, village ? ['CODE', 'NAME', 'POSTAL CODE'] : ['CODE', 'NAME'], (s) => out.c.bold(s)));
+  out.out(out.table(rows, village ? ['CODE', 'NAME', 'POSTAL CODE'] : ['CODE', 'NAME'], (s) => out.c.bold(s)));
 }
 
 export function areasList(level: AreaLevel): Handler {
   return async (env, code?: string) => {
     const result = await fetchAreas(env, level, code);
-    if (!result) return 0;
+    if (!result) return 'ok';
     render(env, level, code, result.regions);
     if (result.cached) env.out.info(env.out.e.dim(`(${result.regions.length} ${PLURAL[level]} from cache; --no-cache to refresh)`));
-    return 0;
+    return 'ok';
   };
 }
 
@@ -92,15 +91,15 @@ export const areasPick: Handler = async (env) => {
     code = pickedCode;
   }
   if (env.out.json) env.out.data(chosen);
-  else env.out.out(table(Object.entries(chosen).map(([level, r]) => [level, r!.code, r!.name + (r!.postal_code ? ` (${r!.postal_code})` : '')])));
-  return 0;
+  else env.out.out(env.out.table(Object.entries(chosen).map(([level, r]) => [level, r!.code, r!.name + (r!.postal_code ? ` (${r!.postal_code})` : '')])));
+  return 'ok';
 };
 
 export const areasCacheClear: Handler = async (env) => {
   const n = await areaCache(env).clear();
   if (env.out.json) env.out.data({ cleared: n });
   else env.out.out(`cleared ${n} cached region ${n === 1 ? 'lookup' : 'lookups'}`);
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

@@ -1,7 +1,7 @@
 import { BALANCE_PATH, checkAccount, checkBalanceData, encodeBalanceBody, readBalance } from '../../core/api/merchant.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -11,19 +11,19 @@ export const balanceCommand: Handler<{ account?: string }> = async (env) => {
   const { out, session, opts } = env;
   const va = checkAccount(opts.account) ?? (await session.credentials()).va;
   const req = await session.signed('POST', BALANCE_PATH, encodeBalanceBody(va));
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const envelope = await withSpinner(env, 'checking balance', () => session.send<unknown>(req, { checkData: checkBalanceData }));
   const b = readBalance(envelope.Data);
   if (out.json) {
     out.data(b);
-    return 0;
+    return 'ok';
   }
   const rows = [['available', rupiah(b.merchantBalance)]];
   if (b.unsettledBalance !== undefined) rows.push(['settling', rupiah(b.unsettledBalance)]);
   rows.push(['member', rupiah(b.memberBalance)]);
   // The VA is masked in human output as everywhere else (`--json` keeps the gateway's answer whole).
-  out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
-  return 0;
+  out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${out.table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

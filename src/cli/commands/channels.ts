@@ -3,7 +3,7 @@ import { CHANNELS_PATH, checkChannelsData, describeFee, METHOD_LIST_PATH, readCh
 import { cacheDir } from '../../core/config/paths.js';
 import { GatewayError, UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -17,7 +17,7 @@ interface ChannelsFlags {
 export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   const { opts, out, session } = env;
   const req = opts.legacy ? await session.signed('POST', METHOD_LIST_PATH, '{"request":true}') : await session.signed('GET', CHANNELS_PATH);
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const envelope = await withSpinner(env, opts.legacy ? 'POST payment-method-list' : 'GET payment-channels', async () => {
     try {
       return await session.send<unknown>(req, { checkData: checkChannelsData });
@@ -37,10 +37,10 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   }
   if (out.json) {
     out.data(rows);
-    return 0;
+    return 'ok';
   }
-  out.out(table(rows.map((r) => [r.method, r.channel, r.name, describeFee(r, rupiah), r.status === 'active' && r.health === 'online' ? 'available' : `${r.status}/${r.health}`]), ['METHOD', 'CHANNEL', 'NAME', 'FEE', 'STATUS'], (s) => out.c.bold(s)));
-  return 0;
+  out.out(out.table(rows.map((r) => [r.method, r.channel, r.name, describeFee(r, rupiah), r.status === 'active' && r.health === 'online' ? 'available' : `${r.status}/${r.health}`]), ['METHOD', 'CHANNEL', 'NAME', 'FEE', 'STATUS'], (s) => out.c.bold(s)));
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -7,7 +7,7 @@ import type { CommandEnv, Handler } from '../command-env.js';
 import { apiFlags, examples, type Define, type TypedCommand } from '../command-kit.js';
 import { canPrompt } from '../interaction.js';
 import { readStdin } from '../io.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { topCommand } from './heads.js';
 
@@ -46,13 +46,13 @@ export const closeTransferVa: Handler<TransferFlags> = async (env) => {
   const body = encodeTransferVaBody({ sender, receiver: opts.receiver, amount: Number(opts.amount), relatedId: opts.relatedId, referenceId: opts.referenceId, notes: opts.notes });
   await session.guardProduction(`transfer ${rupiah(Number(opts.amount))} from VA ${maskSecret(sender)} to VA ${maskSecret(opts.receiver)}`);
   const env2 = await callClose(env, CLOSE_PATHS.transferva, body);
-  if (!env2) return 0;
+  if (!env2) return 'ok';
   if (out.json) out.data(env2.Data);
   else {
     const d = (env2.Data ?? {}) as Record<string, unknown>;
     out.out(`transferred ${rupiah(Number(d.Amount ?? opts.amount))} · trx ${String(d.TransactionId ?? '-')} · ref ${String(d.ReferenceId ?? '-')} · fee ${rupiah(Number(d.Fee ?? 0))}`);
   }
-  return 0;
+  return 'ok';
 };
 
 interface RegisterFlags extends CloseFlags {
@@ -79,13 +79,13 @@ export const closeRegister: Handler<RegisterFlags> = async (env) => {
   await env.session.guardProduction(`register the account ${opts.email}`);
   // --dry-run shows the body with the password masked; --curl would need it inline and is refused.
   const env2 = await callClose(env, CLOSE_PATHS.register, body, { what: 'the new password', mask: (b) => JSON.stringify({ ...JSON.parse(b), password: '********' }) });
-  if (!env2) return 0;
+  if (!env2) return 'ok';
   if (out.json) out.data(env2.Data);
   else {
     const d = (env2.Data ?? {}) as Record<string, unknown>;
     out.out(`registered ${String(d.Email ?? opts.email)} · VA ${String(d.Va ?? '-')} · ${String(d.VaName ?? '')}`.trimEnd());
   }
-  return 0;
+  return 'ok';
 };
 
 interface ProfileFlags extends CloseFlags {
@@ -97,31 +97,31 @@ export const closeProfile: Handler<ProfileFlags> = async (env) => {
   const { opts, out, session } = env;
   const account = opts.account ?? (await session.credentials()).va;
   const env2 = await callClose(env, CLOSE_PATHS.profile, JSON.stringify({ account }));
-  if (!env2) return 0;
+  if (!env2) return 'ok';
   const profile = maskProfile(env2.Data) as Record<string, unknown>;
   if (out.json) out.data(profile);
-  else out.out(table(Object.entries(profile ?? {}).map(([k, v]) => [`  ${k}`, v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)])));
-  return 0;
+  else out.out(out.table(Object.entries(profile ?? {}).map(([k, v]) => [`  ${k}`, v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)])));
+  return 'ok';
 };
 
 /** `paycli close banklist`: the gateway's master list of banks (codes for verification). */
 export const closeBankList: Handler<CloseFlags> = async (env) => {
   const env2 = await callClose(env, CLOSE_PATHS.banklist, '{}');
-  if (!env2) return 0;
+  if (!env2) return 'ok';
   const banks = readBankList(env2.Data);
   if (env.out.json) env.out.data(banks);
-  else env.out.out(table(banks.map((b) => [b.code, b.name]), ['CODE', 'NAME'], (s) => env.out.c.bold(s)));
-  return 0;
+  else env.out.out(env.out.table(banks.map((b) => [b.code, b.name]), ['CODE', 'NAME'], (s) => env.out.c.bold(s)));
+  return 'ok';
 };
 
 /** `paycli close business-category`: the business categories (codes for merchant verification). */
 export const closeBusinessCategory: Handler<CloseFlags> = async (env) => {
   const env2 = await callClose(env, CLOSE_PATHS.businessCategory, '{}');
-  if (!env2) return 0;
+  if (!env2) return 'ok';
   const cats = readBusinessCategories(env2.Data);
   if (env.out.json) env.out.data(cats);
-  else env.out.out(table(cats.map((c) => [c.code, c.name, c.nameEn]), ['CODE', 'NAME', 'ENGLISH'], (s) => env.out.c.bold(s)));
-  return 0;
+  else env.out.out(env.out.table(cats.map((c) => [c.code, c.name, c.nameEn]), ['CODE', 'NAME', 'ENGLISH'], (s) => env.out.c.bold(s)));
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -9,7 +9,7 @@ import type { HttpResponse } from '../../core/http/client.js';
 import { parseEnvelope } from '../../core/http/envelope.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { topCommand } from './heads.js';
 
@@ -64,11 +64,11 @@ export async function findRates(env: CommandEnv, params: CodParams): Promise<Cod
 /** `paycli cod area QUERY`: delivery areas whose name matches (their ids feed `cod rate` and `pay`). */
 export const codArea: Handler = async (env, query: string) => {
   const areas = await findAreas(env, query);
-  if (!areas) return 0;
+  if (!areas) return 'ok';
   if (env.out.json) env.out.data(areas);
   else if (areas.length === 0) env.out.info(`no area matches "${query}"`);
-  else env.out.out(table(areas.map((a) => [String(a.id), a.subdistrict, a.district, a.city, a.postalCode]), ['ID', 'SUBDISTRICT', 'DISTRICT', 'CITY', 'POSTAL'], (s) => env.out.c.bold(s)));
-  return 0;
+  else env.out.out(env.out.table(areas.map((a) => [String(a.id), a.subdistrict, a.district, a.city, a.postalCode]), ['ID', 'SUBDISTRICT', 'DISTRICT', 'CITY', 'POSTAL'], (s) => env.out.c.bold(s)));
+  return 'ok';
 };
 
 interface RateFlags {
@@ -82,13 +82,13 @@ interface RateFlags {
 export const codRate: Handler<RateFlags> = async (env) => {
   const { opts, out } = env;
   const rates = await findRates(env, rateParams(opts.from, opts.to, opts.weight, opts.amount));
-  if (!rates) return 0;
+  if (!rates) return 'ok';
   if (out.json) out.data(rates);
   else {
-    out.out(table(rates.map((r) => [r.shipping, r.service, r.name, Number.isFinite(r.price) ? rupiah(r.price) : '-', r.estimate || '-']), ['SHIPPING', 'SERVICE', 'NAME', 'PRICE', 'ESTIMATE'], (s) => out.c.bold(s)));
+    out.out(out.table(rates.map((r) => [r.shipping, r.service, r.name, Number.isFinite(r.price) ? rupiah(r.price) : '-', r.estimate || '-']), ['SHIPPING', 'SERVICE', 'NAME', 'PRICE', 'ESTIMATE'], (s) => out.c.bold(s)));
     if (rates.length > 0) out.info(`pay with: paycli pay --method cod --shipping ${rates[0]!.shipping} --shipping-service ${rates[0]!.service} …`);
   }
-  return 0;
+  return 'ok';
 };
 
 interface LabelFlags {
@@ -121,7 +121,7 @@ function writeLabel(path: string, bytes: Buffer, force: boolean): void {
 export const codLabel: Handler<LabelFlags> = async (env, trx: string) => {
   const { opts, out } = env;
   const sent = await sendCod(env, 'label', { transaction_id: transactionId(trx) });
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   const { res } = sent;
   const bytes = res.bytes ?? Buffer.from(res.text);
   const isPdf = /application\/pdf/i.test(res.headers['content-type'] ?? '') || bytes.subarray(0, 5).toString('latin1') === '%PDF-';
@@ -130,7 +130,7 @@ export const codLabel: Handler<LabelFlags> = async (env, trx: string) => {
     writeLabel(resolve(env.ctx.cwd, path), bytes, opts.force === true);
     if (out.json) out.data({ transactionId: Number(trx), file: path, bytes: bytes.length });
     else out.out(`label of transaction ${trx} saved to ${path} (${bytes.length} bytes)`);
-    return 0;
+    return 'ok';
   }
   // A JSON answer: the label's address (the gateway's docs do not say which it sends).
   const data = envelopeData(res, sent.url) as Record<string, unknown> | null;
@@ -138,7 +138,7 @@ export const codLabel: Handler<LabelFlags> = async (env, trx: string) => {
   if (out.json) out.data(data);
   else if (typeof url === 'string') out.out(url);
   else out.data(data);
-  return 0;
+  return 'ok';
 };
 
 interface TrackFlags {
@@ -152,14 +152,14 @@ export const codTrack: Handler<TrackFlags> = async (env) => {
   if (!opts.awb === !opts.trx) throw new UsageError('give --awb AWB or --trx TRANSACTION_ID (one of them)');
   const params: CodParams = opts.awb ? { awb: opts.awb } : { transaction_id: transactionId(opts.trx!) };
   const sent = await sendCod(env, 'track', params);
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   const t = readCodTracking(envelopeData(sent.res, sent.url));
   if (out.json) out.data(t);
   else {
     out.out(`AWB ${t.awb || '-'} · ${t.status || 'unknown'}`);
-    if (t.history.length > 0) out.out(table(t.history.map((h) => [h.at, h.status, h.note])));
+    if (t.history.length > 0) out.out(out.table(t.history.map((h) => [h.at, h.status, h.note])));
   }
-  return 0;
+  return 'ok';
 };
 
 interface PickupFlags {
@@ -174,11 +174,11 @@ export const codPickup: Handler<PickupFlags> = async (env, trx: string) => {
   const params = pickupParams(trx, opts.date, opts.time, opts.vehicle);
   await session.guardProduction(`request a ${params.pickup_vehicle} pickup of transaction ${trx} on ${opts.date} ${opts.time} WIB`);
   const sent = await sendCod(env, 'pickup', params);
-  if (!sent) return 0;
+  if (!sent) return 'ok';
   const data = envelopeData(sent.res, sent.url);
   if (out.json) out.data(data);
   else out.out(`pickup requested for transaction ${trx}: ${opts.date} ${opts.time} WIB by ${params.pickup_vehicle}`);
-  return 0;
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -44,7 +44,7 @@ export const completeCommand: Handler<{ describe?: boolean }> = async (env, kind
     }
   }
   if (items.length) ctx.stdout.write(items.join('\n') + '\n');
-  return 0;
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -10,7 +10,7 @@ export const completionCommand: Handler = async (env, shell: string) => {
   const script = completionScript(shell as Shell, await env.tree());
   if (env.out.json) env.out.data({ shell, script });
   else env.ctx.stdout.write(script);
-  return 0;
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

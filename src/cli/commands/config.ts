@@ -5,7 +5,6 @@ import type { ProfileChoice, ResolvedConfig, Sourced } from '../../core/config/r
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
-import { table } from '../output.js';
 import { canPrompt } from '../interaction.js';
 import { examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -98,7 +97,7 @@ export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = asyn
     out.out(`saved profile "${name}" (${settings.env}, VA ${summary.va}, API key ${summary.apiKey}) to ${session.userPath}`);
     if (!isDefault) out.info(`"${name}" is not the default profile: use it with --profile ${name}, or make it the default with \`paycli config use ${name}\``);
   }
-  return 0;
+  return 'ok';
 };
 
 export const configSet: Handler = async (env, key: string, rawValue: string) => {
@@ -120,7 +119,7 @@ export const configSet: Handler = async (env, key: string, rawValue: string) => 
   await writeUserConfig(session.userPath, user);
   if (out.json) out.data({ profile: name, key: k, value: display(k, parsed), profileOrigin: choice.origin });
   else out.out(`set ${k} = ${display(k, parsed)} in profile "${name}"${noteChoice(choice)}`);
-  return 0;
+  return 'ok';
 };
 
 export const configUnset: Handler = async (env, key: string) => {
@@ -136,7 +135,7 @@ export const configUnset: Handler = async (env, key: string) => {
   if (had) await writeUserConfig(session.userPath, user);
   if (out.json) out.data({ profile: name, key: k, removed: had });
   else out.out((had ? `removed ${k} from profile "${name}"` : `${k} was not set in profile "${name}"`) + noteChoice(choice));
-  return 0;
+  return 'ok';
 };
 
 function entries(cfg: ResolvedConfig): [SettingKey | 'profile', Sourced<unknown> | undefined][] {
@@ -159,15 +158,15 @@ export const configGet: Handler<{ reveal?: boolean }> = async (env, key: string)
   const value = display(k, found.value, env.opts.reveal);
   if (env.out.json) env.out.data({ key: k, value, origin: found.origin });
   else env.out.out(value);
-  return 0;
+  return 'ok';
 };
 
 export const configList: Handler<{ showOrigin?: boolean }> = async (env) => {
   const cfg = await env.session.config();
   const rows = entries(cfg).map(([k, s]) => ({ key: k, value: s ? display(k, s.value) : null, origin: s?.origin ?? null }));
   if (env.out.json) env.out.data(rows);
-  else env.out.out(table(rows.map((r) => (env.opts.showOrigin ? [r.key, r.value ?? '-', r.origin ?? ''] : [r.key, r.value ?? '-']))));
-  return 0;
+  else env.out.out(env.out.table(rows.map((r) => (env.opts.showOrigin ? [r.key, r.value ?? '-', r.origin ?? ''] : [r.key, r.value ?? '-']))));
+  return 'ok';
 };
 
 /** `paycli config profiles`: every profile, its environment and masked VA; the active one marked. */
@@ -180,14 +179,14 @@ export const configProfiles: Handler = async (env) => {
   }));
   if (out.json) {
     out.data(rows);
-    return 0;
+    return 'ok';
   }
   if (rows.length === 0) {
     out.info(`no profiles in ${session.userPath}; create one with \`paycli config init\``);
-    return 0;
+    return 'ok';
   }
-  out.out(table(rows.map((r) => [r.active ? '*' : ' ', r.name, r.env, r.va ?? '-', r.apiKey ? 'key set' : 'no key', r.default ? 'default' : '']), [' ', 'PROFILE', 'ENV', 'VA', 'API KEY', ''], (t) => out.c.bold(t)));
-  return 0;
+  out.out(out.table(rows.map((r) => [r.active ? '*' : ' ', r.name, r.env, r.va ?? '-', r.apiKey ? 'key set' : 'no key', r.default ? 'default' : '']), [' ', 'PROFILE', 'ENV', 'VA', 'API KEY', ''], (t) => out.c.bold(t)));
+  return 'ok';
 };
 
 /** `paycli config use NAME`: makes a profile the default. */
@@ -205,15 +204,15 @@ export const configUse: Handler = async (env, name: string) => {
   if (out.json) out.data({ profile: name, env: envName, default: true });
   else out.out(`default profile is now "${name}" (${envName})`);
   if (envName === 'production') out.warn('the default profile is now production: every command without --profile or --env talks to the real gateway');
-  return 0;
+  return 'ok';
 };
 
 export const configPath: Handler = async (env) => {
   const { ctx, session, out } = env;
   const paths = { config: session.userPath, configDir: configDir(ctx.env, ctx.homedir), cache: cacheDir(ctx.env, ctx.homedir), data: dataDir(ctx.env, ctx.homedir) };
   if (out.json) out.data(paths);
-  else out.out(table(Object.entries(paths)));
-  return 0;
+  else out.out(out.table(Object.entries(paths)));
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -8,7 +8,6 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import { redactUrl } from '../../core/http/client.js';
 import { EMULATOR_DEFAULT_API_KEY, type ResolvedConfig } from '../../core/config/resolve.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { table } from '../output.js';
 import { PaycliError } from '../../core/errors.js';
 import { joinUrl } from '../../core/api/signed-request.js';
 import { checkRegionsData } from '../../core/http/envelope.js';
@@ -178,10 +177,10 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
   else {
     const c = out.c;
     const mark: Record<Status, string> = { ok: c.green('✓'), warn: c.yellow('!'), fail: c.red('✗'), skip: c.dim('-') };
-    out.out(table(checks.map((k) => [mark[k.status], k.check, k.detail])));
+    out.out(out.table(checks.map((k) => [mark[k.status], k.check, k.detail])));
     out.out(failed ? c.red(`\n${failed} check${failed === 1 ? '' : 's'} failed`) : c.green('\nall checks passed'));
   }
-  return failed ? 4 : 0;
+  return failed ? 'auth' : 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

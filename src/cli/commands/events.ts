@@ -1,12 +1,13 @@
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
-import { parseCaptureObject } from '../../core/callback/parse.js';
+import { parseCaptureObject } from '../../core/callback/capture.js';
 import { checkCallback } from '../../core/callback/check.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { forwardableHeaders } from '../../core/listener/forward.js';
 import type { StoredEvent, Verdict } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { currentTableWidth, rupiah, table, visibleLength, wib } from '../output.js';
+import { rupiah, wib } from '../output.js';
+import { visibleLength } from '../layout.js';
 import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-shared.js';
 import { parseDuration } from '../../core/duration.js';
 import { formatJakarta, parseWib } from '../../core/time.js';
@@ -58,11 +59,11 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
   }
   if (out.json) {
     out.data(events);
-    return 0;
+    return 'ok';
   }
   if (events.length === 0) {
     out.info('no events: run `paycli listen` and send it a callback (or `paycli trigger`)');
-    return 0;
+    return 'ok';
   }
   const c = out.c;
   const rows = events.map((e) => {
@@ -79,16 +80,16 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
   });
   const full = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt))), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))]);
   const fullHeader = ['ID', 'RECEIVED (WIB)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'];
-  const width = currentTableWidth();
-  const fits = width === undefined || table(full, fullHeader, undefined, { width: Infinity }).split('\n').every((l) => visibleLength(l) <= width);
-  if (fits) out.out(table(full, fullHeader, (s) => c.bold(s)));
+  const width = out.tableWidth;
+  const fits = width === undefined || out.table(full, fullHeader, undefined, { width: Infinity }).split('\n').every((l) => visibleLength(l) <= width);
+  if (fits) out.out(out.table(full, fullHeader, (s) => c.bold(s)));
   else {
     // A narrow terminal: the short time, and the answer and duplicate mark after the verdict
     // (`events list --json` and `events show` have everything).
     const short = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt), 'short')), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, `${verdict} ${esc(String(e.answer))}${e.duplicate ? ' dup' : ''}`]);
-    out.out(table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
+    out.out(out.table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
   }
-  return 0;
+  return 'ok';
 };
 
 export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
@@ -108,7 +109,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
   }
   if (out.json) {
     out.data({ ...event, canonical, recheck: check ? { verdict: check.verdict, reason: check.reason } : null });
-    return 0;
+    return 'ok';
   }
   const c = out.c;
   // Headers, body and fields came from the sender: control characters escaped (the body keeps its lines).
@@ -123,7 +124,7 @@ export const eventsShow: Handler<EventsFlags> = async (env, id: string) => {
       ...(canonical ? ['', c.dim('canonical JSON:'), esc(canonical)] : []),
     ].join('\n'),
   );
-  return 0;
+  return 'ok';
 };
 
 export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
@@ -152,7 +153,7 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
   if (res.status !== 200) throw new GatewayError(res.status, `replay of ${event.id} to ${to} answered HTTP ${res.status}: ${res.body.trim().slice(0, 200)}`, { details: result });
   if (out.json) out.data(result);
   else out.out(`replayed ${event.id} → ${to}: ${out.c.green(String(res.status))} ${res.ms}ms ${res.body.trim().slice(0, 200)}`);
-  return 0;
+  return 'ok';
 };
 
 export const eventsClear: Handler<EventsFlags> = async (env) => {
@@ -161,7 +162,7 @@ export const eventsClear: Handler<EventsFlags> = async (env) => {
   await store.close();
   if (env.out.json) env.out.data({ cleared, store: store.path });
   else env.out.out(`cleared ${cleared} events from ${store.path}`);
-  return 0;
+  return 'ok';
 };
 
 /** `events prune`: drops events older than --older-than and beyond the newest --keep, in place. */
@@ -185,7 +186,7 @@ export const eventsPrune: Handler<EventsFlags> = async (env) => {
   await store.close();
   if (out.json) out.data({ store: store.path, ...result });
   else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept`);
-  return 0;
+  return 'ok';
 };
 
 /**
@@ -243,7 +244,7 @@ export const eventsExport: Handler<EventsFlags> = async (env) => {
   await store.close();
   if (pending.length > 0) ctx.stdout.write(pending.join('\n') + '\n');
   env.out.info(`exported ${count} event${count === 1 ? '' : 's'} from ${store.path}`);
-  return 0;
+  return 'ok';
 };
 
 /**
@@ -275,7 +276,7 @@ export const eventsTail: Handler<EventsFlags> = async (env) => {
     });
   }
   await store.close();
-  return signal.reason === 'SIGINT' ? 130 : 0;
+  return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
 /** How often `events tail` looks for new rows (a read of the table's end: cheap). */

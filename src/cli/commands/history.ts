@@ -3,7 +3,7 @@ import { csvRecord } from '../../core/csv.js';
 import { UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { gatewayText, statusWord } from '../gateway-text.js';
-import { rupiah, table } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { wholeNumberFlag } from '../flag-values.js';
 import { apiFlags, examples, type Define } from '../command-kit.js';
@@ -49,7 +49,7 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
   };
   if (request.from && request.to && request.from > request.to) throw new UsageError(`--from ${request.from} is after --to ${request.to}`);
   const first = await session.signed('POST', HISTORY_PATH, encodeHistoryBody(request));
-  if (await session.preview(first)) return 0;
+  if (await session.preview(first)) return 'ok';
   const rows: TransactionRecord[] = [];
   let page = request.page!;
   let pages = 1;
@@ -72,19 +72,19 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
     if (!opts.all || page >= pages || h.transactions.length === 0) break;
     page++;
   }
-  if (opts.csv || (opts.all && out.json)) return 0;
+  if (opts.csv || (opts.all && out.json)) return 'ok';
   if (out.json) {
     out.data({ transactions: rows, page: request.page, totalPages: pages, total });
-    return 0;
+    return 'ok';
   }
   if (rows.length === 0) {
     out.info('no transactions match');
-    return 0;
+    return 'ok';
   }
   const body = rows.map((r) => [String(r.TransactionId), gatewayText(r.CreatedDate).slice(0, 16), statusWord(r), gatewayText(r.PaymentChannel ?? r.Channel), rupiah(Number(r.Amount ?? 0)), gatewayText(r.ReferenceId)]);
-  out.out(table(body, ['ID', 'CREATED (WIB)', 'STATUS', 'CHANNEL', 'AMOUNT', 'REFERENCE'], (s) => out.c.bold(s)));
+  out.out(out.table(body, ['ID', 'CREATED (WIB)', 'STATUS', 'CHANNEL', 'AMOUNT', 'REFERENCE'], (s) => out.c.bold(s)));
   out.info(out.e.dim(opts.all ? `${rows.length} transactions` : `page ${request.page} of ${pages} · ${total} transactions${request.page! < pages ? ` · --page ${request.page! + 1} or --all for more` : ''}`));
-  return 0;
+  return 'ok';
 };
 
 /** The filters of section "History" beyond dates and status: --type, --ids, --locked, --order-by, --lang, --account. */

@@ -1,10 +1,13 @@
 import { UsageError } from '../../core/errors.js';
 import { parseBindHost, parseHttpUrl } from '../../core/http/serve.js';
-import type { ListenerEvent } from '../../core/listener/server.js';
+import type { EventStore } from '../../core/listener/event-store.js';
+import type { ForwardResult, ListenerEvent, ListenerSummary, StoreTrouble } from '../../core/listener/server.js';
+import type { ListenerUi } from '../../core/listener/ui.js';
+import type { CandidateKey } from '../../core/signing/variants.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
-import type { Handler } from '../command-env.js';
-import { fitLine, rupiah, wib } from '../output.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { rupiah, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { parsePort } from '../flag-values.js';
 import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, type Define } from '../command-kit.js';
@@ -34,12 +37,8 @@ export function parseSize(text: string): number {
   return bytes;
 }
 
-/** A text with nothing JSON.stringify escapes: no `"`, `\\`, control character or surrogate (it escapes lone ones). */
-const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-/** `JSON.stringify(text)` for a string: quoted as it is when nothing in it needs escaping. */
-const jsonString = (text: string) => (PLAIN_JSON_TEXT.test(text) ? `"${text}"` : JSON.stringify(text));
-const jsonOrNull = (v: string | null) => (v === null ? 'null' : jsonString(v));
+const jsonString = (text: string) => JSON.stringify(text);
+const jsonOrNull = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
 
 /**
  * The `--json` line of one request: exactly `JSON.stringify` of
@@ -56,14 +55,10 @@ export function listenJsonLine(e: ListenerEvent): string {
   );
 }
 
-/** `paycli listen`: a local callback receiver. */
-export const listenCommand: Handler<ListenFlags> = async (env) => {
-  const { opts, out, ctx } = env;
-  const { startListener } = await import('../../core/listener/server.js');
+/** The flags of `listen` checked before anything is opened (usage errors first). */
+async function readListenFlags(opts: ListenFlags) {
   const { parseDuration } = await import('../../core/duration.js');
-  const host = parseBindHost(opts.host ?? '127.0.0.1'); // a usage error before anything is opened
-  const va = await callbackVa(env);
-  const otherKeys = await diagnosisKeys(env);
+  const host = parseBindHost(opts.host ?? '127.0.0.1');
   const maxBody = parseSize(opts.maxBody ?? '1mb');
   const exitAfter = opts.exitAfter === undefined ? undefined : Number(opts.exitAfter);
   if (exitAfter !== undefined && (!Number.isInteger(exitAfter) || exitAfter <= 0)) throw new UsageError(`invalid --exit-after "${opts.exitAfter}": a whole number above 0`);
@@ -78,62 +73,31 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const path = opts.path ?? '/';
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
-  const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0, fsync: opts.fsync === true });
-  let ui: import('../../core/listener/ui.js').ListenerUi | undefined;
-  if (opts.ui) {
-    const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
-    if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
-    ui = await createListenerUi({ store, va, otherKeys, callbackPath: path, forwardTo: opts.forwardTo, replayTimeoutMs: (await env.session.config()).timeout.value });
-  }
-  let stop: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  let count = 0;
-  const listener = await startListener({
-    port: parsePort(opts.port, 8080),
-    host,
-    path,
-    va,
-    otherKeys,
-    store,
-    maxBodyBytes: maxBody,
-    forwardTo: opts.forwardTo,
-    now: () => ctx.now(),
-    ui,
-    onEvent: (e) => {
-      render(e);
-      if (exitAfter !== undefined && ++count >= exitAfter) stop();
-    },
-    onForward: ({ id, result: f }) => {
-      if (out.json) emit(JSON.stringify({ forward: id, url: f.url, status: f.status, ms: f.ms, ...(f.error ? { error: f.error } : {}) }));
-      else emit(f.status === null ? out.c.red(`  ↳ ${id} → ${f.url} failed: ${esc(f.error ?? '')}`) : out.c.dim(`  ↳ ${id} → ${f.url} ${f.status} ${f.ms}ms`));
-    },
-    onStoreTrouble: (t) => {
-      // Once per episode, not per request.
-      if (out.json) ctx.stderr.write(JSON.stringify({ event: t.failing ? 'store-failing' : 'store-recovered', store: store?.path, ...t }) + '\n');
-      else if (t.failing) ctx.stderr.write(`${out.e.red('cannot store requests')} in ${store?.path}: ${t.error}; answering 503 (the gateway retries) until it can\n`);
-      else ctx.stderr.write(`${out.e.green('storing again')} in ${store?.path}; ${t.refused} request${t.refused === 1 ? ' was' : 's were'} answered 503 meanwhile\n`);
-    },
-  }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 8080} is already in use`, { hint: 'pick another --port (0 for any free port)' });
-    throw err;
-  });
+  return { host, maxBody, exitAfter, stopAfterMs, path };
+}
 
-  // Lines are written once per event-loop turn: the store answers a whole group write in one turn.
-  let pending: string[] = [];
-  const flushLines = () => {
-    if (pending.length === 0) return;
-    const text = pending.join('\n') + '\n';
-    pending = [];
-    ctx.stdout.write(text);
-  };
-  function emit(line: string): void {
-    if (pending.push(line) === 1) setImmediate(flushLines);
+/** What `listen` prints: a line per request on stdout (written once per event-loop turn), notices on stderr. */
+class ListenPrinter {
+  private pending: string[] = [];
+  constructor(private readonly env: CommandEnv<ListenFlags>, private readonly storePath: string | undefined) {}
+
+  /** Lines are written once per event-loop turn: the store answers a whole group write in one turn. */
+  emit(line: string): void {
+    if (this.pending.push(line) === 1) setImmediate(() => this.flush());
   }
 
-  function render(e: ListenerEvent): void {
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('\n') + '\n';
+    this.pending = [];
+    this.env.ctx.stdout.write(text);
+  }
+
+  request(e: ListenerEvent): void {
+    const { out } = this.env;
     const ev = e.event;
     if (out.json) {
-      emit(listenJsonLine(e));
+      this.emit(listenJsonLine(e));
       return;
     }
     const c = out.c;
@@ -153,24 +117,36 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
       c.dim(`${ev.answer} ${e.ms}ms`),
     ].filter(Boolean);
     // The time, then the rest wrapped under it to the terminal's width.
-    emit(fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
+    this.emit(out.fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
   }
 
-  let uiUrl: string | null = null;
-  if (ui) {
-    const origin = new URL(listener.url);
-    if (origin.hostname === '0.0.0.0' || origin.hostname === '[::]') origin.hostname = '127.0.0.1';
-    uiUrl = `${origin.origin}${ui.prefix}`;
+  forward(id: string, f: ForwardResult): void {
+    const { out } = this.env;
+    if (out.json) this.emit(JSON.stringify({ forward: id, url: f.url, status: f.status, ms: f.ms, ...(f.error ? { error: f.error } : {}) }));
+    else this.emit(f.status === null ? out.c.red(`  ↳ ${id} → ${f.url} failed: ${esc(f.error ?? '')}`) : out.c.dim(`  ↳ ${id} → ${f.url} ${f.status} ${f.ms}ms`));
   }
-  const banner = { event: 'listening', url: listener.url, va: maskSecret(va), store: store?.path ?? null, forwardTo: opts.forwardTo ?? [], ...(ui ? { ui: uiUrl } : {}) };
-  if (out.json) ctx.stderr.write(JSON.stringify(banner) + '\n');
-  else {
+
+  /** Once per episode, not per request. */
+  storeTrouble(t: StoreTrouble): void {
+    const { out, ctx } = this.env;
+    if (out.json) ctx.stderr.write(JSON.stringify({ event: t.failing ? 'store-failing' : 'store-recovered', store: this.storePath, ...t }) + '\n');
+    else if (t.failing) ctx.stderr.write(`${out.e.red('cannot store requests')} in ${this.storePath}: ${t.error}; answering 503 (the gateway retries) until it can\n`);
+    else ctx.stderr.write(`${out.e.green('storing again')} in ${this.storePath}; ${t.refused} request${t.refused === 1 ? ' was' : 's were'} answered 503 meanwhile\n`);
+  }
+
+  banner(url: string, va: string, uiUrl: string | null): void {
+    const { out, ctx, opts } = this.env;
+    const banner = { event: 'listening', url, va: maskSecret(va), store: this.storePath ?? null, forwardTo: opts.forwardTo ?? [], ...(uiUrl !== null ? { ui: uiUrl } : {}) };
+    if (out.json) {
+      ctx.stderr.write(JSON.stringify(banner) + '\n');
+      return;
+    }
     ctx.stderr.write(
       [
         `${out.e.bold('paycli listen')} — receiving callbacks`,
-        `  notifyUrl  ${listener.url}`,
+        `  notifyUrl  ${url}`,
         `  VA         ${maskSecret(va)} (the callback signing key)`,
-        `  store      ${store?.path ?? 'off'}`,
+        `  store      ${this.storePath ?? 'off'}`,
         ...(opts.forwardTo ?? []).map((u) => `  forward    ${u}`),
         ...(uiUrl ? [`  dashboard  ${uiUrl} (loopback only)`] : []),
         `  The emulator (paycli sandbox) can call this URL directly;`,
@@ -180,17 +156,65 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
       ].join('\n'),
     );
   }
+
+  stopped(summary: ListenerSummary): void {
+    const { out, ctx } = this.env;
+    this.flush();
+    if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
+    else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
+  }
+}
+
+/** `--ui`: the dashboard's pages, served by the listener under its prefix. */
+async function listenerUi(env: CommandEnv<ListenFlags>, store: EventStore | null, va: string, otherKeys: CandidateKey[], path: string): Promise<ListenerUi | undefined> {
+  if (!env.opts.ui) return undefined;
+  const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
+  if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
+  return createListenerUi({ store, va, otherKeys, callbackPath: path, forwardTo: env.opts.forwardTo, replayTimeoutMs: (await env.session.config()).timeout.value });
+}
+
+/** The dashboard's address as a browser on this machine opens it (0.0.0.0 and :: become 127.0.0.1). */
+function uiAddress(listenerUrl: string, ui: ListenerUi | undefined): string | null {
+  if (!ui) return null;
+  const origin = new URL(listenerUrl);
+  if (origin.hostname === '0.0.0.0' || origin.hostname === '[::]') origin.hostname = '127.0.0.1';
+  return `${origin.origin}${ui.prefix}`;
+}
+
+/** `paycli listen`: a local callback receiver. */
+export const listenCommand: Handler<ListenFlags> = async (env) => {
+  const { opts, ctx } = env;
+  const { startListener } = await import('../../core/listener/server.js');
+  const flags = await readListenFlags(opts); // usage errors before anything is opened
+  const va = await callbackVa(env);
+  const otherKeys = await diagnosisKeys(env);
+  const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0, fsync: opts.fsync === true });
+  const ui = await listenerUi(env, store, va, otherKeys, flags.path);
+  const print = new ListenPrinter(env, store?.path);
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let count = 0;
+  const listener = await startListener({
+    port: parsePort(opts.port, 8080), host: flags.host, path: flags.path, va, otherKeys, store, maxBodyBytes: flags.maxBody, forwardTo: opts.forwardTo, now: () => ctx.now(), ui,
+    onEvent: (e) => {
+      print.request(e);
+      if (flags.exitAfter !== undefined && ++count >= flags.exitAfter) stop();
+    },
+    onForward: ({ id, result }) => print.forward(id, result),
+    onStoreTrouble: (t) => print.storeTrouble(t),
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 8080} is already in use`, { hint: 'pick another --port (0 for any free port)' });
+    throw err;
+  });
+  print.banner(listener.url, va, uiAddress(listener.url, ui));
   const signal = ctx.interrupts();
   signal.addEventListener('abort', () => stop(), { once: true });
   if (signal.aborted) stop();
-  const timer = stopAfterMs !== undefined ? setTimeout(() => stop(), stopAfterMs) : undefined;
+  const timer = flags.stopAfterMs !== undefined ? setTimeout(() => stop(), flags.stopAfterMs) : undefined;
   await stopped;
   if (timer) clearTimeout(timer);
-  const summary = await listener.close();
-  if (pending.length > 0) flushLines();
-  if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
-  else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
-  return signal.aborted && signal.reason === 'SIGINT' ? 130 : 0;
+  print.stopped(await listener.close());
+  return signal.aborted && signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
 // ── Definition  ─────────────────────────────────────────────────────────────────────────────────

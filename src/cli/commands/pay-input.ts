@@ -160,6 +160,7 @@ export function buildPaymentRequest(values: {
     throw new UsageError(`the payment is not valid, nothing was sent: ${detail}`, {
       hint: cod ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L), --delivery-area, --delivery-address, and --shipping with --shipping-service from `paycli cod rate`' : undefined,
       details: errors,
+      code: 'ERR_INVALID_PAYMENT',
     });
   }
   return req;
@@ -177,6 +178,10 @@ export function inEnglish(message: string): string {
     [/^phone tidak valid\.$/, () => 'not a phone number (08…, 62… or +62…)'],
     [/^notifyUrl harus berupa URL\.$/, () => 'must be an http(s) URL'],
     [/^\S+ harus berupa angka lebih dari 0\.$/, () => 'must be a number above 0'],
+    [/^\S+ harus berupa angka\.$/, () => 'must be a number'],
+    [/^\S+ harus berupa bilangan bulat\.$/, () => 'must be a whole number'],
+    [/^\S+ minimal (\d+)\.$/, (m) => `must be at least ${m[1]}`],
+    [/^\S+ maksimal (\d+)\.$/, (m) => `must be at most ${m[1]}`],
     [/^paymentMethod tidak valid\. Pilihan: (.*)\.$/, (m) => `unknown method; one of ${m[1]}`],
     [/^paymentChannel tidak valid untuk (\S+)\. Pilihan: (.*)\.$/, (m) => `not a channel of ${m[1]}; one of ${m[2]}`],
     [/^expiredType tidak valid\. Pilihan: (.*)\.$/, (m) => `one of ${m[1]}`],

@@ -6,6 +6,7 @@ import { AuthError, UsageError } from '../../core/errors.js';
 import { normalizePhone } from '../../core/phone.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv } from '../command-env.js';
+import type { Outcome } from '../exit-codes.js';
 import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { collectItems, generateReferenceId, type PayFlags } from './pay-input.js';
@@ -51,7 +52,7 @@ function redirectExtras(opts: RedirectFlags, items: number): Partial<RedirectPay
  * `paycli pay --redirect`: a redirect (hosted page) payment, `POST v2/payment`. The buyer picks the
  * method on the gateway's page (`--method` pre-selects one); prints the page URL.
  */
-export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<number> {
+export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<Outcome> {
   const { opts, out, session, ctx } = env;
   const cfg = await session.config();
   for (const flag of ['channel', 'deliveryArea', 'deliveryAddress', 'allowAmountMismatch', 'amount'] as const) {
@@ -82,7 +83,7 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<numbe
     ...redirectExtras(opts, items.length),
   });
   const req = await session.signed('POST', REDIRECT_PAYMENT_PATH, body);
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const total = items.reduce((s, it) => s + it.qty * it.price, 0);
   const creds = await session.credentials();
   await session.guardProduction(`a payment page for ${rupiah(total)} for VA ${maskSecret(creds.va)}`);
@@ -100,5 +101,5 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<numbe
   if (opts.open) {
     if (!(await openUrl(url, ctx.env, [creds.apiKey, creds.va]))) out.warn('no desktop to open the page in; open the URL yourself');
   }
-  return 0;
+  return 'ok';
 }

@@ -132,7 +132,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   });
   const body = encodePaymentBody(request);
   const req = await session.signed('POST', DIRECT_PAYMENT_PATH, body);
-  if (await session.preview(req)) return 0;
+  if (await session.preview(req)) return 'ok';
   const creds = await session.credentials();
   await session.guardProduction(`${rupiah(request.amount)} by ${request.paymentMethod}/${request.paymentChannel} for VA ${maskSecret(creds.va)}`);
   if (!opts.referenceId) out.info(out.e.dim(`reference id ${referenceId} (generated)`));
@@ -140,7 +140,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   if (opts.raw) out.data(envelope);
   else if (out.json) out.data(envelope.Data);
   else await render(env, envelope.Data, referenceId);
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

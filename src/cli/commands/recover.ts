@@ -7,7 +7,6 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseDuration } from '../../core/duration.js';
 import { formatJakarta } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { table } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { eventStore } from '../callback-shared.js';
 import { gatewayRecordsFor, historyAll, lookupTransaction, readOrdersFile } from '../gateway-records.js';
@@ -169,7 +168,7 @@ export const recoverCommand: Handler<RecoverFlags> = async (env, reference?: str
   const checked = opts.orders ? await fromOrders(env, opts.orders, missed, notes) : opts.since ? await fromWindow(env, opts.since, missed) : await fromOne(env, reference!, missed);
   if (opts.deliverTo && missed.length > 0) {
     await deliver(env, opts.deliverTo, missed, deliveryTimeout);
-    if (opts.curl) return 0;
+    if (opts.curl) return 'ok';
   }
 
   const delivered = missed.filter((m) => m.delivery?.ok).length;
@@ -185,14 +184,14 @@ export const recoverCommand: Handler<RecoverFlags> = async (env, reference?: str
       const result = (m: Missed) => (!m.delivery ? (opts.deliverTo ? '-' : 'not delivered (dry)') : m.delivery.error ? `unreachable: ${m.delivery.error}` : opts.dryRun ? `would send (X-Signature ${m.delivery.signature!.slice(0, 12)}…)` : `HTTP ${m.delivery.status}${m.delivery.body ? ` ${m.delivery.body.slice(0, 30)}` : ''}`);
       const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
       // Fits 80 columns: TRX, REFERENCE ≤ 16, MERCHANT ≤ 10, GATEWAY 8, DELIVERY ≤ 32 (--json has everything).
-      out.out(table(missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
+      out.out(out.table(missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
       out.info(out.e.dim(`${missed.length} of ${checked} missed${opts.deliverTo && !opts.dryRun ? ` · ${delivered} delivered, ${unreachable + refused} failed` : opts.deliverTo ? ' · dry run: nothing was sent' : ' · add --deliver-to URL to deliver them'}`));
     }
   }
   if (unreachable > 0) return out.fail(new NetworkError(`${unreachable} of ${missed.length} callbacks could not reach ${opts.deliverTo}`));
   if (refused > 0) return out.fail(new SignatureError(`${refused} of ${missed.length} callbacks were not answered 200 by ${opts.deliverTo}`, { hint: 'the DELIVERY column shows each answer' }));
   if (unfixable.length > 0) return out.fail(new SignatureError(`${unfixable.length} order(s) disagree with the gateway in ways a callback cannot fix (see the warnings)`, { hint: 'paycli reconcile --orders FILE lists every discrepancy' }));
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

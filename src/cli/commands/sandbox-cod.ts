@@ -16,7 +16,7 @@ function shipCommand(kind: 'ship' | 'deliver'): Handler<{ sandboxUrl?: string }>
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
     else env.out.out(`${String(json.message)} · ${rupiah(t.amount as number)}${json.stage === 'delivered' ? ` → callback to ${String(t.notifyUrl)}` : ''}`);
-    return 0;
+    return 'ok';
   };
 }
 

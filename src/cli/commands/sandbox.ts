@@ -4,7 +4,8 @@ import { dataDir } from '../../core/config/paths.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
-import { fitLine, fitLineTo, rupiah, table, terminalWidth, wib } from '../output.js';
+import { rupiah, terminalWidth, wib } from '../output.js';
+import { fitLineTo } from '../layout.js';
 import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
@@ -103,12 +104,12 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       const t = out.c.dim(time(ctx.now()));
       if (e.type === 'request') {
         const st = e.status < 300 ? out.c.green(String(e.status)) : e.status < 500 ? out.c.yellow(String(e.status)) : out.c.red(String(e.status));
-        out.out(fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`));
+        out.out(out.fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`));
       } else if (e.type === 'transition') {
-        out.out(fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`));
+        out.out(out.fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`));
       } else {
         const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
-        out.out(fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
+        out.out(out.fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
       }
     },
   }).catch((err: NodeJS.ErrnoException) => {
@@ -175,7 +176,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const summary = { event: 'stopped', ...counts, transactions: sandbox.state.txns.size };
   if (out.json) out.data(summary, false);
   else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
-  return signal.reason === 'SIGINT' ? 130 : 0;
+  return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
 function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
@@ -186,7 +187,7 @@ function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
     else env.out.out(`${json.changed ? '' : 'already '}${kind === 'pay' ? 'paid' : 'expired'}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)} → callback to ${t.notifyUrl}`);
-    return 0;
+    return 'ok';
   };
 }
 
@@ -202,7 +203,7 @@ export const sandboxHealth: Handler<SandboxFlags> = async (env) => {
   if (status !== 200 || json.ok !== true) throw new NetworkError(`the emulator at ${base} is not healthy (HTTP ${status})`, { hint: 'see its log' });
   if (env.out.json) env.out.data({ ok: true, url: base, transactions: json.transactions });
   else env.out.out(`ok: emulator at ${base} (${String(json.transactions)} transactions)`);
-  return 0;
+  return 'ok';
 };
 
 /** `paycli sandbox env`: shell exports that aim every paycli command at the running emulator. */
@@ -215,7 +216,7 @@ export const sandboxEnv: Handler<SandboxFlags> = async (env) => {
   if (env.out.json) env.out.data(Object.fromEntries(vars));
   else env.ctx.stdout.write(exportLines(vars, env.opts.shell ?? 'sh'));
   if (json.defaultKey !== true) env.out.info('the emulator\'s merchant has an API key of its own: set PAYCLI_API_KEY (or use --api-key-file) yourself');
-  return 0;
+  return 'ok';
 };
 
 export const sandboxPay = transitionCommand('pay');
@@ -230,7 +231,7 @@ export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
   const t = json.transaction as Record<string, unknown>;
   if (env.out.json) env.out.data(json);
   else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${t.status}) → ${t.notifyUrl}`);
-  return 0;
+  return 'ok';
 };
 export const sandboxExpire = transitionCommand('expire');
 
@@ -239,18 +240,18 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   const list = (json.transactions ?? []) as Record<string, unknown>[];
   if (env.out.json) {
     env.out.data(list);
-    return 0;
+    return 'ok';
   }
   if (list.length === 0) {
     env.out.info('no transactions yet: create one with `paycli --env local pay …`');
-    return 0;
+    return 'ok';
   }
   const rows = list.map((t) => {
     const cbs = (t.callbacks as { state: string }[]) ?? [];
     return [String(t.id), String(t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
   });
-  env.out.out(table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
-  return 0;
+  env.out.out(env.out.table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

@@ -44,11 +44,11 @@ export const signCallbackCommand: Handler<SignFlags> = async (env, file?: string
         `  --data-binary ${q(body)}`,
       ].join('\n'),
     );
-    return 0;
+    return 'ok';
   }
   if (out.json) out.data(opts.showCanonical ? { signature, canonical } : { signature });
   else out.out(opts.showCanonical ? `${signature}\n${canonical}` : signature);
-  return 0;
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -28,7 +28,7 @@ export const signRequestCommand: Handler<{ httpMethod?: string; method?: string;
   };
   if (out.json) {
     out.data(result);
-    return 0;
+    return 'ok';
   }
   const dim = out.c.dim;
   out.out(
@@ -42,7 +42,7 @@ export const signRequestCommand: Handler<{ httpMethod?: string; method?: string;
       ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
     ].join('\n'),
   );
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

@@ -14,7 +14,6 @@ import { Emulator } from '../handler-suite/emulator.js';
 import { OrderProbe, OrderSource } from '../handler-suite/orders.js';
 import { junitXml, Suite, type Shape } from '../handler-suite/suite.js';
 import { collect, Option, examples, type Define } from '../command-kit.js';
-import { EXIT } from '../exit-codes.js';
 import { topCommand } from './heads.js';
 
 interface TestFlags {
@@ -100,7 +99,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
     for (const n of names) out.out(c.dim(`  ${n.length > 76 ? n.slice(0, 75) + '…' : n}`));
     out.out(c.dim(opts.orderUrl ? 'give more orders (--create-order-url) to run them all' : 'add --order-url with --create-order-url (or --trx) to see each effect'));
   }
-  return failed === 0 ? 0 : EXIT.signature;
+  return failed === 0 ? 'ok' : 'signature';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

@@ -1,12 +1,12 @@
 import {
   checkHistoryData, checkTransactionData, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, isFinalStatus, isPaidStatus, readHistory, TRANSACTION_PATH, type TransactionRecord,
 } from '../../core/api/merchant.js';
-import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
+import { CheckFailedError, GatewayError, UsageError } from '../../core/errors.js';
 import { durationFlag as duration } from '../duration-flag.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { EXIT } from '../exit-codes.js';
+
 import { gatewayText, statusWord } from '../gateway-text.js';
-import { fitLine, rupiah } from '../output.js';
+import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { examples, RUN_DURATION_TIMEOUT, sendNothingFlags, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -50,15 +50,15 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
   const code = r.PaymentCode ?? r.PaymentNo;
   const lines = [
     // Lines that carry the gateway's free text wrap under their label on a narrow terminal.
-    fitLine(`trx ${gatewayText(r.TransactionId)} · `, `${badge} (${gatewayText(r.StatusDesc)}, code ${r.Status}) · ref ${gatewayText(r.ReferenceId)}`),
+    env.out.fitLine(`trx ${gatewayText(r.TransactionId)} · `, `${badge} (${gatewayText(r.StatusDesc)}, code ${r.Status}) · ref ${gatewayText(r.ReferenceId)}`),
     '',
     `  amount   ${rupiah(Number(r.Amount ?? 0))}   fee ${rupiah(Number(r.Fee ?? 0))}`,
-    fitLine('  method   ', `${gatewayText(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${gatewayText(code)}` : ''}`),
+    env.out.fitLine('  method   ', `${gatewayText(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${gatewayText(code)}` : ''}`),
     `  created  ${gatewayText(r.CreatedDate)} WIB`,
     `  expires  ${gatewayText(r.ExpiredDate)} WIB`,
     `  paid     ${r.SuccessDate ? `${gatewayText(r.SuccessDate)} WIB` : '-'}`,
     `  settled  ${r.SettlementDate ? `${gatewayText(r.SettlementDate)} WIB` : paid ? 'not yet' : '-'}`,
-    fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => gatewayText(v)).join(' · ') || '-'),
+    env.out.fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => gatewayText(v)).join(' · ') || '-'),
   ];
   env.out.out(lines.join('\n'));
   if (paid) {
@@ -102,15 +102,15 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
   let id = idOrReference;
   if (opts.reference || !/^\d{1,15}$/.test(idOrReference)) {
     const found = await findByReference(env, idOrReference);
-    if (found === null) return 0;
+    if (found === null) return 'ok';
     id = String(found);
   }
   if (!opts.wait) {
     const r = await fetchTransaction(env, id);
-    if (!r) return 0;
+    if (!r) return 'ok';
     if (out.json) out.data(r);
     else renderTransaction(env, r);
-    return 0;
+    return 'ok';
   }
   const signal = ctx.interrupts();
   const started = Date.now();
@@ -138,19 +138,21 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
     }
   };
   // The shared spinner: it leaves stdin alone, so Ctrl-C is SIGINT and stops the wait at once.
-  if (!(spin ? await withSpinner(env, `waiting for transaction ${id}`, poll) : await poll(() => undefined))) return 0;
+  if (!(spin ? await withSpinner(env, `waiting for transaction ${id}`, poll) : await poll(() => undefined))) return 'ok';
   last = last as TransactionRecord | null; // assigned inside poll(), which TypeScript's narrowing does not see
-  if (!last) return 0;
+  if (!last) return 'ok';
   const final = isFinalStatus(last.Status);
   const paid = isPaidStatus(last.Status, last.PaidStatus);
   if (out.json) out.data({ ...last, waited: { polls, ms: Date.now() - started, final, paid } });
   else renderTransaction(env, last);
-  if (signal.aborted && !final) return EXIT.interrupted;
+  if (signal.aborted && !final) return 'interrupted';
   if (!final) {
-    return out.fail(new NetworkError(`transaction ${id} is still ${statusWord(last)} after ${Math.round((Date.now() - started) / 1000)}s (--timeout)`, { hint: 'wait longer with --timeout 30m' }));
+    // Not a network error: every check was answered; the transaction is just not paid yet.
+    return out.fail(new CheckFailedError(`transaction ${id} is still ${statusWord(last)} after ${Math.round((Date.now() - started) / 1000)}s (--timeout)`, { hint: 'wait longer with --timeout 30m', code: 'ERR_WAIT_TIMEOUT' }));
   }
-  if (paid) return 0;
-  return out.fail(new GatewayError(200, `transaction ${id} ended ${statusWord(last)} (${gatewayText(last.StatusDesc)}), not paid`));
+  if (paid) return 'ok';
+  // Not a gateway error: the gateway answered; the transaction ended without being paid.
+  return out.fail(new CheckFailedError(`transaction ${id} ended ${statusWord(last)} (${gatewayText(last.StatusDesc)}), not paid`, { code: 'ERR_NOT_PAID' }));
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
@@ -162,7 +164,7 @@ const defineTransaction: Define = (program, bind) => {
       .option('--account <va>', 'a child account (child VA) of yours: its transaction')
       .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
       .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
-      .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 5)'),
+      .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 6)'),
   );
   RUN_DURATION_TIMEOUT.add(transaction);
   bind(examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus']), transactionCommand);

@@ -8,7 +8,6 @@ import { parseHttpUrl } from '../../core/http/serve.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import { escapeControl } from '../../core/terminal-text.js';
 import type { Handler } from '../command-env.js';
-import { fitLine } from '../output.js';
 import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
 import { Option, collect, examples, storeFlag, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -70,7 +69,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       if (!out.json) {
         const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
         // Wrapped to the terminal's width; the handler's answer is the sender's text: control characters escaped.
-        out.out(fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
+        out.out(out.fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
       }
     }
   } finally {
@@ -83,7 +82,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
     });
   }
   if (out.json) out.data(repeat === 1 ? results[0] : results);
-  return 0;
+  return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────

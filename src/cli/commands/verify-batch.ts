@@ -2,10 +2,10 @@ import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { captureHeader, decodeFormValue, detectBodyFormat, locateFormShape, MalformedPayloadError, parseCallbackBody } from '../../core/callback/parse.js';
+import { MalformedPayloadError } from '../../core/callback/parse.js';
 import { checkCallback } from '../../core/callback/check.js';
-import { canonicalizeCallback, type CallbackFields } from '../../core/signing/callback-canonical.js';
-import { formSignatureMatches, hmacHex, signaturesEqual } from '../../core/signing/callback-signature.js';
+import { CallbackVerifier, type CallbackVerification } from '../../core/callback/verifier.js';
+import type { CallbackFields } from '../../core/signing/callback-canonical.js';
 
 /** What the fast path makes of one JSONL line. Mismatches go on to diagnosis. */
 export type LineOutcome =
@@ -13,47 +13,27 @@ export type LineOutcome =
   | { line: number; kind: 'malformed'; reason: string }
   | { line: number; kind: 'mismatch'; fields: CallbackFields; received: string };
 
-/** Parses one `{headers, body}` line and checks its signature with one canonicalisation and one HMAC. */
-export function verifyLine(text: string, line: number, va: string): LineOutcome {
-  let fields: CallbackFields;
-  let headerSignature: string | undefined;
-  try {
-    const obj = JSON.parse(text) as { headers?: Record<string, unknown>; body?: unknown };
-    if (obj === null || typeof obj !== 'object' || typeof obj.body !== 'string') throw new MalformedPayloadError('the line is not a {headers, body} object');
-    // Only two headers matter here; reading them directly keeps the per-line cost down.
-    const contentType = captureHeader(obj.headers, 'content-type');
-    headerSignature = captureHeader(obj.headers, 'x-signature');
-    if (validRawForm(obj.body, contentType, headerSignature, va)) return { line, kind: 'valid' };
-    fields = parseCallbackBody(obj.body, contentType).fields;
-  } catch (err) {
-    return { line, kind: 'malformed', reason: err instanceof SyntaxError ? `not JSON: ${err.message}` : (err as Error).message };
-  }
-  const received = headerSignature ?? (typeof fields.signature === 'string' ? fields.signature : '');
-  if (received && signaturesEqual(hmacHex(va, canonicalizeCallback(fields)), received)) return { line, kind: 'valid' };
-  return { line, kind: 'mismatch', fields, received };
+/** A verifier for the batch: a capture's signature is its X-Signature header, else its body's `signature` field. */
+export function batchVerifier(): CallbackVerifier {
+  return new CallbackVerifier({ signatureFrom: 'header-or-body' });
 }
 
 /**
- * A form body with the names of a recent one whose signature (the header's, else its `signature`
- * field's) matches, checked from the raw body as the listener checks it (locateFormShape,
- * formSignatureMatches): what the general route would call valid. False for anything else, which
- * then takes the general route (and gets its report).
+ * Checks one `{headers, body}` line with the batch's verifier (the listener's check: the fast path
+ * for a form body of a recent shape, else parse, canonical form and one HMAC).
  */
-function validRawForm(body: string, contentType: string | undefined, headerSignature: string | undefined, va: string): boolean {
+export function verifyLine(text: string, line: number, va: string, verifier: CallbackVerifier): LineOutcome {
+  let v: CallbackVerification;
   try {
-    if (detectBodyFormat(body, contentType) !== 'form') return false;
-    const raw = locateFormShape(body);
-    if (raw === undefined) return false;
-    let received = headerSignature;
-    if (received === undefined) {
-      const i = raw.keys.indexOf('signature');
-      if (i < 0) return false;
-      received = decodeFormValue(body.slice(raw.bounds[2 * i], raw.bounds[2 * i + 1]));
-    }
-    return !!received && formSignatureMatches(raw.keys, body, raw.bounds, received, va) === true;
-  } catch {
-    return false;
+    const obj = JSON.parse(text) as { headers?: Record<string, unknown>; body?: unknown };
+    if (obj === null || typeof obj !== 'object' || typeof obj.body !== 'string') throw new MalformedPayloadError('the line is not a {headers, body} object');
+    v = verifier.verify(obj.body, obj.headers, va);
+  } catch (err) {
+    return { line, kind: 'malformed', reason: err instanceof SyntaxError ? `not JSON: ${err.message}` : (err as Error).message };
   }
+  if (v.verdict === 'valid') return { line, kind: 'valid' };
+  if (v.verdict === 'malformed') return { line, kind: 'malformed', reason: v.error instanceof Error ? v.error.message : String(v.error) };
+  return { line, kind: 'mismatch', fields: v.fields!, received: v.signature };
 }
 
 /**
@@ -78,7 +58,7 @@ export interface BatchResult {
 /** The fields and received signature of a mismatch (parsed again from its text when it came from a worker). */
 export function mismatchOf(f: Extract<Failure, { kind: 'mismatch' }>, va: string): { fields: CallbackFields; received: string } {
   if (!('text' in f)) return f;
-  const o = verifyLine(f.text, f.line, va);
+  const o = verifyLine(f.text, f.line, va, batchVerifier());
   if (o.kind !== 'mismatch') throw new Error(`line ${f.line} verified differently on the main thread (${o.kind})`);
   return o;
 }
@@ -94,12 +74,13 @@ export function isVariant(fields: CallbackFields, received: string, va: string):
  */
 export async function verifyStream(input: Readable, va: string, firstLine = 1): Promise<BatchResult & { lines: number }> {
   const result = { valid: 0, total: 0, others: [] as Failure[], lines: 0 };
+  const verifier = batchVerifier();
   const take = (raw: string) => {
     const line = firstLine + result.lines++;
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') return;
     result.total++;
-    const o = verifyLine(text, line, va);
+    const o = verifyLine(text, line, va, verifier);
     if (o.kind === 'valid') result.valid++;
     else result.others.push(o);
   };
@@ -200,7 +181,7 @@ function blockText(fd: number, size: number, blockBytes: number, block: number, 
  * `checkCallback` without a diagnosis (the summary needs that verdict for every failure past the
  * listed ones); `portable` keeps a mismatch as its text, to be posted from a worker thread.
  */
-function verifyBlock(text: string, block: number, va: string, portable: boolean): BlockResult {
+function verifyBlock(text: string, block: number, va: string, portable: boolean, verifier: CallbackVerifier): BlockResult {
   const r: BlockResult = { block, lines: 0, valid: 0, total: 0, others: [] };
   const n = text.length;
   let start = 0;
@@ -214,7 +195,7 @@ function verifyBlock(text: string, block: number, va: string, portable: boolean)
     // A capture starts with `{`; anything else may be a blank line.
     if (raw.charCodeAt(0) !== 123 && raw.trim() === '') continue;
     r.total++;
-    const o = verifyLine(raw, line, va);
+    const o = verifyLine(raw, line, va, verifier);
     if (o.kind === 'valid') r.valid++;
     else if (o.kind === 'malformed') r.others.push(o);
     else {
@@ -232,11 +213,12 @@ export function verifyBlocks(data: BatchWorkerData, portable: boolean): BlockRes
   const fd = openSync(data.path, 'r');
   try {
     const buf = Buffer.allocUnsafe(data.blockBytes + 1);
+    const verifier = batchVerifier();
     for (;;) {
       const block = Atomics.add(next, 0, 1);
       if (block * data.blockBytes >= data.size) break;
       const text = blockText(fd, data.size, data.blockBytes, block, buf);
-      if (text !== undefined) results.push(verifyBlock(text, block, data.va, portable));
+      if (text !== undefined) results.push(verifyBlock(text, block, data.va, portable, verifier));
     }
   } finally {
     closeSync(fd);

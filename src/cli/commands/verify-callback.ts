@@ -3,9 +3,10 @@ import { stat } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { fsError } from '../../core/fs-errors.js';
 import { checkCallback, type CallbackCheck } from '../../core/callback/check.js';
-import type { ParsedCallback } from '../../core/callback/parse.js';
+import type { ParsedCallback } from '../../core/callback/capture.js';
 import { BLOCKS_FROM_BYTES, isVariant, mismatchOf, verifyFileParallel, verifyStream, workersFor } from './verify-batch.js';
 import type { CommandEnv, Handler } from '../command-env.js';
+import type { Outcome } from '../exit-codes.js';
 import { readCallbackPayload } from '../callback-payload.js';
 import { callbackVa, diagnosisKeys } from '../callback-shared.js';
 import { examples, type Define } from '../command-kit.js';
@@ -64,11 +65,11 @@ export const verifyCallbackCommand: Handler<VerifyFlags> = async (env, file?: st
   let check = checkCallback(parsed.fields, sig.value, va);
   if (check.verdict === 'invalid') check = checkCallback(parsed.fields, sig.value, va, { diagnose: true, otherKeys: await diagnosisKeys(env) });
   render(env, check, sig.from);
-  return check.verdict === 'invalid' ? 6 : 0;
+  return check.verdict === 'invalid' ? 'signature' : 'ok';
 };
 
 /** `--jsonl FILE`: verifies one `{headers, body}` capture per line, streaming. */
-async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<number> {
+async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<Outcome> {
   const va = await callbackVa(env);
   const keys = await diagnosisKeys(env);
   let size: number | undefined;
@@ -116,7 +117,7 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
     if (failed > failures.length) env.out.out(c.dim(`… and ${failed - failures.length} more failures not listed`));
     env.out.out(`${counts.total} captures: ${c.green(`${counts.valid} valid`)}${counts.validVariant ? `, ${counts.validVariant} valid with an undocumented encoding` : ''}, ${failed ? c.red(`${counts.invalid} invalid`) : '0 invalid'}, ${counts.malformed} malformed`);
   }
-  return failed > 0 ? 6 : 0;
+  return failed > 0 ? 'signature' : 'ok';
 }
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

@@ -1,6 +1,5 @@
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
-import { table } from '../output.js';
 import { examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
 
@@ -16,12 +15,12 @@ export const whoamiCommand: Handler = async (env) => {
   };
   if (env.out.json) {
     env.out.data(info);
-    return 0;
+    return 'ok';
   }
   const row = (label: string, s: { value: unknown; origin: string } | null) => [label, s ? String(s.value) : '(not set)', s ? env.out.c.dim(s.origin) : ''];
-  env.out.out(table([row('profile', info.profile), row('environment', info.env), row('base URL', info.baseUrl), row('VA', info.va), row('API key', info.apiKey)]));
+  env.out.out(env.out.table([row('profile', info.profile), row('environment', info.env), row('base URL', info.baseUrl), row('VA', info.va), row('API key', info.apiKey)]));
   if (!cfg.va || !cfg.apiKey) env.out.info(`hint: no credentials for ${cfg.env.value}; run \`paycli config init\` or set PAYCLI_VA and PAYCLI_API_KEY`);
-  return 0;
+  return 'ok';
 };
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────

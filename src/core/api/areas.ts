@@ -1,7 +1,6 @@
 import { UsageError } from '../errors.js';
 
 export type AreaLevel = 'province' | 'city' | 'district' | 'village';
-export const AREA_LEVELS: readonly AreaLevel[] = ['province', 'city', 'district', 'village'];
 
 /** A region row (docs/gateway.md, "Base URLs"). */
 export interface Region {
@@ -10,8 +9,6 @@ export interface Region {
   postal_code?: string | null;
 }
 
-/** The child level of each parent level. */
-export const CHILD_OF: Record<AreaLevel, AreaLevel | undefined> = { province: 'city', city: 'district', district: 'village', village: undefined };
 /** The level whose code each lookup takes. */
 export const PARENT_OF: Record<AreaLevel, AreaLevel | undefined> = { province: undefined, city: 'province', district: 'city', village: 'district' };
 

@@ -34,10 +34,9 @@ const ENCODINGS = VARIATIONS.filter((v) => v.undocumentedEncoding);
  * Verifies a callback signature with the merchant VA. A match through an undocumented encoding
  * of the gateway (non-ASCII raw, null as null) is `valid-variant`: authentic, but worth a warning.
  * With `{ diagnose: true }`, a mismatch is explained (within a budget). A missing or empty VA
- * throws MissingVaError. The 4th argument may also be the list of other keys (older form).
+ * throws MissingVaError.
  */
-export function checkCallback(fields: CallbackFields, received: string, va: string | undefined, options: CheckCallbackOptions | readonly CandidateKey[] = {}, legacy: CheckCallbackOptions = {}): CallbackCheck {
-  const o: CheckCallbackOptions = Array.isArray(options) ? { ...legacy, otherKeys: options as readonly CandidateKey[] } : (options as CheckCallbackOptions);
+export function checkCallback(fields: CallbackFields, received: string, va: string | undefined, o: CheckCallbackOptions = {}): CallbackCheck {
   const key = requireVa(va);
   const v = verifyCallback({ fields, signature: received, va: key });
   if (v.valid) return { verdict: 'valid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: 'signature matches the canonical JSON signed with the merchant VA' };

@@ -1,40 +1,29 @@
 import { UsageError } from '../errors.js';
 import type { CallbackFields, CallbackValue } from '../signing/callback-canonical.js';
-import { attachPhpShape, fitsInt64, isPhpIntKey } from '../signing/php-values.js';
+import { attachPhpShape, isPhpIntKey } from '../signing/php-values.js';
 import { decodeFormValue } from './form-value.js';
+import { readPhpJsonObject, scanJson } from './php-json-reader.js';
 
 export { decodeFormValue } from './form-value.js';
 
 /** A callback body or capture that cannot be read. Exit 2 in the CLI; 400 in the listener. */
 export class MalformedPayloadError extends UsageError {
   constructor(message: string, hint?: string) {
-    super(message, { hint });
+    super(message, { hint, code: 'ERR_MALFORMED_PAYLOAD' });
     this.name = 'MalformedPayloadError';
   }
 }
 
 export type BodyFormat = 'form' | 'json';
 
-export interface ParsedCallback {
-  fields: CallbackFields;
-  format: BodyFormat;
-  /** Header names lower-cased; empty when the input was a bare body. */
-  headers: Record<string, string>;
-  /** The raw body text as received. */
-  body: string;
-  /** X-Signature from the headers, when present. */
-  headerSignature?: string;
-}
 
+/** A name or value decoded (decodeFormValue); a malformed escape is an error naming the pair. */
 function decodeComponent(text: string, pair: number, part: 'name' | 'value'): string {
-  const plus = text.indexOf('+') >= 0 ? text.replaceAll('+', ' ') : text;
-  if (plus.indexOf('%') < 0) return plus;
-  try {
-    return decodeURIComponent(plus);
-  } catch {
-    const bad = /%(?![0-9a-fA-F]{2})|%[0-9a-fA-F]{2}/.exec(plus);
-    throw new MalformedPayloadError(`invalid percent-encoding in the ${part} of pair ${pair}${bad ? ` near "${plus.slice(bad.index, bad.index + 6)}"` : ''}`);
-  }
+  const decoded = decodeFormValue(text);
+  if (decoded !== undefined) return decoded;
+  const plus = text.replaceAll('+', ' ');
+  const bad = /%(?![0-9a-fA-F]{2})|%[0-9a-fA-F]{2}/.exec(plus);
+  throw new MalformedPayloadError(`invalid percent-encoding in the ${part} of pair ${pair}${bad ? ` near "${plus.slice(bad.index, bad.index + 6)}"` : ''}`);
 }
 
 /** PHP's `max_input_vars`: parse_str reads this many pairs and ignores the rest. */
@@ -158,148 +147,17 @@ function registerPhpVariable(fields: Record<string, string | PhpArray>, rawName:
  * lists, `a[k]` and `a[b][c]` nested arrays, `.` and space in names become `_`, only the first
  * 1 000 pairs count. A malformed percent-escape is an error (PHP would keep it literally).
  * `fromFile`: a file's final line break is not part of the body (an editor adds one); a body from
- * the network is taken byte for byte, as PHP takes it.
- * (One pass with indexOf: this runs for every request `paycli listen` receives.)
+ * the network is taken byte for byte, as PHP takes it. This is the reference parse: the fast path
+ * of callback/verifier.ts reads bodies of known names without it, and the tests compare the two.
  */
 export function parseFormBody(body: string, options: { fromFile?: boolean } = {}): CallbackFields {
   if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
   const end = !options.fromFile ? body.length : body.endsWith('\r\n') ? body.length - 2 : body.endsWith('\n') ? body.length - 1 : body.length;
-  const text = end === body.length ? body : body.slice(0, end);
-  // The whole body decoded in one call when that is safe (see decodedAtOnce): then a known shape's
-  // values are read from it as they are, without a decodeURIComponent call per value.
-  let source = text;
-  let decoded = false;
-  if (text.indexOf('%') < 0) {
-    if (text.indexOf('+') >= 0) source = text.replaceAll('+', ' ');
-    decoded = true;
-  } else if (!ESCAPED_SEPARATOR.test(text)) {
-    try {
-      source = decodeURIComponent(text.indexOf('+') < 0 ? text : text.replaceAll('+', ' '));
-      decoded = true;
-    } catch {
-      // Some pair does not decode: the pairwise parse names it.
-      return parseFormPairs(text, true) as CallbackFields;
-    }
-  }
-  for (let i = 0; i < shapes.length; i++) {
-    const known = readByShape(source, shapes[i]!, !decoded);
-    if (known === undefined) continue;
-    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
-    return known as CallbackFields;
-  }
-  return (decoded ? parseFormPairs(source, false) : (decodedAtOnce(text) ?? parseFormPairs(text, true))) as CallbackFields;
+  return parseFormPairs(end === body.length ? body : body.slice(0, end)) as CallbackFields;
 }
 
-/**
- * A fast route for a body from the network, without decoding anything: the remembered names of a
- * body whose raw names are exactly one of them (a remembered name is its own encoding), and where
- * each raw value lies in it:
- * value i is `body.slice(bounds[2i], bounds[2i + 1])`, still encoded (decodeFormValue decodes it as
- * parseFormBody would). Moves the remembered shapes as parseFormBody does. Undefined otherwise.
- */
-export function locateFormShape(body: string): { keys: readonly string[]; bounds: number[] } | undefined {
-  for (let i = 0; i < shapes.length; i++) {
-    const keys = shapes[i]!;
-    const bounds = boundsByShape(body, keys);
-    if (bounds === undefined) continue;
-    if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
-    return { keys, bounds };
-  }
-  return undefined;
-}
-
-/** Where each value of a body whose names are exactly `keys`, in order, lies (value i at [bounds[2i], bounds[2i + 1])); undefined otherwise. */
-function boundsByShape(body: string, keys: string[]): number[] | undefined {
-  const bounds = new Array<number>(keys.length * 2);
-  const end = body.length;
-  let start = 0;
-  for (let i = 0; i < keys.length; i++) {
-    if (start > end) return undefined;
-    let amp = body.indexOf('&', start);
-    if (amp < 0) amp = end;
-    const key = keys[i]!;
-    const eq = start + key.length;
-    if (eq >= amp || body.charCodeAt(eq) !== 61 /* = */ || !body.startsWith(key, start)) return undefined;
-    bounds[2 * i] = eq + 1;
-    bounds[2 * i + 1] = amp;
-    start = amp + 1;
-  }
-  return start > end ? bounds : undefined;
-}
-
-/**
- * The reference parse: every pair split on the raw body, then decoded on its own. parseFormBody
- * takes faster routes to the same fields; the tests compare them with this one.
- */
-export function parseFormBodyPairwise(body: string): CallbackFields {
-  if (body.trim() === '') throw new MalformedPayloadError('the form body is empty');
-  return parseFormPairs(body, true) as CallbackFields;
-}
-
-/** An escaped `&` or `=`: decoding the whole body at once would turn it into a separator. */
-const ESCAPED_SEPARATOR = /%(?:26|3[dD])/;
-
-/**
- * The fields of a body decoded in one `decodeURIComponent` call instead of two per pair (the
- * listener's hot path: ≈2× faster for a typical callback). Decoding is local to each `%XX` run and
- * `+`, so when the body holds no escaped `&` or `=`, splitting the decoded text gives the same
- * names and values as decoding each part. Undefined when that does not hold or the body does not
- * decode: the pairwise parse then finds the pair to blame.
- */
-function decodedAtOnce(body: string): Record<string, string | PhpArray | CallbackValue> | undefined {
-  if (body.indexOf('%') < 0) return parseFormPairs(body.indexOf('+') < 0 ? body : body.replaceAll('+', ' '), false);
-  if (ESCAPED_SEPARATOR.test(body)) return undefined;
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(body.indexOf('+') < 0 ? body : body.replaceAll('+', ' '));
-  } catch {
-    return undefined;
-  }
-  return parseFormPairs(decoded, false);
-}
-
-/**
- * Key lists of recent form bodies whose names were all plain (no `[`, `.`, space, NUL, `%` or `+`;
- * each once), most recent first. A raw body with the same names in the same order is read against
- * such a list: its names are compared in place (a plain name is its own encoding), the list's own
- * strings become the keys, which V8 has already interned (a new name string costs a hash and a
- * string-table lookup on every insertion), and only the values holding `%` or `+` are decoded.
- */
-const shapes: string[][] = [];
-const MAX_SHAPES = 8;
-const MAX_SHAPE_KEYS = 256;
-
-/**
- * The fields of a body whose names are exactly `keys`, in order; undefined otherwise, and when a
- * value does not decode (the pairwise parse then names the pair). `decode`: the body is raw, each
- * value still has to be decoded; otherwise the body was decoded as a whole (no escaped `&` or `=`
- * in it, so its separators are the raw body's, and a plain name is the same before and after).
- */
-function readByShape(body: string, keys: string[], decode: boolean): Record<string, string> | undefined {
-  const bounds = boundsByShape(body, keys);
-  if (bounds === undefined) return undefined;
-  const fields = Object.create(null) as Record<string, string>;
-  for (let i = 0; i < keys.length; i++) {
-    const raw = body.slice(bounds[2 * i], bounds[2 * i + 1]);
-    const value = decode ? decodeFormValue(raw) : raw;
-    if (value === undefined) return undefined;
-    fields[keys[i]!] = value;
-  }
-  return fields;
-}
-
-/** Remembers the names of a body read pair by pair when they were all plain and distinct. */
-function rememberShape(fields: Record<string, unknown>, pairs: number): void {
-  const keys = Object.keys(fields);
-  if (keys.length !== pairs || keys.length > MAX_SHAPE_KEYS) return;
-  for (const k of keys) if (/[[. \0=&%+]/.test(k)) return;
-  for (const known of shapes) if (known.length === keys.length && known.every((k, i) => k === keys[i])) return;
-  shapes.unshift(keys);
-  if (shapes.length > MAX_SHAPES) shapes.pop();
-}
-
-/** The pairs of a form body (`decode`: each part still has to be percent-decoded). */
-function parseFormPairs(body: string, decode: boolean): Record<string, string | PhpArray | CallbackValue> {
+/** The pairs of a form body, each name and value percent-decoded on its own. */
+function parseFormPairs(body: string): Record<string, string | PhpArray | CallbackValue> {
   const fields = Object.create(null) as Record<string, string | PhpArray>;
   const end = body.length;
   let nested = false;
@@ -312,8 +170,8 @@ function parseFormPairs(body: string, decode: boolean): Record<string, string | 
       if (eq > amp) eq = -1;
       const rawValue = eq < 0 ? '' : body.slice(eq + 1, amp);
       const rawKey = body.slice(start, eq < 0 ? amp : eq);
-      const value = decode && rawValue !== '' ? decodeComponent(rawValue, n, 'value') : rawValue;
-      const key = decode ? decodeComponent(rawKey, n, 'name') : rawKey;
+      const value = rawValue !== '' ? decodeComponent(rawValue, n, 'value') : rawValue;
+      const key = decodeComponent(rawKey, n, 'name');
       if (key.indexOf('[') >= 0) {
         nested = true;
         registerPhpVariable(fields, key, value);
@@ -325,181 +183,9 @@ function parseFormPairs(body: string, decode: boolean): Record<string, string | 
   }
   if (nested) {
     for (const k in fields) if (fields[k] instanceof PhpArray) (fields as Record<string, CallbackValue>)[k] = fromPhpArray(fields[k]);
-  } else rememberShape(fields, n - 1);
+  }
   for (const _ in fields) return fields;
   throw new MalformedPayloadError('the form body has no fields');
-}
-
-/**
- * One pass over a JSON text, outside its strings: the deepest nesting, and whether JSON.parse
- * would lose what PHP keeps (a number with a fraction or exponent, an integer of 16 digits or
- * more, an object inside the top-level one, whose key order PHP keeps).
- */
-function scanJson(text: string): { depth: number; exact: boolean } {
-  let depth = 0;
-  let max = 0;
-  let exact = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      // Skip the string: the next quote not escaped by an odd run of backslashes.
-      let j = i;
-      for (;;) {
-        j = text.indexOf('"', j + 1);
-        if (j < 0) return { depth: max, exact }; // unterminated: JSON.parse reports it
-        let k = j - 1;
-        while (text.charCodeAt(k) === 92) k--;
-        if ((j - 1 - k) % 2 === 0) break;
-      }
-      i = j;
-    } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      depth++;
-      if (depth > max) max = depth;
-      if (c === 123 && depth > 1) exact = false;
-    } else if (c === 125 || c === 93) depth--;
-    else if (c === 45 || (c >= 48 && c <= 57)) {
-      let j = i + 1;
-      let digits = c === 45 ? 0 : 1;
-      for (; j < text.length; j++) {
-        const d = text.charCodeAt(j);
-        if (d >= 48 && d <= 57) digits++;
-        else if (d === 46 || d === 101 || d === 69 || d === 43 || d === 45) exact = false;
-        else break;
-      }
-      if (digits >= 16) exact = false;
-      i = j - 1;
-    }
-  }
-  return { depth: max, exact };
-}
-
-const LITERALS: readonly [string, CallbackValue][] = [
-  ['true', true],
-  ['false', false],
-  ['null', null],
-];
-
-/** A JSON reader that keeps what PHP's json_decode keeps: integer or double, exact 64-bit integers, key order. */
-class PhpJsonReader {
-  i = 0;
-  constructor(readonly text: string) {}
-
-  fail(what: string): never {
-    throw new MalformedPayloadError(`the JSON body does not parse: ${what} at position ${this.i}`);
-  }
-
-  ws(): void {
-    const t = this.text;
-    while (this.i < t.length) {
-      const c = t.charCodeAt(this.i);
-      if (c === 32 || c === 9 || c === 10 || c === 13) this.i++;
-      else break;
-    }
-  }
-
-  value(holder: { numbers?: Map<string, 'float' | string> }, key: string): CallbackValue {
-    this.ws();
-    const t = this.text;
-    const c = t[this.i];
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
-    if (c === '"') return this.string();
-    for (const [word, literal] of LITERALS) {
-      if (t.startsWith(word, this.i)) {
-        this.i += word.length;
-        return literal;
-      }
-    }
-    const m = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
-    m.lastIndex = this.i;
-    const r = m.exec(t);
-    if (!r) this.fail('unexpected character');
-    this.i = m.lastIndex;
-    const n = Number(r[0]);
-    if (r[1] !== undefined || r[2] !== undefined || !fitsInt64(r[0])) {
-      holder.numbers ??= new Map();
-      holder.numbers.set(key, 'float');
-    } else if (!Number.isSafeInteger(n)) {
-      holder.numbers ??= new Map();
-      holder.numbers.set(key, r[0]);
-    }
-    return n;
-  }
-
-  string(): string {
-    const t = this.text;
-    let j = this.i;
-    for (;;) {
-      j = t.indexOf('"', j + 1);
-      if (j < 0) this.fail('unterminated string');
-      let k = j - 1;
-      while (t.charCodeAt(k) === 92) k--;
-      if ((j - 1 - k) % 2 === 0) break;
-    }
-    let s: string;
-    try {
-      s = JSON.parse(t.slice(this.i, j + 1)) as string;
-    } catch {
-      this.fail('bad string');
-    }
-    this.i = j + 1;
-    return s;
-  }
-
-  array(): CallbackValue[] {
-    this.i++;
-    const out: CallbackValue[] = [];
-    const shape: { numbers?: Map<string, 'float' | string> } = {};
-    this.ws();
-    if (this.text[this.i] === ']') {
-      this.i++;
-      return out;
-    }
-    for (;;) {
-      out.push(this.value(shape, String(out.length)));
-      this.ws();
-      const c = this.text[this.i++];
-      if (c === ']') break;
-      if (c !== ',') this.fail('expected , or ]');
-    }
-    if (shape.numbers) attachPhpShape(out, shape);
-    return out;
-  }
-
-  /** An object, as PHP's array: a list when its keys are 0, 1, 2, … in order. */
-  object(top = false): CallbackValue {
-    this.i++;
-    const a = new Map<string, CallbackValue>();
-    const shape: { numbers?: Map<string, 'float' | string> } = {};
-    this.ws();
-    if (this.text[this.i] === '}') this.i++;
-    else {
-      for (;;) {
-        this.ws();
-        if (this.text[this.i] !== '"') this.fail('expected a key');
-        const key = this.string();
-        this.ws();
-        if (this.text[this.i++] !== ':') this.fail('expected :');
-        shape.numbers?.delete(key);
-        a.set(key, this.value(shape, key));
-        this.ws();
-        const c = this.text[this.i++];
-        if (c === '}') break;
-        if (c !== ',') this.fail('expected , or }');
-      }
-    }
-    const keys = [...a.keys()];
-    if (!top && keys.every((k, i) => k === String(i))) {
-      const list = keys.map((k) => a.get(k)!);
-      if (shape.numbers) attachPhpShape(list, shape);
-      return list;
-    }
-    const obj = Object.create(null) as Record<string, CallbackValue>;
-    for (const k of keys) obj[k] = a.get(k)!;
-    const order = Object.keys(obj).some((k, i) => k !== keys[i]) ? keys : undefined;
-    if (order || shape.numbers) attachPhpShape(obj, { ...(order ? { order } : {}), ...(shape.numbers ? { numbers: shape.numbers } : {}) });
-    return obj;
-  }
 }
 
 /**
@@ -520,10 +206,12 @@ export function parseJsonBody(body: string): CallbackFields {
     throw new MalformedPayloadError('the JSON body is not an object of callback fields');
   }
   if (scan.exact) return value as CallbackFields;
-  const reader = new PhpJsonReader(body);
-  reader.ws();
-  const fields = reader.object(true);
-  return fields as CallbackFields;
+  try {
+    return readPhpJsonObject(body) as CallbackFields;
+  } catch (err) {
+    if (err instanceof SyntaxError) throw new MalformedPayloadError(`the JSON body does not parse: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Picks the body format from a Content-Type header, or sniffs it from the body. */
@@ -540,70 +228,3 @@ export function parseCallbackBody(body: string, contentType?: string, options: {
   return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body, options), format };
 }
 
-/** One header of a `{headers, body}` capture, by case-insensitive name. */
-export function captureHeader(headers: Record<string, unknown> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  const direct = headers[name];
-  if (typeof direct === 'string') return direct;
-  for (const k in headers) {
-    if (k.length === name.length && k.toLowerCase() === name) {
-      const v = headers[k];
-      return Array.isArray(v) ? v.map(String).join(', ') : v === undefined || v === null ? undefined : String(v);
-    }
-  }
-  return undefined;
-}
-
-function lowerHeaders(headers: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || v === null) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.map(String).join(', ') : String(v);
-  }
-  return out;
-}
-
-/** Builds the parsed form of a `{headers, body}` capture (the event store and `--jsonl` lines). */
-export function parseCaptureObject(capture: { headers?: Record<string, unknown>; body?: unknown }, options: { fromFile?: boolean } = {}): ParsedCallback {
-  if (typeof capture.body !== 'string') throw new MalformedPayloadError('the capture has no "body" string');
-  const headers = lowerHeaders(capture.headers ?? {});
-  const { fields, format } = parseCallbackBody(capture.body, headers['content-type'], options);
-  return { fields, format, headers, body: capture.body, headerSignature: headers['x-signature'] };
-}
-
-const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d(\.\d)?\r?$/;
-
-/** Parses a raw HTTP request capture (a file): request line, headers, blank line, body (CRLF or LF). */
-export function parseHttpCapture(text: string): ParsedCallback {
-  const lines = text.split('\n');
-  if (!REQUEST_LINE.test(lines[0] ?? '')) throw new MalformedPayloadError('line 1 is not an HTTP request line (METHOD PATH HTTP/1.1)');
-  const headers: Record<string, string> = {};
-  let i = 1;
-  for (; i < lines.length; i++) {
-    const line = lines[i]!.replace(/\r$/, '');
-    if (line === '') break;
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new MalformedPayloadError(`line ${i + 1} of the capture is not a header (Name: value)`);
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  if (i >= lines.length) throw new MalformedPayloadError('the capture has no blank line between headers and body');
-  const body = lines.slice(i + 1).join('\n');
-  return parseCaptureObject({ headers, body }, { fromFile: true });
-}
-
-/**
- * Reads any supported input: a JSON body, a form body, a raw HTTP capture, or a `{headers, body}`
- * object. A body's own `signature` field is kept in `fields` (canonicalisation drops it).
- */
-export function parseCallbackInput(text: string): ParsedCallback {
-  const trimmed = text.replace(/^\uFEFF/, '');
-  if (REQUEST_LINE.test(trimmed.split('\n')[0] ?? '')) return parseHttpCapture(trimmed);
-  if (/^\s*[{[]/.test(trimmed)) {
-    const fields = parseJsonBody(trimmed);
-    if (typeof fields.body === 'string' && fields.headers !== null && typeof fields.headers === 'object' && !Array.isArray(fields.headers)) {
-      return parseCaptureObject(fields as { headers: Record<string, unknown>; body: string });
-    }
-    return { fields, format: 'json', headers: {}, body: trimmed };
-  }
-  return { fields: parseFormBody(trimmed, { fromFile: true }), format: 'form', headers: {}, body: trimmed };
-}

@@ -3,15 +3,16 @@ import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import type { CallbackStatus } from '../payment-rules.js';
 import { buildCallbackFields } from './build.js';
+import { deepFreeze } from '../freeze.js';
 
 /** Every field name a gateway callback may carry (docs/gateway.md ("Callbacks") and the further fields it lists). */
-export const CALLBACK_FIELD_NAMES: readonly string[] = [
+export const CALLBACK_FIELD_NAMES: readonly string[] = deepFreeze([
   'trx_id', 'sid', 'reference_id', 'status', 'status_code', 'sub_total', 'total', 'amount', 'fee', 'paid_off', 'created_at',
   'expired_at', 'paid_at', 'settlement_status', 'transaction_status_code', 'is_escrow', 'system_notes', 'via', 'channel',
   'payment_no', 'va', 'buyer_name', 'buyer_email', 'buyer_phone', 'additional_info', 'url',
   'status_desc', 'merchant', 'merchant_name', 'product', 'quantity', 'trscode', 'unique_code', 'settlement_date',
   'expired_time', 'expired_unix', 'is_refund', 'is_sandbox', 'referenceId',
-];
+]);
 
 export interface SampleOptions {
   status: CallbackStatus;

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-
-export type Env = Record<string, string | undefined>;
+import type { Env } from '../env.js';
 
 function xdg(env: Env, name: string, homedir: string, fallback: string[]): string {
   const base = env[name];

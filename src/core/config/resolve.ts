@@ -1,7 +1,10 @@
 import { AuthError, UsageError } from '../errors.js';
 import { BASE_URLS, ENVIRONMENTS, lineOf, parseSetting, type Environment, type Settings, type UserConfig } from './profiles.js';
-import type { Env } from './paths.js';
+import type { Env } from '../env.js';
 import { isLoopbackUrl } from '../http/loopback.js';
+import { isOfficialProduction, OFFICIAL_PRODUCTION_BASE_URL, targetsProduction } from './production.js';
+
+export { isProductionHostUrl, OFFICIAL_PRODUCTION_BASE_URL, targetsProduction } from './production.js';
 
 /** The emulator's documented default merchant (used with `--env local` when nothing is configured). */
 export const EMULATOR_DEFAULT_VA = '1179000899';
@@ -66,39 +69,6 @@ function findSecretKey(value: unknown, path: string[] = [], depth = 0): string[]
     if (inner) return inner;
   }
   return undefined;
-}
-
-/** The official base URL of production: the only one a production request goes to unasked. */
-export const OFFICIAL_PRODUCTION_BASE_URL = 'https://my.ipaymu.com/api';
-
-/** Whether a base URL is the official production one (same origin, path /api). */
-function isOfficialProduction(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'https:' && u.hostname.toLowerCase() === 'my.ipaymu.com' && (u.port === '' || u.port === '443') && u.pathname.replace(/\/+$/, '') === '/api';
-  } catch {
-    return false;
-  }
-}
-/** The production gateway's host (gateway docs: production https://my.ipaymu.com, sandbox https://sandbox.ipaymu.com). */
-const PRODUCTION_HOST = new URL(OFFICIAL_PRODUCTION_BASE_URL).hostname;
-
-/** Whether a URL points at the production gateway's host, whatever its scheme, port or path. */
-export function isProductionHostUrl(url: string): boolean {
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/\.$/, '') === PRODUCTION_HOST;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether this run's requests reach production: by where they go as much as by the environment's
- * name. The default environment with `--base-url https://my.ipaymu.com/api` is production too.
- * The one rule behind every confirmation (Session.guardProduction).
- */
-export function targetsProduction(config: Pick<ResolvedConfig, 'env' | 'baseUrl'>): boolean {
-  return config.env.value === 'production' || isProductionHostUrl(config.baseUrl.value);
 }
 
 const ENV_NAMES: Record<keyof Settings | 'profile', string> = {
@@ -243,7 +213,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   // repository's) cannot choose it, as it cannot choose production's base URL: real buyers' data
   // and payment notices would go to whatever host the file names. A flag, PAYCLI_NOTIFY_URL and
   // the user's own profile can; the project's value is skipped, and the warning says so.
-  const production = targetsProduction({ env: { value: environment, origin: '' }, baseUrl });
+  const production = targetsProduction({ env: { value: environment }, baseUrl });
   const notifyUrl = pick('notifyUrl', (source) => source !== 'project' || !production);
   const projectNotify = project.settings.notifyUrl;
   if (production && projectNotify !== undefined && notifyUrl?.origin !== 'flag --notify-url' && notifyUrl?.origin !== `env ${ENV_NAMES.notifyUrl}`) {

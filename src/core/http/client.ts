@@ -6,7 +6,7 @@ import { readPrefix, WHOLE_ANSWER_MAX_BYTES } from './bounded-read.js';
 
 /** The largest gateway answer the API client reads (whole, it is parsed); a larger one is an error. */
 export const API_ANSWER_MAX_BYTES = WHOLE_ANSWER_MAX_BYTES;
-import type { Env } from '../config/paths.js';
+import type { Env } from '../env.js';
 
 export interface HttpRequest {
   method: string;

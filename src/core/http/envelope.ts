@@ -76,6 +76,7 @@ function malformed(res: HttpResponse, url: string, what: string, expectation: En
   const ref = expectation.paymentReferenceId;
   return new NetworkError(`malformed response from ${url}: HTTP ${res.status} with ${what}${withExcerpt && res.text.length > 0 ? `: ${excerpt(res.text)}` : ''}`, {
     hint: ref ? paymentMayExistHint(ref, expectation.paymentDay) : res.status >= 500 ? 'the gateway or a proxy in between failed; try again later' : 'check --base-url: it must point at the API root including /api',
+    code: 'ERR_MALFORMED_RESPONSE',
   });
 }
 

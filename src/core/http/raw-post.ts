@@ -2,15 +2,6 @@ import { request as httpRequest, type Agent, type IncomingHttpHeaders } from 'no
 import { request as httpsRequest } from 'node:https';
 import { ANSWER_PREFIX_BYTES, readPrefix } from './bounded-read.js';
 
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'proxy-connection', 'upgrade', 'te', 'trailer']);
-
-/** A received request's headers (lower-cased names) without the hop-by-hop ones, ready to send on. */
-export function endToEndHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k)) out[k] = v;
-  return out;
-}
-
 /** One phrase for a failed `sendRaw`: its timeout message already names the limit. */
 export function describeSendError(err: unknown): string {
   const e = err as NodeJS.ErrnoException;

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { checkCallback } from '../callback/check.js';
-import { callbackSignatureMatches, formSignatureMatches } from '../signing/callback-signature.js';
-import { decodeFormValue, detectBodyFormat, locateFormShape, parseCallbackBody } from '../callback/parse.js';
+import { CallbackVerifier, type CallbackSummary, NO_SUMMARY } from '../callback/verifier.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import { serve } from '../http/serve.js';
 import type { CandidateKey } from '../signing/variants.js';
@@ -20,7 +19,7 @@ export interface ListenerEvent {
   type: 'request';
   event: StoredEvent;
   /** Parsed fields useful for display. */
-  summary: { trx_id: string | null; status: string | null; via: string | null; channel: string | null; amount: string | null };
+  summary: CallbackSummary;
   /** The first --forward-to target's result (its answer was mirrored); the others come through `onForward`. */
   forwards: ForwardResult[];
   /** False when the store could not take the request: it was answered 503 and is not in the store. */
@@ -95,16 +94,6 @@ function isUiPath(url: string, prefix: string): boolean {
   return url.startsWith(prefix) || url === prefix.slice(0, -1) || url.startsWith(`${prefix.slice(0, -1)}?`);
 }
 
-function str(v: unknown): string | null {
-  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
-}
-
-/** A located form shape's decoded value for a name (what `str(fields[name])` gives for its fields), null without the name, undefined when it does not decode. */
-function rawValue(raw: { keys: readonly string[]; bounds: readonly number[] }, body: string, name: string): string | null | undefined {
-  const i = raw.keys.indexOf(name);
-  return i < 0 ? null : decodeFormValue(body.slice(raw.bounds[2 * i], raw.bounds[2 * i + 1]));
-}
-
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -129,8 +118,6 @@ interface Outcome {
   close: boolean;
 }
 
-/** The summary of a request whose body was not parsed (copied before it is handed out). */
-const NO_SUMMARY: ListenerEvent['summary'] = Object.freeze({ trx_id: null, status: null, via: null, channel: null, amount: null });
 
 const PLAIN = 'text/plain; charset=utf-8';
 const OK_TEXT = '{"status":"OK"}';
@@ -159,6 +146,8 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   const forwardTimeoutMs = options.forwardTimeoutMs ?? 10_000;
   const store = options.store ?? null;
   const seen = new Set<string>();
+  // The listener's own verifier: its remembered form shapes and buffers live as long as it does.
+  const callbacks = new CallbackVerifier();
   const summary: ListenerSummary = { total: 0, valid: 0, 'valid-variant': 0, invalid: 0, malformed: 0, duplicates: 0, unstored: 0 };
   // A retry of a callback acknowledged by an earlier run is found in the store (an index lookup).
   if (store) await store.prepare();
@@ -277,12 +266,7 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
       return o;
     }
     const signature = headers['x-signature'];
-    // A valid form callback with the names of a recent one: checked from its raw body (no values
-    // decoded but the summary's, no canonical text made). Anything else takes the general route.
-    if (!validRawForm(o, body, ct, signature)) {
-      const early = verifyGeneral(o, body, ct, signature);
-      if (early) return o;
-    }
+    if (verifySignature(o, body, headers)) return o;
     o.key = retryKey(o.summary.trx_id, o.summary.status, signature!);
     o.duplicate = seen.has(o.key) || (store?.acknowledged(o.summary.trx_id, o.key) ?? false);
     if (!o.duplicate) seen.add(o.key);
@@ -294,59 +278,37 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   }
 
   /**
-   * A form body whose raw names are those of a recent body, with a signature that matches: its
-   * summary and verdict set in `o` (true). False, with `o` untouched, for anything else.
-   */
-  function validRawForm(o: Outcome, body: string, ct: string, signature: string | undefined): boolean {
-    if (signature === undefined || signature.trim() === '') return false;
-    try {
-      if (detectBodyFormat(body, ct) !== 'form') return false;
-      const raw = locateFormShape(body);
-      if (raw === undefined) return false;
-      const summary = { trx_id: rawValue(raw, body, 'trx_id'), status: rawValue(raw, body, 'status'), via: rawValue(raw, body, 'via'), channel: rawValue(raw, body, 'channel'), amount: rawValue(raw, body, 'amount') };
-      if (summary.trx_id === undefined || summary.status === undefined || summary.via === undefined || summary.channel === undefined || summary.amount === undefined) return false;
-      if (formSignatureMatches(raw.keys, body, raw.bounds, signature, options.va) !== true) return false;
-      o.summary = summary as ListenerEvent['summary'];
-      o.verdict = 'valid';
-      return true;
-    } catch {
-      return false; // the general route meets the same trouble and reports it
-    }
-  }
-
-  /**
-   * The general route: parse, then check. True when `o` is final (malformed, invalid, …); false for
+   * The check of the body (callbacks.verify: the fast path or the reference one), then, for a
+   * mismatch, checkCallback's diagnosis. True when `o` is final (malformed, invalid, …); false for
    * an accepted callback, whose key is still to be made.
    */
-  function verifyGeneral(o: Outcome, body: string, ct: string, signature: string | undefined): boolean {
+  function verifySignature(o: Outcome, body: string, headers: Record<string, string>): boolean {
     try {
-      const fields = parseCallbackBody(body, ct).fields;
-      o.fields = fields;
-      o.summary = { trx_id: str(fields.trx_id), status: str(fields.status), via: str(fields.via), channel: str(fields.channel), amount: str(fields.amount) };
-    } catch (err) {
-      // MalformedPayloadError, but also whatever else a hostile body provokes (RangeError, …): 400, stored.
-      o.reason = errorText(err);
-      o.text = `malformed callback: ${o.reason}\n`;
-      return true;
-    }
-    if (signature === undefined || signature.trim() === '') {
-      [o.verdict, o.reason] = ['invalid', 'missing X-Signature header'];
-      o.text = 'invalid signature: missing X-Signature header\n';
-      return true;
-    }
-    try {
-      // A valid callback needs one canonical form, one HMAC and one comparison of bytes; only the
-      // others get checkCallback's report (variants, other keys, the reason).
-      if (callbackSignatureMatches(o.fields as never, signature, options.va)) o.verdict = 'valid';
-      else {
-        const check = checkCallback(o.fields as never, signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
-        o.verdict = check.verdict;
-        o.variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
-        o.reason = check.verdict === 'valid' ? null : check.reason;
-        if (check.verdict === 'invalid') {
-          o.text = `invalid signature: ${check.reason}\n`;
-          return true;
-        }
+      const v = callbacks.verify(body, headers, options.va);
+      o.fields = v.fields;
+      o.summary = v.summary;
+      if (v.verdict === 'malformed') {
+        o.reason = errorText(v.error);
+        o.text = `malformed callback: ${o.reason}\n`;
+        return true;
+      }
+      if (v.verdict === 'unsigned') {
+        [o.verdict, o.reason] = ['invalid', 'missing X-Signature header'];
+        o.text = 'invalid signature: missing X-Signature header\n';
+        return true;
+      }
+      if (v.verdict === 'valid') {
+        o.verdict = 'valid';
+        return false;
+      }
+      // Only a mismatch gets checkCallback's report (variants, other keys, the reason).
+      const check = checkCallback(v.fields!, v.signature, options.va, { diagnose: true, otherKeys: options.otherKeys ?? [] });
+      o.verdict = check.verdict;
+      o.variant = check.verdict === 'valid-variant' ? (check.diagnosis?.id ?? null) : null;
+      o.reason = check.verdict === 'valid' ? null : check.reason;
+      if (check.verdict === 'invalid') {
+        o.text = `invalid signature: ${check.reason}\n`;
+        return true;
       }
     } catch (err) {
       o.verdict = 'malformed';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../http/read-body.js';
 import { checkCallback, type CallbackCheck } from '../callback/check.js';
-import { parseCaptureObject } from '../callback/parse.js';
+import { parseCaptureObject } from '../callback/capture.js';
 import { actionRefusal, esc, layout, LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { CandidateKey } from '../signing/variants.js';

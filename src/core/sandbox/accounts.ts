@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../config/resolve.js';
+import { deepFreeze } from '../freeze.js';
 
 /** A merchant known to the emulator. */
 export interface SandboxAccount {
@@ -15,7 +16,7 @@ export interface SandboxAccount {
   parent?: string;
 }
 
-export const DEFAULT_ACCOUNT: SandboxAccount = { va: EMULATOR_DEFAULT_VA, apiKey: EMULATOR_DEFAULT_API_KEY, active: true, name: 'Paycli Sandbox Store', callbackFormat: 'form' };
+export const DEFAULT_ACCOUNT: SandboxAccount = deepFreeze({ va: EMULATOR_DEFAULT_VA, apiKey: EMULATOR_DEFAULT_API_KEY, active: true, name: 'Paycli Sandbox Store', callbackFormat: 'form' });
 
 /** Reads `--accounts FILE`: a JSON array of {va, apiKey, active?, name?, callbackFormat?, closeApi?, parent?}. */
 export async function readAccountsFile(path: string): Promise<SandboxAccount[]> {

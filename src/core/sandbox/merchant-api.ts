@@ -2,21 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Journal } from '../journal.js';
-import { CHANNEL_NAMES, channelsOf, METHOD_NAMES } from '../payment-rules.js';
+import { CHANNEL_NAMES, channelsOf, contactError, METHOD_NAMES } from '../payment-rules.js';
+import { parseRedirectRequest } from './redirect-request.js';
+import { locationOf } from './validate.js';
 import { actingAccount, type SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { StoreError } from './log.js';
 import { normalizePhoneIfMobile } from '../phone.js';
-import { contactError, isWebUrl, locationOf } from './validate.js';
 import { renderChoicePage } from './redirect-page.js';
 import type { SandboxState, Transaction } from './state.js';
-import { envelope } from './views.js';
+import { envelope, jsonObjectBody } from './views.js';
 import { transferNet } from './close-api.js';
 import type { RedirectSession } from './redirect-session.js';
 
 export type { RedirectSession };
+
+const present = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 export interface MerchantApiDeps {
   state: SandboxState;
@@ -26,133 +29,6 @@ export interface MerchantApiDeps {
   dataDir?: string;
   /** Marks a transaction paid (journalled, callback queued), as the buyer on a page does. */
   pay: (t: Transaction) => Promise<{ ok: boolean; status?: number; message?: string }>;
-}
-
-const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 };
-const present = (v: unknown) => v !== undefined && v !== null && v !== '';
-
-function numberish(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v)) return Number(v);
-  return undefined;
-}
-
-function stringOf(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-
-/**
- * Validates a redirect-payment body (`POST /api/v2/payment`) as the official clients send it: items
- * as `product`/`qty`/`price` arrays (numbers or numeric strings: the Node SDK and the docs send
- * strings), buyer as `name`/`email`/`phone` or `buyerName`/… (the PHP SDK sends both), `null` for
- * absent, `notifyUrl` required; `returnUrl`/`cancelUrl`/`description` optional (the SDKs send them
- * only when set).
- */
-export function parseRedirectRequest(body: Record<string, unknown>, va: string, sid: string, now: number): { ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> } {
-  const errors: Record<string, string[]> = {};
-  const add = (f: string, m: string): void => {
-    errors[f] = [...(errors[f] ?? []), m];
-  };
-  const list = (f: string): unknown[] | undefined => {
-    const v = body[f];
-    if (!present(v)) return undefined;
-    return Array.isArray(v) ? v : [v];
-  };
-  const products = list('product');
-  const qtys = list('qty');
-  const prices = list('price');
-  const descriptions = list('description');
-  const images = list('imageUrl');
-  for (const [f, v] of [['product', products], ['qty', qtys], ['price', prices]] as const) if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
-  const items: RedirectSession['items'] = [];
-  if (products && qtys && prices) {
-    if (qtys.length !== products.length || prices.length !== products.length) add('product', 'product, qty dan price harus sama panjang.');
-    products.forEach((p, i) => {
-      const qty = numberish(qtys[i]);
-      const price = numberish(prices[i]);
-      if (typeof p !== 'string' || p.trim() === '') add(`product.${i}`, `product.${i} wajib diisi.`);
-      if (qty === undefined || qty <= 0 || !Number.isInteger(qty)) add(`qty.${i}`, `qty.${i} harus berupa angka lebih dari 0.`);
-      if (price === undefined || price <= 0) add(`price.${i}`, `price.${i} harus berupa angka lebih dari 0.`);
-      const d = descriptions?.[i];
-      const img = images?.[i];
-      if (img !== undefined && img !== null && img !== '' && (typeof img !== 'string' || !isWebUrl(img))) add(`imageUrl.${i}`, `imageUrl.${i} harus berupa URL.`);
-      items.push({ product: String(p), qty: qty ?? 0, price: price ?? 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}), ...(typeof img === 'string' && isWebUrl(img) ? { imageUrl: img } : {}) });
-    });
-  }
-  const url = (f: string, required: boolean): string | undefined => {
-    const v = body[f];
-    if (!present(v)) {
-      if (required) add(f, `${f} wajib diisi.`);
-      return undefined;
-    }
-    if (typeof v !== 'string' || !isWebUrl(v)) {
-      add(f, `${f} harus berupa URL.`);
-      return undefined;
-    }
-    return v;
-  };
-  const notifyUrl = url('notifyUrl', true);
-  const returnUrl = url('returnUrl', false);
-  const cancelUrl = url('cancelUrl', false);
-  let method: string | undefined;
-  if (present(body.paymentMethod)) {
-    if (typeof body.paymentMethod !== 'string' || !METHOD_NAMES.includes(body.paymentMethod)) add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
-    else method = body.paymentMethod;
-  }
-  let lang: 'id' | 'en' | undefined;
-  if (present(body.lang)) {
-    if (body.lang !== 'id' && body.lang !== 'en') add('lang', 'lang harus id atau en.');
-    else lang = body.lang;
-  }
-  let expired = 24;
-  if (present(body.expired)) {
-    const e = numberish(body.expired);
-    if (e === undefined || e <= 0) add('expired', 'expired harus berupa angka lebih dari 0.');
-    else expired = e;
-  }
-  let unit = 'hours';
-  if (present(body.expiredType)) {
-    if (typeof body.expiredType !== 'string' || !(body.expiredType in UNIT_MS)) add('expiredType', 'expiredType harus seconds, minutes, hours atau days.');
-    else unit = body.expiredType;
-  }
-  // The buyer's phone and e-mail, when sent, are checked as direct payment checks them.
-  const buyerField = (k: 'name' | 'phone' | 'email'): [string, string | undefined] => {
-    const long = `buyer${k[0]!.toUpperCase()}${k.slice(1)}`;
-    const v = stringOf(body[long]);
-    return v !== undefined ? [long, v] : [k, stringOf(body[k])];
-  };
-  for (const k of ['phone', 'email'] as const) {
-    const [field, v] = buyerField(k);
-    const bad = v === undefined ? undefined : contactError(k, v, field);
-    if (bad) add(field, bad);
-  }
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  const phone = buyerField('phone')[1];
-  const amount = Math.round(items.reduce((s, it) => s + it.qty * it.price, 0));
-  return {
-    ok: true,
-    session: {
-      sid,
-      merchantVa: va,
-      createdAt: now,
-      expiresAt: now + expired * UNIT_MS[unit]!,
-      amount,
-      items,
-      buyer: {
-        name: stringOf(body.buyerName) ?? stringOf(body.name) ?? '',
-        phone: phone === undefined ? '' : normalizePhoneIfMobile(phone),
-        email: stringOf(body.buyerEmail) ?? stringOf(body.email) ?? '',
-      },
-      notifyUrl: notifyUrl!,
-      returnUrl,
-      cancelUrl,
-      referenceId: stringOf(body.referenceId) ?? '',
-      method,
-      comments: stringOf(body.comments),
-      ...(lang ? { lang } : {}),
-      ...(stringOf(body.pickupArea) ? { pickupArea: stringOf(body.pickupArea) } : {}),
-    },
-  };
 }
 
 type SessionRecord = { t: 'session'; s: RedirectSession };
@@ -304,7 +180,7 @@ export class MerchantApi {
       envelope(res, 405, 'method not allowed', null);
       return true;
     }
-    const json = parseBody(body, res);
+    const json = jsonObjectBody(body, res, '{}');
     if (!json) return true;
     const invalid = (errors: Record<string, string[]>, message = 'error - invalid request'): true => {
       envelope(res, 400, message, null, { Error: errors });
@@ -403,17 +279,6 @@ export class MerchantApi {
   async close(): Promise<void> {
     await this.journal?.close();
   }
-}
-
-function parseBody(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(body.toString('utf8') || '{}') as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch {
-    /* answered below */
-  }
-  envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
-  return undefined;
 }
 
 /** The 404 of every route the emulator does not implement. */

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { FieldErrors } from '../payment-rules.js';
-import { readPaymentRequest, type PaymentRequest } from './validate.js';
+import type { PaymentRequest } from './validate.js';
 import type { SandboxAccount } from './accounts.js';
 import type { Transaction } from './state.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
-
-export type CreateResult = { ok: true; txn: Transaction } | { ok: false; errors: FieldErrors };
 
 /** Builds the transaction of a checked direct-payment request (not yet stored). */
 export function buildTransaction(req: PaymentRequest, account: SandboxAccount, id: number, now: number): Transaction {
@@ -35,8 +32,3 @@ export function buildTransaction(req: PaymentRequest, account: SandboxAccount, i
   };
 }
 
-/** Reads, checks and builds in one step (for tests and tools); the server reserves the id in between. */
-export function createTransaction(raw: Record<string, unknown>, account: SandboxAccount, id: number, now: number): CreateResult {
-  const read = readPaymentRequest(raw);
-  return read.ok ? { ok: true, txn: buildTransaction(read.request, account, id, now) } : read;
-}

@@ -18,7 +18,7 @@ import { lookupRegions, type RegionIndex } from './regions.js';
 import type { SandboxState } from './state.js';
 import type { Transitions } from './transitions.js';
 import { readPaymentRequest } from './validate.js';
-import { envelope, paymentData, sendJson, transactionView } from './views.js';
+import { envelope, jsonObjectBody, paymentData, sendJson, transactionView } from './views.js';
 
 export interface RouteDeps {
   state: SandboxState;
@@ -51,17 +51,6 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     const result = authenticate(req, signed, byVa);
     if (typeof result !== 'string') return result;
     envelope(res, 401, result, null);
-    return undefined;
-  }
-
-  function parseJson(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
-    try {
-      const v = JSON.parse(body.toString('utf8') || 'null') as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      /* answered below */
-    }
-    envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
     return undefined;
   }
 
@@ -110,12 +99,12 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       if (!account) return;
       if (codRoute(method, path)) {
         // COD logistics (cod-routes.ts): every path of the gateway's three sources.
-        const params = parseJson(body.length === 0 ? Buffer.from('{}') : body, res);
+        const params = jsonObjectBody(body, res, '{}');
         if (params) await codLogistics(cod, res, method, path, params, account);
         return;
       }
       if (CLOSE_ROUTES.includes(path.replace(/\/+$/, ''))) {
-        const params = parseJson(body.length === 0 ? Buffer.from('{}') : body, res);
+        const params = jsonObjectBody(body, res, '{}');
         if (params) await closeApi(close, res, path, method, params, account);
         return;
       }
@@ -148,7 +137,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       envelope(res, 405, 'method not allowed', null);
       return;
     }
-    const json = parseJson(body, res);
+    const json = jsonObjectBody(body, res, 'null');
     if (!json) return;
     // A payment for one of the caller's child accounts (`account`), or the caller's own.
     const acting = actingAccount(account, json.account, byVa);

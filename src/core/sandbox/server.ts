@@ -13,12 +13,13 @@ import { isLoopbackHost, LiveHub } from '../dashboard/html.js';
 import { isDashboardPath, type DashboardContext } from './dashboard.js';
 import { createRouter } from './routes.js';
 import { Transitions, type ResendResult, type StoreErrorEvent, type TransitionEvent, type TransitionResult } from './transitions.js';
+import { deepFreeze } from '../freeze.js';
 
 export { transactionView } from './views.js';
 export type { ResendResult, StoreErrorEvent, TransitionEvent, TransitionResult } from './transitions.js';
 export type { LockOwner } from './datadir.js';
 
-export const DEFAULT_RETRY_SCHEDULE = [500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000];
+export const DEFAULT_RETRY_SCHEDULE = deepFreeze([500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000]);
 
 export interface SandboxOptions {
   /** Port; 4010 by default, 0 for any free port. */

@@ -1,4 +1,4 @@
-import { CHANNEL_NAMES, METHOD_NAMES, channelsOf, type FieldErrors } from '../payment-rules.js';
+import { CHANNEL_NAMES, METHOD_NAMES, channelsOf, contactError, dimension, expiry, isAbsent, PAYMENT_LIMITS as LIMITS, quantity, rupiahAmount, type FieldErrors, type RuleResult } from '../payment-rules.js';
 import type { Shipment } from './state.js';
 
 /**
@@ -11,19 +11,9 @@ import type { Shipment } from './state.js';
  * - QRIS takes channel `qris` as well as `mpm`; `expiredType` takes `seconds` too;
  * - numbers may come as numeric strings (the PHP and Node SDKs send `"100000"`).
  * Amounts are whole Rupiah within `LIMITS`; an expiry is a whole number of its unit and at most
- * `LIMITS.maxExpiryMs` long. Anything else is a 400 in the gateway's shape, never a wrong payment.
+ * `LIMITS.maxExpiryMs` long (the rules: payment-rules.ts, shared with redirect payments and
+ * `paycli pay`). Anything else is a 400 in the gateway's shape, never a wrong payment.
  */
-export const LIMITS = {
-  maxAmount: 999_999_999_999,
-  maxQty: 1_000_000,
-  maxDimension: 1_000_000,
-  maxExpiryMs: 366 * 86_400_000,
-  maxText: 255,
-  maxUrl: 2048,
-} as const;
-
-export const EXPIRY_UNITS_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000 };
-
 /** Channels the gateway takes beyond the documented table, per method. */
 const EXTRA_CHANNELS: Record<string, string[]> = { qris: ['qris'] };
 
@@ -47,161 +37,189 @@ export interface PaymentRequest {
 
 export type ReadResult = { ok: true; request: PaymentRequest } | { ok: false; errors: FieldErrors };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PHONE = /^(\+62|62|0)\d{6,14}$/;
-const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
+/** A request body being read: its fields (`null` dropped: absent) and the field errors so far. */
+class BodyReader {
+  readonly body: Record<string, unknown> = {};
+  readonly errors: FieldErrors = {};
+
+  constructor(raw: Record<string, unknown>) {
+    for (const [k, v] of Object.entries(raw)) if (v !== null) this.body[k] = v;
+  }
+
+  add(field: string, message: string): void {
+    (this.errors[field] ??= []).push(message);
+  }
+
+  /** A text field (a number is taken as its text), at most `max` characters. */
+  text(field: string, required: boolean, max: number = LIMITS.maxText): string | undefined {
+    const v = this.body[field];
+    if (isAbsent(v)) {
+      if (required) this.add(field, `${field} wajib diisi.`);
+      return undefined;
+    }
+    if (typeof v !== 'string' && typeof v !== 'number') {
+      this.add(field, `${field} harus berupa teks.`);
+      return undefined;
+    }
+    const s = String(v);
+    if (s.length > max) this.add(field, `${field} maksimal ${max} karakter.`);
+    return s;
+  }
+
+  /** A rule's value, or its message added under `field`. */
+  checked(field: string, r: RuleResult): number | undefined {
+    if (r.ok) return r.value;
+    this.add(field, r.message);
+    return undefined;
+  }
+
+  /** Whether a field whose name matches has an error. */
+  hasErrorIn(fields: RegExp): boolean {
+    return Object.keys(this.errors).some((k) => fields.test(k));
+  }
+}
+
+/** The buyer and the merchant's own fields: names, contact, notify URL, reference, comments. */
+function readBuyer(r: BodyReader) {
+  const name = r.text('name', true);
+  const phone = r.text('phone', true);
+  const email = r.text('email', true);
+  const notifyUrl = r.text('notifyUrl', true, LIMITS.maxUrl);
+  const referenceId = r.text('referenceId', false) ?? '';
+  const comments = r.text('comments', false);
+  const badEmail = email === undefined ? undefined : contactError('email', email);
+  if (badEmail) r.add('email', badEmail);
+  const badPhone = phone === undefined ? undefined : contactError('phone', phone);
+  if (badPhone) r.add('phone', badPhone);
+  if (notifyUrl !== undefined && !isWebUrl(notifyUrl)) r.add('notifyUrl', 'notifyUrl harus berupa URL.');
+  return { name, phone, email, notifyUrl, referenceId, comments };
+}
+
+/** The method and channel (QRIS also takes channel `qris`). */
+function readChannel(r: BodyReader): { method: unknown; channel: string | undefined } {
+  const method = r.body.paymentMethod;
+  let channel: string | undefined;
+  if (isAbsent(method)) r.add('paymentMethod', 'paymentMethod wajib diisi.');
+  else if (typeof method !== 'string' || !METHOD_NAMES.includes(method)) r.add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
+  if (isAbsent(r.body.paymentChannel)) r.add('paymentChannel', 'paymentChannel wajib diisi.');
+  else if (typeof method === 'string' && METHOD_NAMES.includes(method)) {
+    const allowed = [...channelsOf(method), ...(EXTRA_CHANNELS[method] ?? [])];
+    if (typeof r.body.paymentChannel !== 'string' || !allowed.includes(r.body.paymentChannel)) {
+      r.add('paymentChannel', `paymentChannel tidak valid untuk ${method}. Pilihan: ${allowed.join(', ')}.`);
+    } else channel = r.body.paymentChannel;
+  }
+  return { method, channel };
+}
+
+/** The amount: whole Rupiah within the limit. */
+function readAmount(r: BodyReader): number | undefined {
+  if (isAbsent(r.body.amount)) {
+    r.add('amount', 'amount wajib diisi.');
+    return undefined;
+  }
+  return r.checked('amount', rupiahAmount('amount', r.body.amount));
+}
+
+/** The expiry and who bears the fee. */
+function readTerms(r: BodyReader): { expiresInMs: number; feeDirection: 'MERCHANT' | 'BUYER' } {
+  let expiresInMs = 0;
+  const expires = expiry(r.body.expired, r.body.expiredType);
+  if (expires.ok) expiresInMs = expires.ms;
+  else for (const [f, messages] of Object.entries(expires.errors)) for (const m of messages) r.add(f, m);
+  let feeDirection: 'MERCHANT' | 'BUYER' = 'MERCHANT';
+  if (!isAbsent(r.body.feeDirection)) {
+    const fd = String(r.body.feeDirection).toUpperCase();
+    if (fd !== 'MERCHANT' && fd !== 'BUYER') r.add('feeDirection', 'feeDirection tidak valid. Pilihan: MERCHANT, BUYER.');
+    else feeDirection = fd;
+  }
+  return { expiresInMs, feeDirection };
+}
+
+/** Items: required for COD only; when any is sent, all three arrays must be, with equal lengths. */
+function readItems(r: BodyReader, cod: boolean): PaymentRequest['items'] {
+  const itemFields = ['product', 'qty', 'price'];
+  const items: PaymentRequest['items'] = [];
+  if (!cod && itemFields.every((f) => isAbsent(r.body[f]))) return items;
+  const arrays: Record<string, unknown[]> = {};
+  for (const f of itemFields) {
+    const v = r.body[f];
+    if (isAbsent(v)) r.add(f, `${f} wajib diisi.`);
+    else if (!Array.isArray(v)) r.add(f, `${f} harus berupa array.`);
+    else arrays[f] = v;
+  }
+  const products = arrays.product;
+  if (products) {
+    if (products.some((p) => typeof p !== 'string' || p.trim() === '')) r.add('product', 'product harus berupa teks.');
+    for (const f of ['qty', 'price']) if (arrays[f] && arrays[f]!.length !== products.length) r.add(f, `${f} harus berjumlah sama dengan product.`);
+  }
+  const qtys = (arrays.qty ?? []).map((q, i) => r.checked(`qty.${i}`, quantity(`qty.${i}`, q)));
+  const prices = (arrays.price ?? []).map((p, i) => r.checked(`price.${i}`, rupiahAmount(`price.${i}`, p)));
+  if (products && !r.hasErrorIn(/^(product|qty|price)/)) products.forEach((p, i) => items.push({ product: String(p), qty: qtys[i]!, price: prices[i]! }));
+  return items;
+}
+
+/** COD: dimensions (kg, cm; required except height, checked wherever sent) and the delivery area and address. */
+function readDelivery(r: BodyReader, cod: boolean, items: PaymentRequest['items']): Shipment | undefined {
+  for (const f of ['weight', 'width', 'height', 'length']) {
+    const v = r.body[f];
+    if (isAbsent(v)) {
+      if (cod && f !== 'height') r.add(f, `${f} wajib diisi.`);
+      continue;
+    }
+    if (!Array.isArray(v)) {
+      r.add(f, `${f} harus berupa array.`);
+      continue;
+    }
+    if (Array.isArray(r.body.product) && v.length !== r.body.product.length) r.add(f, `${f} harus berjumlah sama dengan product.`);
+    v.forEach((x, i) => r.checked(`${f}.${i}`, dimension(`${f}.${i}`, x)));
+  }
+  return cod ? codShipment(r, items) : undefined;
+}
 
 /**
- * A buyer's phone or e-mail checked as direct payment checks it: the gateway's Indonesian error for
- * `field` (`phone tidak valid.`), or undefined when it is valid. The hosted redirect page uses it too.
+ * A COD payment's shipping fields. The gateway's docs table (`cod.en.mdx`, `direct-payment.en.mdx`)
+ * marks `deliveryArea`, `deliveryAddress`, `shipping` and `shippingService` required for COD; its
+ * Postman collection calls `shipping`/`shippingService` "conditional — from API Shipping Calculate"
+ * and sends `pickupArea` too. `deliveryArea` is a 5-digit postal code in the docs and an area id of
+ * the COD area search in the collection (`17473`): both are taken.
  */
-export function contactError(kind: 'phone' | 'email', value: string, field: string = kind): string | undefined {
-  const ok = kind === 'email' ? EMAIL.test(value) : PHONE.test(value.replace(/[\s-]/g, ''));
-  return ok ? undefined : `${field} tidak valid.`;
-}
-
-function absent(v: unknown): boolean {
-  return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
-}
-
-/** A number from a JSON number or a numeric string; NaN for anything else. */
-function num(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && NUMERIC.test(v)) return Number(v);
-  return Number.NaN;
+function codShipment(r: BodyReader, items: PaymentRequest['items']): Shipment | undefined {
+  const area = r.text('deliveryArea', true);
+  const address = r.text('deliveryAddress', true);
+  const shipping = r.text('shipping', true);
+  const service = r.text('shippingService', true);
+  const pickupArea = r.text('pickupArea', false);
+  const pickupAddress = r.text('pickupAddress', false);
+  for (const [f, v] of [['deliveryArea', area], ['pickupArea', pickupArea]] as const) {
+    if (v !== undefined && !/^\d{1,12}$/.test(v)) r.add(f, `${f} harus berupa kode pos atau id area.`);
+  }
+  const weights = Array.isArray(r.body.weight) ? r.body.weight.map((w) => (typeof w === 'number' ? w : typeof w === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(w) ? Number(w) : Number.NaN)) : [];
+  const weightKg = items.reduce((sum, it, i) => sum + (Number.isFinite(weights[i]) ? weights[i]! : 0) * it.qty, 0);
+  if (area === undefined || address === undefined || shipping === undefined || service === undefined) return undefined;
+  return {
+    shipping: shipping.toUpperCase(), shippingService: service.toUpperCase(), deliveryArea: area, deliveryAddress: address,
+    ...(pickupArea !== undefined ? { pickupArea } : {}), ...(pickupAddress !== undefined ? { pickupAddress } : {}), weightKg,
+  };
 }
 
 /** Reads and checks a direct-payment body; field errors in the gateway's Indonesian wording. */
 export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
-  const body: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== null) body[k] = v;
-  const errors: FieldErrors = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
-
-  const text = (field: string, required: boolean, max: number = LIMITS.maxText): string | undefined => {
-    const v = body[field];
-    if (absent(v)) {
-      if (required) add(field, `${field} wajib diisi.`);
-      return undefined;
-    }
-    if (typeof v !== 'string' && typeof v !== 'number') {
-      add(field, `${field} harus berupa teks.`);
-      return undefined;
-    }
-    const s = String(v);
-    if (s.length > max) add(field, `${field} maksimal ${max} karakter.`);
-    return s;
-  };
-  /** A whole number in [min, max]; numeric strings accepted. */
-  const whole = (field: string, v: unknown, min: number, max: number): number | undefined => {
-    const n = num(v);
-    if (!Number.isFinite(n)) add(field, `${field} harus berupa angka.`);
-    else if (!Number.isInteger(n)) add(field, `${field} harus berupa bilangan bulat.`);
-    else if (n < min) add(field, `${field} minimal ${min}.`);
-    else if (n > max) add(field, `${field} maksimal ${max}.`);
-    else return n;
-    return undefined;
-  };
-
-  const name = text('name', true);
-  const phone = text('phone', true);
-  const email = text('email', true);
-  const notifyUrl = text('notifyUrl', true, LIMITS.maxUrl);
-  const referenceId = text('referenceId', false) ?? '';
-  const comments = text('comments', false);
-  const badEmail = email === undefined ? undefined : contactError('email', email);
-  if (badEmail) add('email', badEmail);
-  const badPhone = phone === undefined ? undefined : contactError('phone', phone);
-  if (badPhone) add('phone', badPhone);
-  if (notifyUrl !== undefined && !isWebUrl(notifyUrl)) add('notifyUrl', 'notifyUrl harus berupa URL.');
-
-  let amount: number | undefined;
-  if (absent(body.amount)) add('amount', 'amount wajib diisi.');
-  else amount = whole('amount', body.amount, 1, LIMITS.maxAmount);
-
-  const method = body.paymentMethod;
-  let channel: string | undefined;
-  if (absent(method)) add('paymentMethod', 'paymentMethod wajib diisi.');
-  else if (typeof method !== 'string' || !METHOD_NAMES.includes(method)) add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
-  if (absent(body.paymentChannel)) add('paymentChannel', 'paymentChannel wajib diisi.');
-  else if (typeof method === 'string' && METHOD_NAMES.includes(method)) {
-    const allowed = [...channelsOf(method), ...(EXTRA_CHANNELS[method] ?? [])];
-    if (typeof body.paymentChannel !== 'string' || !allowed.includes(body.paymentChannel)) {
-      add('paymentChannel', `paymentChannel tidak valid untuk ${method}. Pilihan: ${allowed.join(', ')}.`);
-    } else channel = body.paymentChannel;
-  }
-
-  let unitMs = EXPIRY_UNITS_MS.hours!;
-  if (!absent(body.expiredType)) {
-    const unit = String(body.expiredType);
-    if (typeof body.expiredType !== 'string' || !(unit in EXPIRY_UNITS_MS)) add('expiredType', `expiredType tidak valid. Pilihan: ${Object.keys(EXPIRY_UNITS_MS).join(', ')}.`);
-    else unitMs = EXPIRY_UNITS_MS[unit]!;
-  }
-  let expiresInMs = 24 * EXPIRY_UNITS_MS.hours!;
-  if (!absent(body.expired)) {
-    const maxUnits = Math.floor(LIMITS.maxExpiryMs / unitMs);
-    const n = whole('expired', body.expired, 1, maxUnits);
-    if (n !== undefined) expiresInMs = n * unitMs;
-  }
-
-  let feeDirection: 'MERCHANT' | 'BUYER' = 'MERCHANT';
-  if (!absent(body.feeDirection)) {
-    const fd = String(body.feeDirection).toUpperCase();
-    if (fd !== 'MERCHANT' && fd !== 'BUYER') add('feeDirection', 'feeDirection tidak valid. Pilihan: MERCHANT, BUYER.');
-    else feeDirection = fd;
-  }
-
-  // Items: required for COD only; when any is sent, all three must be, with equal lengths.
+  const r = new BodyReader(raw);
+  // Read in the order the gateway lists its errors.
+  const buyer = readBuyer(r);
+  const amount = readAmount(r);
+  const { method, channel } = readChannel(r);
+  const { expiresInMs, feeDirection } = readTerms(r);
   const cod = method === 'cod';
-  const itemFields = ['product', 'qty', 'price'];
-  const sentItems = itemFields.some((f) => !absent(body[f]));
-  const items: PaymentRequest['items'] = [];
-  if (cod || sentItems) {
-    const arrays: Record<string, unknown[]> = {};
-    for (const f of itemFields) {
-      const v = body[f];
-      if (absent(v)) add(f, `${f} wajib diisi.`);
-      else if (!Array.isArray(v)) add(f, `${f} harus berupa array.`);
-      else arrays[f] = v;
-    }
-    const products = arrays.product;
-    if (products) {
-      if (products.some((p) => typeof p !== 'string' || p.trim() === '')) add('product', 'product harus berupa teks.');
-      for (const f of ['qty', 'price']) if (arrays[f] && arrays[f]!.length !== products.length) add(f, `${f} harus berjumlah sama dengan product.`);
-    }
-    const qtys = (arrays.qty ?? []).map((q, i) => whole(`qty.${i}`, q, 1, LIMITS.maxQty));
-    const prices = (arrays.price ?? []).map((p, i) => whole(`price.${i}`, p, 1, LIMITS.maxAmount));
-    if (products && Object.keys(errors).every((k) => !/^(product|qty|price)/.test(k))) {
-      products.forEach((p, i) => items.push({ product: String(p), qty: qtys[i]!, price: prices[i]! }));
-    }
-  }
-  // COD dimensions (kg, cm): required for COD except height; checked wherever they are sent.
-  for (const f of ['weight', 'width', 'height', 'length']) {
-    const v = body[f];
-    if (absent(v)) {
-      if (cod && f !== 'height') add(f, `${f} wajib diisi.`);
-      continue;
-    }
-    if (!Array.isArray(v)) {
-      add(f, `${f} harus berupa array.`);
-      continue;
-    }
-    if (Array.isArray(body.product) && v.length !== body.product.length) add(f, `${f} harus berjumlah sama dengan product.`);
-    v.forEach((x, i) => {
-      const n = num(x);
-      if (!Number.isFinite(n) || n <= 0 || n > LIMITS.maxDimension) add(`${f}.${i}`, `${f}.${i} harus berupa angka lebih dari 0.`);
-    });
-  }
-  let shipment: Shipment | undefined;
-  if (cod) shipment = codShipment(body, text, add, items);
-
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const items = readItems(r, cod);
+  const shipment = readDelivery(r, cod, items);
+  if (Object.keys(r.errors).length > 0) return { ok: false, errors: r.errors };
   return {
     ok: true,
     request: {
-      name: name!, phone: phone!, email: email!, amount: amount!, notifyUrl: notifyUrl!, method: method as string, channel: channel!,
+      name: buyer.name!, phone: buyer.phone!, email: buyer.email!, amount: amount!, notifyUrl: buyer.notifyUrl!, method: method as string, channel: channel!,
       channelName: channel === 'qris' ? 'QRIS' : (CHANNEL_NAMES[channel!] ?? channel!),
-      expiresInMs, referenceId, comments, feeDirection, items, ...(shipment ? { shipment } : {}),
+      expiresInMs, referenceId: buyer.referenceId, comments: buyer.comments, feeDirection, items, ...(shipment ? { shipment } : {}),
     },
   };
 }
@@ -227,30 +245,4 @@ export function isWebUrl(text: string): boolean {
 export function locationOf(url: string | undefined): string | undefined {
   if (url === undefined || !isWebUrl(url)) return undefined;
   return new URL(url).href;
-}
-
-/**
- * A COD payment's shipping fields. The gateway's docs table (`cod.en.mdx`, `direct-payment.en.mdx`)
- * marks `deliveryArea`, `deliveryAddress`, `shipping` and `shippingService` required for COD; its
- * Postman collection calls `shipping`/`shippingService` "conditional — from API Shipping Calculate"
- * and sends `pickupArea` too. `deliveryArea` is a 5-digit postal code in the docs and an area id of
- * the COD area search in the collection (`17473`): both are taken.
- */
-function codShipment(body: Record<string, unknown>, text: (f: string, required: boolean) => string | undefined, add: (f: string, m: string) => void, items: PaymentRequest['items']): Shipment | undefined {
-  const area = text('deliveryArea', true);
-  const address = text('deliveryAddress', true);
-  const shipping = text('shipping', true);
-  const service = text('shippingService', true);
-  const pickupArea = text('pickupArea', false);
-  const pickupAddress = text('pickupAddress', false);
-  for (const [f, v] of [['deliveryArea', area], ['pickupArea', pickupArea]] as const) {
-    if (v !== undefined && !/^\d{1,12}$/.test(v)) add(f, `${f} harus berupa kode pos atau id area.`);
-  }
-  const weights = Array.isArray(body.weight) ? body.weight.map(num) : [];
-  const weightKg = items.reduce((sum, it, i) => sum + (Number.isFinite(weights[i]) ? weights[i]! : 0) * it.qty, 0);
-  if (area === undefined || address === undefined || shipping === undefined || service === undefined) return undefined;
-  return {
-    shipping: shipping.toUpperCase(), shippingService: service.toUpperCase(), deliveryArea: area, deliveryAddress: address,
-    ...(pickupArea !== undefined ? { pickupArea } : {}), ...(pickupAddress !== undefined ? { pickupAddress } : {}), weightKg,
-  };
 }

@@ -4,6 +4,22 @@ import type { SandboxState, Transaction } from './state.js';
 import { chargeOf, type Charge } from '../fees.js';
 
 /** Answers with the gateway's envelope (docs/gateway.md, "Answers"). */
+/**
+ * A request body that must be a JSON object, as the gateway reads it; otherwise answered 400 in the
+ * gateway's shape (undefined returned). `emptyAs`: what an empty body is (the merchant API's
+ * lookups take it as `{}`, a direct payment as nothing, which is refused).
+ */
+export function jsonObjectBody(body: Buffer, res: ServerResponse, emptyAs: '{}' | 'null'): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(body.toString('utf8') || emptyAs) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    /* answered below */
+  }
+  envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body harus berupa objek JSON yang valid.'] } });
+  return undefined;
+}
+
 export function envelope(res: ServerResponse, status: number, message: string, data: unknown, extra?: Record<string, unknown>): void {
   const body = JSON.stringify({ Status: status, Success: status < 400, Message: message, ...(extra ?? {}), Data: data });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });

@@ -1,6 +1,6 @@
-import { canonicalizeCallback, canonicalizeFormBytes, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
+import { canonicalizeCallback, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
 import { AuthError } from '../errors.js';
-import { hexDigestsEqual, hmacSha256Hex, hmacSha256Matches } from './digest.js';
+import { hexDigestsEqual, hmacSha256Hex } from './digest.js';
 
 /** HMAC-SHA256 in lower-case hex (node:crypto). */
 export const hmacHex = hmacSha256Hex;
@@ -12,7 +12,7 @@ export const hmacHex = hmacSha256Hex;
  */
 export class MissingVaError extends AuthError {
   constructor(message = 'no merchant VA to check the callback signature with (callbacks are signed with the VA)') {
-    super(message, { hint: 'pass the merchant VA of the environment that sends the callbacks (sandbox and production differ)' });
+    super(message, { hint: 'pass the merchant VA of the environment that sends the callbacks (sandbox and production differ)', code: 'ERR_MISSING_VA' });
     this.name = 'MissingVaError';
   }
 }
@@ -34,26 +34,6 @@ export function signCallback(fields: CallbackFields, va: string | undefined, opt
  */
 export function signaturesEqual(expected: string, received: string): boolean {
   return hexDigestsEqual(expected, received);
-}
-
-/**
- * Whether `signature` is the gateway's signature of these fields under the VA: verifyCallback's
- * `valid`, without its report (the canonical text and expected digest are not kept). A missing or
- * empty VA throws MissingVaError. The listener checks every callback this way first.
- */
-export function callbackSignatureMatches(fields: CallbackFields, signature: string, va: string | undefined): boolean {
-  // The gateway's canonical form is ASCII (PHP_DEFAULT escapes every other character as \uXXXX).
-  return hmacSha256Matches(requireVa(va), canonicalizeCallback(fields), signature, true);
-}
-
-/**
- * callbackSignatureMatches for a form body read by locateFormShape (its values still encoded in
- * the body: canonicalizeFormBytes); undefined when a value does not decode.
- */
-export function formSignatureMatches(keys: readonly string[], body: string, bounds: readonly number[], signature: string, va: string | undefined): boolean | undefined {
-  const key = requireVa(va);
-  const bytes = canonicalizeFormBytes(keys, body, bounds);
-  return bytes === undefined ? undefined : hmacSha256Matches(key, bytes, signature);
 }
 
 export interface VerifyCallbackInput {

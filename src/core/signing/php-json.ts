@@ -1,3 +1,4 @@
+import { deepFreeze } from '../freeze.js';
 /**
  * JSON encoders that reproduce what other languages put on the wire, byte for byte.
  * PHP's `json_encode` with default flags escapes `/` as `\/` and every non-ASCII character as a
@@ -10,32 +11,20 @@ export interface JsonEncodeOptions {
   escapeUnicode: boolean;
 }
 
-export const PHP_DEFAULT: JsonEncodeOptions = { escapeSlash: true, escapeUnicode: true };
+export const PHP_DEFAULT: Readonly<JsonEncodeOptions> = deepFreeze({ escapeSlash: true, escapeUnicode: true });
 /** What the CLI sends as request bodies: `/` raw, non-ASCII escaped (docs/gateway.md, "Request signing"). */
-export const REQUEST_BODY: JsonEncodeOptions = { escapeSlash: false, escapeUnicode: true };
+export const REQUEST_BODY: Readonly<JsonEncodeOptions> = deepFreeze({ escapeSlash: false, escapeUnicode: true });
 
 /** A JSON integer kept as its decimal digits, so that values beyond 2^53 stay exact. */
 export class JsonInteger {
   constructor(readonly digits: string) {}
 }
 
-const SHORT_ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-};
-
-function hex4(code: number): string {
-  return '\\u' + code.toString(16).padStart(4, '0');
-}
-
-/** Encodes one string as a JSON string literal with the given escaping rules. */
+/** Strings with nothing to escape are written as they are (most callback values). */
 const NEEDS_ESCAPE_PHP = /["\\/\u0000-\u001f\u0080-\uffff]/;
 const NEEDS_ESCAPE_RAW_SLASH = /["\\\u0000-\u001f\u0080-\uffff]/;
+const NEEDS_ESCAPE_ASCII_ONLY = /["\\/\u0000-\u001f]/;
+const NEEDS_ESCAPE_ASCII_ONLY_RAW_SLASH = /["\\\u0000-\u001f]/;
 
 const HEX = '0123456789abcdef';
 
@@ -54,59 +43,45 @@ function escapeTable(escapeSlash: boolean): Uint8Array {
   return t;
 }
 /** Per ASCII code, how PHP_DEFAULT writes it in a string: 0 as is, 1 as \u00XX, else the letter after a backslash. */
-export const ESCAPES_PHP = escapeTable(true);
+export const ESCAPES_PHP: Readonly<Uint8Array> = escapeTable(true);
 const ESCAPES_RAW_SLASH = escapeTable(false);
 
 /**
- * The same escaping for long strings, written byte by byte into one buffer: a string of a million
- * characters that all need escaping costs a few milliseconds instead of a million concatenations
- * (a forged callback must not cost the listener much more than a valid one).
+ * Encodes one string as a JSON string literal with the given escaping rules. A string that needs
+ * escaping is written code unit by code unit into one array (a string of a million characters
+ * that all need escaping costs a few milliseconds instead of a million concatenations: a forged
+ * callback must not cost the listener much more than a valid one).
  */
-function encodeLongAscii(value: string, escapeSlash: boolean): string {
-  const table = escapeSlash ? ESCAPES_PHP : ESCAPES_RAW_SLASH;
-  const buf = Buffer.allocUnsafe(value.length * 6 + 2);
+export function encodeJsonString(value: string, options: JsonEncodeOptions): string {
+  const needs = options.escapeUnicode ? (options.escapeSlash ? NEEDS_ESCAPE_PHP : NEEDS_ESCAPE_RAW_SLASH) : options.escapeSlash ? NEEDS_ESCAPE_ASCII_ONLY : NEEDS_ESCAPE_ASCII_ONLY_RAW_SLASH;
+  if (!needs.test(value)) return '"' + value + '"';
+  const table = options.escapeSlash ? ESCAPES_PHP : ESCAPES_RAW_SLASH;
+  const unicode = options.escapeUnicode;
+  // Escaping every non-ASCII character makes the text ASCII: one byte per character (Latin-1);
+  // otherwise the code units are kept as they are (UTF-16).
+  const out = unicode ? Buffer.allocUnsafe(value.length * 6 + 2) : new Uint16Array(value.length * 6 + 2);
   let p = 0;
-  buf[p++] = 0x22;
+  out[p++] = 0x22;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    const e = c < 0x80 ? table[c]! : 1;
-    if (e === 0) buf[p++] = c;
+    const e = c < 0x80 ? table[c]! : unicode ? 1 : 0;
+    if (e === 0) out[p++] = c;
     else if (e === 1) {
-      buf[p] = 0x5c;
-      buf[p + 1] = 0x75;
-      buf[p + 2] = HEX.charCodeAt(c >> 12);
-      buf[p + 3] = HEX.charCodeAt((c >> 8) & 15);
-      buf[p + 4] = HEX.charCodeAt((c >> 4) & 15);
-      buf[p + 5] = HEX.charCodeAt(c & 15);
+      out[p] = 0x5c;
+      out[p + 1] = 0x75;
+      out[p + 2] = HEX.charCodeAt(c >> 12);
+      out[p + 3] = HEX.charCodeAt((c >> 8) & 15);
+      out[p + 4] = HEX.charCodeAt((c >> 4) & 15);
+      out[p + 5] = HEX.charCodeAt(c & 15);
       p += 6;
     } else {
-      buf[p] = 0x5c;
-      buf[p + 1] = e;
+      out[p] = 0x5c;
+      out[p + 1] = e;
       p += 2;
     }
   }
-  buf[p++] = 0x22;
-  return buf.toString('latin1', 0, p);
-}
-
-export function encodeJsonString(value: string, options: JsonEncodeOptions): string {
-  // Most callback values are plain ASCII: skip the character loop for them.
-  if (options.escapeUnicode && !(options.escapeSlash ? NEEDS_ESCAPE_PHP : NEEDS_ESCAPE_RAW_SLASH).test(value)) return '"' + value + '"';
-  if (options.escapeUnicode && value.length > 1024) return encodeLongAscii(value, options.escapeSlash);
-  let out = '"';
-  let start = 0;
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    let rep: string | undefined;
-    if (c < 0x20 || c === 0x22 || c === 0x5c) rep = SHORT_ESCAPES[value[i]!] ?? hex4(c);
-    else if (c === 0x2f && options.escapeSlash) rep = '\\/';
-    else if (c >= 0x80 && options.escapeUnicode) rep = hex4(c);
-    if (rep !== undefined) {
-      out += value.slice(start, i) + rep;
-      start = i + 1;
-    }
-  }
-  return out + value.slice(start) + '"';
+  out[p++] = 0x22;
+  return out instanceof Buffer ? out.toString('latin1', 0, p) : Buffer.from(out.buffer, 0, 2 * p).toString('utf16le');
 }
 
 /** Encodes a value compactly, keys in insertion order. */

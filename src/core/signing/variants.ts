@@ -1,5 +1,6 @@
 import { canonicalizeCallback, GATEWAY_CANONICAL, type CallbackFields, type CanonicalOptions } from './callback-canonical.js';
 import { hmacHex, signaturesEqual } from './callback-signature.js';
+import { deepFreeze } from '../freeze.js';
 
 /** One departure from the gateway's canonical form, alone or combined with others. */
 export interface Variation {
@@ -14,7 +15,7 @@ export interface Variation {
   options: Partial<CanonicalOptions>;
 }
 
-export const VARIATIONS: readonly Variation[] = [
+export const VARIATIONS: readonly Variation[] = deepFreeze([
   { id: 'slash-unescaped', description: '"/" was not escaped as "\\/" (JSON.stringify instead of PHP json_encode)', undocumentedEncoding: false, options: { json: { escapeSlash: false, escapeUnicode: true } } },
   { id: 'unicode-raw', description: 'non-ASCII characters were left raw instead of \\uXXXX', undocumentedEncoding: true, options: { json: { escapeSlash: true, escapeUnicode: false } } },
   { id: 'no-normalization', description: 'no type normalisation: every value signed as the received string', undocumentedEncoding: false, options: { normalizeTypes: false } },
@@ -25,7 +26,7 @@ export const VARIATIONS: readonly Variation[] = [
   { id: 'null-as-null', description: 'null values were signed as JSON null instead of ""', undocumentedEncoding: true, options: { nullAs: 'null' } },
   { id: 'null-as-string', description: 'null values were signed as the text "null"', undocumentedEncoding: true, options: { nullAs: 'string-null' } },
   { id: 'signature-field-kept', description: 'the body\'s own "signature" field was included in the signed JSON', undocumentedEncoding: false, options: { keepSignatureField: true } },
-];
+]);
 
 /** A candidate secret besides the merchant VA. */
 export interface CandidateKey {
@@ -99,7 +100,7 @@ export interface DiagnosisBudget {
   maxMs?: number;
 }
 
-export const DIAGNOSIS_BUDGET: Required<DiagnosisBudget> = { maxLength: 16_384, maxAttempts: 400, maxWork: 1 << 20, maxFields: 128, maxMs: Number.POSITIVE_INFINITY };
+export const DIAGNOSIS_BUDGET: Required<DiagnosisBudget> = deepFreeze({ maxLength: 16_384, maxAttempts: 400, maxWork: 1 << 20, maxFields: 128, maxMs: Number.POSITIVE_INFINITY });
 
 export interface BoundedDiagnosis {
   diagnosis: Diagnosis | null;
