@@ -8,7 +8,7 @@ function __paycli_path --description 'the paycli command path on the line'
   for w in $words[2..-1]
     if test $skip = 1; set skip 0; continue; end
     switch $w
-      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--shipping' '--shipping-service' '--pickup-area' '--pickup-address' '--account' '--return-url' '--cancel-url' '--description' '--image-url' '--lang' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--order-by' '--type' '--ids' '--data' '-d' '--field' '-f' '--output' '-o' '--awb' '--trx' '--date' '--time' '--vehicle' '--sender' '--receiver' '--related-id' '--notes' '--website-url' '--website-ip' '--signature' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--keep' '--older-than' '--since' '--until' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--order-url' '--paid-field' '--amount-field' '--count-field' '--create-order-url' '--order-amount' '--copies' '--orders' '--deliver-to' '--delivery-timeout' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
+      case '--env' '--profile' '--va' '--api-key' '--api-key-file' '--base-url' '--timeout' '--http-method' '--path' '--body' '--method' '--channel' '--name' '--phone' '--email' '--item' '--product' '--qty' '--price' '--weight' '--width' '--height' '--length' '--amount' '--notify-url' '--expired' '--expired-type' '--comments' '--reference-id' '--delivery-area' '--delivery-address' '--shipping' '--shipping-service' '--pickup-area' '--pickup-address' '--account' '--return-url' '--cancel-url' '--description' '--image-url' '--lang' '--interval' '--from' '--to' '--status' '--limit' '--page' '--order' '--order-by' '--type' '--ids' '--data' '-d' '--field' '-f' '--output' '-o' '--awb' '--trx' '--date' '--time' '--vehicle' '--sender' '--receiver' '--related-id' '--notes' '--website-url' '--website-ip' '--signature' '--event' '--store' '--jsonl' '--curl' '--port' '--host' '--forward-to' '--max-body' '--exit-after' '--tunnel' '--keep' '--older-than' '--since' '--until' '--format' '--set' '--repeat' '--settlement' '--deadline' '--junit' '--order-url' '--paid-field' '--amount-field' '--count-field' '--create-order-url' '--order-amount' '--copies' '--orders' '--deliver-to' '--delivery-timeout' '--allow-host' '--data-dir' '--accounts' '--callback-format' '--retry-schedule' '--faults' '--ready-file' '--sandbox-url' '--shell'
         set skip 1; continue
       case '-*'
         continue
@@ -115,7 +115,7 @@ complete -c paycli -n '__paycli_at '\''pay'\''' -l height -r -d 'item height in 
 complete -c paycli -n '__paycli_at '\''pay'\''' -l length -r -d 'item length in cm, for COD (repeatable)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l amount -r -d 'total amount (default: the sum of qty × price)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l allow-amount-mismatch -d 'send an --amount that differs from the items'\'' total'
-complete -c paycli -n '__paycli_at '\''pay'\''' -l notify-url -r -d 'callback URL (default: notify-url from config)'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l notify-url -r -d 'callback URL; auto: the running `paycli listen` (its tunnel'\'''
 complete -c paycli -n '__paycli_at '\''pay'\''' -l expired -r -d 'expiry duration (default 24)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l expired-type -xa 'days hours minutes' -d 'unit of --expired'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l comments -r -d 'transaction note'
@@ -271,6 +271,7 @@ complete -c paycli -n '__paycli_at '\''listen'\''' -l timeout -r -d 'stop after 
 complete -c paycli -n '__paycli_at '\''listen'\''' -l no-persist -d 'do not write the event store'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l fsync -d 'sync each commit of the store to disk: acknowledged callback'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l ui -d 'serve a dashboard of the received callbacks at /_paycli/ (lo'
+complete -c paycli -n '__paycli_at '\''listen'\''' -l tunnel -r -d 'a public HTTPS URL through cloudflared or ngrok, if installe'
 complete -c paycli -n '__paycli_at '\''listen'\''' -l store -r -d 'the event store, a SQLite file (default $XDG_DATA_HOME/paycl'
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'list' -d 'list the newest stored requests, oldest first'
 complete -c paycli -n '__paycli_at '\''events'\''' -a 'show' -d 'headers, body, canonical JSON and verdict of one request (id'
@@ -345,6 +346,7 @@ complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'deliver' -d 'deliver a C
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -a 'list' -d 'list the emulator'\''s transactions and their callbacks'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l port -r -d 'port to listen on, 0 for any free port (PAYCLI_SANDBOX_PORT;'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l host -r -d 'address to bind (PAYCLI_SANDBOX_HOST; default 127.0.0.1)'
+complete -c paycli -n '__paycli_at '\''sandbox'\''' -l allow-host -r -d 'also answer requests whose Host is this name, e.g. a Compose'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l data-dir -r -d 'where state and the callback outbox live (default $XDG_DATA_'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l in-memory -d 'keep state in memory only (nothing on disk)'
 complete -c paycli -n '__paycli_at '\''sandbox'\''' -l accounts -r -d 'JSON array of merchants: {va, apiKey, active, name, callback'

@@ -22,6 +22,7 @@ export const SANDBOX_ENV = {
   settlement: 'PAYCLI_SANDBOX_SETTLEMENT',
   readyFile: 'PAYCLI_SANDBOX_READY_FILE',
   dashboard: 'PAYCLI_SANDBOX_DASHBOARD',
+  allowHost: 'PAYCLI_SANDBOX_ALLOW_HOSTS',
 } as const;
 
 /** The API key's variables: the key itself, or a file holding it (as `--api-key-file`). */
@@ -43,7 +44,7 @@ function envBool(env: Env, name: string): boolean | undefined {
  * The flags with what the environment adds: each setting a flag did not give is taken from its
  * PAYCLI_SANDBOX_* variable (an empty variable counts as unset).
  */
-export function withSandboxEnv<O extends { port?: string; host?: string; va?: string; dataDir?: string; inMemory?: boolean; accounts?: string; callbackFormat?: string; retrySchedule?: string; faults?: string; settlement?: string; readyFile?: string; dashboard?: boolean }>(opts: O, env: Env, dashboardFromFlag: boolean): O {
+export function withSandboxEnv<O extends { allowHost?: string[]; port?: string; host?: string; va?: string; dataDir?: string; inMemory?: boolean; accounts?: string; callbackFormat?: string; retrySchedule?: string; faults?: string; settlement?: string; readyFile?: string; dashboard?: boolean }>(opts: O, env: Env, dashboardFromFlag: boolean): O {
   const out: O = { ...opts };
   const str = (key: 'port' | 'host' | 'va' | 'dataDir' | 'accounts' | 'callbackFormat' | 'retrySchedule' | 'faults' | 'readyFile') => {
     const v = env[SANDBOX_ENV[key]];
@@ -59,6 +60,8 @@ export function withSandboxEnv<O extends { port?: string; host?: string; va?: st
     const v = envBool(env, SANDBOX_ENV.inMemory);
     if (v !== undefined) (out as Record<string, unknown>).inMemory = v;
   }
+  const hosts = env[SANDBOX_ENV.allowHost];
+  if (out.allowHost === undefined && hosts) (out as Record<string, unknown>).allowHost = hosts.split(',').map((h) => h.trim()).filter(Boolean);
   if (!dashboardFromFlag) {
     const v = envBool(env, SANDBOX_ENV.dashboard);
     if (v !== undefined) (out as Record<string, unknown>).dashboard = v;

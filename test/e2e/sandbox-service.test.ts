@@ -96,6 +96,19 @@ describe('PAYCLI_SANDBOX_* settings', () => {
       sb.child.kill('SIGTERM');
       await sb.exited;
     }
+    // A Compose service name as Host: refused unless allowed (flag or PAYCLI_SANDBOX_ALLOW_HOSTS).
+    for (const [args, env, status] of [[[], {}, 403], [['--allow-host', 'paycli'], {}, 200], [[], { PAYCLI_SANDBOX_ALLOW_HOSTS: 'shop, paycli' }, 200]] as const) {
+      const p = spawnPaycli(['sandbox', '--json', '--in-memory', '--port', '0', ...args], { HOME: dir, ...env });
+      try {
+        const ready = await p.waitForJson((o) => o.event === 'ready', 20_000);
+        const res = await request(`${String(ready.url)}/_sandbox/health`, { headers: { host: `paycli:${new URL(String(ready.url)).port}` } });
+        await res.body.dump();
+        expect(res.statusCode, JSON.stringify(args) + JSON.stringify(env)).toBe(status);
+      } finally {
+        p.child.kill('SIGTERM');
+        await p.exited;
+      }
+    }
     const boolBad = await runCli(['sandbox', '--port', '0'], { env: { PAYCLI_SANDBOX_IN_MEMORY: 'maybe' } });
     expect(boolBad.code).toBe(2);
     expect(boolBad.stderr).toContain('PAYCLI_SANDBOX_IN_MEMORY');

@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.js';
+import { NetworkError, UsageError } from '../../core/errors.js';
 import { parseBindHost, parseHttpUrl } from '../../core/http/serve.js';
 import type { EventStore } from '../../core/listener/event-store.js';
 import type { ForwardResult, ListenerEvent, ListenerSummary, StoreTrouble } from '../../core/listener/server.js';
@@ -11,6 +11,8 @@ import { rupiah, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { parsePort } from '../flag-values.js';
 import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, type Define } from '../command-kit.js';
+import { listenerStatePath, removeListenerState, writeListenerState } from '../listener-state.js';
+import { startTunnel, tunnelProgram, type Tunnel } from '../tunnel.js';
 import { topCommand } from './heads.js';
 
 interface ListenFlags {
@@ -25,6 +27,7 @@ interface ListenFlags {
   persist?: boolean;
   ui?: boolean;
   fsync?: boolean;
+  tunnel?: string;
 }
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
@@ -56,7 +59,7 @@ export function listenJsonLine(e: ListenerEvent): string {
 }
 
 /** The flags of `listen` checked before anything is opened (usage errors first). */
-async function readListenFlags(opts: ListenFlags) {
+async function readListenFlags(opts: ListenFlags, pathEnv: string | undefined) {
   const { parseDuration } = await import('../../core/duration.js');
   const host = parseBindHost(opts.host ?? '127.0.0.1');
   const maxBody = parseSize(opts.maxBody ?? '1mb');
@@ -73,7 +76,11 @@ async function readListenFlags(opts: ListenFlags) {
   const path = opts.path ?? '/';
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
-  return { host, maxBody, exitAfter, stopAfterMs, path };
+  // The tunnel's program must be installed (exit 2 with a hint otherwise), checked before anything starts.
+  const tunnel = opts.tunnel !== undefined ? tunnelProgram(opts.tunnel, pathEnv) : undefined;
+  // Through a tunnel every request comes from a loopback peer (the tunnel program): the dashboard would be public.
+  if (tunnel && opts.ui) throw new UsageError('--ui cannot be used with --tunnel: through the tunnel anyone could read the dashboard', { hint: 'run `paycli events list` (or a second `paycli listen --ui` without a tunnel) to see what arrived' });
+  return { host, maxBody, exitAfter, stopAfterMs, path, tunnel };
 }
 
 /** What `listen` prints: a line per request on stdout (written once per event-loop turn), notices on stderr. */
@@ -134,9 +141,9 @@ class ListenPrinter {
     else ctx.stderr.write(`${out.e.green('storing again')} in ${this.storePath}; ${t.refused} request${t.refused === 1 ? ' was' : 's were'} answered 503 meanwhile\n`);
   }
 
-  banner(url: string, va: string, uiUrl: string | null): void {
+  banner(url: string, va: string, uiUrl: string | null, tunnel?: { kind: string; publicUrl: string }): void {
     const { out, ctx, opts } = this.env;
-    const banner = { event: 'listening', url, va: maskSecret(va), store: this.storePath ?? null, forwardTo: opts.forwardTo ?? [], ...(uiUrl !== null ? { ui: uiUrl } : {}) };
+    const banner = { event: 'listening', url, ...(tunnel ? { publicUrl: tunnel.publicUrl, tunnel: tunnel.kind } : {}), va: maskSecret(va), store: this.storePath ?? null, forwardTo: opts.forwardTo ?? [], ...(uiUrl !== null ? { ui: uiUrl } : {}) };
     if (out.json) {
       ctx.stderr.write(JSON.stringify(banner) + '\n');
       return;
@@ -144,13 +151,15 @@ class ListenPrinter {
     ctx.stderr.write(
       [
         `${out.e.bold('paycli listen')} — receiving callbacks`,
-        `  notifyUrl  ${url}`,
+        `  notifyUrl  ${tunnel?.publicUrl ?? url}`,
+        ...(tunnel ? [`  tunnel     ${tunnel.kind} → ${url}  (paycli pay --notify-url auto uses it)`] : []),
         `  VA         ${maskSecret(va)} (the callback signing key)`,
         `  store      ${this.storePath ?? 'off'}`,
         ...(opts.forwardTo ?? []).map((u) => `  forward    ${u}`),
         ...(uiUrl ? [`  dashboard  ${uiUrl} (loopback only)`] : []),
-        `  The emulator (paycli sandbox) can call this URL directly;`,
-        `  the real gateway needs a public URL (a tunnel).`,
+        ...(tunnel
+          ? [`  Give the gateway the notifyUrl above; callbacks arrive here unchanged.`]
+          : [`  The emulator (paycli sandbox) can call this URL directly;`, `  the real gateway needs a public URL: --tunnel cloudflared (or ngrok).`]),
         `  Times are WIB (Asia/Jakarta). Ctrl-C to stop`,
         '',
       ].join('\n'),
@@ -181,11 +190,50 @@ function uiAddress(listenerUrl: string, ui: ListenerUi | undefined): string | nu
   return `${origin.origin}${ui.prefix}`;
 }
 
+/**
+ * `--tunnel`: the tunnel program started towards the listener, and the state file `pay --notify-url
+ * auto` reads (0600). `lost()` says why the public URL went away when the program died by itself.
+ */
+async function openTunnel(env: CommandEnv<ListenFlags>, listener: { url: string; close(): Promise<unknown> }, flags: Awaited<ReturnType<typeof readListenFlags>>, va: string, stop: () => void) {
+  const { ctx, out } = env;
+  let tunnel: Tunnel | undefined;
+  if (flags.tunnel) {
+    const local = new URL(listener.url);
+    if (local.hostname === '0.0.0.0' || local.hostname === '[::]') local.hostname = '127.0.0.1';
+    try {
+      tunnel = await startTunnel({ ...flags.tunnel, localUrl: local.origin, env: ctx.env, secrets: [va, ctx.env.PAYCLI_API_KEY] });
+    } catch (err) {
+      await listener.close();
+      throw err;
+    }
+  }
+  const stateFile = listenerStatePath(ctx.env, ctx.homedir);
+  await writeListenerState(stateFile, { pid: process.pid, url: listener.url, publicUrl: tunnel?.publicUrl ?? null, tunnel: tunnel?.kind ?? null, path: flags.path, startedAt: ctx.now().toISOString() }).catch((err: Error) =>
+    out.warn(`cannot write ${stateFile} (pay --notify-url auto will not find this listener): ${err.message}`),
+  );
+  let lost: string | undefined;
+  let closing = false;
+  void tunnel?.exited.then(({ code, signal }) => {
+    if (closing) return;
+    lost = `${tunnel!.kind} exited (${signal ?? `code ${code}`}): the public URL is gone`;
+    stop();
+  });
+  return {
+    shown: tunnel ? { kind: tunnel.kind, publicUrl: tunnel.publicUrl + (flags.path === '*' ? '/' : flags.path) } : undefined,
+    lost: () => lost,
+    async close() {
+      closing = true;
+      await tunnel?.stop();
+      await removeListenerState(stateFile, process.pid, listener.url);
+    },
+  };
+}
+
 /** `paycli listen`: a local callback receiver. */
 export const listenCommand: Handler<ListenFlags> = async (env) => {
   const { opts, ctx } = env;
   const { startListener } = await import('../../core/listener/server.js');
-  const flags = await readListenFlags(opts); // usage errors before anything is opened
+  const flags = await readListenFlags(opts, ctx.env.PATH); // usage errors before anything is opened
   const va = await callbackVa(env);
   const otherKeys = await diagnosisKeys(env);
   const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0, fsync: opts.fsync === true });
@@ -206,14 +254,18 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 8080} is already in use`, { hint: 'pick another --port (0 for any free port)' });
     throw err;
   });
-  print.banner(listener.url, va, uiAddress(listener.url, ui));
+  const tunnel = await openTunnel(env, listener, flags, va, stop);
+  print.banner(listener.url, va, uiAddress(listener.url, ui), tunnel.shown);
   const signal = ctx.interrupts();
   signal.addEventListener('abort', () => stop(), { once: true });
   if (signal.aborted) stop();
   const timer = flags.stopAfterMs !== undefined ? setTimeout(() => stop(), flags.stopAfterMs) : undefined;
   await stopped;
   if (timer) clearTimeout(timer);
+  await tunnel.close();
   print.stopped(await listener.close());
+  const lost = tunnel.lost();
+  if (lost) return env.out.fail(new NetworkError(lost, { hint: 'start `paycli listen --tunnel …` again; the gateway retries callbacks it could not deliver' }));
   return signal.aborted && signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
 
@@ -231,11 +283,12 @@ const defineListen: Define = (program, bind) => {
         .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
         .option('--no-persist', 'do not write the event store')
         .option('--fsync', 'sync each commit of the store to disk: acknowledged callbacks survive a power cut too (slower)')
-        .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
+        .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)')
+        .option('--tunnel <program>', 'a public HTTPS URL through cloudflared or ngrok, if installed (never downloaded); stopped with the listener'),
     );
   RUN_DURATION_TIMEOUT.add(listen);
   bind(examples(listen,
-    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m'],
+    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m', 'paycli listen --tunnel cloudflared'],
   ), listenCommand);
 };
 

@@ -10,6 +10,7 @@ import type { Outcome } from '../exit-codes.js';
 import { rupiah } from '../output.js';
 import { withSpinner } from '../spinner.js';
 import { collectItems, generateReferenceId, type PayFlags } from './pay-input.js';
+import { notifyUrlOf } from '../listener-state.js';
 
 export interface RedirectFlags extends PayFlags {
   redirect?: boolean;
@@ -58,7 +59,7 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<Outco
   for (const flag of ['channel', 'deliveryArea', 'deliveryAddress', 'allowAmountMismatch', 'amount'] as const) {
     if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} does not apply to --redirect (the buyer chooses on the page; the amount is the items' total)`);
   }
-  const notifyUrl = opts.notifyUrl ?? cfg.notifyUrl?.value;
+  const notifyUrl = await notifyUrlOf(env, opts.notifyUrl ?? cfg.notifyUrl?.value, cfg.baseUrl.value);
   const items = collectItems(opts);
   const missing = [!notifyUrl && '--notify-url', !opts.returnUrl && '--return-url', items.length === 0 && '--item'].filter(Boolean) as string[];
   if (missing.length > 0) throw new AuthError(`missing ${missing.join(', ')} for a redirect payment`, { hint: 'see `paycli pay --help`' });

@@ -14,6 +14,7 @@ import { Option, apiFlags, collect, examples, type Define } from '../command-kit
 import { EXPIRED_TYPES, METHOD_NAMES } from '../../core/payment-rules.js';
 import { topCommand } from './heads.js';
 import { promptShipping, type CodChoice } from './pay-cod.js';
+import { notifyUrlOf } from '../listener-state.js';
 
 interface Collected {
   name?: string;
@@ -109,7 +110,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   const cfg = await session.config();
   const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
   const v: Collected = {
-    name: opts.name, phone: opts.phone, email: opts.email, notifyUrl: opts.notifyUrl ?? cfg.notifyUrl?.value,
+    name: opts.name, phone: opts.phone, email: opts.email, notifyUrl: await notifyUrlOf(env, opts.notifyUrl ?? cfg.notifyUrl?.value, cfg.baseUrl.value),
     method, channel, items: collectItems(opts),
   };
   const missing = [
@@ -163,7 +164,7 @@ export const commands: Record<'pay', Define> = {
       .option('--length <cm>', 'item length in cm, for COD (repeatable)', collect)
       .option('--amount <rp>', 'total amount (default: the sum of qty × price)')
       .option('--allow-amount-mismatch', 'send an --amount that differs from the items\' total')
-      .option('--notify-url <url>', 'callback URL (default: notify-url from config)')
+      .option('--notify-url <url>', 'callback URL; auto: the running `paycli listen` (its tunnel\'s public URL) (default: notify-url from config)')
       .option('--expired <n>', 'expiry duration (default 24)')
       .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
       .option('--comments <text>', 'transaction note')

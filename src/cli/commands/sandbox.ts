@@ -6,7 +6,7 @@ import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { rupiah, terminalWidth, wib } from '../output.js';
 import { fitLineTo } from '../layout.js';
-import { Option, examples, type Define, type TypedCommand } from '../command-kit.js';
+import { Option, collect, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
@@ -16,6 +16,7 @@ import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvAp
 
 interface SandboxFlags {
   port?: string;
+  allowHost?: string[];
   host?: string;
   dataDir?: string;
   inMemory?: boolean;
@@ -84,6 +85,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     settlement: opts.settlement,
     faults,
     dashboard: opts.dashboard !== false,
+    ...(opts.allowHost ? { allowedHosts: opts.allowHost } : {}),
     onEvent: (e) => {
       if (e.type === 'startup') return; // part of the banner
       if (e.type === 'store-error') {
@@ -260,6 +262,7 @@ const defineSandbox: Define = (program, bind) => {
   const sandbox = topCommand(program, 'sandbox')
     .option('--port <port>', 'port to listen on, 0 for any free port (PAYCLI_SANDBOX_PORT; default 4010)')
     .option('--host <host>', 'address to bind (PAYCLI_SANDBOX_HOST; default 127.0.0.1)')
+    .option('--allow-host <name>', 'also answer requests whose Host is this name, e.g. a Compose service name (repeatable; PAYCLI_SANDBOX_ALLOW_HOSTS, comma-separated)', collect)
     .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
     .option('--in-memory', 'keep state in memory only (nothing on disk)')
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
@@ -269,7 +272,17 @@ const defineSandbox: Define = (program, bind) => {
     .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
     .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']))
     .option('--ready-file <path>', 'once the port accepts connections, write {url, baseUrl, dashboardUrl, va, apiKey} there as JSON, atomically (PAYCLI_SANDBOX_READY_FILE)');
-  sandbox.addHelpText('after', '\nEvery flag of the emulator has a variable that a flag overrides (for containers): PAYCLI_SANDBOX_PORT, _HOST, _VA, _API_KEY or _API_KEY_FILE, _DATA_DIR, _IN_MEMORY, _ACCOUNTS, _CALLBACK_FORMAT, _RETRY_SCHEDULE, _FAULTS, _SETTLEMENT, _DASHBOARD, _READY_FILE.\n');
+  sandbox.addHelpText(
+    'after',
+    [
+      '',
+      'Environment (for containers; a flag wins): PAYCLI_SANDBOX_PORT, _HOST,',
+      '_ALLOW_HOSTS, _VA, _API_KEY or _API_KEY_FILE, _DATA_DIR, _IN_MEMORY, _ACCOUNTS,',
+      '_CALLBACK_FORMAT, _RETRY_SCHEDULE, _FAULTS, _SETTLEMENT, _DASHBOARD,',
+      '_READY_FILE.',
+      '',
+    ].join('\n'),
+  );
   examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate', 'paycli sandbox --host 0.0.0.0 --ready-file /tmp/paycli-ready.json']);
   bind(sandbox, sandboxServe);
   const sandboxUrl = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)');
