@@ -32,7 +32,7 @@ describe('paycli pay against the emulator: every method', () => {
       expect(data).toMatchObject({ Via: method, Channel: channel, Note: null });
       expect(data.Expired).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
       check(data);
-      expect(fx.sb.state.txns.get(data.TransactionId)?.referenceId).toBe(data.ReferenceId);
+      expect(fx.sb.state.get(data.TransactionId)?.referenceId).toBe(data.ReferenceId);
     });
   }
 
@@ -59,13 +59,13 @@ describe('paycli pay against the emulator: every method', () => {
 
   it('honours --expired and --expired-type', async () => {
     const r = await cli(['pay', '--method', 'va', '--channel', 'bri', ...buyer, '--item', 'A:1:1000', '--expired', '30', '--expired-type', 'minutes', '--json']);
-    const t = fx.sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!;
+    const t = fx.sb.state.get(JSON.parse(r.stdout).TransactionId)!;
     expect(t.expiresAt - t.createdAt).toBe(30 * 60_000);
   });
 });
 
 describe('paycli pay validates before sending', () => {
-  const count = () => fx.sb.state.txns.size;
+  const count = () => fx.sb.state.count();
 
   it('refuses a channel of another method and lists the right ones (exit 2)', async () => {
     const before = count();
@@ -99,7 +99,7 @@ describe('paycli pay validates before sending', () => {
   it('takes notify-url from the environment', async () => {
     const r = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--json'], { PAYCLI_NOTIFY_URL: 'http://127.0.0.1:9/from-env' });
     expect(r.code).toBe(0);
-    expect(fx.sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!.notifyUrl).toBe('http://127.0.0.1:9/from-env');
+    expect(fx.sb.state.get(JSON.parse(r.stdout).TransactionId)!.notifyUrl).toBe('http://127.0.0.1:9/from-env');
   });
 
   it('prints the signed body with --dry-run and sends nothing', async () => {

@@ -32,3 +32,13 @@ export function sandboxAndHome(options: SandboxOptions = {}): { sb: SandboxHandl
   });
   return fixture;
 }
+
+/** Every transaction of an emulator's ledger, oldest first (tests only: a real reader pages). */
+export function allTxns(state: SandboxHandle['state']): import('../../src/core/sandbox/state.js').Transaction[] {
+  return state.page({}, { by: 'id', desc: false }, 1_000_000).rows;
+}
+
+/** Every callback delivery of an emulator's ledger, oldest first. */
+export function allDeliveries(state: SandboxHandle['state']): import('../../src/core/sandbox/state.js').Delivery[] {
+  return allTxns(state).flatMap((t) => state.deliveriesOf(t.id)).sort((a, b) => Number(a.id.slice(3)) - Number(b.id.slice(3)));
+}

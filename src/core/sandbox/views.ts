@@ -24,7 +24,7 @@ export function transactionView(t: Transaction, state: SandboxState): Record<str
     // paycli's own JSON: ISO 8601 with the WIB offset (`2026-11-24T00:58:04+07:00`).
     createdAt: isoJakarta(new Date(t.createdAt)), expiresAt: isoJakarta(new Date(t.expiresAt)),
     paidAt: t.paidAt ? isoJakarta(new Date(t.paidAt)) : null,
-    callbacks: [...state.deliveries.values()].filter((d) => d.trxId === t.id).map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
+    callbacks: state.deliveriesOf(t.id).map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
   };
 }
 
