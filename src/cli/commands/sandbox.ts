@@ -293,7 +293,7 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
   } else {
     const { DEFAULT_ACCOUNT } = await import('../../core/sandbox/accounts.js');
     ({ seeded, where } = await withDataDir(env, async ({ state, dir }) => ({
-      seeded: await seedLedger(state, { ...read.spec, va: env.opts.va ?? DEFAULT_ACCOUNT.va, merchantName: DEFAULT_ACCOUNT.name, now: env.ctx.now().getTime() }),
+      seeded: await state.bulkLoad(() => seedLedger(state, { ...read.spec, va: env.opts.va ?? DEFAULT_ACCOUNT.va, merchantName: DEFAULT_ACCOUNT.name, now: env.ctx.now().getTime() })),
       where: dir,
     })));
   }
@@ -336,7 +336,7 @@ export const sandboxExport: Handler<SandboxFlags> = async (env) => {
 /** `paycli sandbox import FILE`: a ledger export (or an older journal) into a stopped emulator's empty ledger. */
 export const sandboxImport: Handler<SandboxFlags> = async (env, file: string) => {
   const { importLedger } = await import('../../core/sandbox/ledger-jsonl.js');
-  const r = await withDataDir(env, ({ state }) => importLedger(state, file));
+  const r = await withDataDir(env, ({ state }) => state.bulkLoad(() => importLedger(state, file)));
   if (env.out.json) env.out.data(r);
   else env.out.out(`imported ${r.payments} transactions and ${r.sessions} redirect sessions into ${sandboxDir(env)}${r.skipped ? ` (${r.skipped} unreadable lines skipped)` : ''}`);
   return 0;

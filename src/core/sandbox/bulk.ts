@@ -50,7 +50,8 @@ function random(seed: number): () => number {
 /**
  * Bulk synthetic history: payments created evenly over the last `days` days (oldest first), `paid`
  * of them paid within the hour with a delivered callback, the rest expired after 24 h (with a
- * delivered expiry callback) or, when recent, still pending. Ids come from the ledger's sequence.
+ * delivered expiry callback) or, when recent, still pending. The callbacks' requests are not made
+ * up: a seeded delivery has its outcome and no attempt record. Ids come from the ledger's sequence.
  * In batches of one SQLite transaction each; with `yieldBetween`, the event loop runs between
  * batches (seeding a running emulator).
  */
@@ -90,8 +91,9 @@ export async function seedLedger(
     return {
       txn,
       deliveries: [{
+        // Delivered at the first attempt; what was sent is not made up (the dashboard says so).
         delivery: { status, url: SEED_NOTIFY_URL, format: 'form', attempts: 1, state: 'delivered', nextAt: null, lastResult: 'HTTP 200', createdAt: endedAt },
-        attempts: [{ attempt: 1, state: 'delivered', nextAt: null, result: 'HTTP 200' }],
+        attempts: [],
       }],
     };
   };

@@ -153,7 +153,7 @@ function renderDelivery(d: Delivery, attempts: AttemptInfo[], now: number): stri
           : `retrying; next attempt ${d.nextAt !== null ? `${clock(d.nextAt)} WIB` : 'soon'}`;
   return `<div class="card delivery" id="delivery-${esc(d.id)}" data-state="${esc(d.state)}">
 <div class="line"><strong>${esc(d.id)}</strong> · ${badge(d.status, STATUS_TEXT[d.status])} callback · ${esc(d.format)} · ${badge(d.state === 'pending' ? 'retry' : d.state, summary)}</div>
-${attempts.map((a) => renderAttempt(a, now)).join('\n') || '<p class="muted">No attempt yet.</p>'}
+${attempts.map((a) => renderAttempt(a, now)).join('\n') || `<p class="muted">${d.attempts === 0 ? 'No attempt yet.' : 'Its attempts were not recorded (seeded history).'}</p>`}
 </div>`;
 }
 

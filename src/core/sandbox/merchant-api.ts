@@ -8,7 +8,7 @@ import { paymentNumber } from '../payment-numbers.js';
 import { normalizePhoneIfMobile } from '../phone.js';
 import { contactError } from './validate.js';
 import { renderChoicePage } from './redirect-page.js';
-import type { SandboxState, Transaction } from './state.js';
+import { SessionTaken, type SandboxState, type Transaction } from './state.js';
 import { envelope } from './views.js';
 import type { RedirectSession } from './redirect-session.js';
 
@@ -235,8 +235,14 @@ export class MerchantApi {
       items: s.items.map(({ product, qty, price }) => ({ product, qty, price })), comments: s.comments,
     };
     };
-    const txn = await this.deps.state.addTransaction(build);
-    return { ok: true, txn };
+    try {
+      const txn = await this.deps.state.addSessionTransaction(s.sid, build);
+      return { ok: true, txn: txn! };
+    } catch (err) {
+      // Chosen twice at once: the first choice stands.
+      if (err instanceof SessionTaken) return { ok: true, txn: this.sessionTransaction(s)! };
+      throw err;
+    }
   }
 
   // ---- HTTP ----

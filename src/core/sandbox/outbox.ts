@@ -159,7 +159,7 @@ export class Outbox {
   private async attemptOnce(queued: Delivery): Promise<void> {
     // As stored now: a reset may have removed it, another attempt may have finished it.
     const d = this.state.delivery(queued.id);
-    if (!d || d.state !== 'pending') return;
+    if (d?.state !== 'pending') return;
     const txn = this.state.get(d.trxId);
     if (!txn) return;
     if (this.opts.faults.delayMs) await new Promise((r) => setTimeout(r, this.opts.faults.delayMs));

@@ -88,6 +88,9 @@ export class StoreError extends Error {
   }
 }
 
+/** The session already became a transaction (rolled back; the caller reads that one). */
+export class SessionTaken extends Error {}
+
 /** Which transactions a query selects (every field optional; all given ones must hold). */
 export interface TxnFilter {
   merchantVa?: string;
@@ -150,25 +153,12 @@ const MIGRATIONS = [
       CREATE INDEX txns_paid ON txns (paid_at) WHERE paid_at IS NOT NULL;
       CREATE INDEX txns_payment_no ON txns (payment_no);
       CREATE INDEX txns_reference ON txns (reference_id) WHERE reference_id <> '';
-      CREATE INDEX txns_sid ON txns (sid);
       CREATE INDEX txns_due ON txns (expires_at) WHERE status = 'pending';
-      -- Counts and net amounts per merchant, status and method, kept by triggers: totals without a scan.
+      -- Counts and net amounts per merchant, status and method, kept with every change: totals without a scan.
       CREATE TABLE txn_counts (
         merchant_va TEXT NOT NULL, status TEXT NOT NULL, via TEXT NOT NULL, n INTEGER NOT NULL, net INTEGER NOT NULL,
         PRIMARY KEY (merchant_va, status, via)
       ) WITHOUT ROWID;
-      CREATE TRIGGER txns_count_insert AFTER INSERT ON txns BEGIN
-        INSERT INTO txn_counts VALUES (new.merchant_va, new.status, new.via, 1, new.amount - new.fee)
-          ON CONFLICT DO UPDATE SET n = n + 1, net = net + excluded.net;
-      END;
-      CREATE TRIGGER txns_count_delete AFTER DELETE ON txns BEGIN
-        UPDATE txn_counts SET n = n - 1, net = net - (old.amount - old.fee) WHERE merchant_va = old.merchant_va AND status = old.status AND via = old.via;
-      END;
-      CREATE TRIGGER txns_count_update AFTER UPDATE OF status ON txns WHEN old.status <> new.status BEGIN
-        UPDATE txn_counts SET n = n - 1, net = net - (old.amount - old.fee) WHERE merchant_va = old.merchant_va AND status = old.status AND via = old.via;
-        INSERT INTO txn_counts VALUES (new.merchant_va, new.status, new.via, 1, new.amount - new.fee)
-          ON CONFLICT DO UPDATE SET n = n + 1, net = net + excluded.net;
-      END;
       CREATE TABLE deliveries (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
         trx_id INTEGER NOT NULL REFERENCES txns (id) ON DELETE CASCADE,
@@ -182,7 +172,7 @@ const MIGRATIONS = [
         attempt INTEGER NOT NULL, state TEXT NOT NULL, next_at INTEGER, result TEXT NOT NULL, detail TEXT
       );
       CREATE INDEX attempts_delivery ON attempts (delivery_seq);
-      CREATE TABLE sessions (sid TEXT PRIMARY KEY, merchant_va TEXT NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE sessions (sid TEXT PRIMARY KEY, merchant_va TEXT NOT NULL, body TEXT NOT NULL, trx_id INTEGER REFERENCES txns (id) ON DELETE SET NULL);
       -- The emulator holding the data dir (its lock is held by the OS on lock.db; this names it).
       CREATE TABLE holder (one INTEGER PRIMARY KEY CHECK (one = 1), pid INTEGER, since TEXT NOT NULL);
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -192,6 +182,15 @@ const MIGRATIONS = [
 ];
 
 interface TxnRow {
+  id: number;
+  merchant_va: string;
+  reference_id: string;
+  payment_no: string;
+  via: string;
+  amount: number;
+  fee: number;
+  created_at: number;
+  expires_at: number;
   status: string;
   paid_at: number | null;
   ended_at: number | null;
@@ -211,11 +210,13 @@ interface DeliveryRow {
   created_at: number;
 }
 
-const TXN_COLUMNS = 'status, paid_at, ended_at, body';
+const TXN_COLUMNS = 'id, merchant_va, reference_id, payment_no, via, amount, fee, status, created_at, expires_at, paid_at, ended_at, body';
 
 function txnOf(r: TxnRow): Transaction {
-  const t = JSON.parse(r.body) as Transaction;
-  t.status = r.status as TxnStatus;
+  const rest = JSON.parse(r.body) as Omit<Transaction, 'id' | 'merchantVa' | 'referenceId' | 'paymentNo' | 'via' | 'amount' | 'fee' | 'status' | 'createdAt' | 'expiresAt'>;
+  const t: Transaction = {
+    ...rest, id: r.id, merchantVa: r.merchant_va, referenceId: r.reference_id, via: r.via, paymentNo: r.payment_no, amount: r.amount, fee: r.fee, status: r.status as TxnStatus, createdAt: r.created_at, expiresAt: r.expires_at,
+  };
   if (r.paid_at !== null) t.paidAt = r.paid_at;
   if (r.ended_at !== null) t.endedAt = r.ended_at;
   return t;
@@ -230,9 +231,9 @@ function deliveryOf(r: DeliveryRow): Delivery {
 
 const seqOf = (deliveryId: string): number => Number(/^cb-(\d+)$/.exec(deliveryId)?.[1] ?? NaN);
 
-/** The immutable part of a transaction, as stored in `body` (status and times are columns). */
+/** What of a transaction is not a column, as stored in `body`. */
 function bodyOf(t: Transaction): string {
-  const { status: _s, paidAt: _p, endedAt: _e, ...rest } = t;
+  const { id: _i, merchantVa: _m, referenceId: _r, paymentNo: _n, via: _v, amount: _a, fee: _f, status: _s, createdAt: _c, expiresAt: _x, paidAt: _p, endedAt: _e, ...rest } = t;
   return JSON.stringify(rest);
 }
 
@@ -270,13 +271,18 @@ export class SandboxState {
       byId: db.prepare<[number], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE id = ?`),
       byPaymentNo: db.prepare<[string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE payment_no = ? ORDER BY id LIMIT 1`),
       byReference: db.prepare<[string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE reference_id = ? AND reference_id <> '' ORDER BY id LIMIT 1`),
-      bySession: db.prepare<[string, string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE sid = ? AND merchant_va = ? ORDER BY id LIMIT 1`),
+      bySession: db.prepare<[string, string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE id = (SELECT trx_id FROM sessions WHERE sid = ? AND merchant_va = ?)`),
+      linkSession: db.prepare<[number, string]>(`UPDATE sessions SET trx_id = ? WHERE sid = ? AND trx_id IS NULL`),
       nextId: db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'txns'`),
       insertTxn: db.prepare(
         `INSERT INTO txns (id, merchant_va, sid, reference_id, payment_no, via, amount, fee, status, created_at, expires_at, paid_at, ended_at, body)
          VALUES (@id, @merchantVa, @sid, @referenceId, @paymentNo, @via, @amount, @fee, @status, @createdAt, @expiresAt, @paidAt, @endedAt, @body)`,
       ),
       setStatus: db.prepare<[string, number | null, number, number]>(`UPDATE txns SET status = ?, paid_at = coalesce(?, paid_at), ended_at = ? WHERE id = ?`),
+      countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; amount: number; fee: number }>(`SELECT merchant_va, status, via, amount, fee FROM txns WHERE id = ?`),
+      bump: db.prepare<[string, string, string, number, number]>(
+        `INSERT INTO txn_counts (merchant_va, status, via, n, net) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n, net = net + excluded.net`,
+      ),
       insertDelivery: db.prepare(
         `INSERT INTO deliveries (seq, trx_id, status, url, format, attempts, state, next_at, last_result, created_at)
          VALUES (@seq, @trxId, @status, @url, @format, @attempts, @state, @nextAt, @lastResult, @createdAt)`,
@@ -304,6 +310,7 @@ export class SandboxState {
     try {
       result = this.db.transaction(fn).immediate();
     } catch (err) {
+      if (err instanceof SessionTaken) throw err;
       if ((err as Error)?.name === 'SqliteError' || (err as { code?: unknown })?.code === 'ENOSPC') throw new StoreError(err, this.path);
       throw err;
     }
@@ -326,6 +333,7 @@ export class SandboxState {
 
   // ---- transactions ----
 
+  /** Inserts a row; its count is added by the caller (one bump per transaction, or per batch in `bulk`). */
   private insertTxn(t: Transaction): void {
     this.stmts.insertTxn.run({
       id: t.id, merchantVa: t.merchantVa, sid: t.sid, referenceId: t.referenceId, paymentNo: t.paymentNo, via: t.via, amount: t.amount, fee: t.fee,
@@ -342,6 +350,7 @@ export class SandboxState {
     return this.write(() => {
       const t = typeof txn === 'function' ? txn(this.stmts.nextId.get()!.seq + 1) : txn;
       this.insertTxn(t);
+      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, t.amount - t.fee);
       return t;
     });
   }
@@ -362,6 +371,17 @@ export class SandboxState {
     return r && txnOf(r);
   }
 
+  /** Stores the transaction a redirect session becomes, linked to it, in one transaction; false when the session already has one. */
+  async addSessionTransaction(sid: string, build: (id: number) => Transaction): Promise<Transaction | undefined> {
+    return this.write(() => {
+      const t = build(this.stmts.nextId.get()!.seq + 1);
+      this.insertTxn(t);
+      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, t.amount - t.fee);
+      if (this.stmts.linkSession.run(t.id, sid).changes === 0) throw new SessionTaken();
+      return t;
+    });
+  }
+
   /** The transaction a redirect session became, if any. */
   sessionTransaction(sid: string, merchantVa: string): Transaction | undefined {
     const r = this.stmts.bySession.get(sid, merchantVa);
@@ -375,8 +395,13 @@ export class SandboxState {
    */
   async transition(id: number, status: TxnStatus, at: number, callback?: Omit<Delivery, 'id'>): Promise<Delivery | undefined> {
     return this.write(() => {
-      const changed = this.stmts.setStatus.run(status, status === 'berhasil' ? at : null, at, id).changes;
-      if (changed === 0) throw new Error(`no transaction ${id}`);
+      const before = this.stmts.countRow.get(id);
+      if (!before) throw new Error(`no transaction ${id}`);
+      this.stmts.setStatus.run(status, status === 'berhasil' ? at : null, at, id);
+      if (before.status !== status) {
+        this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, before.fee - before.amount);
+        this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.amount - before.fee);
+      }
       return callback ? this.insertDelivery(callback) : undefined;
     });
   }
@@ -494,11 +519,20 @@ export class SandboxState {
    */
   bulk(payments: Iterable<SeedPayment | ((id: number) => SeedPayment)>, extra: BulkExtra = {}): number {
     const nextId = () => this.stmts.nextId.get()!.seq + 1;
+    // A redirect session is linked to the transaction it became (same sid and merchant).
+    const linked = new Map((extra.sessions ?? []).map((s) => [`${s.merchantVa}:${s.sid}`, s]));
+    const links: [number, string][] = [];
     return this.write(() => {
       let n = 0;
+      const counts = new Map<string, [string, string, string, number, number]>();
       for (const p of payments) {
         const { txn, deliveries } = typeof p === 'function' ? p(nextId()) : p;
         this.insertTxn(txn);
+        const key = `${txn.merchantVa}\0${txn.status}\0${txn.via}`;
+        const c = counts.get(key) ?? counts.set(key, [txn.merchantVa, txn.status, txn.via, 0, 0]).get(key)!;
+        c[3]++;
+        c[4] += txn.amount - txn.fee;
+        if (linked.size > 0 && linked.has(`${txn.merchantVa}:${txn.sid}`)) links.push([txn.id, txn.sid]);
         for (const { delivery, attempts } of deliveries ?? []) {
           const { id, ...rest } = delivery;
           const d = this.insertDelivery({ ...rest, trxId: txn.id }, id === undefined ? null : seqOf(id));
@@ -506,7 +540,9 @@ export class SandboxState {
         }
         n++;
       }
+      for (const c of counts.values()) this.stmts.bump.run(...c);
       for (const s of extra.sessions ?? []) this.stmts.insertSession.run(s.sid, s.merchantVa, JSON.stringify(s));
+      for (const [id, sid] of links) this.stmts.linkSession.run(id, sid);
       if (extra.reserve) {
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'txns'`).run(extra.reserve.txnId);
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'deliveries'`).run(extra.reserve.deliverySeq);
@@ -514,6 +550,25 @@ export class SandboxState {
       if (extra.mark) this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(extra.mark, new Date().toISOString());
       return n;
     });
+  }
+
+  /**
+   * Runs a bulk load (seed, import) on a ledger no emulator serves: commits are not synced one by
+   * one (a crash may lose the last batches, never the ledger's consistency: WAL), and the end is a
+   * synced checkpoint, so what `fn` stored is durable when this resolves.
+   */
+  async bulkLoad<R>(fn: () => Promise<R>): Promise<R> {
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('cache_size = -131072');
+    this.db.pragma('wal_autocheckpoint = 65536');
+    try {
+      return await fn();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+      this.db.pragma('cache_size = -2000');
+      this.db.pragma('wal_autocheckpoint = 1000');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
   }
 
   /** Whether a marker was stored by `bulk`. */
@@ -534,7 +589,7 @@ export class SandboxState {
   /** Every transaction with its callbacks and their attempts, oldest first, in batches (export). */
   *everything(batch = 1000): Generator<{ txn: Transaction; deliveries: { delivery: Delivery; attempts: AttemptInfo[] }[] }> {
     let after = 0;
-    const q = this.db.prepare<[number, number], TxnRow & { id: number }>(`SELECT id, ${TXN_COLUMNS} FROM txns WHERE id > ? ORDER BY id LIMIT ?`);
+    const q = this.db.prepare<[number, number], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE id > ? ORDER BY id LIMIT ?`);
     for (;;) {
       const rows = q.all(after, batch);
       for (const r of rows) {
