@@ -9,8 +9,8 @@ import { totalOf } from './views.js';
 /** Where the dashboard lives on the emulator: the list at `/`, the rest under `/dashboard/`. */
 export const DASHBOARD_EVENTS = '/dashboard/events';
 const TRX_PAGE = /^\/dashboard\/trx\/(\d+)\/?$/;
-/** Rows shown at most in the list (the newest). */
-export const LIST_LIMIT = 500;
+/** Rows on one page of the list (newest first; "older" pages on by id). */
+export const LIST_LIMIT = 100;
 
 const STATUS_TEXT: Record<string, string> = { pending: 'pending', berhasil: 'paid', expired: 'expired' };
 const STATUSES = ['pending', 'berhasil', 'expired'];
@@ -41,16 +41,20 @@ function badge(status: string, text = status): string {
   return `<span class="badge ${esc(status)}">${esc(text)}</span>`;
 }
 
-/** The list of transactions, newest first, filtered by status and method (`?status=&method=`). */
+/** The list of transactions, newest first, filtered by status and method (`?status=&method=`), a page at a time (`&before=ID`). */
 export function renderList(ctx: DashboardContext, query: URLSearchParams): string {
   const status = query.get('status') ?? '';
   const method = query.get('method') ?? '';
+  const before = /^\d{1,15}$/.test(query.get('before') ?? '') ? Number(query.get('before')) : undefined;
   // Counts from the store's running totals, the rows one page of an index: no walk of the history.
   const all = ctx.state.count();
   const methods = ctx.state.methods();
   const filter = { ...(status ? { status } : {}), ...(method ? { via: method } : {}) };
   const matching = status || method ? ctx.state.aggregate(filter).count : all;
-  const shown = ctx.state.page(filter, { by: 'id', desc: true }, LIST_LIMIT).rows;
+  const page = ctx.state.page(filter, { by: 'id', desc: true }, LIST_LIMIT, before === undefined ? {} : { cursor: { key: before, id: before } });
+  const shown = page.rows;
+  const callbacks = ctx.state.deliveriesOfMany(shown.map((t) => t.id));
+  const older = page.next ? `/?${new URLSearchParams({ ...(status ? { status } : {}), ...(method ? { method } : {}), before: String(page.next.id) })}` : null;
   const option = (value: string, current: string, text: string) => `<option value="${esc(value)}"${value === current ? ' selected' : ''}>${esc(text)}</option>`;
   const head = `<h1>Transactions</h1>
 <form class="filters" method="get" action="/" id="filters">
@@ -59,7 +63,7 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
 <noscript><button type="submit">Filter</button></noscript>
 </form>`;
   const callbacksOf = (t: Transaction) => {
-    const ds = ctx.state.deliveriesOf(t.id);
+    const ds = callbacks.get(t.id) ?? [];
     if (ds.length === 0) return '<span class="muted">–</span>';
     const d = ds.at(-1)!;
     return `${badge(d.state === 'pending' && d.attempts > 0 ? 'retry' : d.state, d.state === 'pending' && d.attempts > 0 ? `retrying (${d.attempts})` : d.state)}${ds.length > 1 ? ` <span class="muted">×${ds.length}</span>` : ''}`;
@@ -83,7 +87,9 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
       ? `<div class="empty" id="empty">No transactions yet. Create one with <code>paycli --env local pay …</code>; it appears here at once.</div>`
       : matching === 0
         ? `<div class="empty" id="empty">No transaction matches these filters (${all} in all).</div>`
-        : `<p class="muted" id="count">${matching} of ${all} transaction${all === 1 ? '' : 's'}${matching > shown.length ? `; the newest ${shown.length} shown` : ''}</p>
+        : shown.length === 0
+          ? `<div class="empty" id="empty">No older transaction. <a href="/">Newest</a></div>`
+          : `<p class="muted" id="count">${matching} of ${all} transaction${all === 1 ? '' : 's'}${matching > shown.length ? `; ${before === undefined ? 'the newest' : 'older:'} ${shown.length} shown` : ''}${before !== undefined ? ` · <a href="/" id="newest">newest</a>` : ''}${older ? ` · <a href="${esc(older)}" id="older">older →</a>` : ''}</p>
 <table id="transactions"><thead><tr><th>ID</th><th>Reference</th><th>Method</th><th>Amount</th><th>Status</th><th>Callback</th><th>Created (WIB)</th><th>Expires (WIB)</th></tr></thead>
 <tbody>
 ${rows}

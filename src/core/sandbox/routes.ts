@@ -168,7 +168,10 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (path === '/_sandbox/transactions' && method === 'GET') {
       const page = listPage(state, url.searchParams);
       if (!page.ok) sendJson(res, 400, { ok: false, error: page.error });
-      else sendJson(res, 200, { transactions: page.rows.map((t) => transactionView(t, state)), next: page.next, total: page.total });
+      else {
+        const callbacks = state.deliveriesOfMany(page.rows.map((t) => t.id));
+        sendJson(res, 200, { transactions: page.rows.map((t) => transactionView(t, state, callbacks.get(t.id) ?? [])), next: page.next, total: page.total });
+      }
       return;
     }
     if (path === '/_sandbox/export' && method === 'GET') {

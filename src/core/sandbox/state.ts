@@ -416,6 +416,13 @@ export class SandboxState {
     return this.stmts.due.all(at).map((r) => this.get(r.id)!).filter(Boolean);
   }
 
+  /** A filter without its merchant when every transaction is that merchant's (the usual case): index-only queries. */
+  private narrow(f: TxnFilter): TxnFilter {
+    if (f.merchantVa === undefined || this.stmts.counts.all().some((c) => c.merchant_va !== f.merchantVa)) return f;
+    const { merchantVa: _m, ...rest } = f;
+    return rest;
+  }
+
   /** Counts and net amounts of the transactions matching a filter. */
   aggregate(f: TxnFilter = {}): { count: number; net: number } {
     if (!f.ids && f.paidAtMost === undefined && f.paidAfter === undefined && !f.range) {
@@ -429,7 +436,7 @@ export class SandboxState {
       }
       return { count, net };
     }
-    const { where, params } = whereOf(f);
+    const { where, params } = whereOf(this.narrow(f));
     const r = this.db.prepare(`SELECT count(*) AS count, coalesce(sum(amount - fee), 0) AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
     return r;
   }
@@ -445,12 +452,13 @@ export class SandboxState {
    * with an offset, as the gateway's history pages.
    */
   page(f: TxnFilter, order: TxnOrder, limit: number, from: { cursor?: Cursor; offset?: number } = {}): { rows: Transaction[]; next: Cursor | null } {
-    const { where, params } = whereOf(f, from.cursor && { cursor: from.cursor, order });
+    const { where, params } = whereOf(this.narrow(f), from.cursor && { cursor: from.cursor, order });
     const col = ORDER_COLUMN[order.by];
     const dir = order.desc ? 'DESC' : 'ASC';
     const orderBy = order.by === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
-    const sql = `SELECT ${TXN_COLUMNS} FROM txns ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
-    const rows = (this.db.prepare(sql).all(...params, limit, from.offset ?? 0) as TxnRow[]).map(txnOf);
+    // The ids first (from an index alone where the filter allows), then only the page's rows.
+    const ids = this.db.prepare(`SELECT id FROM txns ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`).pluck().all(...params, limit, from.offset ?? 0) as number[];
+    const rows = ids.map((id) => this.get(id)!);
     const last = rows.at(-1);
     const next = rows.length === limit && last ? { key: order.by === 'id' ? last.id : order.by === 'created' ? last.createdAt : (last.paidAt ?? -1), id: last.id } : null;
     return { rows, next };
@@ -481,6 +489,20 @@ export class SandboxState {
   /** The callbacks queued for a transaction, oldest first. */
   deliveriesOf(trxId: number): Delivery[] {
     return this.stmts.deliveriesOf.all(trxId).map(deliveryOf);
+  }
+
+  /** The callbacks of several transactions (one page of a list), oldest first for each. */
+  deliveriesOfMany(trxIds: number[]): Map<number, Delivery[]> {
+    const out = new Map<number, Delivery[]>();
+    if (trxIds.length === 0) return out;
+    const rows = this.db.prepare<number[], DeliveryRow>(`SELECT * FROM deliveries WHERE trx_id IN (${trxIds.map(() => '?').join(',')}) ORDER BY seq`).all(...trxIds);
+    for (const r of rows) {
+      const d = deliveryOf(r);
+      const list = out.get(d.trxId);
+      if (list) list.push(d);
+      else out.set(d.trxId, [d]);
+    }
+    return out;
   }
 
   /** Every delivery still to be attempted, soonest first. */
