@@ -1,6 +1,7 @@
 // The emulator's ledger on SQLite (issue 23): the import of a data dir written by the JSONL
 // release, paging that holds while statuses change, seed/export/import/reset, files and symlinks,
 // ids never reused.
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -318,5 +319,41 @@ describe('files', () => {
     await expect(openDataDir(dir)).rejects.toThrow(/symbolic link/);
     expect(readFileSync(target, 'utf8')).toBe('precious');
     expect(lstatSync(join(dir, 'ledger.db')).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('README and docs/sandbox-ledger.md: the ledger', () => {
+  const root = new URL('../../', import.meta.url).pathname;
+  const hasSqlite3 = (() => {
+    try {
+      return execFileSync('sqlite3', ['-version'], { encoding: 'utf8' }).length > 0;
+    } catch {
+      return false;
+    }
+  })();
+
+  it('is WAL with synchronous=FULL (what a power cut can lose, as README says)', async () => {
+    const sb = await started({ dataDir: join(tempDir('paycli-pragma-'), 'data') });
+    expect(sb.state.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sb.state.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+  });
+
+  it.skipIf(!hasSqlite3)('the documented sqlite3 commands read a running emulator\'s ledger', async () => {
+    const dir = join(tempDir('paycli-sqlite3-'), 'data');
+    const sb = await started({ dataDir: dir });
+    const id = await create(sb, 7);
+    await sb.pay(String(id));
+    await create(sb, 8);
+    // Every `sqlite3 -readonly …` command of README and the reference, on this data dir.
+    const docs = ['README.md', 'docs/sandbox-ledger.md'].map((f) => readFileSync(join(root, f), 'utf8').replace(/\\\n\s*/g, '')).join('\n');
+    const commands = [...docs.matchAll(/^\s*sqlite3 (-readonly(?: -json)?) ~\/\.local\/share\/paycli\/sandbox\/ledger\.db (".*")$/gm)];
+    expect(commands.length).toBeGreaterThanOrEqual(4);
+    const outputs = commands.map(([, flags, sql]) => execFileSync('sqlite3', [...flags!.split(' '), join(dir, 'ledger.db'), JSON.parse(sql!) as string], { encoding: 'utf8' }));
+    expect(outputs.join('\n')).toContain(`${id}|berhasil|`);
+    expect(outputs.join('\n')).toMatch(/^berhasil\|1$/m);
+    expect(outputs.join('\n')).toMatch(/^pending\|1$/m);
+    expect(outputs.join('\n')).toContain('txns');
+    // The emulator went on undisturbed.
+    expect(await create(sb, 9)).toBeGreaterThan(id);
   });
 });
