@@ -1,6 +1,8 @@
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
+import { fsError } from '../fs-errors.js';
 import { migrateOlderJournal } from './ledger-jsonl.js';
 import { SandboxState } from './state.js';
 
@@ -27,6 +29,11 @@ export interface DataDirLock {
  */
 export async function lockDataDir(dataDir: string, owner: LockOwner = { pid: 0 }): Promise<DataDirLock> {
   const dir = resolve(dataDir);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw fsError(err, `the emulator data dir ${dir}`);
+  }
   const db: Database = await openDatabase(join(dir, 'lock.db'), { what: 'the emulator data dir lock', migrations: [], uid: owner.uid, busyTimeoutMs: 0 });
   try {
     db.exec('BEGIN IMMEDIATE');
