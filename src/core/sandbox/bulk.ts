@@ -124,7 +124,7 @@ export function listPage(state: SandboxState, q: URLSearchParams): { ok: true; r
   const via = q.get('method');
   if (via) f.via = via;
   const { rows, next } = state.page(f, { by: 'created', desc: true }, limit, { cursor });
-  return { ok: true, rows, next: next ? encodeCursor(next) : null, total: state.aggregate(f).count };
+  return { ok: true, rows, next: next ? encodeCursor(next) : null, total: state.count(f) };
 }
 
 /** Streams the ledger as JSONL (`sandbox export`), letting the event loop run between chunks. */

@@ -50,7 +50,7 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
   const all = ctx.state.count();
   const methods = ctx.state.methods();
   const filter = { ...(status ? { status } : {}), ...(method ? { via: method } : {}) };
-  const matching = status || method ? ctx.state.aggregate(filter).count : all;
+  const matching = status || method ? ctx.state.count(filter) : all;
   const page = ctx.state.page(filter, { by: 'id', desc: true }, LIST_LIMIT, before === undefined ? {} : { cursor: { key: before, id: before } });
   const shown = page.rows;
   const callbacks = ctx.state.deliveriesOfMany(shown.map((t) => t.id));

@@ -102,16 +102,14 @@ function statusFilter(code: number, settlement: Settlement, now: number): TxnFil
 }
 
 /**
- * How many transactions match, and their net amount. "Settled by now" is nearly every paid one: it
+ * How many transactions match. "Settled by now" is nearly every paid one: it
  * is counted as all paid ones (kept by the store without a scan) less the few paid after the
  * boundary (an index range), so a count never walks the whole history.
  */
-function aggregateOf(state: SandboxState, f: TxnFilter): { count: number; net: number } {
-  if (f.paidAtMost === undefined || f.range || f.ids || f.paidAfter !== undefined) return state.aggregate(f);
+function countOf(state: SandboxState, f: TxnFilter): number {
+  if (f.paidAtMost === undefined || f.range || f.ids || f.paidAfter !== undefined) return state.count(f);
   const { paidAtMost, ...rest } = f;
-  const all = state.aggregate(rest);
-  const later = state.aggregate({ ...rest, paidAfter: paidAtMost });
-  return { count: all.count - later.count, net: all.net - later.net };
+  return state.count(rest) - state.count({ ...rest, paidAfter: paidAtMost });
 }
 
 /** Balance of a merchant: settled net amounts, and paid amounts not yet settled. */
@@ -286,7 +284,7 @@ export function historyPage(state: SandboxState, va: string, merchantName: strin
     f.range = { field: q.dateField === 'indate' ? 'paid' : 'created', from: q.start ? jakartaDayStart(q.start) : undefined, to: q.end ? jakartaDayStart(q.end) + DAY_MS : undefined };
   }
   const order: TxnOrder = { by: q.orderBy === 'id' ? 'id' : q.orderBy === 'created_at' ? 'created' : 'paid', desc: q.order === 'DESC' };
-  const total = f ? aggregateOf(state, f).count : 0;
+  const total = f ? countOf(state, f) : 0;
   const { rows, next } = f ? state.page(f, order, q.limit, q.cursor ? { cursor: q.cursor } : { offset: (q.page - 1) * q.limit }) : { rows: [], next: null };
   const pages = Math.max(1, Math.ceil(total / q.limit));
   return {

@@ -423,8 +423,8 @@ export class SandboxState {
     return rest;
   }
 
-  /** Counts and net amounts of the transactions matching a filter. */
-  aggregate(f: TxnFilter = {}): { count: number; net: number } {
+  /** Counts and net amounts of the transactions matching a filter; `net: false` counts from an index alone where it can. */
+  aggregate(f: TxnFilter = {}, { net: withNet = true } = {}): { count: number; net: number } {
     if (!f.ids && f.paidAtMost === undefined && f.paidAfter === undefined && !f.range) {
       let count = 0;
       let net = 0;
@@ -437,8 +437,8 @@ export class SandboxState {
       return { count, net };
     }
     const { where, params } = whereOf(this.narrow(f));
-    const r = this.db.prepare(`SELECT count(*) AS count, coalesce(sum(amount - fee), 0) AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
-    return r;
+    const sums = withNet ? 'coalesce(sum(amount - fee), 0)' : '0';
+    return this.db.prepare(`SELECT count(*) AS count, ${sums} AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
   }
 
   /** The methods transactions were made with (for the dashboard's filter). */
@@ -598,9 +598,9 @@ export class SandboxState {
     return this.db.prepare('SELECT 1 FROM meta WHERE key = ?').get(key) !== undefined;
   }
 
-  /** How many transactions the ledger holds. */
-  count(): number {
-    return this.aggregate().count;
+  /** How many transactions match (all of them by default). */
+  count(f: TxnFilter = {}): number {
+    return this.aggregate(f, { net: false }).count;
   }
 
   /** Every redirect session (export). */
