@@ -236,8 +236,8 @@ export class MerchantApi {
     };
     };
     try {
-      const txn = await this.deps.state.addSessionTransaction(s.sid, build);
-      return { ok: true, txn: txn! };
+      const txn = await this.deps.state.addTransaction(build, s.sid);
+      return { ok: true, txn };
     } catch (err) {
       // Chosen twice at once: the first choice stands.
       if (err instanceof SessionTaken) return { ok: true, txn: this.sessionTransaction(s)! };

@@ -342,15 +342,18 @@ export class SandboxState {
   }
 
   /**
-   * Stores a new transaction. Given a builder, its id is the next of the ledger's sequence (AUTOINCREMENT:
-   * never one handed out before, even after `reset`) and the row is built and inserted in the same SQLite
-   * transaction, so an id is answered only once it is committed.
+   * Stores a new transaction (with `session`, the one that redirect session becomes). Given a builder,
+   * its id is the next of the ledger's sequence (AUTOINCREMENT: never one handed out before, even after
+   * `reset`) and the row is built and inserted in the same SQLite transaction, so an id is answered
+   * only once it is committed.
    */
-  async addTransaction(txn: Transaction | ((id: number) => Transaction)): Promise<Transaction> {
+  async addTransaction(txn: Transaction | ((id: number) => Transaction), session?: string): Promise<Transaction> {
     return this.write(() => {
       const t = typeof txn === 'function' ? txn(this.stmts.nextId.get()!.seq + 1) : txn;
       this.insertTxn(t);
       this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, t.amount - t.fee);
+      // The transaction a redirect session becomes is linked to it; a session becomes one at most.
+      if (session !== undefined && this.stmts.linkSession.run(t.id, session).changes === 0) throw new SessionTaken();
       return t;
     });
   }
@@ -369,17 +372,6 @@ export class SandboxState {
     }
     const r = this.stmts.byPaymentNo.get(idOrPaymentNo) ?? this.stmts.byReference.get(idOrPaymentNo);
     return r && txnOf(r);
-  }
-
-  /** Stores the transaction a redirect session becomes, linked to it, in one transaction; false when the session already has one. */
-  async addSessionTransaction(sid: string, build: (id: number) => Transaction): Promise<Transaction | undefined> {
-    return this.write(() => {
-      const t = build(this.stmts.nextId.get()!.seq + 1);
-      this.insertTxn(t);
-      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, t.amount - t.fee);
-      if (this.stmts.linkSession.run(t.id, sid).changes === 0) throw new SessionTaken();
-      return t;
-    });
   }
 
   /** The transaction a redirect session became, if any. */
@@ -661,52 +653,24 @@ export class SandboxState {
 function whereOf(f: TxnFilter, after?: { cursor: Cursor; order: TxnOrder }): { where: string; params: (string | number)[] } {
   const terms: string[] = [];
   const params: (string | number)[] = [];
-  if (f.merchantVa !== undefined) {
-    terms.push('merchant_va = ?');
-    params.push(f.merchantVa);
-  }
-  if (f.ids) {
-    terms.push(`id IN (${f.ids.map(() => '?').join(',') || 'NULL'})`);
-    params.push(...f.ids);
-  }
-  if (f.status !== undefined) {
-    // Paid after an instant is a short range of the paid-time index: keep the planner on it.
-    terms.push(f.paidAfter !== undefined && !f.range ? '+status = ?' : 'status = ?');
-    params.push(f.status);
-  }
-  if (f.via !== undefined) {
-    terms.push('via = ?');
-    params.push(f.via);
-  }
-  if (f.paidAtMost !== undefined) {
-    terms.push('paid_at <= ?');
-    params.push(f.paidAtMost);
-  }
-  if (f.paidAfter !== undefined) {
-    terms.push('paid_at > ?');
-    params.push(f.paidAfter);
-  }
-  if (f.range) {
-    const col = f.range.field === 'created' ? 'created_at' : 'paid_at';
-    if (f.range.from !== undefined) {
-      terms.push(`${col} >= ?`);
-      params.push(f.range.from);
-    }
-    if (f.range.to !== undefined) {
-      terms.push(`${col} < ?`);
-      params.push(f.range.to);
-    }
-  }
+  const add = (term: string, ...values: (string | number)[]) => {
+    terms.push(term);
+    params.push(...values);
+  };
+  if (f.merchantVa !== undefined) add('merchant_va = ?', f.merchantVa);
+  if (f.ids) add(`id IN (${f.ids.map(() => '?').join(',') || 'NULL'})`, ...f.ids);
+  // Paid after an instant is a short range of the paid-time index: keep the planner on it.
+  if (f.status !== undefined) add(f.paidAfter !== undefined && !f.range ? '+status = ?' : 'status = ?', f.status);
+  if (f.via !== undefined) add('via = ?', f.via);
+  if (f.paidAtMost !== undefined) add('paid_at <= ?', f.paidAtMost);
+  if (f.paidAfter !== undefined) add('paid_at > ?', f.paidAfter);
+  const col = f.range?.field === 'paid' ? 'paid_at' : 'created_at';
+  if (f.range?.from !== undefined) add(`${col} >= ?`, f.range.from);
+  if (f.range?.to !== undefined) add(`${col} < ?`, f.range.to);
   if (after) {
-    const { cursor, order } = after;
-    const op = order.desc ? '<' : '>';
-    if (order.by === 'id') {
-      terms.push(`id ${op} ?`);
-      params.push(cursor.id);
-    } else {
-      terms.push(`(${ORDER_COLUMN[order.by]}, id) ${op} (?, ?)`);
-      params.push(cursor.key, cursor.id);
-    }
+    const op = after.order.desc ? '<' : '>';
+    if (after.order.by === 'id') add(`id ${op} ?`, after.cursor.id);
+    else add(`(${ORDER_COLUMN[after.order.by]}, id) ${op} (?, ?)`, after.cursor.key, after.cursor.id);
   }
   return { where: terms.length ? `WHERE ${terms.join(' AND ')}` : '', params };
 }
