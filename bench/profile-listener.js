@@ -17,7 +17,7 @@ const S = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method:
 const lua = (s) => `[==[${s}]==]`;
 const script = join(tmp, 'cb.lua');
 writeFileSync(script, ['wrk.method = "POST"', `wrk.body = ${lua(S.body)}`, ...Object.entries(S.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join('\n') + '\n');
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${tmp}`, join(ROOT, 'bin/paycli.js'), 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.jsonl'), '--va', VA], { env: { PATH: process.env.PATH, HOME: tmp }, stdio: ['ignore', 'ignore', 'pipe'] });
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${tmp}`, join(ROOT, 'bin/paycli.js'), 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.db'), '--va', VA], { env: { PATH: process.env.PATH, HOME: tmp }, stdio: ['ignore', 'ignore', 'pipe'] });
 const url = await new Promise((resolve) => createInterface({ input: child.stderr }).on('line', (l) => /"url":"([^"]+)"/.exec(l) && resolve(/"url":"([^"]+)"/.exec(l)[1])));
 const out = spawnSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' }).stdout;
 const requests = Number(/(\d+) requests in/.exec(out)[1]);
@@ -56,7 +56,7 @@ const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 // An area per frame, by the first of its ancestors (itself first) that names one.
 const AREAS = [
-  ['event store (journal, lock, fs)', /journal|event-store|proper-lockfile|graceful-fs|retry|fs\/promises|internal\/fs/],
+  ['event store (SQLite)', /event-store|better-sqlite3|better_sqlite3|\.node$/],
   ['canonical JSON', /callback-canonical|php-json/],
   ['form/JSON parsing', /callback\/parse/],
   ['HMAC and compare', /callback-signature|digest|createHmac|crypto|timingSafeEqual/],

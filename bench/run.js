@@ -169,7 +169,7 @@ if (want('listener')) {
   );
   const bareSrv = await spawnJsonLine([join(ROOT, 'bench/bare-server.js')]);
   const bareUrl = `http://127.0.0.1:${bareSrv.first.port}/`;
-  const storePath = join(tmp, 'events.jsonl');
+  const storePath = join(tmp, 'events.db');
   const listenProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((resolve) => createInterface({ input: listenProc.stderr }).on('line', (l) => {
     const m = /"url":"([^"]+)"/.exec(l);
@@ -183,15 +183,30 @@ if (want('listener')) {
     bareRuns.push(runWrk(wrk, bareUrl, SECONDS, script, bareSrv.child.pid));
     paycliRuns.push(runWrk(wrk, url, SECONDS, script, listenProc.pid));
   }
-  bareSrv.child.kill();
   listenProc.kill('SIGTERM');
   await new Promise((r) => listenProc.on('exit', r));
-  // Counted in bytes: at this rate the store outgrows the longest string V8 can make (512 MiB).
-  const storeBytes = readFileSync(storePath);
-  let stored = 0;
-  for (let at = storeBytes.indexOf(10); at >= 0; at = storeBytes.indexOf(10, at + 1)) stored++;
+  // The same with `listen --fsync` (every commit synced to the disk), two rounds.
+  const fsyncStore = join(tmp, 'events-fsync.db');
+  const fsyncProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--fsync', '--store', fsyncStore, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const fsyncUrl = await new Promise((resolve) => createInterface({ input: fsyncProc.stderr }).on('line', (l) => {
+    const m = /"url":"([^"]+)"/.exec(l);
+    if (m) resolve(m[1]);
+  }));
+  const fsyncRuns = [];
+  for (let i = 0; i < 2; i++) {
+    const bare = runWrk(wrk, bareUrl, SECONDS, script, bareSrv.child.pid);
+    fsyncRuns.push(runWrk(wrk, fsyncUrl, SECONDS, script, fsyncProc.pid).rps / bare.rps);
+  }
+  fsyncProc.kill('SIGTERM');
+  await new Promise((r) => fsyncProc.on('exit', r));
+  bareSrv.child.kill();
+  // Every event committed before its answer: the rows in the database.
+  const { default: Sqlite } = await import('better-sqlite3');
+  const counted = new Sqlite(storePath, { readonly: true });
+  const stored = counted.prepare('SELECT count(*) FROM events').pluck().get();
+  counted.close();
   const answered = paycliRuns.reduce((n, r) => n + r.requests, 0);
-  // A restart on that store: the listener reads it to recognise retries of earlier callbacks.
+  // A restart on that store (retries of earlier callbacks are looked up in it, not read at start).
   const t0 = performance.now();
   const again = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise((resolve) => createInterface({ input: again.stderr }).on('line', (l) => l.includes('"listening"') && resolve()));
@@ -217,9 +232,10 @@ if (want('listener')) {
     // wrk counts requests it saw answered; requests cut off when a round ends may still be stored.
     answered,
     stored,
+    fsyncRatios: fsyncRuns.map(r2),
     restartMs: r2(restartMs),
     restartRssMiB: r2(restartRssMiB),
-    storeMiB: r2(statSync(storePath).size / 2 ** 20),
+    storeMiB: r2((statSync(storePath).size + (existsSync(`${storePath}-wal`) ? statSync(`${storePath}-wal`).size : 0)) / 2 ** 20),
   };
   // Where the listener's CPU goes (a separate run under --cpu-prof, same load).
   results.listener.profile = JSON.parse(spawnSync(process.execPath, [join(ROOT, 'bench/profile-listener.js'), String(SECONDS)], { encoding: 'utf8', env: { ...process.env, PROFILE_JSON: '1' } }).stdout);
@@ -282,7 +298,14 @@ if (want('emulator')) {
   results.emulator = { startupMs: r2(startupMs), startupRatio: r2(startupMs / nodeStart), rssMiB: r2(Number(status.stdout.trim()) / 1024), lookupsPerSecond, paymentsPerSecond, callbacksDelivered: delivered };
   await sb.close();
 }
-// 5. The emulator's ledger (SQLite) at 1 000 000 payments: bench/store.js.
+// 5. The event store with a long history (bench/events-store.js: 1 000 000 events unless BENCH_EVENTS says otherwise).
+if (want('events')) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench/events-store.js')], { encoding: 'utf8', env: process.env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`bench/events-store.js exited ${r.status}`);
+  results.events = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  console.error('events', JSON.stringify(results.events));
+}
+// 6. The emulator's ledger (SQLite) at 1 000 000 payments: bench/store.js.
 if (want('store')) {
   const { benchStore } = await import('./store.js');
   results.store = await benchStore();
@@ -332,14 +355,15 @@ line and computes the HMAC of its body (no canonical JSON, no verdict, no report
 | server | requests/s (range) | server CPU per request |
 |---|---:|---:|
 | bare \`node:http\` (read the body, answer 200) | ${results.listener.bareRps} (${results.listener.bareRange.join('–')}) | ${results.listener.bareCpuUs} µs |
-| \`paycli listen --json --store\` (parse, verify, store, print every callback) | ${results.listener.paycliRps} (${results.listener.rpsRange.join('–')}) | ${results.listener.paycliCpuUs} µs |
+| \`paycli listen --json --store\` (parse, verify, commit to SQLite with \`synchronous = FULL\`, print every callback) | ${results.listener.paycliRps} (${results.listener.rpsRange.join('–')}) | ${results.listener.paycliCpuUs} µs |
 
 Throughput ratio **${results.listener.ratio}×**, CPU ratio (bare µs ÷ listener µs) **${results.listener.cpuRatio}×** (target ≥ 0.5× — ${mark(results.listener.ratio >= 0.5)}, ${rounds(results.listener.perRound, (r) => r >= 0.5)}: each round runs wrk against the bare server, then against the listener).
 wrk and both servers share the machine's ${cpus().length} cores, so requests/s moves with whatever else runs; CPU time
 per request (utime + stime of the server process from \`/proc\`, ÷ requests answered) moves much less.
 ${results.listener.non2xx} non-200 answers; ${results.listener.stored.toLocaleString('en')} events stored for ${results.listener.answered.toLocaleString('en')} answers wrk counted (it does not count
 requests still in flight when a round ends; those are stored too).
-A restart on that store (${results.listener.storeMiB} MiB, read to recognise retries) listens after ${results.listener.restartMs} ms, peak RSS ${results.listener.restartRssMiB} MiB.
+With \`listen --fsync\` (each group commit synced to the disk) the ratio was ${results.listener.fsyncRatios.join(' and ')}× in two rounds.
+A restart on that store (${results.listener.storeMiB} MiB of SQLite; retries are looked up in it, not read at start) listens after ${results.listener.restartMs} ms, peak RSS ${results.listener.restartRssMiB} MiB.
 
 Where the listener's CPU goes (\`node bench/profile-listener.js\`: the same load under \`--cpu-prof\`, self time
 by area, µs per request; sampled, main thread only, so the total differs from the figure above):
@@ -356,7 +380,20 @@ ${results.listener.profile.areas.map((a) => `| ${a.area} | ${a.us} | ${a.share} 
 - village lookups: ${results.emulator.lookupsPerSecond.toLocaleString('en')}/s (signed GETs, 20 connections)
 - payments with the ledger on disk: ${results.emulator.paymentsPerSecond.toLocaleString('en')}/s created, paid and called back (${results.emulator.callbacksDelivered} callbacks delivered to a local receiver)
 
-## 5. Areas: disk cache vs emulator
+## 5. Event store with ${results.events.events.toLocaleString('en')} events (\`bench/events-store.js\`)
+
+A SQLite store of ${results.events.events.toLocaleString('en')} signed callbacks over 90 days (${results.events.storeMiB} MiB; written in ${results.events.seedS} s). Whole commands, wall time, median of ${process.env.BENCH_STORE_RUNS ?? 7} runs (\`node -e 0\`: ${results.events.nodeMs} ms):
+
+| measure | result | target |
+|---|---:|---|
+| \`paycli events list\` (the newest 50) | ${results.events.listMs} ms | ≤ 300 ms — ${mark(results.events.listMs <= 300)} |
+| \`paycli events list --json --invalid --limit 20\` | ${results.events.listJsonMs} ms | |
+| \`paycli events show PREFIX\` (a unique prefix, with the signature re-checked) | ${results.events.showMs} ms | ≤ 300 ms — ${mark(results.events.showMs <= 300)} |
+| \`paycli listen\` start-up on that store, RSS | ${results.events.listenerStartMs} ms, ${results.events.listenerRssMiB} MiB | |
+| \`paycli events prune --keep 1000\` while a listener answers valid callbacks | ${results.events.pruneS} s (removed ${results.events.prune.removed?.toLocaleString('en')}) | ≤ 15 s — ${mark(results.events.pruneS <= 15)} |
+| those callbacks' answers during the prune (${results.events.callbacksDuringPrune}, two senders back to back) | median ${results.events.callbackMedianMs} ms, p99 ${results.events.callbackP99Ms} ms, max ${results.events.callbackMaxMs} ms | ≤ 250 ms — ${mark(results.events.callbackMaxMs <= 250)} |
+
+## 6. Areas: disk cache vs emulator
 
 \`areas province\` from the disk cache ${cold('paycli areas province (disk cache)').medianMs} ms (${cold('paycli areas province (disk cache)').ratio}×) vs from the emulator ${cold('paycli areas province (emulator, no cache)').medianMs} ms (${cold('paycli areas province (emulator, no cache)').ratio}×).
 

@@ -165,7 +165,7 @@ export async function benchStore({ n = Number(process.env.BENCH_STORE_N ?? 1_000
 export function storeSection(st) {
   const mark = (ok) => (ok ? 'met' : '**missed**');
   const row = (name, f, target) => `| ${name} | ${f.medianMs} | ${f.maxMs} | ${f.serverCpuMs} | ${target ? `≤ ${target} ms — ${mark(f.medianMs <= target)}` : ''} |`;
-  return `## 6. Emulator ledger (SQLite, ${st.payments.toLocaleString('en')} payments, 70 % paid with a delivered callback)
+  return `## 7. Emulator ledger (SQLite, ${st.payments.toLocaleString('en')} payments, 70 % paid with a delivered callback)
 
 | | figure | target |
 |---|---:|---|

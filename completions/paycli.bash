@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url|--payments|--paid|--days) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--account|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$cmd_path"
@@ -26,7 +26,7 @@ _paycli() {
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--signature|--data|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--since|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--sandbox-url|--payments|--paid|--days) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--account|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--orders|--deliver-to|--delivery-timeout|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$cmd_path"
   if [[ "$cur" == -* ]]; then
@@ -44,7 +44,7 @@ _paycli() {
 }
 _paycli_node() {
   case "$1" in
-    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels verify-callback sign-callback listen events trigger test-handler recover sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
+    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels api cod close verify-callback sign-callback listen events trigger test-handler recover sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
     'areas') subs='province city district village pick cache'; flags='' ;;
     'areas province') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
     'areas city') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
@@ -73,22 +73,39 @@ _paycli_node() {
     'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --all --csv --timeout --dry-run --curl' ;;
     'balance') subs=''; flags='--timeout --dry-run --curl' ;;
     'channels') subs=''; flags='--method --legacy --timeout --dry-run --curl' ;;
+    'api') subs=''; flags='--data -d --field -f --form --timeout --dry-run --curl' ;;
+    'cod') subs='area rate label track pickup'; flags='' ;;
+    'cod area') subs=''; flags='--timeout --dry-run --curl' ;;
+    'cod rate') subs=''; flags='--from --to --weight --amount --timeout --dry-run --curl' ;;
+    'cod label') subs=''; flags='--output -o --force --timeout --dry-run --curl' ;;
+    'cod track') subs=''; flags='--awb --trx --timeout --dry-run --curl' ;;
+    'cod pickup') subs=''; flags='--date --time --vehicle --timeout --dry-run --curl' ;;
+    'close') subs='transferva register profile banklist business-category'; flags='' ;;
+    'close transferva') subs=''; flags='--sender --receiver --amount --related-id --reference-id --notes --close-api --timeout --dry-run --curl' ;;
+    'close register') subs=''; flags='--name --email --phone --password-stdin --website-url --website-ip --close-api --timeout --dry-run --curl' ;;
+    'close profile') subs=''; flags='--account --close-api --timeout --dry-run --curl' ;;
+    'close banklist') subs=''; flags='--close-api --timeout --dry-run --curl' ;;
+    'close business-category') subs=''; flags='--close-api --timeout --dry-run --curl' ;;
     'verify-callback') subs=''; flags='--signature --data --event --store --show-canonical --jsonl' ;;
     'sign-callback') subs=''; flags='--data --show-canonical --curl --to' ;;
-    'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --ui --store' ;;
-    'events') subs='list show replay clear prune'; flags='' ;;
+    'listen') subs=''; flags='--port --host --path --forward-to --max-body --exit-after --timeout --no-persist --fsync --ui --store' ;;
+    'events') subs='list show replay clear prune export tail'; flags='' ;;
     'events list') subs=''; flags='--limit --status --valid --invalid --store' ;;
     'events show') subs=''; flags='--store' ;;
     'events replay') subs=''; flags='--to --resign --store --timeout' ;;
     'events clear') subs=''; flags='--store' ;;
     'events prune') subs=''; flags='--keep --older-than --store' ;;
+    'events export') subs=''; flags='--since --until --store' ;;
+    'events tail') subs=''; flags='--limit --store' ;;
     'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit' ;;
     'recover') subs=''; flags='--orders --since --deliver-to --format --store --delivery-timeout --dry-run --curl' ;;
-    'sandbox') subs='pay expire resend list seed export import reset'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement' ;;
+    'sandbox') subs='pay expire resend health env list seed export import reset'; flags='--port --host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement --ready-file' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
     'sandbox expire') subs=''; flags='--sandbox-url' ;;
     'sandbox resend') subs=''; flags='--sandbox-url' ;;
+    'sandbox health') subs=''; flags='--sandbox-url' ;;
+    'sandbox env') subs=''; flags='--sandbox-url --shell' ;;
     'sandbox list') subs=''; flags='--sandbox-url --limit --status --all' ;;
     'sandbox seed') subs=''; flags='--sandbox-url --data-dir --payments --paid --days' ;;
     'sandbox export') subs=''; flags='--sandbox-url --data-dir' ;;

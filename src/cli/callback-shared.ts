@@ -3,7 +3,7 @@ import { AuthError, UsageError } from '../core/errors.js';
 import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../core/payment-rules.js';
 import { parseSetting } from '../core/config/profiles.js';
 import { dataDir } from '../core/config/paths.js';
-import { EventStore, StoreBusyError } from '../core/listener/event-store.js';
+import { EventStore, StoreBusyError, type EventStoreOptions } from '../core/listener/event-store.js';
 import type { CandidateKey } from '../core/signing/variants.js';
 import type { CommandEnv } from './command-env.js';
 
@@ -28,29 +28,20 @@ export async function diagnosisKeys(env: CommandEnv): Promise<CandidateKey[]> {
 }
 
 /**
- * The event store: `--store FILE` or `$XDG_DATA_HOME/paycli/events.jsonl`. Writers, prune and clear
- * share its lock (see EventStore).
+ * The event store: `--store FILE` or `$XDG_DATA_HOME/paycli/events.db` (a SQLite database; the
+ * previous release's `events.jsonl` beside it is imported on first open). The listener passes
+ * `{ busyTimeoutMs: 0 }`: it retries a locked store without blocking its event loop.
  */
-export function eventStore(env: CommandEnv<{ store?: string }>): EventStore {
-  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.jsonl'), { holder: process.pid, processRuns });
+export function eventStore(env: CommandEnv<{ store?: string }>, options: EventStoreOptions = {}): EventStore {
+  return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.db'), { uid: process.getuid?.(), ...options });
 }
 
-/** Whether a process runs (signal 0 only asks; EPERM means it runs under another user). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Runs a store operation; a store that stays locked is a usage error (exit 2) naming the lock. */
+/** Runs a store operation; a store that stays locked is a usage error (exit 2) saying who may hold it. */
 export async function withStore<R>(fn: () => Promise<R>): Promise<R> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof StoreBusyError) throw new UsageError(err.message, { hint: 'a paycli listen or trigger holds it only while writing; a lock left by a crash is taken over after 10 s' });
+    if (err instanceof StoreBusyError) throw new UsageError(err.message, { hint: 'resume or stop that process (`fg`, `kill -CONT PID`), then run this again; its lock is never taken over' });
     throw err;
   }
 }

@@ -60,7 +60,7 @@ export function sendNothingFlags<A extends unknown[], O extends OptionValues>(cm
 
 /** `--store`: the event store of `listen`, `trigger` and `events`. */
 export function storeFlag<A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) {
-  return cmd.option('--store <file>', 'the event store (default $XDG_DATA_HOME/paycli/events.jsonl)');
+  return cmd.option('--store <file>', 'the event store, a SQLite file (default $XDG_DATA_HOME/paycli/events.db)');
 }
 
 /**
@@ -92,8 +92,12 @@ export function shellLines(command: string, width = 80, first = '  $ ', rest = '
   return lines;
 }
 
+/** The example lines of each command, as given to `examples` (docs/commands/ is generated from them). */
+export const EXAMPLES = new WeakMap<object, readonly string[]>();
+
 /** Adds an Examples section to a command's help, laid out only when that help is shown. */
 export function examples<C extends { addHelpText(position: 'after', text: () => string): unknown }>(cmd: C, lines: string[]): C {
+  EXAMPLES.set(cmd, lines);
   cmd.addHelpText('after', () => `\nExamples:\n${lines.flatMap((l) => shellLines(l)).join('\n')}\n`);
   return cmd;
 }

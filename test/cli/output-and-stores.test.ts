@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdirSync, appendFileSync, statSync, existsSync, utimesSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colorLevel } from '../../src/cli/output.js';
@@ -58,18 +58,31 @@ describe('user config checks', () => {
 });
 
 describe('event store', () => {
-  it('reads past a torn last line and appends after it', async () => {
-    const path = join(home.home, 'torn.jsonl');
+  it('keeps what it stored across reopenings, in a SQLite file 0600 in a 0700 directory', async () => {
+    const path = join(home.home, 'fresh', 'events.db');
     const store = new EventStore(path);
-    const event = { id: 'evt_1', receivedAt: new Date().toISOString(), method: 'POST', path: '/', headers: {}, body: 'a=1', verdict: 'malformed' as const, variant: null, reason: 'x', duplicate: false, trx_id: null, status: null, answer: 400 };
+    const event = { id: 'evt_1', receivedAt: new Date().toISOString(), method: 'POST', path: '/', headers: { 'x-a': 'ü' }, body: 'a=1', verdict: 'malformed' as const, variant: null, reason: 'x', duplicate: false, trx_id: null, status: null, answer: 400 };
     await store.append(event);
     await store.close();
-    appendFileSync(path, '{"id":"evt_2","receivedAt":"2026-'); // a crash mid-write
+    expect(readFileSync(path).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home.home, 'fresh')).mode & 0o777).toBe(0o700);
     const again = new EventStore(path);
-    expect((await again.list()).map((e) => e.id)).toEqual(['evt_1']);
-    await again.append({ ...event, id: 'evt_3' });
+    await again.append({ ...event, id: 'evt_3', source: 'trigger' });
     await again.close();
-    expect((await new EventStore(path).list()).map((e) => e.id)).toEqual(['evt_1', 'evt_3']);
+    expect(await new EventStore(path).list()).toEqual([
+      { ...event, source: 'listen' },
+      { ...event, id: 'evt_3', source: 'trigger' },
+    ]);
+    // Commits are synced to the disk only with `fsync` (listen --fsync): SQLite's synchronous FULL (2), else NORMAL (1).
+    for (const fsync of [false, true]) {
+      const s = new EventStore(path, { fsync });
+      expect((await s.prepare()).pragma('synchronous', { simple: true })).toBe(fsync ? 2 : 1);
+      await s.close();
+    }
+    // Reading a store that was never written creates nothing.
+    expect(await new EventStore(join(home.home, 'nowhere', 'events.db')).list()).toEqual([]);
+    expect(existsSync(join(home.home, 'nowhere'))).toBe(false);
   });
 
   it('lists the newest matches with --limit and the filters, and finds events by id or unique prefix', async () => {
@@ -102,10 +115,9 @@ describe('event store', () => {
     expect(JSON.parse(ambiguous.stderr).error.message).toContain('no event "evt_b"');
   });
 
-  it('streams a store larger than its read chunks: records across chunk edges, multi-byte text split by them', async () => {
+  it('imports a large JSONL store of the previous release whole: multi-byte text, a torn last line skipped', async () => {
     const path = join(home.home, 'big.jsonl');
     const base = { receivedAt: '2026-11-22T00:00:00.000Z', method: 'POST', path: '/', headers: {}, verdict: 'valid' as const, variant: null, reason: null, duplicate: false, trx_id: '1', status: 'berhasil', answer: 200 };
-    // ~3.3 MiB of events whose bodies are full of 2-, 3- and 4-byte characters, so that the 1 MiB chunks cut records and characters.
     const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ ...base, id: `evt_${i}`, body: `buyer_name=${'Ö€🌺'.repeat(200 + (i % 7))}` }));
     writeFileSync(path, lines.join('\n') + '\n{"id":"evt_torn","body":"Ö€');
     const seen: string[] = [];
@@ -113,8 +125,7 @@ describe('event store', () => {
     expect(seen).toHaveLength(1500);
     expect(seen[1499]).toBe(`evt_1499:${'buyer_name='.length + 4 * (200 + (1499 % 7))}`);
     expect((await new EventStore(path).list()).map((e) => e.id)).toEqual(lines.map((_, i) => `evt_${i}`));
-    await new EventStore(join(home.home, 'missing.jsonl')).scan(() => seen.push('never'));
-    expect(seen).toHaveLength(1500);
+    expect(readFileSync(`${path}.migrated`, 'utf8').split('\n')).toHaveLength(1501); // the old file, untouched, beside it
   });
 });
 
@@ -186,27 +197,26 @@ describe('events prune', () => {
   const write = (path: string, ages: number[]) =>
     writeFileSync(path, ages.map((h, i) => JSON.stringify({ ...base, id: `evt_${i}`, receivedAt: new Date(now.getTime() - h * 3_600_000).toISOString() })).join('\n') + '\n{"id":"evt_torn"');
   const prune = (store: string, ...args: string[]) => runCli(['events', 'prune', '--store', store, '--json', ...args], { home: home.home, now: () => now });
-  const ids = (store: string) => readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+  const ids = async (store: string) => (await new EventStore(store).list()).map((e) => e.id);
 
   it('drops events older than --older-than and beyond the newest --keep, in a 0600 file', async () => {
-    const store = join(home.home, 'prune.jsonl');
-    write(store, [200, 100, 30, 5, 1]); // hours ago, oldest first
+    const store = join(home.home, 'prune.db');
+    write(join(home.home, 'prune.jsonl'), [200, 100, 30, 5, 1]); // hours ago, oldest first (imported on first open)
     const r = await prune(store, '--older-than', '2d');
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ store, before: 5, removed: 2, kept: 3, unreadable: 1, unreadablePath: `${store}.unreadable` });
-    expect(ids(store)).toEqual(['evt_2', 'evt_3', 'evt_4']);
-    expect(readFileSync(`${store}.unreadable`, 'utf8')).toBe('{"id":"evt_torn"\n'); // kept aside, not deleted
+    expect(JSON.parse(r.stdout)).toEqual({ store, before: 5, removed: 2, kept: 3 });
+    expect(await ids(store)).toEqual(['evt_2', 'evt_3', 'evt_4']);
     expect(statSync(store).mode & 0o777).toBe(0o600);
     expect(JSON.parse((await prune(store, '--keep', '2')).stdout)).toMatchObject({ before: 3, removed: 1, kept: 2 });
-    expect(ids(store)).toEqual(['evt_3', 'evt_4']);
+    expect(await ids(store)).toEqual(['evt_3', 'evt_4']);
     expect(JSON.parse((await prune(store, '--older-than', '2h', '--keep', '5')).stdout)).toMatchObject({ removed: 1, kept: 1 });
-    expect(ids(store)).toEqual(['evt_4']);
+    expect(await ids(store)).toEqual(['evt_4']);
     for (const bad of [[], ['--keep', '-1'], ['--keep', 'x'], ['--older-than', 'soon']]) expect((await prune(store, ...bad)).code, bad.join(' ')).toBe(2);
-    expect(ids(store)).toEqual(['evt_4']);
+    expect(await ids(store)).toEqual(['evt_4']);
   });
 
-  it('prunes and clears a store a running listener writes to without losing what it appends, and takes over a crashed lock', async () => {
-    const store = join(home.home, 'busy.jsonl');
+  it('prunes and clears a store a running listener writes to without losing what it appends; a held lock is waited for, never taken', async () => {
+    const store = join(home.home, 'busy.db');
     const { done, url } = await listenInProcess(store);
     const env = { PAYCLI_VA: '1179000899' };
     await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home }); // the listener has the store open
@@ -214,14 +224,19 @@ describe('events prune', () => {
       const r = await runCli(['events', ...args, '--store', store], { home: home.home });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
-    expect(existsSync(store)).toBe(false);
+    expect(await ids(store)).toEqual([]);
     await runCli(['trigger', '--to', url, '--no-persist'], { env, home: home.home });
     expect(await done).toBe(0);
-    expect(ids(store)).toHaveLength(1); // appended after the clear: in the new file, not in the removed one
-    mkdirSync(`${store}.lock`); // a lock left by a process killed with -9, 20 s ago
-    utimesSync(`${store}.lock`, new Date(Date.now() - 20_000), new Date(Date.now() - 20_000));
-    const r = await prune(store, '--keep', '1');
-    expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(`${store}.lock`)).toBe(false);
-  });
+    expect(await ids(store)).toHaveLength(1); // stored after the clear, in the same database
+    // Another connection in a write transaction (a stopped process, a sqlite3 shell): prune waits its busy timeout, then says so.
+    const { default: Sqlite } = await import('better-sqlite3');
+    const holder = new Sqlite(store);
+    holder.exec('BEGIN IMMEDIATE');
+    const r = await prune(store, '--keep', '0');
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr).error.message).toBe(`the event store ${store} is busy: another process has held its write lock for over 5 s (a paycli listen or trigger stopped with Ctrl-Z or a debugger, or a sqlite3 shell in a transaction)`);
+    holder.exec('ROLLBACK');
+    holder.close();
+    expect(JSON.parse((await prune(store, '--keep', '0')).stdout)).toMatchObject({ removed: 1, kept: 0 });
+  }, 30_000);
 });

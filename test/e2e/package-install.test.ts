@@ -29,9 +29,9 @@ beforeAll(() => {
   const env = { ...process.env, npm_config_loglevel: 'warn', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
   execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: src, env, stdio: 'pipe' });
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
-  const r = spawnSync(NPM, ['install', '-g', '--prefix', join(work, 'prefix'), '--prefer-offline', tarball], { cwd: work, env, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(NPM, ['install', '-g', '--allow-scripts=better-sqlite3', '--prefix', join(work, 'prefix'), '--prefer-offline', tarball], { cwd: work, env, encoding: 'utf8', timeout: 420_000 });
   installed = { status: r.status, stderr: r.stderr ?? '' };
-}, 180_000);
+}, 480_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const offline = () => installed.status !== 0 && /ENOTCACHED|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|network/i.test(installed.stderr);

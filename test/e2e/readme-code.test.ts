@@ -12,16 +12,29 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 let work: string;
 
-function readmeBlocks(): { lang: string; code: string; line: number }[] {
-  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
-  const blocks: { lang: string; code: string; line: number }[] = [];
+/** README and the hand-written docs (docs/*.md, docs/commands/prose/*.md; the generated pages only copy the prose). */
+function docFiles(): string[] {
+  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const prose = readdirSync(join(ROOT, 'docs/commands/prose')).map((f) => `docs/commands/prose/${f}`);
+  return ['README.md', ...docs, ...prose];
+}
+
+function readmeBlocks(): { lang: string; code: string; line: number; file: string }[] {
+  const blocks: { lang: string; code: string; line: number; file: string }[] = [];
+  for (const file of docFiles()) blocks.push(...fileBlocks(file));
+  return blocks;
+}
+
+function fileBlocks(file: string): { lang: string; code: string; line: number; file: string }[] {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const blocks: { lang: string; code: string; line: number; file: string }[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(ts|typescript|js|javascript|mjs)\s*$/.exec(lines[i]!);
     if (!open) continue;
     const start = i + 1;
     let j = start;
     while (j < lines.length && lines[j] !== '```') j++;
-    blocks.push({ lang: open[1]!, code: lines.slice(start, j).join('\n') + '\n', line: start });
+    blocks.push({ lang: open[1]!, code: lines.slice(start, j).join('\n') + '\n', line: start, file });
     i = j;
   }
   return blocks;
@@ -35,17 +48,17 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('README code', () => {
+describe('README and docs code', () => {
   it('every TypeScript/JavaScript block type-checks under strict (examples/ files included)', () => {
     const blocks = readmeBlocks();
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.ts'));
     const server = readFileSync(join(ROOT, 'examples/callback-server.ts'), 'utf8');
-    expect(blocks.some((b) => b.code === server), 'README shows examples/callback-server.ts verbatim').toBe(true);
+    expect(blocks.some((b) => b.file === 'README.md' && b.code === server), 'README shows examples/callback-server.ts verbatim').toBe(true);
     const files: string[] = examples.map((f) => join(ROOT, 'examples', f));
     blocks.forEach((b, i) => {
       if (examples.some((f) => readFileSync(join(ROOT, 'examples', f), 'utf8') === b.code)) return;
-      const file = join(work, `readme-block-${i + 1}-line-${b.line}.ts`);
+      const file = join(work, `block-${i + 1}-${b.file.replace(/[/.]/g, '_')}-line-${b.line}.ts`);
       writeFileSync(file, b.code);
       files.push(file);
     });

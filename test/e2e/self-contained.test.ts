@@ -49,8 +49,8 @@ describe('a self-contained repository', () => {
     expect(readFileSync(join(ROOT, 'test/fixtures/README.md'), 'utf8')).toContain('c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024');
   });
 
-  it('runs README verification examples on the files under examples/', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('runs the verification examples of docs/commands/verify-callback.md on the files under examples/', () => {
+    const readme = readFileSync(join(ROOT, 'docs/commands/verify-callback.md'), 'utf8');
     for (const name of ['payload.form', 'capture.http', 'payload.json', 'captures.jsonl']) expect(readme).toContain(name);
     const good = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
     for (const f of ['examples/payload.form', 'examples/payload.json', 'examples/capture.http']) {

@@ -205,8 +205,9 @@ describe.skipIf(!run)(`paycli listen --ui in headless Chromium${skipNote}`, { ti
     dir = tempHome();
     target = await receiver([200], '{"status":"OK"}');
     const store = new EventStore(join(dir.home, 'events.jsonl'));
-    const ui = await createListenerUi({ store, va: VA, otherKeys: [{ kind: 'api-key', label: 'the API key', key: KEY }], callbackPath: '/' });
-    listener = await startListener({ port: 0, va: VA, store, ui, otherKeys: [{ kind: 'api-key', label: 'the API key', key: KEY }] });
+    // Replay sends only to configured targets: the listener itself, or (here) its --forward-to app.
+    const ui = await createListenerUi({ store, va: VA, otherKeys: [{ kind: 'api-key', label: 'the API key', key: KEY }], callbackPath: '/', forwardTo: [target.url] });
+    listener = await startListener({ port: 0, va: VA, store, ui, otherKeys: [{ kind: 'api-key', label: 'the API key', key: KEY }], forwardTo: [target.url] });
   });
   afterAll(async () => {
     await listener?.close();
@@ -237,11 +238,11 @@ describe.skipIf(!run)(`paycli listen --ui in headless Chromium${skipNote}`, { ti
     await page.waitForSelector('#canonical');
     expect(await page.textContent('#verdict')).toBe('valid');
     expect(JSON.parse((await page.textContent('#canonical'))!)).toMatchObject({ trx_id: 100777, status: 'berhasil' });
-    await page.fill('#replay-to', target.url);
+    await page.selectOption('#replay-to', target.url);
     await page.click('#replay');
-    await target.waitFor(1);
-    expect(target.received[0]!.body.toString()).toBe(good.body);
-    expect(target.received[0]!.headers['x-signature']).toBe(good.headers['X-Signature']);
+    await target.waitFor(2); // the forward of the valid callback, then the replay
+    expect(target.received[1]!.body.toString()).toBe(good.body);
+    expect(target.received[1]!.headers['x-signature']).toBe(good.headers['X-Signature']);
     await page.waitForSelector('#flash:not([hidden])');
     expect(await page.textContent('#flash')).toContain('HTTP 200');
     await shot(page, 'listen-ui-event.png');

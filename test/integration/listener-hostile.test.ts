@@ -35,7 +35,7 @@ async function post(url: string, headers: Record<string, string>, body: string, 
 
 describe('deeply nested JSON', () => {
   it('is answered 400 "malformed" and stored, never 500, at 3 000 and 100 000 levels', async () => {
-    const store = new EventStore(join(home.home, 'deep.jsonl'));
+    const store = new EventStore(join(home.home, 'deep.db'));
     const l = await startListener({ port: 0, va: VA, store });
     for (const depth of [3000, 100_000]) {
       const body = `{"trx_id":"1","status":"berhasil","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
@@ -64,7 +64,7 @@ describe('control characters from outside are escaped in human output', () => {
   });
 
   it('listen lines, events list and events show escape them; --json keeps the exact text', async () => {
-    const store = join(home.home, 'ansi.jsonl');
+    const store = join(home.home, 'ansi.db');
     const evil = 'va\x1b]0;owned\x07\x1b[2J\u009b31m';
     const { ctx, out, err } = testContext({ env: { PAYCLI_VA: VA }, home: home.home });
     const done = run(['listen', '--port', '0', '--exit-after', '2', '--store', store], ctx);
@@ -214,7 +214,7 @@ describe('durations beyond the timer maximum', () => {
     const deadline = await runCli(['test-handler', 'http://127.0.0.1:9/cb', '--deadline', '2592000000'], { env, home: home.home });
     expect(deadline.code).toBe(2);
     expect(deadline.stderr).toMatch(/the maximum is 2147483647ms/);
-    const prune = await runCli(['events', 'prune', '--store', join(home.home, 'none.jsonl'), '--older-than', '365d'], { home: home.home });
+    const prune = await runCli(['events', 'prune', '--store', join(home.home, 'none.db'), '--older-than', '365d'], { home: home.home });
     expect(prune.code, prune.stderr).toBe(0);
   });
 });

@@ -32,7 +32,7 @@ describe('the listener answers like the reference handler', () => {
   let l: ListenerHandle;
   let store: EventStore;
   beforeAll(async () => {
-    store = new EventStore(join(home.home, 'answers.jsonl'));
+    store = new EventStore(join(home.home, 'answers.db'));
     l = await startListener({ port: 0, va: VA, store, maxBodyBytes: 4096, otherKeys: [{ kind: 'api-key', label: 'the API key', key: 'SOME-API-KEY-12345' }] });
   });
   afterAll(() => l.close());
@@ -84,7 +84,7 @@ describe('the listener answers like the reference handler', () => {
 describe('paycli listen, trigger, test-handler and events (in-process)', () => {
   it('runs end to end and shuts down on interrupt with a summary', async () => {
     const controller = new AbortController();
-    const storePath = join(home.home, 'events.jsonl');
+    const storePath = join(home.home, 'events.db');
     const { ctx, out, err } = testContext({ env: { PAYCLI_VA: VA }, home: home.home, signal: controller.signal });
     const done = run(['listen', '--port', '0', '--store', storePath, '--json'], ctx);
     let banner: { url: string } | undefined;
@@ -168,7 +168,7 @@ describe('paycli listen, trigger, test-handler and events (in-process)', () => {
 
 describe('listener abuse: 2000 mixed requests at concurrency 50', () => {
   it('answers each correctly, stays up, and stores exactly the expected rows', async () => {
-    const store = new EventStore(join(home.home, 'abuse.jsonl'));
+    const store = new EventStore(join(home.home, 'abuse.db'));
     const l = await startListener({ port: 0, va: VA, store, maxBodyBytes: 8192, requestTimeoutMs: 1000 });
     const valid = callback();
     const kinds = ['valid', 'tampered', 'unsigned', 'badjson', 'badpercent', 'oversized', 'duplicate', 'wrongmethod'] as const;

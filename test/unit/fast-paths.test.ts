@@ -401,13 +401,18 @@ describe('verify-callback --jsonl: a line checked from its raw form body', () =>
   });
 });
 
-describe('the store line of an event', () => {
-  it('is JSON.stringify of the event, whatever its body, headers and reason hold; the event is left as it was', async () => {
-    const { storedEventJson } = await import('../../src/core/listener/event-store.js');
-    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '"body":""', '{"body":""}', 'a=1&b=%22', 'x"y', 'x\\y', '\n', '\ud800', '🌺', 'Ñ'));
+describe('an event in the store', () => {
+  it('reads back as it was written, whatever its body, headers and reason hold', async () => {
+    const { EventStore } = await import('../../src/core/listener/event-store.js');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'paycli-store-'));
+    const store = new EventStore(join(dir, 'events.db'));
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '"body":""', '{"body":""}', 'a=1&b=%22', 'x"y', 'x\\y', '\n', '\u0000', '🌺', 'Ñ'));
     const maybe = fc.option(text, { nil: null });
+    let n = 0;
     const event = fc.record({
-      id: text,
       receivedAt: text,
       method: fc.constantFrom('POST', 'GET'),
       path: text,
@@ -420,15 +425,23 @@ describe('the store line of an event', () => {
       trx_id: maybe,
       status: maybe,
       answer: fc.integer({ min: 100, max: 599 }),
-      source: fc.constantFrom('listen' as const, 'trigger' as const, undefined),
+      source: fc.constantFrom('listen' as const, 'trigger' as const),
     });
-    fc.assert(
-      fc.property(event, (e) => {
-        const before = JSON.stringify(e);
-        expect(storedEventJson(e)).toBe(before);
-        expect(JSON.stringify(e)).toBe(before);
-      }),
-      { numRuns: 3000 },
-    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(event, async (e) => {
+          const stored = { id: `evt_${n++}`, ...e };
+          // Lone surrogates cannot be UTF-8: JSON.stringify escapes them in headers, SQLite's text replaces them in the body.
+          const wellFormed = (x: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(x);
+          fc.pre([stored.body, stored.path, stored.receivedAt, stored.reason ?? '', stored.variant ?? '', stored.trx_id ?? '', stored.status ?? ''].every(wellFormed));
+          await store.append(stored);
+          expect(await store.find(stored.id)).toEqual(JSON.parse(JSON.stringify(stored)));
+        }),
+        { numRuns: 300 },
+      );
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,11 +4,12 @@ import { checkCallback } from '../../core/callback/check.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { forwardableHeaders } from '../../core/listener/forward.js';
-import type { StoredEvent } from '../../core/listener/event-store.js';
+import type { StoredEvent, Verdict } from '../../core/listener/event-store.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { currentTableWidth, rupiah, table, visibleLength, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore, withStore } from '../callback-shared.js';
 import { parseDuration } from '../../core/duration.js';
+import { formatJakarta, parseWib } from '../../core/time.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
 import { examples, storeFlag, timeoutFlag, type Define } from '../command-kit.js';
@@ -24,34 +25,37 @@ interface EventsFlags {
   resign?: boolean;
   keep?: string;
   olderThan?: string;
+  since?: string;
+  until?: string;
 }
 
 async function findEvent(env: CommandEnv<EventsFlags>, id: string): Promise<StoredEvent> {
   const store = eventStore(env);
-  const event = await store.find(id);
+  const event = await withStore(() => store.find(id));
+  await store.close();
   if (!event) throw new UsageError(`no event "${id}" in ${store.path}`, { hint: 'list them with `paycli events list`' });
   return event;
 }
 
+/** `events list` shows the newest this many unless --limit says otherwise. */
+const LIST_DEFAULT = 50;
+
 export const eventsList: Handler<EventsFlags> = async (env) => {
   const { opts, out } = env;
-  const limit = opts.limit === undefined ? Infinity : Number(opts.limit);
-  if (limit !== Infinity && (!Number.isInteger(limit) || limit <= 0)) throw new UsageError(`invalid --limit "${opts.limit}": a whole number above 0`);
-  const wanted = (e: StoredEvent) =>
-    (!opts.status || e.status === opts.status) &&
-    (!opts.valid || e.verdict === 'valid' || e.verdict === 'valid-variant') &&
-    (!opts.invalid || e.verdict === 'invalid' || e.verdict === 'malformed');
-  // Streamed, keeping only the newest `limit` matches: `--limit 20` on a store of any size stays small.
-  let events: StoredEvent[] = [];
+  const limit = opts.limit === undefined ? LIST_DEFAULT : Number(opts.limit);
+  if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`invalid --limit "${opts.limit}": a whole number above 0`);
+  const verdicts: Verdict[] | undefined = opts.valid ? ['valid', 'valid-variant'] : opts.invalid ? ['invalid', 'malformed'] : undefined;
+  if (opts.valid && opts.invalid) throw new UsageError('--valid and --invalid exclude each other');
+  const query = { status: opts.status, verdicts };
   const store = eventStore(env);
-  const unreadable = await store.scan((e) => {
-    if (!wanted(e)) return;
-    events.push(e);
-    if (events.length > 2 * limit) events = events.slice(-limit);
-  });
-  if (events.length > limit) events = events.slice(-limit);
-  // Lines that are not events (torn by a crash, edited by hand) are skipped, never fatal, but said.
-  if (unreadable > 0) out.warn(`${unreadable} unreadable line${unreadable === 1 ? '' : 's'} skipped in ${store.path}`);
+  // The newest `limit` matches (and one more, to know whether there are more), from the end of the
+  // table: a store of any size answers alike.
+  const events = await withStore(() => store.list({ ...query, limit: limit + 1 }));
+  await store.close();
+  if (events.length > limit) {
+    events.shift();
+    if (!out.json) out.info(`the newest ${limit} events shown; --limit N for more`);
+  }
   if (out.json) {
     out.data(events);
     return 0;
@@ -153,9 +157,10 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
 
 export const eventsClear: Handler<EventsFlags> = async (env) => {
   const store = eventStore(env);
-  const { cleared, unreadable } = await withStore(() => store.clear());
-  if (env.out.json) env.out.data({ cleared, unreadable, store: store.path });
-  else env.out.out(`cleared ${cleared} events from ${store.path}${unreadable ? ` (and ${unreadable} unreadable line${unreadable === 1 ? '' : 's'})` : ''}`);
+  const { cleared } = await withStore(() => store.clear());
+  await store.close();
+  if (env.out.json) env.out.data({ cleared, store: store.path });
+  else env.out.out(`cleared ${cleared} events from ${store.path}`);
   return 0;
 };
 
@@ -177,18 +182,112 @@ export const eventsPrune: Handler<EventsFlags> = async (env) => {
   }
   const store = eventStore(env);
   const result = await withStore(() => store.prune({ keepNewest, notBefore }));
+  await store.close();
   if (out.json) out.data({ store: store.path, ...result });
-  else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept${result.unreadable ? ` (${result.unreadable} unreadable line${result.unreadable === 1 ? '' : 's'} moved to ${result.unreadablePath})` : ''}`);
+  else out.out(`pruned ${result.removed} of ${result.before} events from ${store.path}; ${result.kept} kept`);
   return 0;
 };
+
+/**
+ * A point in time for --since/--until: a duration ago (`7d`, `12h`), a day (`2026-11-20`, WIB; for
+ * --until the end of that day), a WIB time (`2026-11-20 13:00[:00]`) or ISO 8601 with an offset.
+ */
+export function parseInstant(text: string, flag: string, now: Date, endOfDay = false): Date {
+  const t = text.trim();
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
+  if (day) {
+    const d = parseWib(`${t} 00:00:00`);
+    if (d && formatJakarta(d).startsWith(t)) return endOfDay ? new Date(d.getTime() + 86_400_000) : d;
+  } else if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(t)) {
+    const d = parseWib(t.length === 16 ? `${t}:00` : t);
+    if (d && !Number.isNaN(d.getTime())) return d;
+  } else if (/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(t)) {
+    const ms = Date.parse(t);
+    if (!Number.isNaN(ms)) return new Date(ms);
+  } else {
+    try {
+      return new Date(now.getTime() - parseDuration(t, { maxMs: Number.MAX_SAFE_INTEGER }));
+    } catch {
+      /* said below */
+    }
+  }
+  throw new UsageError(`invalid ${flag} "${text}"`, { hint: 'a duration ago (7d, 12h), a day (2026-11-20, WIB), a WIB time (2026-11-20 13:00) or ISO 8601 (2026-11-20T06:00:00Z)' });
+}
+
+/**
+ * `events export`: every stored request received in [--since, --until) as `{headers, body}` lines,
+ * oldest first, the input of `verify-callback --jsonl` (and of any tool that reads JSONL).
+ */
+export const eventsExport: Handler<EventsFlags> = async (env) => {
+  const { opts, ctx } = env;
+  const now = ctx.now();
+  const since = opts.since === undefined ? undefined : parseInstant(opts.since, '--since', now);
+  const until = opts.until === undefined ? undefined : parseInstant(opts.until, '--until', now, true);
+  if (since && until && since >= until) throw new UsageError(`--since ${opts.since} is not before --until ${opts.until}`);
+  const store = eventStore(env);
+  let pending: string[] = [];
+  let count = 0;
+  await withStore(() =>
+    store.scan(
+      (e) => {
+        count++;
+        pending.push(JSON.stringify({ headers: e.headers, body: e.body }));
+        if (pending.length >= 1000) {
+          ctx.stdout.write(pending.join('\n') + '\n');
+          pending = [];
+        }
+      },
+      { since: since?.toISOString() ?? (until ? '' : undefined), until: until?.toISOString() },
+    ),
+  );
+  await store.close();
+  if (pending.length > 0) ctx.stdout.write(pending.join('\n') + '\n');
+  env.out.info(`exported ${count} event${count === 1 ? '' : 's'} from ${store.path}`);
+  return 0;
+};
+
+/**
+ * `events tail`: prints every event stored from now on as one JSON line (the shape of `events list
+ * --json`), as it arrives, until interrupted. `--limit N` prints the newest N stored ones first.
+ */
+export const eventsTail: Handler<EventsFlags> = async (env) => {
+  const { opts, ctx } = env;
+  const first = opts.limit === undefined ? 0 : Number(opts.limit);
+  if (!Number.isInteger(first) || first < 0) throw new UsageError(`invalid --limit "${opts.limit}": a whole number, 0 or more`);
+  const store = eventStore(env);
+  const signal = ctx.interrupts();
+  let last = await withStore(() => store.lastSeq());
+  if (first > 0) {
+    const older = await store.list({ limit: first, upToSeq: last });
+    if (older.length > 0) ctx.stdout.write(older.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  }
+  env.out.info(`following ${store.path}; Ctrl-C to stop`);
+  while (!signal.aborted) {
+    const batch = await store.after(last);
+    if (batch.length > 0) {
+      last = batch.at(-1)!.seq;
+      ctx.stdout.write(batch.map(({ seq: _seq, ...e }) => JSON.stringify(e)).join('\n') + '\n');
+      if (batch.length === 1000) continue; // more waiting
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, TAIL_POLL_MS);
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+  await store.close();
+  return signal.reason === 'SIGINT' ? 130 : 0;
+};
+
+/** How often `events tail` looks for new rows (a read of the table's end: cheap). */
+const TAIL_POLL_MS = 100;
 
 // ── Definition  ─────────────────────────────────────────────────────────────────────────────────
 
 const defineEvents: Define = (program, bind) => {
   const events = topCommand(program, 'events');
-  examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events prune --older-than 7d']);
+  examples(events, ['paycli events list', 'paycli events show evt_lx2k9a', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events prune --older-than 7d', 'paycli events tail | jq .verdict']);
   bind(examples(
-    storeFlag(events.command('list').description('list stored requests, oldest first').option('--limit <n>', 'only the newest N').option('--status <status>', 'only this callback status').option('--valid', 'only valid ones').option('--invalid', 'only invalid or malformed ones')),
+    storeFlag(events.command('list').description('list the newest stored requests, oldest first').option('--limit <n>', 'how many of the newest (default 50)').option('--status <status>', 'only this callback status').option('--valid', 'only valid ones').option('--invalid', 'only invalid or malformed ones')),
     ['paycli events list', 'paycli events list --invalid --limit 20 --json'],
   ), eventsList);
   bind(examples(storeFlag(events.command('show <id>').description('headers, body, canonical JSON and verdict of one request (id or unique prefix)')), ['paycli events show evt_lx2k9a', 'paycli events show evt_lx2k --json']), eventsShow);
@@ -196,11 +295,19 @@ const defineEvents: Define = (program, bind) => {
     timeoutFlag(storeFlag(events.command('replay <id>').description('send a stored request again, byte for byte').option('--to <url>', 'where to send it').option('--resign', 're-sign with the configured VA'))),
     ['paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback', 'paycli events replay evt_lx2k9a --to http://127.0.0.1:3000/callback --resign --va 1179000899'],
   ), eventsReplay);
-  bind(examples(storeFlag(events.command('clear').description('delete every stored event')), ['paycli events clear', 'paycli events clear --store ./events.jsonl']), eventsClear);
+  bind(examples(storeFlag(events.command('clear').description('delete every stored event')), ['paycli events clear', 'paycli events clear --store ./events.db']), eventsClear);
   bind(examples(
     storeFlag(events.command('prune').description('drop old events: those older than --older-than, and all but the newest --keep').option('--keep <n>', 'keep only the newest N events').option('--older-than <duration>', 'drop events received longer ago than this (e.g. 7d, 12h)')),
     ['paycli events prune --older-than 7d', 'paycli events prune --keep 1000 --json'],
   ), eventsPrune);
+  bind(examples(
+    storeFlag(events.command('export').description('write stored requests as {headers, body} JSON lines (what verify-callback --jsonl reads)').option('--since <when>', 'received at or after: a duration ago (7d), a day (2026-11-20, WIB) or a time').option('--until <when>', 'received before (a day: up to its end)')),
+    ['paycli events export > captures.jsonl && paycli verify-callback --jsonl captures.jsonl', 'paycli events export --since 2026-11-20 --until 2026-11-21'],
+  ), eventsExport);
+  bind(examples(
+    storeFlag(events.command('tail').description('print each new stored request as a JSON line until Ctrl-C').option('--limit <n>', 'print the newest N stored ones first (default 0)')),
+    ['paycli events tail | jq -c "{id, trx_id, verdict}"', 'paycli events tail --limit 10'],
+  ), eventsTail);
 };
 
 export const commands = { events: defineEvents };

@@ -21,6 +21,7 @@ interface ListenFlags {
   timeout?: string;
   persist?: boolean;
   ui?: boolean;
+  fsync?: boolean;
 }
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
@@ -77,12 +78,12 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const path = opts.path ?? '/';
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
-  const store = opts.persist === false ? null : eventStore(env);
+  const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0, fsync: opts.fsync === true });
   let ui: import('../../core/listener/ui.js').ListenerUi | undefined;
   if (opts.ui) {
     const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
     if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
-    ui = await createListenerUi({ store, va, otherKeys, callbackPath: path, replayTo: opts.forwardTo?.[0], replayTimeoutMs: (await env.session.config()).timeout.value });
+    ui = await createListenerUi({ store, va, otherKeys, callbackPath: path, forwardTo: opts.forwardTo, replayTimeoutMs: (await env.session.config()).timeout.value });
   }
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -155,7 +156,6 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     emit(fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
   }
 
-  if (listener.storeUnreadable > 0) out.warn(`${listener.storeUnreadable} unreadable line${listener.storeUnreadable === 1 ? '' : 's'} skipped in ${store?.path}`);
   let uiUrl: string | null = null;
   if (ui) {
     const origin = new URL(listener.url);
@@ -206,6 +206,7 @@ const defineListen: Define = (program, bind) => {
         .option('--exit-after <n>', 'stop after N requests')
         .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
         .option('--no-persist', 'do not write the event store')
+        .option('--fsync', 'sync each commit of the store to disk: acknowledged callbacks survive a power cut too (slower)')
         .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)'),
     );
   RUN_DURATION_TIMEOUT.add(listen);

@@ -225,7 +225,7 @@ const defineRecover: Define = (program, bind) => {
       .option('--since <duration>', 'instead: payments of this window (e.g. 2d) with no callback answered 200 in the event store')
       .option('--deliver-to <url>', 'post each missed callback, rebuilt from the gateway\'s record and signed with the VA')
       .addOption(new Option('--format <format>', 'callback body format').choices(['form', 'json']).default('form'))
-      .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.jsonl)')
+      .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.db)')
       .option('--delivery-timeout <duration>', 'how long to wait for each answer (default 10s)')
       .option('--dry-run', 'with --deliver-to: show what would be delivered; send nothing')
       .option('--curl', 'with --deliver-to: print a curl command per callback; send nothing'),

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
 import { dataDir } from '../../core/config/paths.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
+import { WHOLE_ANSWER_MAX_BYTES } from '../../core/http/bounded-read.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
@@ -10,6 +11,7 @@ import { Option, examples, type Define, type TypedCommand } from '../command-kit
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
+import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvApiKey, sandboxExports, withSandboxEnv, writeReadyFile } from '../sandbox-service.js';
 
 interface SandboxFlags {
   port?: string;
@@ -31,6 +33,8 @@ interface SandboxFlags {
   yes?: boolean;
   /** False with --no-dashboard. */
   dashboard?: boolean;
+  readyFile?: string;
+  shell?: 'sh' | 'fish';
 }
 
 /** The log's clock: HH:MM:SS in WIB (the banner says so). */
@@ -40,7 +44,9 @@ function time(d: Date): string {
 
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */
 export const sandboxServe: Handler<SandboxFlags> = async (env) => {
-  const { opts, out, ctx } = env;
+  const { out, ctx } = env;
+  // PAYCLI_SANDBOX_* give what no flag gave (containers configure through the environment).
+  const opts = withSandboxEnv(env.opts, ctx.env, env.opts.dashboard === false);
   const { startSandbox } = await import('../../sandbox.js');
   const { parseDurationList, parseDuration } = await import('../../core/duration.js');
   const { readAccountsFile } = await import('../../core/sandbox/accounts.js');
@@ -66,7 +72,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   if (opts.va !== undefined && !/^\d{4,32}$/.test(opts.va)) throw new UsageError(`invalid --va "${opts.va}": digits expected`);
   const host = parseBindHost(opts.host ?? '127.0.0.1'); // before any state is opened
   const accounts = opts.accounts ? await readAccountsFile(opts.accounts) : undefined;
-  const apiKey = await env.session.flagApiKey();
+  const apiKey = (await env.session.flagApiKey()) ?? (await sandboxEnvApiKey(ctx.env));
   if (opts.va !== undefined && apiKey === undefined && !accounts) {
     throw new UsageError('--va needs --api-key or --api-key-file: the emulator\'s merchant must have an API key to sign with', { hint: 'or omit both to use the documented default merchant' });
   }
@@ -120,6 +126,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   // Listen for Ctrl-C / SIGTERM before the banner says it started: a stop right after it is a clean stop.
   const signal = ctx.interrupts();
   const main = sandbox.accounts[0]!;
+  const ready = readyInfo(sandbox.url, sandbox.dashboardUrl, main.va, main.apiKey);
   const banner = {
     event: 'started',
     url: sandbox.url,
@@ -149,7 +156,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       [
         out.e.bold('paycli sandbox') + ` — offline iPaymu emulator`,
         line('base URL', sandbox.apiUrl),
-        line('use it', `paycli --env local …  or  --base-url ${sandbox.apiUrl}`),
+        line('use it', useIt(ready.url)),
         // The documented default VA is public; a merchant's own VA is masked like everywhere else.
         line('VA', main.va === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_VA ? main.va : maskSecret(main.va)),
         line('API key', `${maskSecret(main.apiKey)}${isDefaultKey ? ' (the documented default; --env local uses it)' : ''}`),
@@ -162,12 +169,16 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       ].join('\n'),
     );
   }
+  // The port accepts connections now: tell whoever waits (a file written whole, and a JSON line).
+  if (opts.readyFile) await writeReadyFile(opts.readyFile, ready);
+  if (out.json) out.data({ event: 'ready', ...ready }, false);
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   const total = sandbox.state.count();
   await sandbox.close();
+  if (opts.readyFile) await removeReadyFile(opts.readyFile);
   const summary = { event: 'stopped', ...counts, transactions: total };
   if (out.json) out.data(summary, false);
   else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
@@ -179,16 +190,13 @@ function sandboxDir(env: CommandEnv<SandboxFlags>): string {
   return env.opts.dataDir ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'sandbox');
 }
 
-function adminBase(env: CommandEnv<SandboxFlags>): string {
-  return (env.opts.sandboxUrl ?? env.ctx.env.PAYCLI_SANDBOX_URL ?? 'http://127.0.0.1:4010').replace(/\/+$/, '').replace(/\/api$/, '');
-}
-
 async function adminCall(env: CommandEnv<SandboxFlags>, method: string, path: string, timeoutMs = 10_000): Promise<{ status: number; json: Record<string, unknown> }> {
-  const base = adminBase(env);
+  const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   let res;
   try {
-    // Same-site for the admin API's check: a CLI is no page of another site.
-    res = await sendRaw(base + path, { method, headers: { accept: 'application/json', ...(method === 'POST' ? { origin: base } : {}) }, timeoutMs });
+    // Parsed whole: read whole up to the bound (a longer answer is an error, not a cut JSON text).
+    // Same-site for the admin API's check on POST: a CLI is no page of another site.
+    res = await sendRaw(base + path, { method, headers: { accept: 'application/json', ...(method === 'POST' ? { origin: base } : {}) }, timeoutMs, maxAnswerBytes: WHOLE_ANSWER_MAX_BYTES, overLimit: 'fail' });
   } catch (err) {
     throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
   }
@@ -210,6 +218,34 @@ function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
     return 0;
   };
 }
+
+/** The banner's advice: one line that aims every command at this emulator, whatever its port. */
+function useIt(url: string): string {
+  return url === 'http://127.0.0.1:4010' ? 'eval "$(paycli sandbox env)"  (or paycli --env local …)' : `eval "$(paycli sandbox env --sandbox-url ${url})"`;
+}
+
+/** `paycli sandbox health`: exit 0 when the emulator answers as healthy, 5 otherwise (container health checks, scripts). */
+export const sandboxHealth: Handler<SandboxFlags> = async (env) => {
+  const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+  const { status, json } = await adminCall(env, 'GET', '/_sandbox/health');
+  if (status !== 200 || json.ok !== true) throw new NetworkError(`the emulator at ${base} is not healthy (HTTP ${status})`, { hint: 'see its log' });
+  if (env.out.json) env.out.data({ ok: true, url: base, transactions: json.transactions });
+  else env.out.out(`ok: emulator at ${base} (${String(json.transactions)} transactions)`);
+  return 0;
+};
+
+/** `paycli sandbox env`: shell exports that aim every paycli command at the running emulator. */
+export const sandboxEnv: Handler<SandboxFlags> = async (env) => {
+  const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+  const { status, json } = await adminCall(env, 'GET', '/_sandbox/health');
+  const va = Array.isArray(json.accounts) ? json.accounts[0] : undefined;
+  if (status !== 200 || json.ok !== true || typeof va !== 'string') throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${status})`, { hint: 'check --sandbox-url' });
+  const vars = sandboxExports({ url: base, va, defaultKey: json.defaultKey === true });
+  if (env.out.json) env.out.data(Object.fromEntries(vars));
+  else env.ctx.stdout.write(exportLines(vars, env.opts.shell ?? 'sh'));
+  if (json.defaultKey !== true) env.out.info('the emulator\'s merchant has an API key of its own: set PAYCLI_API_KEY (or use --api-key-file) yourself');
+  return 0;
+};
 
 export const sandboxPay = transitionCommand('pay');
 
@@ -289,7 +325,7 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
     const { status, json } = await adminCall(env, 'POST', `/_sandbox/seed?${q}`, 3_600_000);
     if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
     seeded = Number(json.seeded);
-    where = adminBase(env);
+    where = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   } else {
     const { DEFAULT_ACCOUNT } = await import('../../core/sandbox/accounts.js');
     ({ seeded, where } = await withDataDir(env, async ({ state, dir }) => ({
@@ -306,21 +342,24 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
 /** `paycli sandbox export`: the ledger as JSONL on stdout. */
 export const sandboxExport: Handler<SandboxFlags> = async (env) => {
   if (env.opts.sandboxUrl) {
-    const base = adminBase(env);
-    let res;
+    // Streamed as it comes (an export has no size bound to read it whole under).
+    const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+    let res: Response;
     try {
-      res = await sendRaw(`${base}/_sandbox/export`, { method: 'GET', headers: { accept: 'application/x-ndjson' }, timeoutMs: 3_600_000 });
+      res = await fetch(`${base}/_sandbox/export`, { headers: { accept: 'application/x-ndjson' }, signal: env.ctx.interrupts() });
     } catch (err) {
-      throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or check --sandbox-url' });
+      throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError((err as { cause?: unknown }).cause ?? err)}`, { hint: 'start it with `paycli sandbox`, or check --sandbox-url' });
     }
-    if (res.status !== 200) throw new GatewayError(res.status, `the emulator answered ${res.status} to the export`);
-    env.ctx.stdout.write(res.body);
+    if (res.status !== 200 || !res.body) throw new GatewayError(res.status, `the emulator answered ${res.status} to the export`);
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body) env.ctx.stdout.write(decoder.decode(chunk, { stream: true }));
+    env.ctx.stdout.write(decoder.decode());
     return 0;
   }
-  const { exportLines } = await import('../../core/sandbox/ledger-jsonl.js');
+  const { ledgerLines } = await import('../../core/sandbox/ledger-jsonl.js');
   await withDataDir(env, async ({ state }) => {
     let chunk = '';
-    for (const line of exportLines(state)) {
+    for (const line of ledgerLines(state)) {
       chunk += line;
       if (chunk.length >= 1 << 20) {
         env.ctx.stdout.write(chunk);
@@ -351,7 +390,7 @@ export const sandboxReset: Handler<SandboxFlags> = async (env) => {
     const { status, json } = await adminCall(env, 'POST', '/_sandbox/reset', 600_000);
     if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
     removed = Number(json.removed);
-    where = adminBase(env);
+    where = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   } else {
     ({ removed, where } = await withDataDir(env, async ({ state, dir }) => ({ removed: await state.reset(), where: dir })));
   }
@@ -364,22 +403,37 @@ export const sandboxReset: Handler<SandboxFlags> = async (env) => {
 
 const defineSandbox: Define = (program, bind) => {
   const sandbox = topCommand(program, 'sandbox')
-    .option('--port <port>', 'port to listen on (0 for any free port)', '4010')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port to listen on, 0 for any free port (PAYCLI_SANDBOX_PORT; default 4010)')
+    .option('--host <host>', 'address to bind (PAYCLI_SANDBOX_HOST; default 127.0.0.1)')
     .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
     .option('--in-memory', 'keep state in memory only (nothing on disk)')
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
     .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
-    .option('--retry-schedule <list>', 'delays between callback attempts', '500ms,1s,2s,5s,10s,30s,1m,5m')
+    .option('--retry-schedule <list>', 'delays between callback attempts (default 500ms,1s,2s,5s,10s,30s,1m,5m)')
     .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s')
     .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
-    .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'));
-  examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate']);
+    .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']))
+    .option('--ready-file <path>', 'once the port accepts connections, write {url, baseUrl, dashboardUrl, va, apiKey} there as JSON, atomically (PAYCLI_SANDBOX_READY_FILE)');
+  sandbox.addHelpText(
+    'after',
+    '\nEvery flag of the emulator has a variable (for containers); a flag overrides it:\nPAYCLI_SANDBOX_PORT, _HOST, _VA, _API_KEY or _API_KEY_FILE, _DATA_DIR,\n_IN_MEMORY, _ACCOUNTS, _CALLBACK_FORMAT, _RETRY_SCHEDULE, _FAULTS, _SETTLEMENT,\n_DASHBOARD, _READY_FILE.\n',
+  );
+  examples(sandbox, ['paycli sandbox', 'paycli sandbox --port 0 --in-memory --json', 'paycli sandbox --va 1234567890 --api-key-file key.txt --callback-format json', 'paycli sandbox --retry-schedule 100ms,1s --faults duplicate', 'paycli sandbox --host 0.0.0.0 --ready-file /tmp/paycli-ready.json']);
   bind(sandbox, sandboxServe);
   const sandboxUrl = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)');
   bind(examples(sandboxUrl(sandbox.command('pay <id>').description('simulate the buyer paying (transaction id or payment number); sends the callback')), ['paycli sandbox pay 100001', 'paycli sandbox pay 8868000000100001 --json']), sandboxPay);
   bind(examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000']), sandboxExpire);
   bind(examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001', 'paycli sandbox resend 8868000000100001 --json']), sandboxResend);
+  bind(examples(sandboxUrl(sandbox.command('health').description('exit 0 when the emulator answers, 5 otherwise (for container health checks and scripts)')), ['paycli sandbox health', 'paycli sandbox health --sandbox-url http://127.0.0.1:4020']), sandboxHealth);
+  bind(
+    examples(sandboxUrl(sandbox.command('env').description('print shell exports (PAYCLI_ENV, PAYCLI_BASE_URL, PAYCLI_VA, the public key) that aim every command at the running emulator')).addOption(new Option('--shell <shell>', 'syntax of the exports').choices(['sh', 'fish'])), [
+      'paycli sandbox env',
+      'paycli sandbox env --sandbox-url http://127.0.0.1:4020 --json',
+      'eval "$(paycli sandbox env)"',
+      'paycli sandbox env --shell fish | source',
+    ]),
+    sandboxEnv,
+  );
   bind(
     examples(
       sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks, newest first'))

@@ -127,7 +127,7 @@ const defineVerifyCallback: Define = (program, bind) => {
       .option('--signature <hex>', 'the X-Signature it arrived with (else the capture\'s header or a body "signature" field)')
       .option('--data <text>', 'the payload inline instead of a file')
       .option('--event <id>', 'a request from the event store of `paycli listen`')
-      .option('--store <file>', 'the event store file (default $XDG_DATA_HOME/paycli/events.jsonl)')
+      .option('--store <file>', 'the event store file (default $XDG_DATA_HOME/paycli/events.db)')
       .option('--show-canonical', 'print the canonical JSON that is signed')
       .option('--jsonl <file>', 'verify many captures, one {headers, body} per line; prints a summary'),
     [

@@ -3,6 +3,22 @@ import { UsageError } from '../errors.js';
 import type { TransactionRecord } from './merchant.js';
 import { isPaidStatus } from './merchant.js';
 import { parseWib } from '../time.js';
+import type { FeeDirection } from '../fees.js';
+
+/**
+ * Who bore the fee of a recorded transaction, and the amount the merchant asked for: from the
+ * record's `FeeDirection` and `SubTotal` when it states them; otherwise a `Total` of `Amount` + `Fee`
+ * means the buyer paid the fee. The inverse of fees.ts chargeOf, so that the rebuilt callback states
+ * the same money as the one first sent.
+ */
+export function chargeFromRecord(r: TransactionRecord): { amount: number; fee: number; direction: FeeDirection } {
+  const n = (v: unknown) => (v === null || v === undefined || v === '' ? undefined : Number(v));
+  const fee = n(r.Fee) ?? 0;
+  const amount = n(r.SubTotal) ?? n(r.Amount) ?? 0;
+  const stated = typeof r.FeeDirection === 'string' ? r.FeeDirection.toUpperCase() : undefined;
+  const direction: FeeDirection = stated === 'BUYER' || stated === 'MERCHANT' ? stated : fee > 0 && n(r.Total) === amount + fee ? 'BUYER' : 'MERCHANT';
+  return { amount, fee, direction };
+}
 
 /**
  * `paycli recover`: the merchant's view of its orders against the gateway's records, and callbacks
@@ -132,14 +148,16 @@ export function callbackFromRecord(r: TransactionRecord, url: string): Record<st
   const via = str(r.Via).toLowerCase() || VIA_BY_TYPE[Number(r.Type)] || (channel === 'mpm' || channel === 'qris' ? 'qris' : 'va');
   const created = parseWib(r.CreatedDate);
   const expired = parseWib(r.ExpiredDate);
+  const money = chargeFromRecord(r);
   if (!created || !expired) throw new UsageError(`transaction ${r.TransactionId}: the gateway's record has no CreatedDate/ExpiredDate to rebuild the callback from`);
   return buildCallbackFields({
     trxId: r.TransactionId,
     sid: str(r.SessionId),
     referenceId: str(r.ReferenceId),
     status: outcome,
-    amount: Number(r.Amount ?? 0),
-    fee: Number(r.Fee ?? 0),
+    amount: money.amount,
+    fee: money.fee,
+    feeDirection: money.direction,
     via,
     channel,
     paymentNo: str(r.PaymentNo ?? r.PaymentCode),

@@ -64,7 +64,7 @@ export function toCurl(req: SignedRequest): string {
     `BODY=${bodyWithVa(body, req.headers.va)}`,
     `SIG=$(printf '%s' "${req.method}:$PAYCLI_VA:${hashed}:$PAYCLI_API_KEY" | openssl dgst -sha256 -hmac "$PAYCLI_API_KEY" | sed 's/^.* //')`,
     `curl -sS -X ${req.method} ${shellQuote(req.url)} \\`,
-    `  -H 'Content-Type: application/json' -H 'Accept: application/json' \\`,
+    `  -H ${shellQuote(`Content-Type: ${req.headers['content-type'] ?? 'application/json'}`)} -H 'Accept: application/json' \\`,
     `  -H "va: $PAYCLI_VA" -H "signature: $SIG" -H "timestamp: $(TZ=Asia/Jakarta date +%Y%m%d%H%M%S)"` + (req.body ? ` \\` : ''),
   ];
   if (req.body) lines.push(`  --data-binary "$BODY"`);

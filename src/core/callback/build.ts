@@ -2,6 +2,7 @@ import { CALLBACK_STATUSES, type CallbackStatus } from '../payment-rules.js';
 import { canonicalizeCallback, type CallbackFields } from '../signing/callback-canonical.js';
 import { hmacHex } from '../signing/callback-signature.js';
 import { formatJakarta, isoJakarta } from '../time.js';
+import { chargeOf, type FeeDirection } from '../fees.js';
 
 /** What a callback says about one transaction. */
 export interface CallbackFacts {
@@ -34,7 +35,7 @@ export interface CallbackFacts {
    * QRIS capture) or `BUYER` (sub_total = amount, total = amount + fee, paid_off = amount, as the
    * gateway's published callback sample).
    */
-  feeDirection?: 'MERCHANT' | 'BUYER';
+  feeDirection?: FeeDirection;
 }
 
 /**
@@ -44,19 +45,18 @@ export interface CallbackFacts {
 export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
   const code = CALLBACK_STATUSES[f.status];
   const paid = f.status === 'berhasil';
-  const buyerPays = f.feeDirection === 'BUYER';
-  const total = f.amount + (buyerPays ? f.fee : 0);
+  const money = chargeOf(f.amount, f.fee, f.feeDirection);
   const fields: Record<string, string> = {
     trx_id: String(f.trxId),
     sid: f.sid,
     reference_id: f.referenceId,
     status: f.status,
     status_code: String(code),
-    sub_total: String(f.amount),
-    total: String(total),
-    amount: String(total),
-    fee: String(f.fee),
-    paid_off: String(paid ? (buyerPays ? f.amount : f.amount - f.fee) : 0),
+    sub_total: String(money.subTotal),
+    total: String(money.total),
+    amount: String(money.total),
+    fee: String(money.fee),
+    paid_off: String(paid ? money.paidOff : 0),
     created_at: formatJakarta(f.createdAt),
     expired_at: formatJakarta(f.expiredAt),
     paid_at: paid && f.paidAt ? formatJakarta(f.paidAt) : '',

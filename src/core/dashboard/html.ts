@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import { escapeHtml } from '../html.js';
 import { formatRupiah } from '../money.js';
 
@@ -26,28 +27,74 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 
 /**
- * Why a page request must be refused, or undefined: the pages are served only to requests that
- * reached a loopback address and name it in Host (a DNS-rebinding page cannot read them).
+ * Header fields a reverse proxy or tunnel adds (ngrok, cloudflared, Tailscale Funnel, nginx): a
+ * request that carries one was relayed for someone else, even when the relay connects from
+ * 127.0.0.1 and rewrites Host to `localhost` (ngrok `--host-header=rewrite`).
+ */
+const RELAY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip', 'x-original-host', 'via'];
+
+/**
+ * Why a page request must be refused, or undefined: the pages (dashboard, `listen --ui`) are served
+ * only to a peer on this machine (the socket's remote address is a loopback one) that reached a
+ * loopback address, names it in Host (a DNS-rebinding page cannot read them), and came directly,
+ * not through a proxy or tunnel that relays the public's requests from loopback.
  */
 export function pageRefusal(req: IncomingMessage): string | undefined {
   if (!isLoopbackAddress(req.socket.localAddress)) return 'the dashboard is served on loopback addresses only';
+  if (!isLoopbackAddress(req.socket.remoteAddress)) return `the dashboard answers only to this machine, not to ${req.socket.remoteAddress ?? 'an unknown peer'}`;
   if (!isLoopbackHost(req.headers.host)) return `the dashboard answers only to a loopback Host, not "${req.headers.host ?? ''}"`;
+  const relayed = RELAY_HEADERS.find((h) => req.headers[h] !== undefined);
+  if (relayed) return `the dashboard does not answer requests relayed by a proxy or tunnel (${relayed} header)`;
+  return undefined;
+}
+
+/** A Host header's name: lower case, without port, brackets or a final dot. */
+function hostName(host: string): string {
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '');
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+/**
+ * Why a request must be refused for its Host, or undefined: the rule against DNS rebinding, for
+ * every route of a local server. A rebinding page reaches the server under a name its attacker's DNS
+ * points at 127.0.0.1; names that no public DNS can answer are safe: IP literals, `localhost` and
+ * `*.localhost` (RFC 6761), `*.internal` (reserved for private use: `host.docker.internal`,
+ * `host.containers.internal`), and the names given in `allowed` (the address the server was told
+ * to listen on, hosts its user allowed). No Host at all (HTTP/1.0, no browser) passes.
+ */
+export function hostRefusal(host: string | undefined, allowed: Iterable<string> = []): string | undefined {
+  if (host === undefined) return undefined;
+  const name = hostName(host);
+  if (isIP(name) || name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.internal')) return undefined;
+  for (const a of allowed) if (hostName(a) === name) return undefined;
+  return `Host "${host}" refused: the emulator answers only to IP addresses, localhost and the names it was given (DNS rebinding)`;
+}
+
+/**
+ * Why a browser's state-changing request comes from another site, or undefined. Requests without
+ * Origin and Sec-Fetch-Site (the CLI, curl) pass; a browser's must come from a page of this origin.
+ */
+export function crossSiteRefusal(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return `cross-site request refused (Sec-Fetch-Site: ${site})`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${req.headers.host}`) return `cross-origin request refused (Origin: ${origin})`;
   return undefined;
 }
 
 /**
- * Why a state-changing request must be refused, or undefined. Requests without Origin and
- * Sec-Fetch-Site (the CLI, curl) pass; a browser's must come from the page's own loopback origin.
+ * Why a state-changing request of the dashboard's must be refused, or undefined: crossSiteRefusal,
+ * and a browser's must come from the page's own loopback origin.
  */
 export function actionRefusal(req: IncomingMessage): string | undefined {
-  const site = req.headers['sec-fetch-site'];
-  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return `cross-site request refused (Sec-Fetch-Site: ${site})`;
-  const origin = req.headers.origin;
-  if (origin === undefined) return undefined;
-  const host = req.headers.host;
-  if (origin !== `http://${host}` || !isLoopbackHost(host)) return `cross-origin request refused (Origin: ${origin})`;
+  const cross = crossSiteRefusal(req);
+  if (cross) return cross;
+  if (req.headers.origin !== undefined && !isLoopbackHost(req.headers.host)) return `cross-origin request refused (Origin: ${req.headers.origin})`;
   return undefined;
 }
+
+/** Headers of pages that must not be framed by another site (clickjacking): the buyer's pages. */
+export const NO_FRAMING_HEADERS = { 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" } as const;
 
 const SECURITY_HEADERS = {
   'cache-control': 'no-store',

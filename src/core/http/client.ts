@@ -2,6 +2,10 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { NetworkError, PaycliError } from '../errors.js';
 import { flattenHeaders, sendRaw } from './raw-post.js';
+import { readPrefix, WHOLE_ANSWER_MAX_BYTES } from './bounded-read.js';
+
+/** The largest gateway answer the API client reads (whole, it is parsed); a larger one is an error. */
+export const API_ANSWER_MAX_BYTES = WHOLE_ANSWER_MAX_BYTES;
 import type { Env } from '../config/paths.js';
 
 export interface HttpRequest {
@@ -17,6 +21,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
+  /** The answer's bytes (`text` is their UTF-8 reading): a PDF label, an image. */
+  bytes?: Buffer;
   /** Attempts made (1 unless a GET was retried). */
   attempts: number;
 }
@@ -103,7 +109,8 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
         bodyTimeout: options.timeoutMs,
         signal: req.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs + 1_000), req.signal]) : AbortSignal.timeout(options.timeoutMs + 1_000),
       });
-      return { status: res.statusCode, headers: flattenHeaders(res.headers), text: await res.body.text() };
+      const answer = await readPrefix(res.body, API_ANSWER_MAX_BYTES, 'fail');
+      return { status: res.statusCode, headers: flattenHeaders(res.headers), text: answer.bytes.toString('utf8'), bytes: answer.bytes };
     }
     return nodeRequest(req, headers);
   }
@@ -117,8 +124,8 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       const { Agent } = protocol === 'https:' ? await import('node:https') : await import('node:http');
       agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
     }
-    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal });
-    return { status: res.status, headers: res.headers, text: res.body };
+    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal, maxAnswerBytes: API_ANSWER_MAX_BYTES, overLimit: 'fail' });
+    return { status: res.status, headers: res.headers, text: res.body, bytes: res.bytes };
   }
 
   return {

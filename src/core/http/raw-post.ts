@@ -1,5 +1,6 @@
 import { request as httpRequest, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { ANSWER_PREFIX_BYTES, readPrefix } from './bounded-read.js';
 
 const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'proxy-connection', 'upgrade', 'te', 'trailer']);
 
@@ -27,7 +28,11 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The answer's bytes as received (`body` is their UTF-8 reading). */
+  bytes: Buffer;
   ms: number;
+  /** The answer had more than `maxAnswerBytes`: `body` is its first bytes, the rest was not read. */
+  truncated: boolean;
 }
 
 export interface RawRequestOptions {
@@ -41,12 +46,17 @@ export interface RawRequestOptions {
   agent?: Agent;
   /** Aborts the request at once (Ctrl-C); it then rejects with an AbortError. */
   signal?: AbortSignal;
+  /** Reads at most this many bytes of the answer (ANSWER_PREFIX_BYTES by default). */
+  maxAnswerBytes?: number;
+  /** A longer answer: its prefix (`truncated`, the default) or an AnswerTooLarge rejection (`fail`). */
+  overLimit?: 'truncate' | 'fail';
 }
 
 /**
  * Sends one HTTP request with exactly the given headers and body bytes (no headers added but
- * Host, Content-Length and Connection) and reads the whole answer. Used to deliver callbacks, to
- * forward them, and to test merchants' handlers. Rejects on network errors and timeouts.
+ * Host, Content-Length and Connection) and reads at most `maxAnswerBytes` of the answer (readPrefix:
+ * a peer answering gigabytes costs no more). Used to deliver callbacks, to forward and replay them,
+ * to test merchants' handlers, and by the API client. Rejects on network errors and timeouts.
  */
 export function sendRaw(url: string, options: RawRequestOptions): Promise<RawResponse> {
   const clock = options.clock ?? (() => performance.now());
@@ -71,19 +81,12 @@ export function sendRaw(url: string, options: RawRequestOptions): Promise<RawRes
       reject(err);
     };
     const req = send(target, { method: options.method ?? 'POST', headers, agent: options.agent ?? false, signal: options.signal }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
+      readPrefix(res, options.maxAnswerBytes ?? ANSWER_PREFIX_BYTES, options.overLimit ?? 'truncate').then((prefix) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8'), ms: Math.round((clock() - started) * 10) / 10 });
-      });
-      res.on('error', fail);
-      // A connection that closes mid-body: a truncated answer, never a complete one.
-      res.on('close', () => {
-        if (!res.complete) fail(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }));
-      });
+        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: prefix.bytes.toString('utf8'), bytes: prefix.bytes, ms: Math.round((clock() - started) * 10) / 10, truncated: prefix.truncated });
+      }, fail);
     });
     const timer = setTimeout(() => {
       const err = Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' });

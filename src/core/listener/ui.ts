@@ -19,12 +19,21 @@ function wibTime(iso: string): string {
 export const UI_PREFIX = '/_paycli/';
 /** Events kept for the pages (the newest). */
 export const UI_KEEP = 500;
+/**
+ * Of an event's body, the pages keep this much in memory (a real callback is 1 to 2 KiB); a longer
+ * one is read back from the store when its page is opened.
+ */
+export const UI_BODY_KEEP_BYTES = 16 * 1024;
+/** What the kept events may hold in all (bodies, headers, fields); the oldest go first. */
+export const UI_MEMORY_BYTES = 16 * 1024 * 1024;
 
 /** What the listener needs from a UI: its requests, and every event it stored. */
 export interface ListenerUi {
   prefix: string;
   handle(req: IncomingMessage, res: ServerResponse): void;
   added(event: StoredEvent): void;
+  /** What the events kept for the pages hold in memory (about; bounded by UI_MEMORY_BYTES). */
+  readonly retainedBytes: number;
   close(): void;
 }
 
@@ -32,10 +41,10 @@ export interface ListenerUiOptions {
   store: EventStore | null;
   va: string;
   otherKeys?: CandidateKey[];
-  /** The path callbacks arrive on (the default replay target is this listener itself). */
+  /** The path callbacks arrive on (the listener itself is a replay target). */
   callbackPath: string;
-  /** Prefilled replay target (the first --forward-to). */
-  replayTo?: string;
+  /** The --forward-to targets: with the listener itself, the only targets Replay sends to. */
+  forwardTo?: string[];
   replayTimeoutMs?: number;
 }
 
@@ -47,6 +56,13 @@ function fieldsOf(e: StoredEvent): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** About what an event costs in memory: its strings (UTF-16) and a fixed overhead. */
+function sizeOf(e: StoredEvent): number {
+  let n = 256 + e.id.length + e.path.length + e.body.length + (e.reason?.length ?? 0);
+  for (const [k, v] of Object.entries(e.headers)) n += 32 + k.length + v.length;
+  return 2 * n;
 }
 
 function text(v: unknown): string {
@@ -68,6 +84,16 @@ async function readJson(req: IncomingMessage, limit: number): Promise<Record<str
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
+/** An http(s) URL in its normal form (`new URL().href`), or undefined. */
+function normalUrl(text: string): string | undefined {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function json(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
@@ -81,13 +107,30 @@ function json(res: ServerResponse, status: number, value: unknown): void {
  */
 export async function createListenerUi(o: ListenerUiOptions): Promise<ListenerUi> {
   const hub = new LiveHub();
+  // The newest events, in memory for the pages: at most 2 × UI_KEEP and UI_MEMORY_BYTES (bodies cut
+  // at UI_BODY_KEEP_BYTES; `cut` holds the events whose body was cut, read whole from the store).
   let events: StoredEvent[] = [];
+  let bytes = 0;
+  const sizes = new WeakMap<StoredEvent, number>();
+  const cut = new WeakSet<StoredEvent>();
+  const keep = (event: StoredEvent): void => {
+    let e = event;
+    if (Buffer.byteLength(e.body) > UI_BODY_KEEP_BYTES) {
+      e = { ...e, body: Buffer.from(e.body).subarray(0, UI_BODY_KEEP_BYTES).toString('utf8') };
+      cut.add(e);
+    }
+    const size = sizeOf(e);
+    sizes.set(e, size);
+    events.push(e);
+    bytes += size;
+    let drop = 0;
+    while (events.length - drop > 1 && (bytes > UI_MEMORY_BYTES || events.length - drop > 2 * UI_KEEP)) bytes -= sizes.get(events[drop++]!) ?? 0;
+    if (drop > 0) events = events.slice(drop);
+  };
   if (o.store) {
-    await o.store.scan((e) => {
-      events.push(e);
-      if (events.length > 2 * UI_KEEP) events = events.slice(-UI_KEEP);
-    });
-    events = events.slice(-UI_KEEP);
+    // The newest UI_KEEP from the end of the table (an index read, whatever the store's size).
+    for (const e of await o.store.list({ limit: UI_KEEP })) keep(e);
+    while (events.length > UI_KEEP) bytes -= sizes.get(events.shift()!) ?? 0;
   }
   const events_ = `${UI_PREFIX}live`;
 
@@ -133,13 +176,23 @@ ${rows}
     return layout({ title: 'paycli listen · callbacks', brand: 'paycli listen', home: UI_PREFIX, events: events_, head, live: body });
   }
 
-  function page(e: StoredEvent, host: string): string {
+  /**
+   * Where Replay may send: the --forward-to targets and this listener itself (on the address the
+   * request reached), nothing else: the page's button is no way to make the listener fetch a URL.
+   */
+  function replayTargets(req: IncomingMessage): string[] {
+    const a = req.socket.localAddress ?? '127.0.0.1';
+    const local = a.startsWith('::ffff:') ? a.slice(7) : a;
+    const self = `http://${local.includes(':') ? `[${local}]` : local}:${req.socket.localPort}${o.callbackPath === '*' ? '/' : o.callbackPath}`;
+    return [...new Set([...(o.forwardTo ?? []).map((t) => normalUrl(t) ?? t), self])];
+  }
+
+  function page(e: StoredEvent, targets: string[]): string {
     const { check, error } = recheck(e);
     const headers = Object.entries(e.headers)
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n');
     const diagnosis = check?.diagnosis ? `<p id="diagnosis">${esc(check.diagnosis.message)}</p>` : '';
-    const target = o.replayTo ?? `http://${host}${o.callbackPath === '*' ? '/' : o.callbackPath}`;
     const live = `<h1>${badge(e.verdict)} <span class="mono">${esc(e.id)}</span></h1>
 <p class="muted">${esc(e.method)} ${esc(e.path)} · received ${esc(wibTime(e.receivedAt))} WIB · answered ${esc(e.answer)}${e.duplicate ? ' · duplicate of an earlier callback' : ''}${e.source === 'trigger' ? ' · sent by paycli trigger' : ''}</p>
 <div class="card"><dl class="fields">
@@ -153,14 +206,17 @@ ${check ? `<pre id="canonical">${esc(check.canonical)}</pre><p class="muted">The
 <h2>Request</h2>
 <pre id="request">${esc(headers)}\n\n${esc(e.body)}</pre>`;
     const head = `<p><a href="${UI_PREFIX}">← all callbacks</a></p>
-<div class="card"><form class="filters" onsubmit="return false"><label>Replay the exact bytes and headers to<input type="url" id="replay-to" size="40" value="${esc(target)}"></label>
+<div class="card"><form class="filters" onsubmit="return false"><label>Replay the exact bytes and headers to<select id="replay-to">${targets.map((t) => `<option value="${esc(t)}">${esc(t)}</option>`).join('')}</select></label>
 <button type="button" class="primary" id="replay" data-post="${UI_PREFIX}events/${encodeURIComponent(e.id)}/replay" data-input="replay-to">Replay</button></form>
 <noscript><p class="muted">Replay needs JavaScript; or run <code>paycli events replay ${esc(e.id)} --to URL</code>.</p></noscript></div>`;
     return layout({ title: `${e.id} · paycli listen`, brand: 'paycli listen', home: UI_PREFIX, events: events_, head, live });
   }
 
+  /** An event, whole: from memory, or from the store when it is older or its body was cut in memory. */
   async function find(id: string): Promise<StoredEvent | undefined> {
-    return events.find((e) => e.id === id) ?? (await o.store?.find(id));
+    const kept = events.find((e) => e.id === id);
+    if (kept && !cut.has(kept)) return kept;
+    return (await o.store?.find(id)) ?? kept;
   }
 
   async function replay(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
@@ -172,21 +228,18 @@ ${check ? `<pre id="canonical">${esc(check.canonical)}</pre><p class="muted">The
     } catch (err) {
       return json(res, 400, { ok: false, error: (err as Error).message });
     }
-    let url: URL;
-    try {
-      url = new URL(to);
-    } catch {
-      return json(res, 400, { ok: false, error: `"${to}" is not a URL` });
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return json(res, 400, { ok: false, error: `"${to}" is not an http(s) URL` });
+    const url = normalUrl(to);
+    if (url === undefined) return json(res, 400, { ok: false, error: `"${to}" is not an http(s) URL` });
+    const targets = replayTargets(req);
+    if (!targets.includes(url)) return json(res, 403, { ok: false, error: `replay sends only to this listener or a --forward-to target (${targets.join(', ')}), not to ${url}` });
     const e = await find(id);
     if (!e) return json(res, 404, { ok: false, error: `no event "${id}"` });
     try {
-      const r = await sendRaw(url.href, { headers: forwardableHeaders(e.headers), body: e.body, timeoutMs: o.replayTimeoutMs ?? 10_000 });
+      const r = await sendRaw(url, { headers: forwardableHeaders(e.headers), body: e.body, timeoutMs: o.replayTimeoutMs ?? 10_000 });
       const answer = r.body.slice(0, 1024);
-      json(res, r.status === 200 ? 200 : 502, { ok: r.status === 200, id: e.id, to: url.href, answer: r.status, ms: r.ms, body: answer, message: `replayed ${e.id} → ${url.href}: HTTP ${r.status} in ${r.ms} ms ${answer.trim().slice(0, 120)}` });
+      json(res, r.status === 200 ? 200 : 502, { ok: r.status === 200, id: e.id, to: url, answer: r.status, ms: r.ms, body: answer, message: `replayed ${e.id} → ${url}: HTTP ${r.status} in ${r.ms} ms ${answer.trim().slice(0, 120)}` });
     } catch (err) {
-      json(res, 502, { ok: false, id: e.id, to: url.href, error: `replay to ${url.href} failed: ${describeSendError(err)}` });
+      json(res, 502, { ok: false, id: e.id, to: url, error: `replay to ${url} failed: ${describeSendError(err)}` });
     }
   }
 
@@ -227,7 +280,7 @@ ${check ? `<pre id="canonical">${esc(check.canonical)}</pre><p class="muted">The
           /* not found below */
         }
         void find(id).then(
-          (e) => (e ? sendHtml(res, 200, page(e, req.headers.host ?? '127.0.0.1')) : sendText(res, 404, `no event "${id}"\n`)),
+          (e) => (e ? sendHtml(res, 200, page(e, replayTargets(req))) : sendText(res, 404, `no event "${id}"\n`)),
           (err: unknown) => sendText(res, 500, `${(err as Error).message}\n`),
         );
         return;
@@ -235,9 +288,11 @@ ${check ? `<pre id="canonical">${esc(check.canonical)}</pre><p class="muted">The
       sendText(res, 404, 'no such page\n');
     },
     added(event) {
-      events.push(event);
-      if (events.length > 2 * UI_KEEP) events = events.slice(-UI_KEEP);
+      keep(event);
       hub.changed();
+    },
+    get retainedBytes() {
+      return bytes;
     },
     close() {
       hub.close();

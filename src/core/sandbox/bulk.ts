@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { CHANNEL_NAMES } from '../payment-rules.js';
-import { exportLines } from './ledger-jsonl.js';
+import { ledgerLines } from './ledger-jsonl.js';
 import { decodeCursor, encodeCursor } from './ledger.js';
 import type { SandboxState, SeedPayment, Transaction, TxnFilter } from './state.js';
 
@@ -131,7 +131,7 @@ export function listPage(state: SandboxState, q: URLSearchParams): { ok: true; r
 export async function sendExport(res: ServerResponse, state: SandboxState): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
   let n = 0;
-  for (const line of exportLines(state)) {
+  for (const line of ledgerLines(state)) {
     if (!res.write(line)) await new Promise<void>((r) => { res.once('drain', () => r()); res.once('close', () => r()); });
     if (++n % 500 === 0) await new Promise((r) => setImmediate(r));
     if (res.destroyed) return;

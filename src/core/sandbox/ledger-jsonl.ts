@@ -161,7 +161,7 @@ export async function importLedger(state: SandboxState, file: string, mark?: str
 }
 
 /** The export lines of a ledger: one per transaction (with its callbacks and attempts), then one per redirect session. */
-export function* exportLines(state: SandboxState): Generator<string> {
+export function* ledgerLines(state: SandboxState): Generator<string> {
   for (const p of state.everything()) {
     const deliveries = p.deliveries.map(({ delivery, attempts }) => ({ delivery, attempts: attempts.map(({ deliveryId: _d, ...a }) => a) }));
     yield `${JSON.stringify({ t: 'payment', txn: p.txn, deliveries })}\n`;

@@ -1,6 +1,9 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
 import type { Cursor, SandboxState, Transaction, TxnFilter, TxnOrder } from './state.js';
+import { chargeOfTxn } from './views.js';
+import { instructionsPath, logoPath } from './channel-assets.js';
+import { FEE_MODEL } from '../fees.js';
 
 /**
  * The emulator's one ledger, read-only: what check transaction, history, balance and the channel list
@@ -45,6 +48,7 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
   const [type, typeDesc] = TYPE_BY_METHOD[t.via] ?? [7, t.via];
   const settled = settledAt(t, settlement);
   const channelName = CHANNEL_NAMES[t.channel] ?? t.channel;
+  const money = chargeOfTxn(t);
   return {
     TransactionId: t.id,
     SessionId: t.sid,
@@ -71,8 +75,11 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
     BuyerPhone: t.buyer.phone,
     BuyerEmail: t.buyer.email,
     // Beyond the documented set (the emulator has always answered them; paycli and recover use them).
-    Total: t.amount,
-    PaidOff: t.status === 'berhasil' ? t.amount - t.fee : 0,
+    // One money model with the callback (fees.ts chargeOf): what the buyer paid, who bore the fee.
+    SubTotal: money.subTotal,
+    Total: money.total,
+    PaidOff: t.status === 'berhasil' ? money.paidOff : 0,
+    FeeDirection: t.feeDirection ?? 'MERCHANT',
     Via: t.via,
     Channel: t.channel,
     PaymentNo: t.paymentNo,
@@ -119,16 +126,8 @@ export function balanceOf(state: SandboxState, va: string, settlement: Settlemen
   return { settled: paid.net - unsettled.net, unsettled: unsettled.net, paidCount: paid.count };
 }
 
-/** The emulator's fee model as the channel list states it (see fees.ts). */
-export const FEE_MODEL: Record<string, { ActualFee: number; ActualFeeType: 'FLAT' | 'PERCENT'; AdditionalFee: number; MinimumFee?: number }> = {
-  va: { ActualFee: 4000, ActualFeeType: 'FLAT', AdditionalFee: 0 },
-  cstore: { ActualFee: 5000, ActualFeeType: 'FLAT', AdditionalFee: 0 },
-  qris: { ActualFee: 0.7, ActualFeeType: 'PERCENT', AdditionalFee: 0 },
-  ewallet: { ActualFee: 1.5, ActualFeeType: 'PERCENT', AdditionalFee: 0 },
-  cc: { ActualFee: 2.9, ActualFeeType: 'PERCENT', AdditionalFee: 2000 },
-  paylater: { ActualFee: 1.7, ActualFeeType: 'PERCENT', AdditionalFee: 0 },
-  cod: { ActualFee: 3, ActualFeeType: 'PERCENT', AdditionalFee: 0, MinimumFee: 5000 },
-};
+/** The emulator's fee model as the channel list states it (fees.ts). */
+export { FEE_MODEL };
 
 /** `GET /api/v2/payment-channels`: methods with their channels, fees and availability (docs shape). */
 export function paymentChannels(assetBase: string): Record<string, unknown>[] {
@@ -140,8 +139,9 @@ export function paymentChannels(assetBase: string): Record<string, unknown>[] {
       Code: c,
       Name: CHANNEL_NAMES[c] ?? c,
       Description: CHANNEL_NAMES[c] ?? c,
-      Logo: `${assetBase}/_sandbox/assets/${c}.png`,
-      PaymentInstructionsDoc: `${assetBase}/_sandbox/instructions/${m.method}-${c}`,
+      // Served by the emulator (channel-assets.ts): a generated logo and an instructions page.
+      Logo: `${assetBase}${logoPath(c)}`,
+      PaymentInstructionsDoc: `${assetBase}${instructionsPath(m.method, c)}`,
       FeatureStatus: 'active',
       HealthStatus: 'online',
       TransactionFee: { ...FEE_MODEL[m.method]! },

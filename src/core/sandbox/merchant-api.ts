@@ -6,7 +6,7 @@ import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMeth
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { normalizePhoneIfMobile } from '../phone.js';
-import { contactError } from './validate.js';
+import { contactError, isWebUrl, locationOf } from './validate.js';
 import { renderChoicePage } from './redirect-page.js';
 import { SessionTaken, type SandboxState, type Transaction } from './state.js';
 import { envelope } from './views.js';
@@ -77,7 +77,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       if (required) add(f, `${f} wajib diisi.`);
       return undefined;
     }
-    if (typeof v !== 'string' || !/^https?:\/\/\S+$/.test(v)) {
+    if (typeof v !== 'string' || !isWebUrl(v)) {
       add(f, `${f} harus berupa URL.`);
       return undefined;
     }
@@ -341,7 +341,7 @@ export class MerchantApi {
       return true;
     }
     if (action === 'cancel') {
-      back(s.cancelUrl ?? `/payment/${s.sid}`);
+      back(locationOf(s.cancelUrl) ?? `/payment/${s.sid}`);
       return true;
     }
     const t = this.sessionTransaction(s);
@@ -351,7 +351,7 @@ export class MerchantApi {
     }
     const r = await this.deps.pay(t);
     if (!r.ok) text(r.status ?? 409, r.message ?? 'cannot pay');
-    else back(s.returnUrl ?? `/payment/${s.sid}`);
+    else back(locationOf(s.returnUrl) ?? `/payment/${s.sid}`);
     return true;
   }
 

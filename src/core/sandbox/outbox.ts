@@ -14,6 +14,16 @@ function firstBytes(text: string, max: number): { answer: string; truncated: boo
   return { answer: buf.subarray(0, max).toString('utf8').replace(/\uFFFD$/, ''), truncated: true };
 }
 
+/** The fields of a transaction's callback, as the outbox signs and sends them. */
+export function callbackFieldsOf(txn: Transaction, status: CallbackStatus, settlement: 'immediate' | 'deferred' | undefined): Record<string, string> {
+  return buildCallbackFields({
+    trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status, amount: txn.amount, fee: txn.fee,
+    via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
+    paidAt: txn.paidAt ? new Date(txn.paidAt) : undefined, buyerName: txn.buyer.name, buyerEmail: txn.buyer.email, buyerPhone: txn.buyer.phone, url: txn.notifyUrl,
+    settlement, feeDirection: txn.feeDirection,
+  });
+}
+
 export interface DeliveryFaults {
   /** Deliver every successful callback a second time (a retry the merchant must treat as duplicate). */
   duplicate?: boolean;
@@ -103,12 +113,7 @@ export class Outbox {
   }
 
   private async post(txn: Transaction, d: Delivery): Promise<{ ok: boolean; result: string; httpStatus?: number; ms?: number; detail: AttemptDetail }> {
-    const fields = buildCallbackFields({
-      trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status: d.status as CallbackStatus, amount: txn.amount, fee: txn.fee,
-      via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
-      paidAt: txn.paidAt ? new Date(txn.paidAt) : undefined, buyerName: txn.buyer.name, buyerEmail: txn.buyer.email, buyerPhone: txn.buyer.phone, url: txn.notifyUrl,
-      settlement: this.opts.settlement, feeDirection: txn.feeDirection,
-    });
+    const fields = callbackFieldsOf(txn, d.status as CallbackStatus, this.opts.settlement);
     const now = this.opts.now();
     const signed = signCallbackRequest(fields, txn.merchantVa, d.format, now, externalId(now, ++this.seq));
     // What goes on the wire, in its order: these, then what sendRaw and the keep-alive agent add.
@@ -123,7 +128,7 @@ export class Outbox {
     try {
       const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs, agent: this.agent });
       const kept = firstBytes(res.body, ANSWER_KEEP_BYTES);
-      const detail: AttemptDetail = { at, url: d.url, headers: sent, body: signed.body, httpStatus: res.status, ms: res.ms, answer: kept.answer, ...(kept.truncated ? { truncated: true } : {}) };
+      const detail: AttemptDetail = { at, url: d.url, headers: sent, body: signed.body, httpStatus: res.status, ms: res.ms, answer: kept.answer, ...(kept.truncated || res.truncated ? { truncated: true } : {}) };
       return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms, detail };
     } catch (err) {
       const timedOut = (err as NodeJS.ErrnoException).code === 'ETIMEDOUT';

@@ -1,4 +1,5 @@
 import type { Transaction } from './state.js';
+import { totalOf } from './views.js';
 import { escapeHtml } from '../html.js';
 import { buyerPageHead } from './buyer-page.js';
 import { formatRupiah } from '../money.js';
@@ -30,7 +31,7 @@ export async function renderPaymentPage(txn: Transaction, merchantName: string, 
 ${LANG_SWITCH}
 <p class="label" ${en('paycli sandbox · test payment, no real money')}>paycli sandbox · pembayaran uji, bukan uang sungguhan</p>
 <h1 id="merchant">${esc(merchantName)}</h1>
-<div class="amount" id="amount">${esc(rp(txn.amount + (txn.feeDirection === 'BUYER' ? txn.fee : 0)))}</div>
+<div class="amount" id="amount">${esc(rp(totalOf(txn)))}</div>
 <p><span class="label" ${en('Method')}>Metode</span> <span id="method">${esc(txn.via)} / ${esc(txn.paymentName)} (${esc(txn.channel)})</span></p>
 <p><span class="label" ${en('Transaction')}>Transaksi</span> <span id="trx">${txn.id}</span>${txn.referenceId ? ` · <span class="label" ${en('Reference')}>Referensi</span> ${esc(txn.referenceId)}` : ''}</p>
 ${number ? `<p class="label" ${en('Payment number')}>Nomor pembayaran</p><p class="number" id="payment-no">${esc(number)}</p>` : ''}
@@ -61,5 +62,5 @@ export function qrTemplate(txn: Transaction, merchantName: string): string {
 <html lang="id"><head><meta charset="utf-8"><title>QRIS · ${esc(merchantName)} · paycli sandbox</title>
 <style>body{font-family:system-ui,sans-serif;text-align:center;padding:2rem} img{width:16rem;height:16rem}</style></head>
 <body><h1>QRIS</h1><p id="merchant">${esc(merchantName)}</p><img id="qr" alt="QRIS code" src="/qr/${txn.id}">
-<p id="amount">${esc(rp(txn.amount + (txn.feeDirection === 'BUYER' ? txn.fee : 0)))}</p><p>Transaksi (transaction) ${txn.id} · paycli sandbox, bukan uang sungguhan (no real money)</p></body></html>`;
+<p id="amount">${esc(rp(totalOf(txn)))}</p><p>Transaksi (transaction) ${txn.id} · paycli sandbox, bukan uang sungguhan (no real money)</p></body></html>`;
 }

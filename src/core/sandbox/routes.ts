@@ -1,7 +1,9 @@
+import { EMULATOR_DEFAULT_API_KEY } from '../config/resolve.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { actionRefusal } from '../dashboard/html.js';
+import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
 import type { SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
+import { channelAsset } from './channel-assets.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
 import { renderPaymentPage } from './page.js';
@@ -22,7 +24,12 @@ export interface RouteDeps {
   now(): Date;
   /** The dashboard's pages, or null when it is off. */
   dashboard: DashboardContext | null;
+  /** Host names answered besides IP literals, localhost and `*.internal` (hostRefusal). */
+  allowedHosts?: string[];
 }
+
+/** The buyer's pages: the direct payment page, the hosted redirect page and the QRIS sheet. */
+const BUYER_PAGE = /^\/(pay|payment|qr)\//;
 
 /**
  * The emulator's routes, for a request whose body is read: region lookups and direct payments (the
@@ -57,6 +64,23 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
+    // One rule for every route: a DNS-rebinding page must not read the admin API, the pages or the API.
+    const foreign = hostRefusal(req.headers.host, d.allowedHosts);
+    if (foreign) {
+      if (path.startsWith('/api/')) envelope(res, 403, foreign, null);
+      else res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${foreign}\n`);
+      return;
+    }
+    if (BUYER_PAGE.test(path)) {
+      // The buyer's pages are never framed by another site, and their buttons (pay, expire, choose,
+      // cancel) are refused to another site's forms and scripts: the admin API's rules.
+      for (const [k, v] of Object.entries(NO_FRAMING_HEADERS)) res.setHeader(k, v);
+      const cross = method === 'POST' ? crossSiteRefusal(req) : undefined;
+      if (cross) {
+        res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${cross}\n`);
+        return;
+      }
+    }
     if (dashboard && handleDashboard(dashboard, req, res, url, method)) return;
     const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
     if (area) return regionsRoute(req, res, body, area[1]!, area[2]);
@@ -161,8 +185,18 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   /** The admin API under /_sandbox/: health, transactions, and pay / expire / resend (POST, same-site only). */
   async function admin(req: IncomingMessage, url: URL, method: string, res: ServerResponse): Promise<void> {
     const path = url.pathname;
+    const asset = channelAsset(path, method);
+    if (asset) {
+      res.writeHead(asset.status, {
+        'content-type': asset.type, 'content-length': Buffer.byteLength(asset.body), 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=3600',
+        'content-security-policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      });
+      res.end(method === 'HEAD' ? undefined : asset.body);
+      return;
+    }
     if (path === '/_sandbox/health') {
-      sendJson(res, 200, { ok: true, transactions: state.count(), accounts: accounts.map((a) => a.va), regions: regions.counts });
+      // defaultKey: whether the first merchant uses the documented (public) key, for `paycli sandbox env`; a key of its own is never told.
+      sendJson(res, 200, { ok: true, transactions: state.count(), accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts });
       return;
     }
     if (path === '/_sandbox/transactions' && method === 'GET') {

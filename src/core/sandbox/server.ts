@@ -46,6 +46,11 @@ export interface SandboxOptions {
   expirySweepMs?: number;
   /** Serve the dashboard at `/` (default true; answered on loopback addresses only). */
   dashboard?: boolean;
+  /**
+   * Host names the emulator answers to besides IP addresses, `localhost`, `*.localhost`, `*.internal`
+   * and the `host` it listens on (a name): any other Host is refused (DNS rebinding).
+   */
+  allowedHosts?: string[];
 }
 
 /** What start-up found in the data dir (logged by `paycli sandbox`). */
@@ -164,7 +169,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   // route: the gateway's API, the payment and QR pages, the dashboard and the admin API (routes.ts).
-  const route = createRouter({ state, regions, accounts, transitions, merchant, now, dashboard: dashboardOn ? dashboard : null });
+  const route = createRouter({ state, regions, accounts, transitions, merchant, now, dashboard: dashboardOn ? dashboard : null,
+    allowedHosts: [...(options.allowedHosts ?? []), options.host ?? '127.0.0.1'],
+  });
 
   // request: read the body (size-limited), route it, and answer whatever went wrong in one place.
   const server = createServer((req, res) => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../db.js';
+import { chargeOf } from '../fees.js';
 import type { RedirectSession } from './redirect-session.js';
 
 /** A payment's status, stored as text: a new status is a new value, not a schema change. */
@@ -142,8 +143,8 @@ const MIGRATIONS = [
     db.exec(`
       CREATE TABLE txns (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
-        merchant_va TEXT NOT NULL, sid TEXT NOT NULL, reference_id TEXT NOT NULL, payment_no TEXT NOT NULL,
-        via TEXT NOT NULL, amount INTEGER NOT NULL, fee INTEGER NOT NULL, status TEXT NOT NULL,
+        merchant_va TEXT NOT NULL, reference_id TEXT NOT NULL, payment_no TEXT NOT NULL,
+        via TEXT NOT NULL, amount INTEGER NOT NULL, fee INTEGER NOT NULL, paid_off INTEGER NOT NULL, status TEXT NOT NULL,
         created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, paid_at INTEGER, ended_at INTEGER,
         body TEXT NOT NULL
       );
@@ -154,7 +155,8 @@ const MIGRATIONS = [
       CREATE INDEX txns_payment_no ON txns (payment_no);
       CREATE INDEX txns_reference ON txns (reference_id) WHERE reference_id <> '';
       CREATE INDEX txns_due ON txns (expires_at) WHERE status = 'pending';
-      -- Counts and net amounts per merchant, status and method, kept with every change: totals without a scan.
+      -- Counts and net amounts (paid_off: what the merchant receives) per merchant, status and method,
+      -- kept with every change: totals without a scan.
       CREATE TABLE txn_counts (
         merchant_va TEXT NOT NULL, status TEXT NOT NULL, via TEXT NOT NULL, n INTEGER NOT NULL, net INTEGER NOT NULL,
         PRIMARY KEY (merchant_va, status, via)
@@ -275,11 +277,11 @@ export class SandboxState {
       linkSession: db.prepare<[number, string]>(`UPDATE sessions SET trx_id = ? WHERE sid = ? AND trx_id IS NULL`),
       nextId: db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'txns'`),
       insertTxn: db.prepare(
-        `INSERT INTO txns (id, merchant_va, sid, reference_id, payment_no, via, amount, fee, status, created_at, expires_at, paid_at, ended_at, body)
-         VALUES (@id, @merchantVa, @sid, @referenceId, @paymentNo, @via, @amount, @fee, @status, @createdAt, @expiresAt, @paidAt, @endedAt, @body)`,
+        `INSERT INTO txns (id, merchant_va, reference_id, payment_no, via, amount, fee, paid_off, status, created_at, expires_at, paid_at, ended_at, body)
+         VALUES (@id, @merchantVa, @referenceId, @paymentNo, @via, @amount, @fee, @paidOff, @status, @createdAt, @expiresAt, @paidAt, @endedAt, @body)`,
       ),
       setStatus: db.prepare<[string, number | null, number, number]>(`UPDATE txns SET status = ?, paid_at = coalesce(?, paid_at), ended_at = ? WHERE id = ?`),
-      countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; amount: number; fee: number }>(`SELECT merchant_va, status, via, amount, fee FROM txns WHERE id = ?`),
+      countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; paid_off: number }>(`SELECT merchant_va, status, via, paid_off FROM txns WHERE id = ?`),
       bump: db.prepare<[string, string, string, number, number]>(
         `INSERT INTO txn_counts (merchant_va, status, via, n, net) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n, net = net + excluded.net`,
       ),
@@ -333,12 +335,14 @@ export class SandboxState {
 
   // ---- transactions ----
 
-  /** Inserts a row; its count is added by the caller (one bump per transaction, or per batch in `bulk`). */
-  private insertTxn(t: Transaction): void {
+  /** Inserts a row; returns what the merchant receives of it. Its count is added by the caller (one bump per transaction, or per batch in `bulk`). */
+  private insertTxn(t: Transaction): number {
+    const paidOff = chargeOf(t.amount, t.fee, t.feeDirection).paidOff;
     this.stmts.insertTxn.run({
-      id: t.id, merchantVa: t.merchantVa, sid: t.sid, referenceId: t.referenceId, paymentNo: t.paymentNo, via: t.via, amount: t.amount, fee: t.fee,
+      id: t.id, merchantVa: t.merchantVa, referenceId: t.referenceId, paymentNo: t.paymentNo, via: t.via, amount: t.amount, fee: t.fee, paidOff,
       status: t.status, createdAt: t.createdAt, expiresAt: t.expiresAt, paidAt: t.paidAt ?? null, endedAt: t.endedAt ?? null, body: bodyOf(t),
     });
+    return paidOff;
   }
 
   /**
@@ -350,8 +354,7 @@ export class SandboxState {
   async addTransaction(txn: Transaction | ((id: number) => Transaction), session?: string): Promise<Transaction> {
     return this.write(() => {
       const t = typeof txn === 'function' ? txn(this.stmts.nextId.get()!.seq + 1) : txn;
-      this.insertTxn(t);
-      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, t.amount - t.fee);
+      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, this.insertTxn(t));
       // The transaction a redirect session becomes is linked to it; a session becomes one at most.
       if (session !== undefined && this.stmts.linkSession.run(t.id, session).changes === 0) throw new SessionTaken();
       return t;
@@ -391,8 +394,8 @@ export class SandboxState {
       if (!before) throw new Error(`no transaction ${id}`);
       this.stmts.setStatus.run(status, status === 'berhasil' ? at : null, at, id);
       if (before.status !== status) {
-        this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, before.fee - before.amount);
-        this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.amount - before.fee);
+        this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, -before.paid_off);
+        this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.paid_off);
       }
       return callback ? this.insertDelivery(callback) : undefined;
     });
@@ -429,7 +432,7 @@ export class SandboxState {
       return { count, net };
     }
     const { where, params } = whereOf(this.narrow(f));
-    const sums = withNet ? 'coalesce(sum(amount - fee), 0)' : '0';
+    const sums = withNet ? 'coalesce(sum(paid_off), 0)' : '0';
     return this.db.prepare(`SELECT count(*) AS count, ${sums} AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
   }
 
@@ -541,11 +544,11 @@ export class SandboxState {
       const counts = new Map<string, [string, string, string, number, number]>();
       for (const p of payments) {
         const { txn, deliveries } = typeof p === 'function' ? p(nextId()) : p;
-        this.insertTxn(txn);
+        const paidOff = this.insertTxn(txn);
         const key = `${txn.merchantVa}\0${txn.status}\0${txn.via}`;
         const c = counts.get(key) ?? counts.set(key, [txn.merchantVa, txn.status, txn.via, 0, 0]).get(key)!;
         c[3]++;
-        c[4] += txn.amount - txn.fee;
+        c[4] += paidOff;
         if (linked.size > 0 && linked.has(`${txn.merchantVa}:${txn.sid}`)) links.push([txn.id, txn.sid]);
         for (const { delivery, attempts } of deliveries ?? []) {
           const { id, ...rest } = delivery;

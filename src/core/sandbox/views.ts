@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { formatJakarta, isoJakarta } from '../time.js';
 import type { SandboxState, Transaction } from './state.js';
+import { chargeOf, type Charge } from '../fees.js';
 
 /** Answers with the gateway's envelope (docs/gateway.md, "Answers"). */
 export function envelope(res: ServerResponse, status: number, message: string, data: unknown, extra?: Record<string, unknown>): void {
@@ -28,9 +29,14 @@ export function transactionView(t: Transaction, state: SandboxState, deliveries 
   };
 }
 
+/** A transaction's money (fees.ts chargeOf): what the buyer pays, the fee, what the merchant receives. */
+export function chargeOfTxn(t: Transaction): Charge {
+  return chargeOf(t.amount, t.fee, t.feeDirection);
+}
+
 /** What the buyer pays: the amount, plus the fee when the buyer bears it. */
 export function totalOf(t: Transaction): number {
-  return t.amount + (t.feeDirection === 'BUYER' ? t.fee : 0);
+  return chargeOfTxn(t).total;
 }
 
 /**
