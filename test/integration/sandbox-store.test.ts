@@ -357,3 +357,24 @@ describe('README and docs/sandbox-ledger.md: the ledger', () => {
     expect(await create(sb, 9)).toBeGreaterThan(id);
   });
 });
+
+describe('the dashboard pages by 100', () => {
+  it('shows the newest 100 with an "older" link that pages on by id, never repeating a row', async () => {
+    const sb = await started();
+    const seeded = await request(`${sb.url}/_sandbox/seed?payments=230&days=5`, { method: 'POST' });
+    expect(seeded.statusCode).toBe(200);
+    await seeded.body.dump();
+    const rowsOf = (html: string) => [...html.matchAll(/<tr id="trx-(\d+)"/g)].map((m) => Number(m[1]));
+    const seen: number[] = [];
+    let path = '/';
+    for (let page = 0; page < 5 && path; page++) {
+      const html = await (await request(`${sb.url}${path}`)).body.text();
+      seen.push(...rowsOf(html));
+      const older = /<a href="([^"]+)" id="older">/.exec(html)?.[1];
+      path = older ? older.replace(/&amp;/g, '&') : '';
+    }
+    expect(seen).toHaveLength(230);
+    expect(new Set(seen).size).toBe(230);
+    expect(seen).toEqual([...seen].sort((a, b) => b - a));
+  });
+});
