@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { terminalSuite } from '../helpers/tmux.js';
+import { allTxns } from '../helpers/sandbox.js';
 
 const suite = terminalSuite();
 const { run, term } = suite;
@@ -20,7 +21,7 @@ run('a COD payment on a terminal (tmux)', () => {
     const screen = await t.waitFor(/payment created/);
     expect(screen).toMatch(/RPX/);
     expect(await t.exitCode()).toBe(0);
-    const txn = [...suite.sb.state.txns.values()].find((x) => x.referenceId === 'TTY-COD')!;
+    const txn = allTxns(suite.sb.state).find((x) => x.referenceId === 'TTY-COD')!;
     expect(txn.shipment).toMatchObject({ shipping: 'RPX', shippingService: 'REG', weightKg: 1.2 });
     expect(txn.shipment!.deliveryArea).toMatch(/^3173\d{6}$/);
     expect(txn.shipment!.pickupArea).toMatch(/^5103\d{6}$/);

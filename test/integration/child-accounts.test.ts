@@ -21,7 +21,7 @@ describe('--account CHILD_VA: a merchant acts for its child accounts, and only f
     const p = await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:1:50000', '--account', CHILD, '--json']);
     expect(p.code, p.stderr).toBe(0);
     childTrx = JSON.parse(p.stdout).TransactionId;
-    expect(f.sb.state.txns.get(childTrx)?.merchantVa).toBe(CHILD);
+    expect(f.sb.state.get(childTrx)?.merchantVa).toBe(CHILD);
     const t = await cli(['transaction', String(childTrx), '--account', CHILD, '--json']);
     expect(t.code, t.stderr).toBe(0);
     expect(JSON.parse(t.stdout)).toMatchObject({ TransactionId: childTrx, Receiver: 'Cabang Kuta' });
@@ -80,7 +80,7 @@ describe('redirect payments: description[], imageUrl[], lang, account, pickupAre
     expect(r.code, r.stderr).toBe(0);
     const data = JSON.parse(r.stdout) as { SessionID: string; Url: string };
     expect(data.Url).toMatch(/\?lang=en$/);
-    const s = f.sb.merchant.sessions.get(data.SessionID)!;
+    const s = f.sb.merchant.session(data.SessionID)!;
     expect(s).toMatchObject({ merchantVa: CHILD, lang: 'en', pickupArea: '17473', items: [{ product: 'T-Shirt', description: 'Size XL', imageUrl: 'https://shop.example/p7.jpg' }] });
     expect((await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--lang', 'en'])).code).toBe(2);
   });

@@ -21,7 +21,7 @@ async function api(sb: SandboxHandle, path: string, body: unknown): Promise<{ st
   return { status: res.status, json: await res.json() };
 }
 
-describe('what the COD and Close API handlers answered is there after a restart (the journal)', () => {
+describe('what the COD and Close API handlers answered is there after a restart (the ledger)', () => {
   it('a parcel\'s steps, a pickup, a transfer, its referenceId and a member', async () => {
     const first = await sandbox({ dataDir: dir, accounts: ACCOUNTS });
     const paid = await api(first, 'v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 100000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
@@ -43,13 +43,13 @@ describe('what the COD and Close API handlers answered is there after a restart 
     expect(again.startup.skippedLines).toBe(0);
     const track = await api(again, 'v2/cod/tracking', { transaction_id: id });
     expect(track.json.Data.status).toBe('picked up');
-    expect(again.state.pickups.get(id)).toMatchObject([{ vehicle: 'Mobil', date: '2026-12-01' }]);
+    expect(again.state.pickupsOf(id)).toMatchObject([{ vehicle: 'Mobil', date: '2026-12-01' }]);
     expect((await api(again, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-1' })).json.Message).toBe('transaction already exists');
     const profile = await api(again, 'v2/profile', { account: member.json.Data.Va });
     expect(profile.json.Data).toMatchObject({ Email: 'putu@mail.com', Name: 'Putu' });
     // Transfer ids come from the transaction ids: a new payment never reuses one.
     const next = await api(again, 'v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 1000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
-    expect(again.state.transfers.map((t) => t.id)).not.toContain(next.json.Data.TransactionId);
+    expect(again.state.transfers().map((t) => t.id)).not.toContain(next.json.Data.TransactionId);
     await again.close();
   });
 });

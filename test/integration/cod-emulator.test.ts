@@ -87,7 +87,7 @@ describe('COD from order to doorstep, against the emulator', () => {
     expect((await track()).status).toBe('waiting for pickup');
     const p = await cli(['cod', 'pickup', String(trx), '--date', '2026-12-01', '--time', '14:00', '--vehicle', 'motor']);
     expect(p.code, p.stderr).toBe(0);
-    expect(f.sb.state.pickups.get(trx)).toMatchObject([{ trxId: trx, date: '2026-12-01', time: '14:00', vehicle: 'Motor' }]);
+    expect(f.sb.state.pickupsOf(trx)).toMatchObject([{ trxId: trx, date: '2026-12-01', time: '14:00', vehicle: 'Motor' }]);
     const ship = (cmd: string) => runCli(['sandbox', cmd, String(trx), '--json'], { env: { PAYCLI_SANDBOX_URL: f.sb.url }, home: f.home.home });
     expect(JSON.parse((await ship('ship')).stdout).stage).toBe('picked_up');
     expect((await track()).status).toBe('picked up');
@@ -115,7 +115,7 @@ describe('COD from order to doorstep, against the emulator', () => {
     expect(page).toContain(`data-post="/_sandbox/transactions/${id}/deliver"`);
     const cross = await fetch(`${f.sb.url}/_sandbox/transactions/${id}/deliver`, { method: 'POST', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
     expect(cross.status).toBe(403);
-    expect(f.sb.state.txns.get(id)?.status).toBe('pending');
+    expect(f.sb.state.get(id)?.status).toBe('pending');
   });
 
   it('refuses ship for a payment that is not COD', async () => {

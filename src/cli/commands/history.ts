@@ -55,9 +55,12 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
   let pages = 1;
   let total = 0;
   const seen = new Set<number>();
+  // A server that pages by a stable key (paycli's emulator) names the next page: no row is skipped or
+  // repeated while statuses change. Otherwise pages are numbered, and repeats are dropped.
+  let cursor: string | undefined;
   if (opts.csv) out.records(csvRecord(HISTORY_CSV_COLUMNS));
   for (;;) {
-    const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page }));
+    const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page, ...(cursor ? { cursor } : {}) }));
     const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () => session.send<unknown>(req, { checkData: checkHistoryData }));
     const h = readHistory(envelope.Data);
     pages = h.totalPages;
@@ -69,7 +72,9 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
       else if (opts.all && out.json) out.data(r, false);
       else rows.push(r);
     }
-    if (!opts.all || page >= pages || h.transactions.length === 0) break;
+    if (!opts.all || h.transactions.length === 0) break;
+    cursor = h.nextCursor;
+    if (cursor === undefined && page >= pages) break;
     page++;
   }
   if (opts.csv || (opts.all && out.json)) return 'ok';

@@ -70,6 +70,8 @@ export interface HistoryRequest {
   lang?: 'id' | 'en';
   /** A child VA. */
   account?: string;
+  /** paycli's emulator: the page after the one whose `Pagination.next_cursor` this is (stable under change). */
+  cursor?: string;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -99,6 +101,7 @@ export function encodeHistoryBody(r: HistoryRequest): string {
   if (r.locked !== undefined) body.lockStatus = r.locked ? 1 : 0;
   if (r.lang !== undefined) body.lang = r.lang;
   if (r.account !== undefined) body.account = checkAccount(r.account);
+  if (r.cursor !== undefined) body.cursor = r.cursor;
   return encodeJson(body, REQUEST_BODY);
 }
 
@@ -111,6 +114,8 @@ export interface HistoryPage {
   totalPages: number;
   total: number;
   perPage: number;
+  /** Where the next page starts, when the server pages by a stable key (paycli's emulator: `Pagination.next_cursor`). */
+  nextCursor?: string;
 }
 
 const num = (v: unknown, fallback = 0): number => {
@@ -197,7 +202,8 @@ export function readHistory(data: unknown): HistoryPage {
   if (Array.isArray(d.Transaction) || d.Pagination) {
     const p = (d.Pagination ?? {}) as Record<string, unknown>;
     const rows = Array.isArray(d.Transaction) ? d.Transaction.map(record) : [];
-    return { transactions: rows, page: num(p.current_page, 1), totalPages: num(p.total_pages, 1), total: num(p.total, rows.length), perPage: num(p.per_page, rows.length) };
+    const next = typeof p.next_cursor === 'string' && p.next_cursor !== '' ? { nextCursor: p.next_cursor } : {};
+    return { transactions: rows, page: num(p.current_page, 1), totalPages: num(p.total_pages, 1), total: num(p.total, rows.length), perPage: num(p.per_page, rows.length), ...next };
   }
   const rows = Array.isArray(d.Results) ? d.Results.map(record) : Array.isArray(data) ? (data as unknown[]).map(record) : [];
   return { transactions: rows, page: num(d.Current_Page, 1), totalPages: num(d.Total_Page, 1), total: num(d.Total, rows.length), perPage: num(d.Per_Page, rows.length) };

@@ -22,17 +22,22 @@ export type { Member, Transfer } from './records.js';
  */
 export interface CloseDeps {
   accounts: ReadonlyMap<string, SandboxAccount>;
-  members(): ReadonlyMap<string, Member>;
-  transfers(): readonly Transfer[];
+  member(va: string): Member | undefined;
+  memberByEmail(email: string): Member | undefined;
+  /** What transfers moved to (+) and from (−) a VA. */
+  transferNet(va: string): number;
   /** The settled balance of a VA before transfers (its paid payments). */
   paidBalance(va: string): number;
-  /** Stores a transfer or a member durably (resolves once stored); the transfer id comes from the transaction ids. */
-  addTransfer(t: Omit<Transfer, 'id'>): Promise<Transfer>;
-  addMember(m: Member): Promise<void>;
+  /**
+   * Stores a transfer durably (resolves once stored) with its checks in the same store transaction:
+   * a referenceId the caller used before ('exists'), then `covers` ('short'); its id comes from the
+   * transaction ids.
+   */
+  addTransfer(t: Omit<Transfer, 'id'>, covers: () => boolean): Promise<Transfer | 'exists' | 'short'>;
+  /** Stores a member durably; false when its VA or e-mail is taken. */
+  addMember(m: Member): Promise<boolean>;
   /** A new VA for a member (unique, digits). */
   newVa(): string;
-  /** Runs `fn` alone among transfers (a referenceId is checked and stored before the next looks). */
-  serial<R>(fn: () => Promise<R>): Promise<R>;
   now(): number;
 }
 
@@ -54,24 +59,14 @@ const CATEGORIES: readonly [string, string, string][] = [
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
 
-/** What transfers moved to (+) and from (−) a VA. */
-export function transferNet(transfers: readonly Transfer[], va: string): number {
-  let net = 0;
-  for (const t of transfers) {
-    if (t.receiver === va) net += t.amount;
-    if (t.sender === va) net -= t.amount;
-  }
-  return net;
-}
-
 /** The balance a VA can spend: paid payments settled, plus transfers in, minus transfers out. */
 export function spendable(d: CloseDeps, va: string): number {
-  return d.paidBalance(va) + transferNet(d.transfers(), va);
+  return d.paidBalance(va) + d.transferNet(va);
 }
 
 /** Whether `va` is the caller, one of its child accounts or a member it registered. */
 function ownedBy(d: CloseDeps, va: string, caller: SandboxAccount): boolean {
-  return va === caller.va || d.accounts.get(va)?.parent === caller.va || d.members().get(va)?.parent === caller.va;
+  return va === caller.va || d.accounts.get(va)?.parent === caller.va || d.member(va)?.parent === caller.va;
 }
 
 /** Answers a Close API request (after authentication); false when the path is not one of them. */
@@ -112,7 +107,7 @@ export async function closeApi(d: CloseDeps, res: ServerResponse, path: string, 
 
 function profileOf(d: CloseDeps, va: string): Record<string, unknown> {
   const a = d.accounts.get(va);
-  const m = d.members().get(va);
+  const m = d.member(va);
   const balance = spendable(d, va);
   return {
     Name: a?.name ?? m?.name ?? '', Email: m?.email ?? '', Phone: m?.phone ?? '', ApiKey: a?.apiKey ?? '', Va: va, Gender: '', Nik: '',
@@ -136,13 +131,12 @@ async function register(d: CloseDeps, res: ServerResponse, body: Record<string, 
     envelope(res, 400, 'error - invalid request', null, { Error: errors });
     return;
   }
-  if ([...d.members().values()].some((m) => m.email === email)) {
+  const websiteUrl = text(body.website_url);
+  const member: Member = { va: d.newVa(), name, email, phone, parent: caller.va, ...(websiteUrl ? { websiteUrl } : {}), at: d.now() };
+  if (d.memberByEmail(email) || !(await d.addMember(member))) {
     envelope(res, 400, 'email already registered', null);
     return;
   }
-  const websiteUrl = text(body.website_url);
-  const member: Member = { va: d.newVa(), name, email, phone, parent: caller.va, ...(websiteUrl ? { websiteUrl } : {}), at: d.now() };
-  await d.addMember(member);
   envelope(res, 200, 'success', { Email: email, Va: member.va, VaName: `IPAYMU - ${name}` });
 }
 
@@ -157,15 +151,12 @@ async function transfer(d: CloseDeps, res: ServerResponse, body: Record<string, 
   if (!(amount > 0)) errors.amount = ['amount harus berupa angka lebih dari 0.'];
   if (Object.keys(errors).length > 0) return envelope(res, 400, 'error - invalid request', null, { Error: errors });
   if (!ownedBy(d, sender, caller)) return envelope(res, 400, 'Invalid sender va', null);
-  if (receiver === sender || (!d.accounts.has(receiver) && !d.members().has(receiver))) return envelope(res, 400, 'Invalid receiver va', null);
+  if (receiver === sender || (!d.accounts.has(receiver) && !d.member(receiver))) return envelope(res, 400, 'Invalid receiver va', null);
   const referenceId = text(body.referenceId);
   const relatedId = text(body.relatedId);
-  const t = await d.serial(async (): Promise<Transfer | string> => {
-    if (referenceId && d.transfers().some((x) => x.by === caller.va && x.referenceId === referenceId)) return 'transaction already exists';
-    if (spendable(d, sender) < amount) return 'saldo tidak mencukupi';
-    return d.addTransfer({ by: caller.va, sender, receiver, amount, referenceId, ...(relatedId ? { relatedId } : {}), notes: text(body.notes), at: d.now() });
-  });
-  if (typeof t === 'string') return envelope(res, 400, t, null);
-  const nameOf = (va: string) => d.accounts.get(va)?.name ?? d.members().get(va)?.email ?? va;
+  const t = await d.addTransfer({ by: caller.va, sender, receiver, amount, referenceId, ...(relatedId ? { relatedId } : {}), notes: text(body.notes), at: d.now() }, () => spendable(d, sender) >= amount);
+  if (t === 'exists') return envelope(res, 400, 'transaction already exists', null);
+  if (t === 'short') return envelope(res, 400, 'saldo tidak mencukupi', null);
+  const nameOf = (va: string) => d.accounts.get(va)?.name ?? d.member(va)?.email ?? va;
   envelope(res, 200, 'success', { TransactionId: t.id, ReferenceId: t.referenceId, Amount: String(t.amount), Fee: 0, Sender: nameOf(sender), Receiver: nameOf(receiver), Notes: t.notes });
 }

@@ -106,9 +106,9 @@ export type ShipResult = { ok: true; txn: Transaction; stage: string; changed: b
 export interface ShipDeps {
   find(id: string): Transaction | undefined;
   events(id: number): ShipmentEvent[];
-  /** Records a step durably (resolves once stored). */
-  record(id: number, stage: 'picked_up' | 'in_transit', at: number): Promise<void>;
-  /** Marks the payment paid: the courier handed the parcel over and took the cash (a transition with its callback). */
+  /** Records a step durably (resolves once stored); false when the payment is no longer pending or the step was taken. */
+  record(id: number, stage: 'picked_up' | 'in_transit', at: number): Promise<boolean>;
+  /** Marks the payment paid: the courier handed the parcel over and took the cash (a transition with its callback and the `delivered` step). */
   pay(id: string): Promise<{ ok: true; changed: boolean; txn: Transaction } | { ok: false; status: number; message: string; txn?: Transaction }>;
   now(): number;
 }
@@ -133,7 +133,12 @@ export async function advanceShipment(d: ShipDeps, id: string, to: 'next' | 'del
       if (!r.ok) return r;
       return { ok: true, txn: r.txn, stage: 'delivered', changed: true };
     }
-    await d.record(t.id, next, d.now());
+    if (!(await d.record(t.id, next, d.now()))) {
+      // Another request moved it meanwhile: go on from what is stored now.
+      const now = d.find(String(t.id));
+      if (now?.status !== 'pending') return advanceShipment(d, id, to);
+      continue;
+    }
     changed = true;
     if (to === 'next') return { ok: true, txn: t, stage: next, changed };
   }

@@ -1,13 +1,13 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
-import type { Transaction } from './state.js';
+import type { Cursor, SandboxState, Transaction, TxnFilter, TxnOrder } from './state.js';
 import { chargeOfTxn } from './views.js';
 import { instructionsPath, logoPath } from './channel-assets.js';
 import { FEE_MODEL } from '../fees.js';
 
 /**
  * The emulator's one ledger, read-only: what check transaction, history, balance and the channel list
- * answer, all derived from the same transactions. Pure functions of (transactions, clock, settlement).
+ * answer, all derived from the same transactions (queried from the store, state.ts) and the clock.
  */
 
 export type Settlement = 'immediate' | 'deferred';
@@ -87,20 +87,43 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
   };
 }
 
-/** Balance of a merchant: settled net amounts, and paid amounts not yet settled. */
-export function balanceOf(txns: Iterable<Transaction>, va: string, settlement: Settlement, now: number): { settled: number; unsettled: number; paidCount: number } {
-  let settled = 0;
-  let unsettled = 0;
-  let paidCount = 0;
-  for (const t of txns) {
-    if (t.merchantVa !== va || t.status !== 'berhasil') continue;
-    paidCount++;
-    const at = settledAt(t, settlement);
-    const net = chargeOfTxn(t).paidOff;
-    if (at !== undefined && at <= now) settled += net;
-    else unsettled += net;
+/** When a paid transaction settles at `now` or before: paid at or before this instant. */
+function settledBy(settlement: Settlement, now: number): number {
+  return settlement === 'deferred' ? now - DEFERRED_SETTLEMENT_MS : now;
+}
+
+/** The store filter of a check-transaction status code; null for a code no emulated transaction has. */
+function statusFilter(code: number, settlement: Settlement, now: number): TxnFilter | null {
+  switch (code) {
+    case 0:
+      return { status: 'pending' };
+    case -2:
+      return { status: 'expired' };
+    case 1:
+      return { status: 'berhasil', paidAtMost: settledBy(settlement, now) };
+    case 6:
+      return { status: 'berhasil', paidAfter: settledBy(settlement, now) };
+    default:
+      return null;
   }
-  return { settled, unsettled, paidCount };
+}
+
+/**
+ * How many transactions match. "Settled by now" is nearly every paid one: it
+ * is counted as all paid ones (kept by the store without a scan) less the few paid after the
+ * boundary (an index range), so a count never walks the whole history.
+ */
+function countOf(state: SandboxState, f: TxnFilter): number {
+  if (f.paidAtMost === undefined || f.range || f.ids || f.paidAfter !== undefined) return state.count(f);
+  const { paidAtMost, ...rest } = f;
+  return state.count(rest) - state.count({ ...rest, paidAfter: paidAtMost });
+}
+
+/** Balance of a merchant: settled net amounts, and paid amounts not yet settled. */
+export function balanceOf(state: SandboxState, va: string, settlement: Settlement, now: number): { settled: number; unsettled: number; paidCount: number } {
+  const paid = state.aggregate({ merchantVa: va, status: 'berhasil' });
+  const unsettled = state.aggregate({ merchantVa: va, status: 'berhasil', paidAfter: settledBy(settlement, now) });
+  return { settled: paid.net - unsettled.net, unsettled: unsettled.net, paidCount: paid.count };
 }
 
 /** The emulator's fee model as the channel list states it (fees.ts). */
@@ -157,6 +180,18 @@ export interface HistoryQuery {
   locked?: boolean;
   /** `lang`: `en` words `StatusDesc` in English. */
   lang?: 'id' | 'en';
+  /** paycli's extension: the page after this one (`Pagination.next_cursor` of the previous page). */
+  cursor?: Cursor;
+}
+
+/** A page's cursor as it travels in JSON (`KEY:ID`). */
+export function encodeCursor(c: Cursor): string {
+  return `${c.key}:${c.id}`;
+}
+
+export function decodeCursor(s: unknown): Cursor | undefined {
+  const m = typeof s === 'string' ? /^(-?\d{1,16}):(\d{1,16})$/.exec(s) : null;
+  return m ? { key: Number(m[1]), id: Number(m[2]) } : undefined;
 }
 
 /** `StatusDesc` in English (`lang=en`). */
@@ -244,39 +279,46 @@ export function parseHistoryQuery(body: Record<string, unknown>): { ok: true; qu
     else ids.push(...parts.map(Number));
   }
   if (ids.length > 0) q.ids = ids;
+  if (present(body.cursor)) {
+    const c = decodeCursor(body.cursor);
+    if (!c) add('cursor', 'cursor tidak valid.');
+    else q.cursor = c;
+  }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return { ok: true, query: q };
 }
 
-/** One page of a merchant's history, in the shape real responses have (`Transaction` + `Pagination`). */
-export function historyPage(txns: Iterable<Transaction>, va: string, merchantName: string, q: HistoryQuery, settlement: Settlement, now: number): Record<string, unknown> {
-  const dateOf = (t: Transaction) => (q.dateField === 'indate' ? t.paidAt : t.createdAt);
-  const day = (ms: number) => formatJakarta(new Date(ms)).slice(0, 10);
-  const selected = [...txns].filter((t) => {
-    if (t.merchantVa !== va) return false;
-    if (q.ids && !q.ids.includes(t.id)) return false;
-    if (q.status !== undefined && statusCode(t, settlement, now) !== q.status) return false;
-    if (q.type !== undefined && (TYPE_BY_METHOD[t.via]?.[0] ?? 7) !== q.type) return false;
-    if (q.locked === true) return false; // no payment is locked in the emulator
-    if (q.start || q.end) {
-      const at = dateOf(t);
-      if (at === undefined) return false;
-      if (q.start && day(at) < q.start) return false;
-      if (q.end && day(at) > q.end) return false;
-    }
-    return true;
-  });
-  const key = (t: Transaction) => (q.orderBy === 'id' ? t.id : q.orderBy === 'created_at' ? t.createdAt : (t.paidAt ?? -Infinity));
-  selected.sort((a, b) => (key(a) - key(b) || a.id - b.id) * (q.order === 'ASC' ? 1 : -1));
-  const total = selected.length;
+const DAY_MS = 86_400_000;
+/** The first instant of a day in Jakarta (WIB, UTC+7, no daylight saving). */
+const jakartaDayStart = (day: string) => Date.parse(`${day}T00:00:00+07:00`);
+
+/**
+ * One page of a merchant's history, in the shape real responses have (`Transaction` + `Pagination`).
+ * Pages are numbered as the gateway numbers them; `Pagination.next_cursor` (paycli's) names the next
+ * page by its first row's key, for readers that must not skip or repeat rows while statuses change.
+ */
+export function historyPage(state: SandboxState, va: string, merchantName: string, q: HistoryQuery, settlement: Settlement, now: number): Record<string, unknown> {
+  let f: TxnFilter | null = { merchantVa: va, ...(q.ids ? { ids: q.ids } : {}) };
+  // A record's Type is its method's (TYPE_BY_METHOD); no payment is locked in the emulator.
+  if (q.type !== undefined) f.vias = state.methods().filter((via) => (TYPE_BY_METHOD[via]?.[0] ?? 7) === q.type);
+  if (q.locked === true) f = null;
+  if (f && q.status !== undefined) {
+    const s = statusFilter(q.status, settlement, now);
+    f = s && { ...f, ...s };
+  }
+  if (f && (q.start || q.end)) {
+    f.range = { field: q.dateField === 'indate' ? 'paid' : 'created', from: q.start ? jakartaDayStart(q.start) : undefined, to: q.end ? jakartaDayStart(q.end) + DAY_MS : undefined };
+  }
+  const order: TxnOrder = { by: q.orderBy === 'id' ? 'id' : q.orderBy === 'created_at' ? 'created' : 'paid', desc: q.order === 'DESC' };
+  const total = f ? countOf(state, f) : 0;
+  const { rows, next } = f ? state.page(f, order, q.limit, q.cursor ? { cursor: q.cursor } : { offset: (q.page - 1) * q.limit }) : { rows: [], next: null };
   const pages = Math.max(1, Math.ceil(total / q.limit));
-  const rows = selected.slice((q.page - 1) * q.limit, q.page * q.limit).map((t) => {
-    const r = transactionRecord(t, merchantName, settlement, now);
-    if (q.lang === 'en') r.StatusDesc = STATUS_DESC_EN[String(r.Status)] ?? r.StatusDesc;
-    return r;
-  });
   return {
-    Transaction: rows,
-    Pagination: { total, count: rows.length, per_page: q.limit, current_page: q.page, total_pages: pages },
+    Transaction: rows.map((t) => {
+      const r = transactionRecord(t, merchantName, settlement, now);
+      if (q.lang === 'en') r.StatusDesc = STATUS_DESC_EN[String(r.Status)] ?? r.StatusDesc;
+      return r;
+    }),
+    Pagination: { total, count: rows.length, per_page: q.limit, current_page: q.page, total_pages: pages, next_cursor: next ? encodeCursor(next) : null },
   };
 }

@@ -15,7 +15,8 @@ import { notEmulated, type MerchantApi } from './merchant-api.js';
 import { renderPaymentPage } from './page.js';
 import { buildTransaction } from './payments.js';
 import { lookupRegions, type RegionIndex } from './regions.js';
-import type { SandboxState } from './state.js';
+import { StoreError, type SandboxState } from './state.js';
+import { listPage, readSeedSpec, seedLedger, sendExport } from './bulk.js';
 import type { Transitions } from './transitions.js';
 import { readPaymentRequest } from './validate.js';
 import { envelope, jsonObjectBody, paymentData, sendJson, transactionView } from './views.js';
@@ -92,7 +93,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (qr) return qrRoute(res, Number(qr[2]), qr[1] !== undefined);
     const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
     if (page) return paymentPage(res, method, Number(page[1]), page[2] as 'pay' | 'expire' | undefined);
-    if (path.startsWith('/_sandbox/')) return admin(req, path, method, res);
+    if (path.startsWith('/_sandbox/')) return admin(req, url, method, res);
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
       // The gateway's middleware authenticates these prefixes before routing.
       const account = authenticated(req, decoded.signed, res);
@@ -129,7 +130,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     envelope(res, 200, 'Success', lookupRegions(regions, level, decoded));
   }
 
-  /** A direct payment: authenticate → validate → create → journal → answer (the callback comes on its transition). */
+  /** A direct payment: authenticate → validate → create → store → answer (the callback comes on its transition). */
   async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, signed: Buffer[], method: string): Promise<void> {
     const account = authenticated(req, signed, res);
     if (!account) return;
@@ -150,15 +151,14 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       envelope(res, 400, 'error - invalid request', null, { Error: read.errors });
       return;
     }
-    // The id is reserved durably first; the answer goes out only once the payment is journalled.
-    const t = buildTransaction(read.request, acting, await state.reserveId(), now().getTime());
-    await state.addTransaction(t);
+    // The id comes from the ledger's sequence, in the transaction that stores the payment; the answer goes out once it is committed.
+    const t = await state.addTransaction((id) => buildTransaction(read.request, acting, id, now().getTime()));
     envelope(res, 200, 'Success', paymentData(t, `http://${req.headers.host ?? 'sandbox'}`));
   }
 
   /** A QRIS payment's code: the PNG, or the printable template page. */
   async function qrRoute(res: ServerResponse, id: number, template: boolean): Promise<void> {
-    const t = state.txns.get(id);
+    const t = state.get(id);
     if (!t?.qrString) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such QRIS payment\n');
       return;
@@ -175,7 +175,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
 
   /** The buyer's payment page, and its pay / expire buttons (a transition, then back to the page). */
   async function paymentPage(res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | undefined): Promise<void> {
-    const t = state.txns.get(id);
+    const t = state.get(id);
     if (!t) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment\n');
       return;
@@ -185,7 +185,13 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
         res.writeHead(405, { allow: 'POST' }).end();
         return;
       }
-      const r = await transitions.transition(t, action === 'pay' ? 'berhasil' : 'expired', 'buyer');
+      let r;
+      try {
+        r = await transitions.transition(t, action === 'pay' ? 'berhasil' : 'expired', 'buyer');
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+        r = { ok: false as const, status: 503, message: `${err.message}; nothing changed, try again` };
+      }
       if (!r.ok) {
         res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8' }).end(r.message + '\n');
         return;
@@ -194,12 +200,13 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       return;
     }
     await transitions.expireDue();
-    const html = await renderPaymentPage(t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
+    const html = await renderPaymentPage(state.get(t.id) ?? t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
   }
 
   /** The admin API under /_sandbox/: health, transactions, and pay / expire / resend (POST, same-site only). */
-  async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse): Promise<void> {
+  async function admin(req: IncomingMessage, url: URL, method: string, res: ServerResponse): Promise<void> {
+    const path = url.pathname;
     const asset = channelAsset(path, method);
     if (asset) {
       res.writeHead(asset.status, {
@@ -211,7 +218,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     if (path === '/_sandbox/health') {
       // defaultKey: whether the first merchant uses the documented (public) key, for `paycli sandbox env`; a key of its own is never told.
-      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts });
+      sendJson(res, 200, { ok: true, transactions: state.count(), accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts });
       return;
     }
     const checks = /^\/_sandbox\/checks\/(\d{1,15})$/.exec(path);
@@ -220,7 +227,42 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       return;
     }
     if (path === '/_sandbox/transactions' && method === 'GET') {
-      sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
+      const page = listPage(state, url.searchParams);
+      if (!page.ok) sendJson(res, 400, { ok: false, error: page.error });
+      else {
+        const callbacks = state.deliveriesOfMany(page.rows.map((t) => t.id));
+        sendJson(res, 200, { transactions: page.rows.map((t) => transactionView(t, state, callbacks.get(t.id) ?? [])), next: page.next, total: page.total });
+      }
+      return;
+    }
+    if (path === '/_sandbox/export' && method === 'GET') {
+      await sendExport(res, state);
+      return;
+    }
+    if (path === '/_sandbox/seed' || path === '/_sandbox/reset') {
+      if (method !== 'POST') {
+        res.setHeader('allow', 'POST');
+        sendJson(res, 405, { ok: false, error: 'use POST' });
+        return;
+      }
+      const refused = actionRefusal(req);
+      if (refused) {
+        sendJson(res, 403, { ok: false, error: refused });
+        return;
+      }
+      if (path === '/_sandbox/reset') {
+        const removed = await state.reset();
+        sendJson(res, 200, { ok: true, removed });
+        return;
+      }
+      const spec = readSeedSpec(Object.fromEntries(url.searchParams));
+      if (!spec.ok) {
+        sendJson(res, 400, { ok: false, error: spec.error });
+        return;
+      }
+      // In batches, yielding between them: the emulator keeps answering while it seeds.
+      const seeded = await seedLedger(state, { ...spec.spec, va: accounts[0]!.va, merchantName: accounts[0]!.name, now: now().getTime() }, { batch: 2000, yieldBetween: true });
+      sendJson(res, 200, { ok: true, seeded });
       return;
     }
     const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend|ship|deliver))?$/.exec(path);

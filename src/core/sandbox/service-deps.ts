@@ -11,47 +11,43 @@ const MEMBER_PREFIX = '11799';
 
 /**
  * What the COD logistics (cod-routes.ts) and Close API (close-api.ts) handlers need of the
- * emulator's state: its transactions, journalled records, transitions and accounts.
+ * emulator's ledger: its transactions, parcel steps, pickups, transfers and members, transitions and accounts.
  */
 export function serviceDeps(o: { state: SandboxState; regions: RegionIndex; byVa: Map<string, SandboxAccount>; transitions: Transitions; merchant: MerchantApi; now(): Date }): { cod: CodDeps; ship: ShipDeps; close: CloseDeps } {
   const { state, regions, byVa, transitions, merchant, now } = o;
   const cod: CodDeps = {
     regions,
-    get: (id) => state.txns.get(id),
+    get: (id) => state.get(id),
     merchantName: (va) => byVa.get(va)?.name ?? va,
-    events: (id) => state.shipments.get(id) ?? [],
+    events: (id) => state.parcelSteps(id),
     addPickup: (p) => state.addPickup(p),
-    pickups: (id) => state.pickups.get(id) ?? [],
+    pickups: (id) => state.pickupsOf(id),
     now: () => now().getTime(),
   };
   const ship: ShipDeps = {
     find: (id) => state.find(id),
     events: cod.events,
-    record: (id, stage, at) => state.addShipmentEvent(id, stage, at),
+    record: (id, stage, at) => state.addParcelStep(id, stage, at),
+    // The delivered step is stored with the transition and its callback (one SQLite transaction).
     pay: async (id) => {
-      const r = await transitions.act(id, 'berhasil', 'admin');
+      const r = await transitions.act(id, 'berhasil', 'admin', 'delivered');
       return r.ok ? { ok: true, changed: r.changed, txn: r.txn } : r;
     },
     now: cod.now,
   };
-  let transfersRunning: Promise<unknown> = Promise.resolve();
   const memberVa = (n: number) => `${MEMBER_PREFIX}${String(n).padStart(6, '0')}`;
   const close: CloseDeps = {
     accounts: byVa,
-    members: () => state.members,
-    transfers: () => state.transfers,
+    member: (va) => state.member(va),
+    memberByEmail: (email) => state.memberByEmail(email),
+    transferNet: (va) => state.transferNet(va),
     paidBalance: (va) => merchant.paidBalance(va),
-    addTransfer: (t) => state.addTransfer(t),
+    addTransfer: (t, covers) => state.addTransfer(t, covers),
     addMember: (m) => state.addMember(m),
     newVa: () => {
-      let n = state.members.size + 1;
-      while (byVa.has(memberVa(n)) || state.members.has(memberVa(n))) n++;
+      let n = state.memberCount() + 1;
+      while (byVa.has(memberVa(n)) || state.member(memberVa(n))) n++;
       return memberVa(n);
-    },
-    serial: (fn) => {
-      const run = transfersRunning.then(fn, fn);
-      transfersRunning = run.catch(() => undefined);
-      return run;
     },
     now: cod.now,
   };

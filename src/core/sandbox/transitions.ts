@@ -1,7 +1,7 @@
 import type { SandboxAccount } from './accounts.js';
-import { StoreError } from './log.js';
 import { Outbox } from './outbox.js';
-import type { SandboxState, Transaction } from './state.js';
+import type { ShipmentStage } from './records.js';
+import { StoreError, type SandboxState, type Transaction } from './state.js';
 
 export interface TransitionEvent {
   type: 'transition';
@@ -11,7 +11,7 @@ export interface TransitionEvent {
   by: 'buyer' | 'admin' | 'clock';
 }
 
-/** The journal could not take a change (a full disk): it was answered 503 and nothing changed. */
+/** The ledger could not take a change (a full disk): it was answered 503 and nothing changed. */
 export interface StoreErrorEvent {
   type: 'store-error';
   message: string;
@@ -31,43 +31,49 @@ export interface TransitionDeps {
 }
 
 /**
- * A payment's life after it is created: pending → paid (berhasil) or expired, each change journalled
- * together with its callback (one record), and only then the callback's delivery started. Callers:
+ * A payment's life after it is created: pending → paid (berhasil) or expired, each change stored
+ * together with its callback (one SQLite transaction), and only then the callback's delivery started. Callers:
  * the buyer's payment page, the admin API, the expiry clock, and the redirect flow.
  */
 export class Transitions {
   constructor(private readonly d: TransitionDeps) {}
 
-  /** Transition → journal (status and callback as one record) → deliver. */
-  private async change(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<void> {
+  /** Transition → store (status, callback and the parcel step making it, in one transaction) → deliver. */
+  private async change(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<void> {
     const { state, outbox, now, formatOf, emit } = this.d;
     const from = t.status;
-    const d = await state.transition(t.id, to, now().getTime(), Outbox.entry(t, to, formatOf(t)));
+    const d = await state.transition(t.id, to, now().getTime(), Outbox.entry(t, to, formatOf(t)), step);
     emit({ type: 'transition', trxId: t.id, from, to, by });
     if (d) outbox.start(d);
   }
 
-  /** A transition, checked and journalled while no other transition of the same payment runs. */
-  transition(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
+  /** A transition, checked and stored while no other transition of the same payment runs; `step`: the COD parcel step that makes it. */
+  transition(txn: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const { state, now } = this.d;
-    return state.exclusive(t.id, async (): Promise<TransitionResult> => {
-      if (t.status === 'pending' && to === 'berhasil' && t.expiresAt <= now().getTime()) await this.change(t, 'expired', 'clock');
+    return state.exclusive(txn.id, async (): Promise<TransitionResult> => {
+      // As stored now (another transition may have run since the caller read it).
+      const current = () => state.get(txn.id) ?? txn;
+      let t = current();
+      if (t.status === 'pending' && to === 'berhasil' && t.expiresAt <= now().getTime()) {
+        await this.change(t, 'expired', 'clock');
+        t = current();
+      }
       if (t.status === to) return { ok: true, txn: t, changed: false };
       if (t.status !== 'pending') {
         const message = t.status === 'expired' ? `transaction ${t.id} has expired and cannot be paid` : `transaction ${t.id} is already paid and cannot expire`;
         return { ok: false, status: 409, message, txn: t };
       }
-      await this.change(t, to, by);
-      return { ok: true, txn: t, changed: true };
+      await this.change(t, to, by, step);
+      return { ok: true, txn: current(), changed: true };
     });
   }
 
-  /** A transition of the payment with this id or payment number; a full journal is a 503, nothing changed. */
-  async act(id: string, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
+  /** A transition of the payment with this id or payment number; a full disk is a 503, nothing changed. */
+  async act(id: string, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const t = this.d.state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
     try {
-      return await this.transition(t, to, by);
+      return await this.transition(t, to, by, step);
     } catch (err) {
       return this.unstored(err, t);
     }
@@ -75,7 +81,7 @@ export class Transitions {
 
   /**
    * Re-sends a transaction's callback now: a delivery waiting for its next retry is attempted at
-   * once; otherwise (delivered, or given up) a new delivery of the current status is journalled and
+   * once; otherwise (delivered, or given up) a new delivery of the current status is stored and
    * sent, with the usual retries.
    */
   async resend(id: string): Promise<ResendResult> {
@@ -103,13 +109,17 @@ export class Transitions {
   async expireDue(): Promise<number> {
     const at = this.d.now().getTime();
     let n = 0;
-    for (const t of [...this.d.state.txns.values()]) {
-      if (t.status === 'pending' && t.expiresAt <= at) {
+    for (;;) {
+      // Batches from the index of pending payments by expiry: a sweep never walks the history.
+      const due = this.d.state.dueForExpiry(at);
+      let changed = 0;
+      for (const t of due) {
         const r = await this.transition(t, 'expired', 'clock');
-        if (r.ok && r.changed) n++;
+        if (r.ok && r.changed) changed++;
       }
+      n += changed;
+      if (changed === 0) return n;
     }
-    return n;
   }
 
   private unstored(err: unknown, t: Transaction): { ok: false; status: number; message: string; txn: Transaction } {

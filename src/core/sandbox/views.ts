@@ -34,14 +34,14 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
 }
 
 /** The view of a transaction that the admin API and `paycli sandbox list` show. */
-export function transactionView(t: Transaction, state: SandboxState): Record<string, unknown> {
+export function transactionView(t: Transaction, state: SandboxState, deliveries = state.deliveriesOf(t.id)): Record<string, unknown> {
   return {
     id: t.id, sid: t.sid, referenceId: t.referenceId, status: t.status, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
     amount: t.amount, fee: t.fee, buyer: t.buyer, notifyUrl: t.notifyUrl,
     // paycli's own JSON: ISO 8601 with the WIB offset (`2026-11-24T00:58:04+07:00`).
     createdAt: isoJakarta(new Date(t.createdAt)), expiresAt: isoJakarta(new Date(t.expiresAt)),
     paidAt: t.paidAt ? isoJakarta(new Date(t.paidAt)) : null,
-    callbacks: [...state.deliveries.values()].filter((d) => d.trxId === t.id).map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
+    callbacks: deliveries.map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
   };
 }
 
