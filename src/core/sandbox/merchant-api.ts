@@ -4,7 +4,8 @@ import { CHANNEL_NAMES, channelsOf, contactError, METHOD_NAMES } from '../paymen
 import { parseRedirectRequest } from './redirect-request.js';
 import { locationOf } from './validate.js';
 import { actingAccount, type SandboxAccount } from './accounts.js';
-import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
+import { balanceOf, historyPage, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
+import { parseHistoryQuery } from './history-query.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { normalizePhoneIfMobile } from '../phone.js';

@@ -16,7 +16,8 @@ import { renderPaymentPage } from './page.js';
 import { buildTransaction } from './payments.js';
 import { lookupRegions, type RegionIndex } from './regions.js';
 import { StoreError, type SandboxState } from './state.js';
-import { listPage, readSeedSpec, seedLedger, sendExport } from './bulk.js';
+import { listPage } from './bulk.js';
+import { ledgerAdmin } from './admin-ledger.js';
 import type { Transitions } from './transitions.js';
 import { readPaymentRequest } from './validate.js';
 import { envelope, jsonObjectBody, paymentData, sendJson, transactionView } from './views.js';
@@ -235,36 +236,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       }
       return;
     }
-    if (path === '/_sandbox/export' && method === 'GET') {
-      await sendExport(res, state);
-      return;
-    }
-    if (path === '/_sandbox/seed' || path === '/_sandbox/reset') {
-      if (method !== 'POST') {
-        res.setHeader('allow', 'POST');
-        sendJson(res, 405, { ok: false, error: 'use POST' });
-        return;
-      }
-      const refused = actionRefusal(req);
-      if (refused) {
-        sendJson(res, 403, { ok: false, error: refused });
-        return;
-      }
-      if (path === '/_sandbox/reset') {
-        const removed = await state.reset();
-        sendJson(res, 200, { ok: true, removed });
-        return;
-      }
-      const spec = readSeedSpec(Object.fromEntries(url.searchParams));
-      if (!spec.ok) {
-        sendJson(res, 400, { ok: false, error: spec.error });
-        return;
-      }
-      // In batches, yielding between them: the emulator keeps answering while it seeds.
-      const seeded = await seedLedger(state, { ...spec.spec, va: accounts[0]!.va, merchantName: accounts[0]!.name, now: now().getTime() }, { batch: 2000, yieldBetween: true });
-      sendJson(res, 200, { ok: true, seeded });
-      return;
-    }
+    if (await ledgerAdmin({ state, va: accounts[0]!.va, merchantName: accounts[0]!.name, now }, req, url, method, res)) return;
     const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend|ship|deliver))?$/.exec(path);
     if (m) {
       let id: string;
