@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--account|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$cmd_path"
@@ -26,7 +26,7 @@ _paycli() {
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--return-url|--cancel-url|--interval|--from|--to|--status|--limit|--page|--order|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--account|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$cmd_path"
   if [[ "$cur" == -* ]]; then
@@ -68,10 +68,10 @@ _paycli_node() {
     'whoami') subs=''; flags='' ;;
     'sign') subs='request'; flags='' ;;
     'sign request') subs=''; flags='--http-method --path --body' ;;
-    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --raw --redirect --return-url --cancel-url --open --timeout --dry-run --curl' ;;
-    'transaction') subs=''; flags='--reference --wait --interval --timeout --dry-run --curl' ;;
-    'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --all --csv --timeout --dry-run --curl' ;;
-    'balance') subs=''; flags='--timeout --dry-run --curl' ;;
+    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --shipping --shipping-service --pickup-area --pickup-address --account --raw --redirect --return-url --cancel-url --open --description --image-url --lang --timeout --dry-run --curl' ;;
+    'transaction') subs=''; flags='--reference --account --wait --interval --timeout --dry-run --curl' ;;
+    'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --order-by --type --ids --locked --unlocked --lang --account --all --csv --timeout --dry-run --curl' ;;
+    'balance') subs=''; flags='--account --timeout --dry-run --curl' ;;
     'channels') subs=''; flags='--method --legacy --timeout --dry-run --curl' ;;
     'api') subs=''; flags='--data -d --field -f --form --timeout --dry-run --curl' ;;
     'cod') subs='area rate label track pickup'; flags='' ;;
@@ -101,12 +101,14 @@ _paycli_node() {
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit --order-url --paid-field --amount-field --count-field --create-order-url --order-amount --trx --reference-id --strict --copies' ;;
     'reconcile') subs=''; flags='--orders --csv' ;;
     'recover') subs=''; flags='--orders --since --deliver-to --format --store --delivery-timeout --dry-run --curl' ;;
-    'sandbox') subs='pay expire resend health env list seed export import reset'; flags='--port --host --allow-host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement --ready-file' ;;
+    'sandbox') subs='pay expire resend health env ship deliver list seed export import reset'; flags='--port --host --allow-host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement --ready-file' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
     'sandbox expire') subs=''; flags='--sandbox-url' ;;
     'sandbox resend') subs=''; flags='--sandbox-url' ;;
     'sandbox health') subs=''; flags='--sandbox-url' ;;
     'sandbox env') subs=''; flags='--sandbox-url --shell' ;;
+    'sandbox ship') subs=''; flags='--sandbox-url' ;;
+    'sandbox deliver') subs=''; flags='--sandbox-url' ;;
     'sandbox list') subs=''; flags='--sandbox-url --limit --status --all' ;;
     'sandbox seed') subs=''; flags='--sandbox-url --data-dir --payments --paid --days' ;;
     'sandbox export') subs=''; flags='--sandbox-url --data-dir' ;;

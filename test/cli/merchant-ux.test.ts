@@ -82,7 +82,7 @@ describe('Indonesian mobile numbers', () => {
 
 describe('validation speaks English', () => {
   it('translates every field error of the local validation', async () => {
-    expect(inEnglish('deliveryArea harus berupa kode pos 5 digit.')).toBe('must be a 5-digit postal code');
+    expect(inEnglish('deliveryArea harus berupa kode pos atau id area.')).toBe('must be a postal code or an area id (digits; see `paycli cod area`)');
     expect(inEnglish('paymentChannel tidak valid untuk va. Pilihan: bca, bni.')).toBe('not a channel of va; one of bca, bni');
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl };
     const r = await runCli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000'], { env, home: h.home });

@@ -16,7 +16,10 @@ describe('paycli pay against the emulator: every method', () => {
     ['va', 'bca', ['--item', 'Kopi:2:50000'], (d) => expect(d.PaymentNo).toMatch(/^8868\d{12}$/)],
     ['va', 'bag', ['--item', 'Kopi:1:10000'], (d) => expect(d.PaymentNo).toMatch(/^0098\d{12}$/)],
     ['cstore', 'alfamart', ['--item', 'Pulsa:1:25000'], (d) => expect(d.PaymentNo).toMatch(/^8101\d{10}$/)],
-    ['cod', 'rpx', ['--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Sunset Road 1, Kuta'], (d) => expect(d.PaymentNo).toMatch(/^RPX/)],
+    ['cod', 'rpx', ['--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Sunset Road 1, Kuta', '--shipping', 'idexpress', '--shipping-service', 'std', '--pickup-area', '5171031006'], (d) => {
+      expect(d.PaymentNo).toMatch(/^RPX/);
+      expect(fx.sb.state.get(d.TransactionId as number)?.shipment).toMatchObject({ shipping: 'IDEXPRESS', shippingService: 'STD', deliveryArea: '80361', pickupArea: '5171031006', weightKg: 0.3 });
+    }],
     ['qris', 'mpm', ['--item', 'Tiket:1:102000'], (d) => {
       expect(d.QrString).toMatch(/^000201/);
       expect(d.Fee).toBe(714);
@@ -81,8 +84,20 @@ describe('paycli pay validates before sending', () => {
     const before = count();
     const r = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--weight.*--width.*--length.*--delivery-area.*--delivery-address/);
+    expect(r.stderr).toMatch(/--weight.*--width.*--length.*--delivery-area.*--delivery-address.*--shipping: required.*--shipping-service: required/);
+    expect(r.stderr).toMatch(/paycli cod rate/);
+    const noCourier = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Kuta', '--shipping', 'RPX']);
+    expect(noCourier.code).toBe(2);
+    expect(noCourier.stderr).toMatch(/--shipping-service: required/);
+    expect(noCourier.stderr).not.toMatch(/--shipping: required/);
     expect(count()).toBe(before);
+  });
+
+  it('sends the COD shipping fields in the collection\'s order, after the delivery fields', async () => {
+    const r = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Kuta', '--shipping', 'rpx', '--shipping-service', 'reg', '--pickup-area', '17473', '--pickup-address', 'Jl. Gudang 2', '--dry-run', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const body = JSON.parse(r.stdout).body as string;
+    expect(body).toMatch(/"deliveryArea":"80361","deliveryAddress":"Jl. Kuta","shipping":"RPX","shippingService":"REG","pickupArea":"17473","pickupAddress":"Jl. Gudang 2"}$/);
   });
 
   it('refuses an amount that differs from the items unless allowed', async () => {

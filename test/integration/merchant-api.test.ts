@@ -123,10 +123,10 @@ describe('merchant API of the emulator: one ledger', () => {
   });
 
   it('unknown routes: authentication first under /api/v2, then 404 naming the route', async () => {
-    const r = await api(sb, 'POST', 'v2/cod/tracking', '{}');
+    const r = await api(sb, 'POST', 'v2/escrow/release', '{}');
     expect(r.status).toBe(404);
-    expect(r.json).toEqual({ Status: 404, Success: false, Message: 'not emulated by paycli sandbox: POST /api/v2/cod/tracking', Data: null });
-    const unauth = await request(`${sb.apiUrl}/v2/cod/tracking`, { method: 'POST', body: '{}' });
+    expect(r.json).toEqual({ Status: 404, Success: false, Message: 'not emulated by paycli sandbox: POST /api/v2/escrow/release', Data: null });
+    const unauth = await request(`${sb.apiUrl}/v2/escrow/release`, { method: 'POST', body: '{}' });
     expect(unauth.statusCode).toBe(401);
     await unauth.body.dump();
     const area = await api(sb, 'GET', 'areas/regency/51');

@@ -1,17 +1,18 @@
 import { join } from 'node:path';
 import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
 import { dataDir } from '../../core/config/paths.js';
-import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
-import { WHOLE_ANSWER_MAX_BYTES } from '../../core/http/bounded-read.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { CommandEnv, Handler } from '../command-env.js';
+import { describeSendError } from '../../core/http/raw-post.js';
 import { rupiah, terminalWidth, wib } from '../output.js';
 import { fitLineTo } from '../layout.js';
 import { Option, collect, examples, type Define, type TypedCommand } from '../command-kit.js';
 import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
+import { adminCall } from '../sandbox-admin.js';
+import { SHIP_HELP, sandboxDeliver, sandboxShip } from './sandbox-cod.js';
 import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvApiKey, sandboxExports, withSandboxEnv, writeReadyFile } from '../sandbox-service.js';
 
 interface SandboxFlags {
@@ -166,7 +167,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         line('state', `${dir ?? 'in memory'} (${sandbox.state.count()} transactions)`),
         ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
         line('dashboard', sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
-        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID'),
+        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID | ship ID | deliver ID'),
         line('log times', 'WIB (Asia/Jakarta); Ctrl-C to stop'),
         '',
       ].join('\n'),
@@ -191,23 +192,6 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
 /** The emulator's data dir: --data-dir, or the default under the XDG data home. */
 function sandboxDir(env: CommandEnv<SandboxFlags>): string {
   return env.opts.dataDir ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'sandbox');
-}
-
-async function adminCall(env: CommandEnv<SandboxFlags>, method: string, path: string, timeoutMs = 10_000): Promise<{ status: number; json: Record<string, unknown> }> {
-  const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
-  let res;
-  try {
-    // Parsed whole: read whole up to the bound (a longer answer is an error, not a cut JSON text).
-    // Same-site for the admin API's check on POST: a CLI is no page of another site.
-    res = await sendRaw(base + path, { method, headers: { accept: 'application/json', ...(method === 'POST' ? { origin: base } : {}) }, timeoutMs, maxAnswerBytes: WHOLE_ANSWER_MAX_BYTES, overLimit: 'fail' });
-  } catch (err) {
-    throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
-  }
-  try {
-    return { status: res.status, json: JSON.parse(res.body) as Record<string, unknown> };
-  } catch {
-    throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${res.status})`, { hint: 'check --sandbox-url' });
-  }
 }
 
 function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
@@ -445,6 +429,7 @@ const defineSandbox: Define = (program, bind) => {
     ]),
     sandboxEnv,
   );
+  for (const kind of ['ship', 'deliver'] as const) bind(examples(sandboxUrl(sandbox.command(`${kind} <id>`).description(SHIP_HELP[kind].description)), SHIP_HELP[kind].examples), kind === 'ship' ? sandboxShip : sandboxDeliver);
   bind(
     examples(
       sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks, newest first'))

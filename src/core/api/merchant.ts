@@ -36,10 +36,16 @@ export function isPaidStatus(code: number, paidStatus?: unknown): boolean {
   return paidStatus === 'paid' || code === 1 || code === 6 || code === 7;
 }
 
-/** The transaction id as the Go SDK sends it: a JSON number. Refuses anything but digits. */
-export function encodeTransactionBody(id: string): string {
+/** A child VA for `--account` (the gateway's `account`: a merchant's child account). */
+export function checkAccount(va: string | undefined): string | undefined {
+  if (va !== undefined && !/^\d{4,32}$/.test(va)) throw new UsageError(`invalid --account "${va}": a VA (digits)`);
+  return va;
+}
+
+/** The transaction id as the Go SDK sends it: a JSON number, then `account` (a child VA) when given. */
+export function encodeTransactionBody(id: string, account?: string): string {
   if (!/^\d{1,15}$/.test(id)) throw new UsageError(`invalid transaction id "${id}" (digits, as in TransactionId)`);
-  return encodeJson({ transactionId: Number(id) }, REQUEST_BODY);
+  return encodeJson(account === undefined ? { transactionId: Number(id) } : { transactionId: Number(id), account: checkAccount(account) }, REQUEST_BODY);
 }
 
 export function encodeBalanceBody(va: string): string {
@@ -54,6 +60,16 @@ export interface HistoryRequest {
   page?: number;
   limit?: number;
   order?: 'ASC' | 'DESC';
+  /** The record `Type` (0 mutation, 7 VA/bank transfer, 10 COD, 11 convenience store, …). */
+  type?: number;
+  /** Only these transaction ids (`bulkId`). */
+  ids?: number[];
+  /** `lockStatus`: only locked (true) or unlocked (false) transactions. */
+  locked?: boolean;
+  orderBy?: 'id' | 'created_at' | 'indate';
+  lang?: 'id' | 'en';
+  /** A child VA. */
+  account?: string;
   /** paycli's emulator: the page after the one whose `Pagination.next_cursor` this is (stable under change). */
   cursor?: string;
 }
@@ -77,8 +93,14 @@ export function encodeHistoryBody(r: HistoryRequest): string {
   if (r.to) body.enddate = r.to;
   body.page = r.page ?? 1;
   body.limit = r.limit ?? 20;
-  body.orderBy = 'id';
+  body.orderBy = r.orderBy ?? 'id';
   body.order = r.order ?? 'DESC';
+  // The collection's names for the rest (History Transaction): type, bulkId, lockStatus, lang, account.
+  if (r.type !== undefined) body.type = r.type;
+  if (r.ids !== undefined) body.bulkId = r.ids.join(',');
+  if (r.locked !== undefined) body.lockStatus = r.locked ? 1 : 0;
+  if (r.lang !== undefined) body.lang = r.lang;
+  if (r.account !== undefined) body.account = checkAccount(r.account);
   if (r.cursor !== undefined) body.cursor = r.cursor;
   return encodeJson(body, REQUEST_BODY);
 }

@@ -4,7 +4,7 @@ import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { CHANNEL_NAMES } from '../payment-rules.js';
 import { ledgerLines } from './ledger-jsonl.js';
-import { decodeCursor, encodeCursor } from './ledger.js';
+import { decodeCursor, encodeCursor } from './history-query.js';
 import type { SandboxState, SeedPayment, Transaction, TxnFilter } from './state.js';
 
 /** What `sandbox seed` makes: N payments over the last D days, a share of them paid. */

@@ -173,7 +173,7 @@ export function renderTransaction(ctx: DashboardContext, t: Transaction): string
     .join('');
   const post = (action: string, label: string, cls = '') => `<button type="button" class="${cls}" id="action-${action}" data-post="/_sandbox/transactions/${t.id}/${action}">${esc(label)}</button>`;
   const actions =
-    t.status === 'pending' ? `${post('pay', 'Pay', 'primary')}${post('expire', 'Expire', 'danger')}` : post('resend', 'Re-send callback now', 'primary');
+    t.status === 'pending' ? `${post('pay', 'Pay', 'primary')}${post('expire', 'Expire', 'danger')}${t.via === 'cod' ? `${post('ship', 'Courier: next step')}${post('deliver', 'Courier: deliver (paid)')}` : ''}` : post('resend', 'Re-send callback now', 'primary');
   const live = `<h1>Transaction ${t.id} ${badge(t.status, STATUS_TEXT[t.status])}</h1>
 <p class="muted">${esc(ctx.merchantName(t))} · ${esc(t.via)}/${esc(t.channel)} · ${esc(rupiah(totalOf(t)))} · <a href="/pay/${t.id}" id="payment-page">payment page</a> · notifyUrl <span class="mono">${esc(t.notifyUrl || '(none)')}</span></p>
 <div class="actions" id="actions">${actions}</div>

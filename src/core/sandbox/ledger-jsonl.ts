@@ -5,14 +5,17 @@ import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
 import type { RedirectSession } from './redirect-session.js';
-import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, Transaction } from './state.js';
+import { SHIPMENT_STAGES, type Member, type PickupRequest, type Transfer } from './records.js';
+import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, ServiceRecords, Transaction } from './state.js';
 
 /**
  * The ledger as JSONL, both ways: `sandbox export` writes one `{"t":"payment", txn, deliveries}` line
- * per transaction (oldest first) and one `{"t":"session", s}` line per redirect session; `sandbox
- * import` reads those, and also the journal that paycli's emulator wrote before the ledger moved
- * to SQLite (`journal.jsonl`: `txn`, `status`, `delivery`, `attempt` and `ids` records), which a data
- * dir imports once, on its first start with this version.
+ * per transaction (oldest first), one `{"t":"session", s}` line per redirect session, and the COD
+ * and Close API records as the older journal wrote them: `{"t":"ship", id, stage, at}` (a parcel's
+ * step), `{"t":"pickup", p}`, `{"t":"transfer", tr}` and `{"t":"member", m}`; `sandbox import` reads
+ * those, and also the journal that paycli's emulator wrote before the ledger moved to SQLite
+ * (`journal.jsonl`: `txn`, `status`, `delivery`, `attempt`, `ids` and those four records), which a
+ * data dir imports once, on its first start with this version.
  */
 
 const STATUSES = new Set(['pending', 'berhasil', 'expired']);
@@ -41,6 +44,21 @@ function validAttempt(a: unknown): a is Omit<AttemptInfo, 'deliveryId'> {
   return isObj(a) && isInt(a.attempt) && isStr(a.state) && DELIVERY_STATES.has(a.state) && (a.nextAt === null || isInt(a.nextAt)) && isStr(a.result) && (a.detail === undefined || validDetail(a.detail));
 }
 
+const STAGES = new Set<string>(SHIPMENT_STAGES);
+
+function validPickup(p: unknown): p is PickupRequest {
+  return isObj(p) && isInt(p.trxId) && isStr(p.date) && isStr(p.time) && isStr(p.vehicle) && isInt(p.requestedAt);
+}
+
+function validTransfer(t: unknown): t is Transfer {
+  return isObj(t) && isInt(t.id) && t.id > 0 && isStr(t.by) && isStr(t.sender) && isStr(t.receiver) && isInt(t.amount) && t.amount > 0 && isStr(t.referenceId) &&
+    (t.relatedId === undefined || isStr(t.relatedId)) && isStr(t.notes) && isInt(t.at);
+}
+
+function validMember(m: unknown): m is Member {
+  return isObj(m) && isStr(m.va) && isStr(m.name) && isStr(m.email) && isStr(m.phone) && isStr(m.parent) && (m.websiteUrl === undefined || isStr(m.websiteUrl)) && isInt(m.at);
+}
+
 function validSession(s: unknown): s is RedirectSession {
   return isObj(s) && isStr(s.sid) && isStr(s.merchantVa) && isInt(s.createdAt) && isInt(s.expiresAt) && isInt(s.amount) && Array.isArray(s.items) && isObj(s.buyer) && isStr(s.notifyUrl);
 }
@@ -52,6 +70,11 @@ interface Reading {
   deliveries: Map<string, Queued>;
   sessions: Map<string, RedirectSession>;
   reserve: { txnId: number; deliverySeq: number };
+  /** Parcel steps by `trxId:stage`, pickups, transfers by id, members by VA. */
+  steps: Map<string, ServiceRecords['steps'][number]>;
+  pickups: PickupRequest[];
+  transfers: Map<number, Transfer>;
+  members: Map<string, Member>;
 }
 
 /** What a file held, ready to store in one transaction. */
@@ -60,12 +83,14 @@ export interface ReadLedger {
   sessions: RedirectSession[];
   /** Ids up to these may have been handed out (the older journal's reservations). */
   reserve: { txnId: number; deliverySeq: number };
+  /** COD parcels' steps and pickups (of the transactions read), Close API transfers and members. */
+  records: ServiceRecords;
   /** Lines that could not be read or applied (a line torn by a crash, a hand edit). */
   skipped: number;
 }
 
 /** Applies one record (an export line or an older journal's record); false when it is not one this version reads. */
-function apply(r: unknown, { txns, deliveries, sessions, reserve }: Reading): boolean {
+function apply(r: unknown, { txns, deliveries, sessions, reserve, steps, pickups, transfers, members }: Reading): boolean {
   if (!isObj(r)) return false;
   const seq = (id: string) => Number(id.slice(3));
   const addDelivery = (d: Delivery, attempts: Omit<AttemptInfo, 'deliveryId'>[] = []): boolean => {
@@ -120,6 +145,23 @@ function apply(r: unknown, { txns, deliveries, sessions, reserve }: Reading): bo
       d.attempts.push({ attempt: r.attempts, state: r.state as Delivery['state'], nextAt: r.nextAt as number | null, result: r.result, ...(r.a ? { detail: r.a as AttemptDetail } : {}) });
       return true;
     }
+    case 'ship':
+      if (!isInt(r.id) || !isStr(r.stage) || !STAGES.has(r.stage) || !isInt(r.at)) return false;
+      steps.set(`${r.id}:${r.stage}`, { trxId: r.id, stage: r.stage as ServiceRecords['steps'][number]['stage'], at: r.at });
+      return true;
+    case 'pickup':
+      if (!validPickup(r.p)) return false;
+      pickups.push(r.p);
+      return true;
+    case 'transfer':
+      if (!validTransfer(r.tr)) return false;
+      transfers.set(r.tr.id, r.tr);
+      reserve.txnId = Math.max(reserve.txnId, r.tr.id);
+      return true;
+    case 'member':
+      if (!validMember(r.m)) return false;
+      members.set(r.m.va, r.m);
+      return true;
     default:
       return false;
   }
@@ -127,7 +169,9 @@ function apply(r: unknown, { txns, deliveries, sessions, reserve }: Reading): bo
 
 /** Reads a ledger export or an older journal, line by line; unreadable lines are counted and skipped. */
 export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
-  const reading: Reading = { txns: new Map(), deliveries: new Map(), sessions: new Map(), reserve: { txnId: 0, deliverySeq: 0 } };
+  const reading: Reading = {
+    txns: new Map(), deliveries: new Map(), sessions: new Map(), reserve: { txnId: 0, deliverySeq: 0 }, steps: new Map(), pickups: [], transfers: new Map(), members: new Map(),
+  };
   const { txns, sessions, reserve } = reading;
   let skipped = 0;
   try {
@@ -149,14 +193,24 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
   const payments: SeedPayment[] = [...txns.values()]
     .sort((a, b) => a.txn.id - b.txn.id)
     .map((e) => ({ txn: e.txn, deliveries: [...e.deliveries.values()].sort((a, b) => Number(a.delivery.id.slice(3)) - Number(b.delivery.id.slice(3))).map(({ delivery: { trxId: _t, ...delivery }, attempts }) => ({ delivery, attempts })) }));
-  return { payments, sessions: [...sessions.values()], reserve, skipped };
+  // A step or pickup of a transaction the file does not hold has nothing to belong to: skipped.
+  const steps = [...reading.steps.values()].filter((x) => txns.has(x.trxId));
+  const pickups = reading.pickups.filter((x) => txns.has(x.trxId));
+  skipped += reading.steps.size - steps.length + reading.pickups.length - pickups.length;
+  // A transfer of a referenceId used before (a hand edit) is not stored twice; nor a member's e-mail.
+  const refs = new Set<string>();
+  const transfers = [...reading.transfers.values()].sort((a, b) => a.id - b.id).filter((t) => t.referenceId === '' || (!refs.has(`${t.by}\0${t.referenceId}`) && refs.add(`${t.by}\0${t.referenceId}`)));
+  const emails = new Set<string>();
+  const members = [...reading.members.values()].sort((a, b) => a.at - b.at).filter((m) => !emails.has(m.email) && emails.add(m.email));
+  skipped += reading.transfers.size - transfers.length + reading.members.size - members.length;
+  return { payments, sessions: [...sessions.values()], reserve, records: { steps, pickups, transfers, members }, skipped };
 }
 
 /** Stores what a file held into an empty ledger, in one transaction; refuses a ledger with transactions. */
 export async function importLedger(state: SandboxState, file: string, mark?: string): Promise<{ payments: number; sessions: number; skipped: number }> {
   if (state.count() > 0) throw new UsageError(`the emulator ledger ${state.path} already holds ${state.count()} transactions`, { hint: 'empty it first with `paycli sandbox reset`' });
   const read = await readLedgerJsonl(file);
-  const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, mark });
+  const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, records: read.records, mark });
   return { payments, sessions: read.sessions.length, skipped: read.skipped };
 }
 
@@ -167,6 +221,11 @@ export function* ledgerLines(state: SandboxState): Generator<string> {
     yield `${JSON.stringify({ t: 'payment', txn: p.txn, deliveries })}\n`;
   }
   for (const s of state.sessions()) yield `${JSON.stringify({ t: 'session', s })}\n`;
+  const r = state.serviceRecords();
+  for (const { trxId, stage, at } of r.steps) yield `${JSON.stringify({ t: 'ship', id: trxId, stage, at })}\n`;
+  for (const p of r.pickups) yield `${JSON.stringify({ t: 'pickup', p })}\n`;
+  for (const tr of r.transfers) yield `${JSON.stringify({ t: 'transfer', tr })}\n`;
+  for (const m of r.members) yield `${JSON.stringify({ t: 'member', m })}\n`;
 }
 
 const MIGRATED_MARK = 'imported journal.jsonl';
@@ -187,7 +246,11 @@ export async function migrateOlderJournal(state: SandboxState, dir: string): Pro
     const payments = parts.flatMap((p) => p?.payments ?? []);
     const sessions = parts.flatMap((p) => p?.sessions ?? []);
     const reserve = { txnId: Math.max(0, ...parts.map((p) => p?.reserve.txnId ?? 0)), deliverySeq: Math.max(0, ...parts.map((p) => p?.reserve.deliverySeq ?? 0)) };
-    const imported = state.bulk(payments, { sessions, reserve, mark: MIGRATED_MARK });
+    const records: ServiceRecords = {
+      steps: parts.flatMap((p) => p?.records.steps ?? []), pickups: parts.flatMap((p) => p?.records.pickups ?? []),
+      transfers: parts.flatMap((p) => p?.records.transfers ?? []), members: parts.flatMap((p) => p?.records.members ?? []),
+    };
+    const imported = state.bulk(payments, { sessions, reserve, records, mark: MIGRATED_MARK });
     result = { imported, skipped: parts.reduce((n, p) => n + (p?.skipped ?? 0), 0) };
   }
   for (const p of [journal, redirects]) if (await exists(p)) await rename(p, `${p}.migrated`).catch((err: unknown) => Promise.reject(fsError(err, p)));

@@ -1,6 +1,7 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
-import type { Cursor, SandboxState, Transaction, TxnFilter, TxnOrder } from './state.js';
+import type { SandboxState, Transaction, TxnFilter, TxnOrder } from './state.js';
+import { encodeCursor, STATUS_DESC, STATUS_DESC_EN, type HistoryQuery } from './history-query.js';
 import { chargeOfTxn } from './views.js';
 import { instructionsPath, logoPath } from './channel-assets.js';
 import { FEE_MODEL } from '../fees.js';
@@ -21,8 +22,6 @@ export function statusCode(t: Transaction, settlement: Settlement, now: number):
   if (t.status === 'expired') return -2;
   return settledAt(t, settlement) !== undefined && settledAt(t, settlement)! <= now ? 1 : 6;
 }
-
-export const STATUS_DESC: Record<string, string> = { '0': 'Pending', '1': 'Berhasil', '6': 'Berhasil (unsettled)', '-2': 'Expired', '2': 'Dibatalkan', '3': 'Refund', '4': 'Error', '5': 'Gagal', '7': 'Escrow' };
 
 /** When a paid transaction is (or will be) settled. */
 export function settledAt(t: Transaction, settlement: Settlement): number | undefined {
@@ -163,108 +162,6 @@ export function paymentMethodList(assetBase: string): Record<string, unknown>[] 
   }));
 }
 
-/** A history query after validation. */
-export interface HistoryQuery {
-  ids?: number[];
-  status?: number;
-  dateField: 'created_at' | 'indate';
-  start?: string;
-  end?: string;
-  page: number;
-  limit: number;
-  orderBy: 'id' | 'created_at' | 'indate';
-  order: 'ASC' | 'DESC';
-  /** paycli's extension: the page after this one (`Pagination.next_cursor` of the previous page). */
-  cursor?: Cursor;
-}
-
-/** A page's cursor as it travels in JSON (`KEY:ID`). */
-export function encodeCursor(c: Cursor): string {
-  return `${c.key}:${c.id}`;
-}
-
-export function decodeCursor(s: unknown): Cursor | undefined {
-  const m = typeof s === 'string' ? /^(-?\d{1,16}):(\d{1,16})$/.exec(s) : null;
-  return m ? { key: Number(m[1]), id: Number(m[2]) } : undefined;
-}
-
-export const HISTORY_MAX_LIMIT = 20;
-export const HISTORY_DEFAULT_LIMIT = 10;
-
-const present = (v: unknown) => v !== undefined && v !== null && v !== '';
-
-function intOf(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number(v);
-  return undefined;
-}
-
-/**
- * Validates a history body as the official clients send it: every field optional, `null` for absent
- * (the Go SDK sends every field), numbers as numbers or numeric strings (the docs' example sends
- * strings). `limit` above 20 is capped at 20.
- */
-export function parseHistoryQuery(body: Record<string, unknown>): { ok: true; query: HistoryQuery } | { ok: false; errors: Record<string, string[]> } {
-  const errors: Record<string, string[]> = {};
-  const add = (f: string, m: string): void => {
-    errors[f] = [...(errors[f] ?? []), m];
-  };
-  const q: HistoryQuery = { dateField: 'created_at', page: 1, limit: HISTORY_DEFAULT_LIMIT, orderBy: 'id', order: 'DESC' };
-  if (present(body.status)) {
-    const s = intOf(body.status);
-    if (s === undefined || !(s in STATUS_DESC)) add('status', 'status tidak valid.');
-    else q.status = s;
-  }
-  if (present(body.date)) {
-    if (body.date !== 'created_at' && body.date !== 'indate') add('date', 'date harus created_at atau indate.');
-    else q.dateField = body.date;
-  }
-  for (const [field, key] of [['startdate', 'start'], ['enddate', 'end']] as const) {
-    if (!present(body[field])) continue;
-    const v = body[field];
-    if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(v))) add(field, `${field} harus berformat Y-m-d.`);
-    else q[key] = v;
-  }
-  if (present(body.page)) {
-    const p = intOf(body.page);
-    if (p === undefined || p < 1) add('page', 'page harus berupa angka lebih dari 0.');
-    else q.page = p;
-  }
-  if (present(body.limit)) {
-    const l = intOf(body.limit);
-    if (l === undefined || l < 1) add('limit', 'limit harus berupa angka lebih dari 0.');
-    else q.limit = Math.min(l, HISTORY_MAX_LIMIT);
-  }
-  if (present(body.orderBy)) {
-    if (body.orderBy !== 'id' && body.orderBy !== 'created_at' && body.orderBy !== 'indate') add('orderBy', 'orderBy harus id, created_at atau indate.');
-    else q.orderBy = body.orderBy;
-  }
-  if (present(body.order)) {
-    const o = typeof body.order === 'string' ? body.order.toUpperCase() : '';
-    if (o !== 'ASC' && o !== 'DESC') add('order', 'order harus ASC atau DESC.');
-    else q.order = o;
-  }
-  const ids: number[] = [];
-  if (present(body.id)) {
-    const id = intOf(body.id);
-    if (id === undefined) add('id', 'id harus berupa angka.');
-    else ids.push(id);
-  }
-  if (present(body.bulkId)) {
-    const parts = String(body.bulkId).split(',').map((s) => s.trim()).filter(Boolean);
-    if (parts.some((p) => intOf(p) === undefined)) add('bulkId', 'bulkId harus berupa daftar id dipisah koma.');
-    else ids.push(...parts.map(Number));
-  }
-  if (ids.length > 0) q.ids = ids;
-  if (present(body.cursor)) {
-    const c = decodeCursor(body.cursor);
-    if (!c) add('cursor', 'cursor tidak valid.');
-    else q.cursor = c;
-  }
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, query: q };
-}
-
 const DAY_MS = 86_400_000;
 /** The first instant of a day in Jakarta (WIB, UTC+7, no daylight saving). */
 const jakartaDayStart = (day: string) => Date.parse(`${day}T00:00:00+07:00`);
@@ -276,7 +173,10 @@ const jakartaDayStart = (day: string) => Date.parse(`${day}T00:00:00+07:00`);
  */
 export function historyPage(state: SandboxState, va: string, merchantName: string, q: HistoryQuery, settlement: Settlement, now: number): Record<string, unknown> {
   let f: TxnFilter | null = { merchantVa: va, ...(q.ids ? { ids: q.ids } : {}) };
-  if (q.status !== undefined) {
+  // A record's Type is its method's (TYPE_BY_METHOD); no payment is locked in the emulator.
+  if (q.type !== undefined) f.vias = state.methods().filter((via) => (TYPE_BY_METHOD[via]?.[0] ?? 7) === q.type);
+  if (q.locked === true) f = null;
+  if (f && q.status !== undefined) {
     const s = statusFilter(q.status, settlement, now);
     f = s && { ...f, ...s };
   }
@@ -288,7 +188,11 @@ export function historyPage(state: SandboxState, va: string, merchantName: strin
   const { rows, next } = f ? state.page(f, order, q.limit, q.cursor ? { cursor: q.cursor } : { offset: (q.page - 1) * q.limit }) : { rows: [], next: null };
   const pages = Math.max(1, Math.ceil(total / q.limit));
   return {
-    Transaction: rows.map((t) => transactionRecord(t, merchantName, settlement, now)),
+    Transaction: rows.map((t) => {
+      const r = transactionRecord(t, merchantName, settlement, now);
+      if (q.lang === 'en') r.StatusDesc = STATUS_DESC_EN[String(r.Status)] ?? r.StatusDesc;
+      return r;
+    }),
     Pagination: { total, count: rows.length, per_page: q.limit, current_page: q.page, total_pages: pages, next_cursor: next ? encodeCursor(next) : null },
   };
 }

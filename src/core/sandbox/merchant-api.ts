@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHANNEL_NAMES, channelsOf, contactError, METHOD_NAMES } from '../payment-rules.js';
 import { parseRedirectRequest } from './redirect-request.js';
 import { locationOf } from './validate.js';
-import type { SandboxAccount } from './accounts.js';
-import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
+import { actingAccount, type SandboxAccount } from './accounts.js';
+import { balanceOf, historyPage, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
+import { parseHistoryQuery } from './history-query.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { normalizePhoneIfMobile } from '../phone.js';
@@ -72,10 +73,16 @@ export class MerchantApi {
     return historyPage(this.deps.state, va, this.merchantName(va), q.query, this.deps.settlement, this.nowMs());
   }
 
+  /** The settled balance of a VA's paid payments, before transfers. */
+  paidBalance(va: string): number {
+    return balanceOf(this.deps.state, va, this.deps.settlement, this.nowMs()).settled;
+  }
+
   /** `Data` of `POST /api/v2/balance`. */
   balance(va: string): Record<string, unknown> {
     const b = balanceOf(this.deps.state, va, this.deps.settlement, this.nowMs());
-    return { Va: va, MerchantBalance: b.settled, MemberBalance: 0, UnsettledBalance: b.unsettled, PaidTransactions: b.paidCount };
+    // Close API transfers (close-api.ts) move settled balance between accounts.
+    return { Va: va, MerchantBalance: b.settled + this.deps.state.transferNet(va), MemberBalance: 0, UnsettledBalance: b.unsettled, PaidTransactions: b.paidCount };
   }
 
   channels(base: string): Record<string, unknown>[] {
@@ -165,6 +172,11 @@ export class MerchantApi {
       envelope(res, 400, message, null, { Error: errors });
       return true;
     };
+    // `account` names the caller or one of its child accounts (accounts.ts); anything else is refused.
+    const caller = account;
+    const acting = actingAccount(caller, json.account, this.deps.accounts);
+    if (!acting) return invalid({ account: ['Invalid va'] });
+    account = acting;
     switch (route) {
       case '/api/v2/transaction': {
         const raw = json.transactionId;
@@ -185,7 +197,6 @@ export class MerchantApi {
       }
       case '/api/v2/balance': {
         if (!present(json.account)) return invalid({ account: ['account wajib diisi.'] });
-        if (String(json.account) !== account.va) return invalid({ account: ['Invalid va'] });
         envelope(res, 200, 'success', this.balance(account.va));
         return true;
       }
@@ -195,7 +206,8 @@ export class MerchantApi {
       case '/api/v2/payment': {
         const r = await this.createRedirect(account.va, json);
         if (!r.ok) return invalid(r.errors, 'invalid request');
-        envelope(res, 200, 'success', { SessionID: r.session.sid, Url: `${base}/payment/${r.session.sid}` });
+        // `lang=en` opens the page in English (page-lang.ts); Indonesian is its default.
+        envelope(res, 200, 'success', { SessionID: r.session.sid, Url: `${base}/payment/${r.session.sid}${r.session.lang === 'en' ? '?lang=en' : ''}` });
         return true;
       }
     }

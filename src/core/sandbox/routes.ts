@@ -1,8 +1,14 @@
 import { EMULATOR_DEFAULT_API_KEY } from '../config/resolve.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
-import type { SandboxAccount } from './accounts.js';
+import { actingAccount, type SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
+import { decodeBody } from './request-body.js';
+import { advanceShipment, codLogistics } from './cod-routes.js';
+import { serviceDeps } from './service-deps.js';
+import { codRoute } from './cod-api.js';
+import { CLOSE_ROUTES, closeApi } from './close-api.js';
+
 import { channelAsset } from './channel-assets.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
@@ -10,7 +16,8 @@ import { renderPaymentPage } from './page.js';
 import { buildTransaction } from './payments.js';
 import { lookupRegions, type RegionIndex } from './regions.js';
 import { StoreError, type SandboxState } from './state.js';
-import { listPage, readSeedSpec, seedLedger, sendExport } from './bulk.js';
+import { listPage } from './bulk.js';
+import { ledgerAdmin } from './admin-ledger.js';
 import type { Transitions } from './transitions.js';
 import { readPaymentRequest } from './validate.js';
 import { envelope, jsonObjectBody, paymentData, sendJson, transactionView } from './views.js';
@@ -39,20 +46,29 @@ const BUYER_PAGE = /^\/(pay|payment|qr)\//;
 export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void> {
   const { state, regions, accounts, transitions, merchant, now, dashboard } = d;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
+  const { cod, ship, close } = serviceDeps({ state, regions, byVa, transitions, merchant, now });
 
   /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
-  function authenticated(req: IncomingMessage, body: Buffer, res: ServerResponse): SandboxAccount | undefined {
-    const result = authenticate(req, body, byVa);
+  function authenticated(req: IncomingMessage, signed: Buffer[], res: ServerResponse): SandboxAccount | undefined {
+    const result = authenticate(req, signed, byVa);
     if (typeof result !== 'string') return result;
     envelope(res, 401, result, null);
     return undefined;
   }
 
   /** Routes a request whose body is read: every route authenticates itself where the gateway does. */
-  async function route(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
+    // JSON, form and multipart bodies alike reach the routes as JSON; the signature covers what the
+    // body's form says (request-body.ts).
+    const decoded = path.startsWith('/api/') ? await decodeBody(req, raw, url) : { json: raw, signed: [raw], form: false };
+    if (!decoded) {
+      envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body multipart/form-data tidak dapat dibaca.'] } });
+      return;
+    }
+    const body = decoded.json;
     // One rule for every route: a DNS-rebinding page must not read the admin API, the pages or the API.
     const foreign = hostRefusal(req.headers.host, d.allowedHosts);
     if (foreign) {
@@ -72,8 +88,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     if (dashboard && handleDashboard(dashboard, req, res, url, method)) return;
     const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
-    if (area) return regionsRoute(req, res, body, area[1]!, area[2]);
-    if (path === '/api/v2/payment/direct') return directPayment(req, res, body, method);
+    if (area) return regionsRoute(req, res, decoded.signed, area[1]!, area[2]);
+    if (path === '/api/v2/payment/direct') return directPayment(req, res, body, decoded.signed, method);
     const qr = /^\/qr\/(?:(template)\/)?(\d+)$/.exec(path);
     if (qr) return qrRoute(res, Number(qr[2]), qr[1] !== undefined);
     const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
@@ -81,15 +97,27 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (path.startsWith('/_sandbox/')) return admin(req, url, method, res);
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
       // The gateway's middleware authenticates these prefixes before routing.
-      const account = authenticated(req, body, res);
-      if (!account || (await merchant.api(req, res, body, path, method, account))) return;
+      const account = authenticated(req, decoded.signed, res);
+      if (!account) return;
+      if (codRoute(method, path)) {
+        // COD logistics (cod-routes.ts): every path of the gateway's three sources.
+        const params = jsonObjectBody(body, res, '{}');
+        if (params) await codLogistics(cod, res, method, path, params, account);
+        return;
+      }
+      if (CLOSE_ROUTES.includes(path.replace(/\/+$/, ''))) {
+        const params = jsonObjectBody(body, res, '{}');
+        if (params) await closeApi(close, res, path, method, params, account);
+        return;
+      }
+      if (await merchant.api(req, res, body, path, method, account)) return;
     } else if (await merchant.page(req, res, body, path, method)) return;
     envelope(res, 404, notEmulated(method, path), null);
   }
 
   /** Region lookups (province → city → district → village), from the bundled data. */
-  function regionsRoute(req: IncomingMessage, res: ServerResponse, body: Buffer, level: string, code: string | undefined): void {
-    if (!authenticated(req, body, res)) return;
+  function regionsRoute(req: IncomingMessage, res: ServerResponse, signed: Buffer[], level: string, code: string | undefined): void {
+    if (!authenticated(req, signed, res)) return;
     if (level !== 'province' && code === undefined) {
       envelope(res, 404, 'route not found', null);
       return;
@@ -104,8 +132,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   }
 
   /** A direct payment: authenticate → validate → create → store → answer (the callback comes on its transition). */
-  async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, method: string): Promise<void> {
-    const account = authenticated(req, body, res);
+  async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, signed: Buffer[], method: string): Promise<void> {
+    const account = authenticated(req, signed, res);
     if (!account) return;
     if (method !== 'POST') {
       envelope(res, 405, 'method not allowed', null);
@@ -113,13 +141,19 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     const json = jsonObjectBody(body, res, 'null');
     if (!json) return;
+    // A payment for one of the caller's child accounts (`account`), or the caller's own.
+    const acting = actingAccount(account, json.account, byVa);
+    if (!acting) {
+      envelope(res, 400, 'error - invalid request', null, { Error: { account: ['Invalid va'] } });
+      return;
+    }
     const read = readPaymentRequest(json);
     if (!read.ok) {
       envelope(res, 400, 'error - invalid request', null, { Error: read.errors });
       return;
     }
     // The id comes from the ledger's sequence, in the transaction that stores the payment; the answer goes out once it is committed.
-    const t = await state.addTransaction((id) => buildTransaction(read.request, account, id, now().getTime()));
+    const t = await state.addTransaction((id) => buildTransaction(read.request, acting, id, now().getTime()));
     envelope(res, 200, 'Success', paymentData(t, `http://${req.headers.host ?? 'sandbox'}`));
   }
 
@@ -202,37 +236,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       }
       return;
     }
-    if (path === '/_sandbox/export' && method === 'GET') {
-      await sendExport(res, state);
-      return;
-    }
-    if (path === '/_sandbox/seed' || path === '/_sandbox/reset') {
-      if (method !== 'POST') {
-        res.setHeader('allow', 'POST');
-        sendJson(res, 405, { ok: false, error: 'use POST' });
-        return;
-      }
-      const refused = actionRefusal(req);
-      if (refused) {
-        sendJson(res, 403, { ok: false, error: refused });
-        return;
-      }
-      if (path === '/_sandbox/reset') {
-        const removed = await state.reset();
-        sendJson(res, 200, { ok: true, removed });
-        return;
-      }
-      const spec = readSeedSpec(Object.fromEntries(url.searchParams));
-      if (!spec.ok) {
-        sendJson(res, 400, { ok: false, error: spec.error });
-        return;
-      }
-      // In batches, yielding between them: the emulator keeps answering while it seeds.
-      const seeded = await seedLedger(state, { ...spec.spec, va: accounts[0]!.va, merchantName: accounts[0]!.name, now: now().getTime() }, { batch: 2000, yieldBetween: true });
-      sendJson(res, 200, { ok: true, seeded });
-      return;
-    }
-    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend))?$/.exec(path);
+    if (await ledgerAdmin({ state, va: accounts[0]!.va, merchantName: accounts[0]!.name, now }, req, url, method, res)) return;
+    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend|ship|deliver))?$/.exec(path);
     if (m) {
       let id: string;
       try {
@@ -256,6 +261,12 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       const refused = actionRefusal(req);
       if (refused) {
         sendJson(res, 403, { ok: false, error: refused });
+        return;
+      }
+      if (m[2] === 'ship' || m[2] === 'deliver') {
+        const r = await advanceShipment(ship, id, m[2] === 'ship' ? 'next' : 'delivered');
+        if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
+        else sendJson(res, 200, { ok: true, changed: r.changed, stage: r.stage, message: `${r.changed ? '' : 'already '}${r.stage.replace('_', ' ')}: trx ${r.txn.id}${r.stage === 'delivered' && r.changed ? ' (paid); callback queued' : ''}`, transaction: transactionView(r.txn, state) });
         return;
       }
       if (m[2] === 'resend') {

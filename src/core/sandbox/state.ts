@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { openDatabase, type Database } from '../db.js';
 import { chargeOf } from '../fees.js';
 import type { RedirectSession } from './redirect-session.js';
+import type { Member, PickupRequest, ShipmentEvent, ShipmentStage, Transfer } from './records.js';
 
 /** A payment's status, stored as text: a new status is a new value, not a schema change. */
 export type TxnStatus = 'pending' | 'berhasil' | 'expired';
@@ -30,6 +31,20 @@ export interface Transaction {
   buyer: { name: string; phone: string; email: string };
   items: { product: string; qty: number; price: number }[];
   comments?: string;
+  /** A COD payment's shipment: the direct payment's shipping fields (cod-api.ts). */
+  shipment?: Shipment;
+}
+
+/** What a COD direct payment says of its parcel (the gateway's field names). */
+export interface Shipment {
+  shipping: string;
+  shippingService: string;
+  deliveryArea: string;
+  deliveryAddress: string;
+  pickupArea?: string;
+  pickupAddress?: string;
+  /** The parcel's weight: the items' weights times their quantities (kg). */
+  weightKg: number;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -98,6 +113,8 @@ export interface TxnFilter {
   ids?: number[];
   status?: string;
   via?: string;
+  /** Any of these methods (an empty list selects nothing). */
+  vias?: string[];
   /** Paid at or before this instant (epoch ms). */
   paidAtMost?: number;
   /** Paid after this instant. */
@@ -132,6 +149,8 @@ export interface BulkExtra {
   reserve?: { txnId: number; deliverySeq: number };
   /** A marker stored in the same transaction (the import of an older journal, once). */
   mark?: string;
+  /** COD parcels' steps and pickups, Close API transfers and members (an export's, or an older journal's). */
+  records?: Partial<ServiceRecords>;
 }
 
 const FIRST_ID = 100_001;
@@ -181,6 +200,38 @@ const MIGRATIONS = [
       INSERT INTO sqlite_sequence (name, seq) VALUES ('txns', ${FIRST_ID - 1}), ('deliveries', 0);
     `);
   },
+  // 2: COD parcels' steps and pickup requests (cod-routes.ts), the Close API's transfers and members (close-api.ts).
+  (db: Database) => {
+    db.exec(`
+      CREATE TABLE parcel_steps (
+        trx_id INTEGER NOT NULL REFERENCES txns (id) ON DELETE CASCADE,
+        stage TEXT NOT NULL CHECK (stage IN ('picked_up', 'in_transit', 'delivered')),
+        at INTEGER NOT NULL,
+        PRIMARY KEY (trx_id, stage)
+      );
+      CREATE TABLE pickups (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        trx_id INTEGER NOT NULL REFERENCES txns (id) ON DELETE CASCADE,
+        date TEXT NOT NULL, time TEXT NOT NULL, vehicle TEXT NOT NULL, requested_at INTEGER NOT NULL
+      );
+      CREATE INDEX pickups_trx ON pickups (trx_id);
+      -- A transfer's id is drawn from the transactions' sequence (txns): a TransactionId names one thing.
+      CREATE TABLE transfers (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        by_va TEXT NOT NULL, sender TEXT NOT NULL, receiver TEXT NOT NULL, amount INTEGER NOT NULL CHECK (amount > 0),
+        reference_id TEXT NOT NULL, related_id TEXT, notes TEXT NOT NULL, at INTEGER NOT NULL
+      );
+      -- A caller's referenceId moves money once (a repeat is answered "transaction already exists").
+      CREATE UNIQUE INDEX transfers_reference ON transfers (by_va, reference_id) WHERE reference_id <> '';
+      CREATE INDEX transfers_sender ON transfers (sender);
+      CREATE INDEX transfers_receiver ON transfers (receiver);
+      CREATE TABLE members (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        va TEXT NOT NULL UNIQUE, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE, phone TEXT NOT NULL,
+        parent TEXT NOT NULL, website_url TEXT, at INTEGER NOT NULL
+      );
+    `);
+  },
 ];
 
 interface TxnRow {
@@ -210,6 +261,55 @@ interface DeliveryRow {
   next_at: number | null;
   last_result: string | null;
   created_at: number;
+}
+
+interface PickupRow {
+  id: number;
+  trx_id: number;
+  date: string;
+  time: string;
+  vehicle: string;
+  requested_at: number;
+}
+
+interface TransferRow {
+  id: number;
+  by_va: string;
+  sender: string;
+  receiver: string;
+  amount: number;
+  reference_id: string;
+  related_id: string | null;
+  notes: string;
+  at: number;
+}
+
+interface MemberRow {
+  seq: number;
+  va: string;
+  name: string;
+  email: string;
+  phone: string;
+  parent: string;
+  website_url: string | null;
+  at: number;
+}
+
+const pickupOf = (r: PickupRow): PickupRequest => ({ trxId: r.trx_id, date: r.date, time: r.time, vehicle: r.vehicle, requestedAt: r.requested_at });
+const transferOf = (r: TransferRow): Transfer => ({
+  id: r.id, by: r.by_va, sender: r.sender, receiver: r.receiver, amount: r.amount, referenceId: r.reference_id, ...(r.related_id !== null ? { relatedId: r.related_id } : {}), notes: r.notes, at: r.at,
+});
+const memberOf = (r: MemberRow): Member => ({ va: r.va, name: r.name, email: r.email, phone: r.phone, parent: r.parent, ...(r.website_url !== null ? { websiteUrl: r.website_url } : {}), at: r.at });
+
+/** Why a transfer was not stored: its referenceId was used by the caller before, or the sender's balance does not cover it. */
+export type TransferRefusal = 'exists' | 'short';
+
+/** What the Close API and COD logistics stored, carried by a ledger export (one line each). */
+export interface ServiceRecords {
+  steps: { trxId: number; stage: ShipmentStage; at: number }[];
+  pickups: PickupRequest[];
+  transfers: Transfer[];
+  members: Member[];
 }
 
 const TXN_COLUMNS = 'id, merchant_va, reference_id, payment_no, via, amount, fee, status, created_at, expires_at, paid_at, ended_at, body';
@@ -303,6 +403,29 @@ export class SandboxState {
       insertSession: db.prepare<[string, string, string]>(`INSERT INTO sessions (sid, merchant_va, body) VALUES (?, ?, ?)`),
       session: db.prepare<[string], { body: string }>(`SELECT body FROM sessions WHERE sid = ?`),
       holder: db.prepare<[], { pid: number | null; since: string }>(`SELECT pid, since FROM holder`),
+      insertStep: db.prepare<[number, string, number]>(`INSERT INTO parcel_steps (trx_id, stage, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`),
+      // A step of a parcel still on its way (its payment pending); a step already taken is not taken again.
+      insertPendingStep: db.prepare<[number, string, number, number]>(
+        `INSERT INTO parcel_steps (trx_id, stage, at) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM txns WHERE id = ? AND status = 'pending') ON CONFLICT DO NOTHING`,
+      ),
+      stepsOf: db.prepare<[number], { stage: string; at: number }>(`SELECT stage, at FROM parcel_steps WHERE trx_id = ? ORDER BY at, rowid`),
+      insertPickup: db.prepare<[number, string, string, string, number]>(`INSERT INTO pickups (trx_id, date, time, vehicle, requested_at) VALUES (?, ?, ?, ?, ?)`),
+      pickupsOf: db.prepare<[number], PickupRow>(`SELECT * FROM pickups WHERE trx_id = ? ORDER BY id`),
+      transferByRef: db.prepare<[string, string], { one: number }>(`SELECT 1 AS one FROM transfers WHERE by_va = ? AND reference_id = ? AND reference_id <> ''`),
+      insertTransfer: db.prepare(
+        `INSERT INTO transfers (id, by_va, sender, receiver, amount, reference_id, related_id, notes, at)
+         VALUES (@id, @by, @sender, @receiver, @amount, @referenceId, @relatedId, @notes, @at) ON CONFLICT DO NOTHING`,
+      ),
+      takeId: db.prepare(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'txns'`),
+      transferNet: db.prepare<[string, string, string, string], { net: number }>(
+        `SELECT coalesce((SELECT sum(amount) FROM transfers WHERE receiver = ? AND sender <> ?), 0) - coalesce((SELECT sum(amount) FROM transfers WHERE sender = ? AND receiver <> ?), 0) AS net`,
+      ),
+      member: db.prepare<[string], MemberRow>(`SELECT * FROM members WHERE va = ?`),
+      memberByEmail: db.prepare<[string], MemberRow>(`SELECT * FROM members WHERE email = ?`),
+      memberCount: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM members`),
+      insertMember: db.prepare(
+        `INSERT INTO members (seq, va, name, email, phone, parent, website_url, at) VALUES (@seq, @va, @name, @email, @phone, @parent, @websiteUrl, @at)`,
+      ),
     };
   }
 
@@ -386,9 +509,10 @@ export class SandboxState {
   /**
    * Changes a transaction's status and queues its callback in one SQLite transaction, so that no
    * crash can leave a paid or expired transaction without a callback to send. `paidAt` is set when
-   * the new status is `berhasil`; `endedAt` always.
+   * the new status is `berhasil`; `endedAt` always. A COD parcel's step that makes the change (its
+   * delivery: the courier took the cash) is stored in the same transaction.
    */
-  async transition(id: number, status: TxnStatus, at: number, callback?: Omit<Delivery, 'id'>): Promise<Delivery | undefined> {
+  async transition(id: number, status: TxnStatus, at: number, callback?: Omit<Delivery, 'id'>, step?: ShipmentStage): Promise<Delivery | undefined> {
     return this.write(() => {
       const before = this.stmts.countRow.get(id);
       if (!before) throw new Error(`no transaction ${id}`);
@@ -397,6 +521,7 @@ export class SandboxState {
         this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, -before.paid_off);
         this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.paid_off);
       }
+      if (step) this.stmts.insertStep.run(id, step, at);
       return callback ? this.insertDelivery(callback) : undefined;
     });
   }
@@ -424,7 +549,7 @@ export class SandboxState {
       let count = 0;
       let net = 0;
       for (const c of this.stmts.counts.all()) {
-        if ((f.merchantVa === undefined || c.merchant_va === f.merchantVa) && (f.status === undefined || c.status === f.status) && (f.via === undefined || c.via === f.via)) {
+        if ((f.merchantVa === undefined || c.merchant_va === f.merchantVa) && (f.status === undefined || c.status === f.status) && (f.via === undefined || c.via === f.via) && (f.vias === undefined || f.vias.includes(c.via))) {
           count += c.n;
           net += c.net;
         }
@@ -528,6 +653,89 @@ export class SandboxState {
     return r && (JSON.parse(r.body) as RedirectSession);
   }
 
+  // ---- COD parcels (cod-routes.ts) ----
+
+  /** Records a step of a parcel still on its way (its payment pending); false when it was not (paid, expired, or the step taken). */
+  async addParcelStep(trxId: number, stage: Exclude<ShipmentStage, 'delivered'>, at: number): Promise<boolean> {
+    return this.write(() => this.stmts.insertPendingStep.run(trxId, stage, at, trxId).changes > 0);
+  }
+
+  /** A parcel's steps, oldest first (its delivery is stored with the payment's transition). */
+  parcelSteps(trxId: number): ShipmentEvent[] {
+    return this.stmts.stepsOf.all(trxId).map((r) => ({ stage: r.stage as ShipmentStage, at: r.at }));
+  }
+
+  async addPickup(p: PickupRequest): Promise<void> {
+    this.write(() => this.stmts.insertPickup.run(p.trxId, p.date, p.time, p.vehicle, p.requestedAt));
+  }
+
+  pickupsOf(trxId: number): PickupRequest[] {
+    return this.stmts.pickupsOf.all(trxId).map(pickupOf);
+  }
+
+  // ---- the Close API (close-api.ts) ----
+
+  /**
+   * Stores a balance transfer under the next transaction id, in one SQLite transaction with its
+   * checks: a referenceId the caller used before is refused (and a UNIQUE index holds it even
+   * so), then `covers` (the sender's balance, read in the same transaction) must hold.
+   */
+  async addTransfer(t: Omit<Transfer, 'id'>, covers: () => boolean): Promise<Transfer | TransferRefusal> {
+    return this.write((): Transfer | TransferRefusal => {
+      if (t.referenceId !== '' && this.stmts.transferByRef.get(t.by, t.referenceId)) return 'exists';
+      if (!covers()) return 'short';
+      this.stmts.takeId.run();
+      const id = this.stmts.nextId.get()!.seq;
+      const tr: Transfer = { ...t, id };
+      if (this.stmts.insertTransfer.run({ ...tr, relatedId: tr.relatedId ?? null }).changes === 0) return 'exists';
+      return tr;
+    });
+  }
+
+  /** What transfers moved to (+) and from (−) a VA. */
+  transferNet(va: string): number {
+    return this.stmts.transferNet.get(va, va, va, va)!.net;
+  }
+
+  /** Every transfer, oldest first (export, tests). */
+  transfers(): Transfer[] {
+    return this.db.prepare<[], TransferRow>('SELECT * FROM transfers ORDER BY id').all().map(transferOf);
+  }
+
+  /** Registers a member; false when its VA or e-mail is taken (nothing stored). */
+  async addMember(m: Member): Promise<boolean> {
+    return this.write(() => {
+      if (this.stmts.member.get(m.va) || this.stmts.memberByEmail.get(m.email)) return false;
+      this.stmts.insertMember.run({ ...m, seq: null, websiteUrl: m.websiteUrl ?? null });
+      return true;
+    });
+  }
+
+  member(va: string): Member | undefined {
+    const r = this.stmts.member.get(va);
+    return r && memberOf(r);
+  }
+
+  memberByEmail(email: string): Member | undefined {
+    const r = this.stmts.memberByEmail.get(email);
+    return r && memberOf(r);
+  }
+
+  memberCount(): number {
+    return this.stmts.memberCount.get()!.n;
+  }
+
+  /** Every parcel step, pickup, transfer and member (export). */
+  serviceRecords(): ServiceRecords {
+    return {
+      steps: this.db.prepare<[], { trx_id: number; stage: string; at: number }>('SELECT trx_id, stage, at FROM parcel_steps ORDER BY trx_id, at, rowid').all()
+        .map((r) => ({ trxId: r.trx_id, stage: r.stage as ShipmentStage, at: r.at })),
+      pickups: this.db.prepare<[], PickupRow>('SELECT * FROM pickups ORDER BY id').all().map(pickupOf),
+      transfers: this.transfers(),
+      members: this.db.prepare<[], MemberRow>('SELECT * FROM members ORDER BY seq').all().map(memberOf),
+    };
+  }
+
   // ---- bulk: seed, import, export, reset ----
 
   /**
@@ -560,6 +768,14 @@ export class SandboxState {
       for (const c of counts.values()) this.stmts.bump.run(...c);
       for (const s of extra.sessions ?? []) this.stmts.insertSession.run(s.sid, s.merchantVa, JSON.stringify(s));
       for (const [id, sid] of links) this.stmts.linkSession.run(id, sid);
+      const r = extra.records ?? {};
+      for (const st of r.steps ?? []) this.stmts.insertStep.run(st.trxId, st.stage, st.at);
+      for (const p of r.pickups ?? []) this.stmts.insertPickup.run(p.trxId, p.date, p.time, p.vehicle, p.requestedAt);
+      for (const t of r.transfers ?? []) this.stmts.insertTransfer.run({ ...t, relatedId: t.relatedId ?? null });
+      for (const m of r.members ?? []) this.stmts.insertMember.run({ ...m, seq: null, websiteUrl: m.websiteUrl ?? null });
+      // A transfer's id came from the transactions' sequence: numbering goes on above it.
+      const topTransfer = (r.transfers ?? []).reduce((top, t) => Math.max(top, t.id), 0);
+      if (topTransfer > 0) this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'txns'`).run(topTransfer);
       if (extra.reserve) {
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'txns'`).run(extra.reserve.txnId);
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'deliveries'`).run(extra.reserve.deliverySeq);
@@ -618,11 +834,13 @@ export class SandboxState {
     }
   }
 
-  /** Empties the ledger (transactions, callbacks, sessions); ids go on from where they were. */
+  /** Empties the ledger (transactions, callbacks, sessions, parcels' steps and pickups, transfers, members); ids go on from where they were. */
   async reset(): Promise<number> {
     return this.write(() => {
       const n = (this.db.prepare('SELECT count(*) AS n FROM txns').get() as { n: number }).n;
-      this.db.exec('DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts;');
+      this.db.exec(
+        'DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM parcel_steps; DELETE FROM pickups; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts; DELETE FROM transfers; DELETE FROM members;',
+      );
       return n;
     });
   }
@@ -665,6 +883,7 @@ function whereOf(f: TxnFilter, after?: { cursor: Cursor; order: TxnOrder }): { w
   // Paid after an instant is a short range of the paid-time index: keep the planner on it.
   if (f.status !== undefined) add(f.paidAfter !== undefined && !f.range ? '+status = ?' : 'status = ?', f.status);
   if (f.via !== undefined) add('via = ?', f.via);
+  if (f.vias !== undefined) add(`via IN (${f.vias.map(() => '?').join(',') || 'NULL'})`, ...f.vias);
   if (f.paidAtMost !== undefined) add('paid_at <= ?', f.paidAtMost);
   if (f.paidAfter !== undefined) add('paid_at > ?', f.paidAfter);
   const col = f.range?.field === 'paid' ? 'paid_at' : 'created_at';

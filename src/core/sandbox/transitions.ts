@@ -1,5 +1,6 @@
 import type { SandboxAccount } from './accounts.js';
 import { Outbox } from './outbox.js';
+import type { ShipmentStage } from './records.js';
 import { StoreError, type SandboxState, type Transaction } from './state.js';
 
 export interface TransitionEvent {
@@ -37,17 +38,17 @@ export interface TransitionDeps {
 export class Transitions {
   constructor(private readonly d: TransitionDeps) {}
 
-  /** Transition → store (status and callback in one transaction) → deliver. */
-  private async change(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<void> {
+  /** Transition → store (status, callback and the parcel step making it, in one transaction) → deliver. */
+  private async change(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<void> {
     const { state, outbox, now, formatOf, emit } = this.d;
     const from = t.status;
-    const d = await state.transition(t.id, to, now().getTime(), Outbox.entry(t, to, formatOf(t)));
+    const d = await state.transition(t.id, to, now().getTime(), Outbox.entry(t, to, formatOf(t)), step);
     emit({ type: 'transition', trxId: t.id, from, to, by });
     if (d) outbox.start(d);
   }
 
-  /** A transition, checked and stored while no other transition of the same payment runs. */
-  transition(txn: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
+  /** A transition, checked and stored while no other transition of the same payment runs; `step`: the COD parcel step that makes it. */
+  transition(txn: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const { state, now } = this.d;
     return state.exclusive(txn.id, async (): Promise<TransitionResult> => {
       // As stored now (another transition may have run since the caller read it).
@@ -62,17 +63,17 @@ export class Transitions {
         const message = t.status === 'expired' ? `transaction ${t.id} has expired and cannot be paid` : `transaction ${t.id} is already paid and cannot expire`;
         return { ok: false, status: 409, message, txn: t };
       }
-      await this.change(t, to, by);
+      await this.change(t, to, by, step);
       return { ok: true, txn: current(), changed: true };
     });
   }
 
   /** A transition of the payment with this id or payment number; a full disk is a 503, nothing changed. */
-  async act(id: string, to: 'berhasil' | 'expired', by: TransitionEvent['by']): Promise<TransitionResult> {
+  async act(id: string, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const t = this.d.state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
     try {
-      return await this.transition(t, to, by);
+      return await this.transition(t, to, by, step);
     } catch (err) {
       return this.unstored(err, t);
     }

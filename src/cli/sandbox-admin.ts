@@ -1,0 +1,23 @@
+import { NetworkError } from '../core/errors.js';
+import { describeSendError, sendRaw } from '../core/http/raw-post.js';
+import { WHOLE_ANSWER_MAX_BYTES } from '../core/http/bounded-read.js';
+import type { CommandEnv } from './command-env.js';
+import { sandboxAdminBase } from './sandbox-service.js';
+
+/** One call to the emulator's admin API (`/_sandbox/…`): its status and JSON, or a NetworkError (exit 5). */
+export async function adminCall(env: CommandEnv<{ sandboxUrl?: string }>, method: string, path: string, timeoutMs = 10_000): Promise<{ status: number; json: Record<string, unknown> }> {
+  const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+  let res;
+  try {
+    // Parsed whole: read whole up to the bound (a longer answer is an error, not a cut JSON text).
+    // Same-site for the admin API's check on POST: a CLI is no page of another site.
+    res = await sendRaw(base + path, { method, headers: { accept: 'application/json', ...(method === 'POST' ? { origin: base } : {}) }, timeoutMs, maxAnswerBytes: WHOLE_ANSWER_MAX_BYTES, overLimit: 'fail' });
+  } catch (err) {
+    throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
+  }
+  try {
+    return { status: res.status, json: JSON.parse(res.body) as Record<string, unknown> };
+  } catch {
+    throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${res.status})`, { hint: 'check --sandbox-url' });
+  }
+}
