@@ -9,6 +9,7 @@ import { signCallbackRequest } from '../dist/core/callback/build.js';
 import { sampleCallbackFields } from '../dist/core/callback/sample.js';
 import { startSandbox } from '../dist/sandbox.js';
 import { buildSignedRequest } from '../dist/core/api/signed-request.js';
+import { storeSection } from './store.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/paycli.js');
@@ -21,7 +22,7 @@ const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).s
 const tmp = mkdtempSync(join(tmpdir(), 'paycli-bench-'));
 const baseEnv = { PATH: process.env.PATH, HOME: tmp, XDG_CACHE_HOME: join(tmp, 'cache'), XDG_DATA_HOME: join(tmp, 'data') };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-// BENCH_ONLY=listener (or cold,batch,listener,emulator) runs a subset and prints it without writing BENCHMARKS.md.
+// BENCH_ONLY=listener (or cold,batch,listener,emulator,store) runs a subset and prints it without writing BENCHMARKS.md.
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const want = (section) => !ONLY || ONLY.has(section);
 // One signed QRIS form callback, as the gateway sends it: the body for verify-callback and for wrk.
@@ -304,6 +305,12 @@ if (want('events')) {
   results.events = JSON.parse(r.stdout.trim().split('\n').at(-1));
   console.error('events', JSON.stringify(results.events));
 }
+// 6. The emulator's ledger (SQLite) at 1 000 000 payments: bench/store.js.
+if (want('store')) {
+  const { benchStore } = await import('./store.js');
+  results.store = await benchStore();
+  console.error('store', JSON.stringify(results.store));
+}
 rmSync(tmp, { recursive: true, force: true });
 if (ONLY) {
   console.log(JSON.stringify(results, null, 2));
@@ -311,6 +318,7 @@ if (ONLY) {
 }
 
 const cold = (name) => results.cold.find((c) => c.name === name);
+
 const targets = [
   ['paycli --version', 1.25], ['paycli --help', 1.5], ['paycli verify-callback <fixture>', 1.6], ['paycli areas province (emulator, no cache)', 2.5],
 ];
@@ -370,7 +378,7 @@ ${results.listener.profile.areas.map((a) => `| ${a.area} | ${a.us} | ${a.share} 
 - start-up to the first answered request, all ${'83,763'} villages indexed: ${results.emulator.startupMs} ms (${results.emulator.startupRatio}× \`node -e 0\`)
 - RSS after start: ${results.emulator.rssMiB} MiB
 - village lookups: ${results.emulator.lookupsPerSecond.toLocaleString('en')}/s (signed GETs, 20 connections)
-- payments with a journal on disk: ${results.emulator.paymentsPerSecond.toLocaleString('en')}/s created, paid and called back (${results.emulator.callbacksDelivered} callbacks delivered to a local receiver)
+- payments with the ledger on disk: ${results.emulator.paymentsPerSecond.toLocaleString('en')}/s created, paid and called back (${results.emulator.callbacksDelivered} callbacks delivered to a local receiver)
 
 ## 5. Event store with ${results.events.events.toLocaleString('en')} events (\`bench/events-store.js\`)
 
@@ -388,6 +396,9 @@ A SQLite store of ${results.events.events.toLocaleString('en')} signed callbacks
 ## 6. Areas: disk cache vs emulator
 
 \`areas province\` from the disk cache ${cold('paycli areas province (disk cache)').medianMs} ms (${cold('paycli areas province (disk cache)').ratio}×) vs from the emulator ${cold('paycli areas province (emulator, no cache)').medianMs} ms (${cold('paycli areas province (emulator, no cache)').ratio}×).
+
+
+${results.store ? storeSection(results.store) : ''}
 `;
 const previous = (() => { try { return readFileSync(join(ROOT, 'BENCHMARKS.md'), 'utf8').split('\n## What changed')[1]; } catch { return undefined; } })();
 writeFileSync(join(ROOT, 'BENCHMARKS.md'), md + (previous ? `\n## What changed${previous}` : ''));

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { build, transform } from 'esbuild';
 
-const external = ['undici', 'yaml', '@inquirer/prompts', 'ora', 'qrcode', 'idn-area-data', 'proper-lockfile', 'better-sqlite3'];
+const external = ['undici', 'yaml', '@inquirer/prompts', 'ora', 'qrcode', 'idn-area-data', 'better-sqlite3'];
 const common = { bundle: true, platform: 'node', target: 'node20', external, logLevel: 'warning' };
 const OUT = 'dist/cli/paycli.cjs';
 

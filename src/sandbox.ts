@@ -9,19 +9,9 @@ export { EMULATOR_DEFAULT_VA, EMULATOR_DEFAULT_API_KEY } from './core/config/res
 export { MerchantApi } from './core/sandbox/merchant-api.js';
 export type { RedirectSession } from './core/sandbox/merchant-api.js';
 
-/** This process as the holder of a data dir's lock: its pid, and `kill(pid, 0)` to see whether another is alive. */
+/** This process as the holder of a data dir's lock: its pid (recorded for others to name) and its uid (must own the files). */
 export function processLockOwner(): LockOwner {
-  return {
-    pid: process.pid,
-    isAlive(pid) {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch (err) {
-        return (err as NodeJS.ErrnoException).code === 'EPERM';
-      }
-    },
-  };
+  return { pid: process.pid, uid: process.getuid?.() };
 }
 
 /** Starts the emulator (see SandboxOptions); with a `dataDir`, this process holds its lock. */

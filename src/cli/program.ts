@@ -192,6 +192,9 @@ export function strayParentOption(cmd: Command): UsageError | undefined {
     for (const option of parent.options) {
       const key = option.attributeName();
       if (parent.getOptionValueSource(key) !== 'cli') continue;
+      // A subcommand that declares the same flag uses it (commander hands it to the parent, and
+      // the handler reads it with the parent's options): `sandbox seed --data-dir DIR`.
+      if (option.long && cmd.options.some((o) => o.long === option.long)) continue;
       const flag = option.long ?? option.short ?? key;
       const value = parent.getOptionValue(key);
       const hint =

@@ -40,15 +40,8 @@ function checkOwned(path: string, st: Stats | undefined, what: string, uid: numb
   }
 }
 
-/**
- * Opens (creating when absent) a SQLite database for one of paycli's stores: the file 0600 in a
- * 0700 directory, never through a symlink or a file another user owns (SQLite's `-wal` and `-shm`
- * companions included), WAL journal, `synchronous = FULL` (a committed transaction survives a power
- * cut), a busy timeout, and the schema brought to the newest version by numbered migrations, each in
- * its own transaction (`PRAGMA user_version`).
- */
-export async function openDatabase(file: string, options: OpenDatabaseOptions): Promise<Database> {
-  const { what, uid } = options;
+/** The file 0600 in a 0700 directory, created without following a link; refused when not safely the user's. */
+function prepareFile(file: string, what: string, uid: number | undefined): void {
   try {
     const dir = dirname(file);
     const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -71,6 +64,18 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
   } catch (err) {
     throw fsError(err, `${what} ${file}`);
   }
+}
+
+/**
+ * Opens (creating when absent; `:memory:` for none on disk) a SQLite database for one of paycli's stores: the file 0600 in a
+ * 0700 directory, never through a symlink or a file another user owns (SQLite's `-wal` and `-shm`
+ * companions included), WAL journal, `synchronous = FULL` (a committed transaction survives a power
+ * cut), a busy timeout, and the schema brought to the newest version by numbered migrations, each in
+ * its own transaction (`PRAGMA user_version`).
+ */
+export async function openDatabase(file: string, options: OpenDatabaseOptions): Promise<Database> {
+  const { what, uid } = options;
+  if (file !== ':memory:') prepareFile(file, what, uid);
   const { default: Sqlite } = await import('better-sqlite3');
   let db: Database;
   try {

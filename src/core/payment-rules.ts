@@ -78,6 +78,14 @@ export interface DirectPaymentRequest {
   deliveryAddress?: string;
   /** Hold the paid amount as escrow (status 7) until released (Postman Direct Payment form). */
   escrow?: boolean;
+  /** COD: the courier and service of a shipping-rate answer (`paycli cod rate`). */
+  shipping?: string;
+  shippingService?: string;
+  /** COD: where the courier picks the parcel up (an area id of `paycli cod area`) and the address. */
+  pickupArea?: string;
+  pickupAddress?: string;
+  /** A child account (child VA) of the merchant the payment is for. */
+  account?: string;
 }
 
 /** A field error in the gateway's style: field → messages. */
@@ -246,9 +254,14 @@ export function validatePaymentRequest(body: Record<string, unknown>): FieldErro
   }
   if (cod && Array.isArray(body.height)) body.height.forEach((x, i) => rule(dimension(`height.${i}`, typeof x === 'number' ? x : Number.NaN), 'height'));
   if (cod) {
-    required('deliveryArea');
-    required('deliveryAddress');
-    if (typeof body.deliveryArea === 'string' && body.deliveryArea && !/^\d{5}$/.test(body.deliveryArea)) add('deliveryArea', 'deliveryArea harus berupa kode pos 5 digit.');
+    // The gateway's docs table (cod and direct-payment pages) marks these four required for COD; its
+    // Postman collection calls shipping/shippingService "conditional — from API Shipping Calculate".
+    for (const f of ['deliveryArea', 'deliveryAddress', 'shipping', 'shippingService']) required(f);
+    // deliveryArea: a postal code in the docs, an area id of the COD area search in the collection.
+    for (const f of ['deliveryArea', 'pickupArea']) {
+      const v = body[f];
+      if (typeof v === 'string' && v && !/^\d{1,12}$/.test(v)) add(f, `${f} harus berupa kode pos atau id area.`);
+    }
   }
   return errors;
 }

@@ -49,10 +49,10 @@ describe('"25.000" is twenty-five thousand', () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl };
     const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:2:25.000', '--amount', 'Rp 50.000', '--json'], { env, home: h.home });
     expect(r.code, r.stderr).toBe(0);
-    expect(sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!.amount).toBe(50000);
+    expect(sb.state.get(JSON.parse(r.stdout).TransactionId)!.amount).toBe(50000);
     const p = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--product', 'Teh', '--qty', '3', '--price', '12.500', '--json'], { env, home: h.home });
     expect(p.code, p.stderr).toBe(0);
-    expect(sb.state.txns.get(JSON.parse(p.stdout).TransactionId)!.amount).toBe(37500);
+    expect(sb.state.get(JSON.parse(p.stdout).TransactionId)!.amount).toBe(37500);
     const bad = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:2:25,50'], { env, home: h.home });
     expect(bad.code).toBe(2);
     expect(bad.stderr.split('\n')[0]).toContain('a fractional amount; Rupiah are whole numbers');
@@ -82,7 +82,7 @@ describe('Indonesian mobile numbers', () => {
 
 describe('validation speaks English', () => {
   it('translates every field error of the local validation', async () => {
-    expect(inEnglish('deliveryArea harus berupa kode pos 5 digit.')).toBe('must be a 5-digit postal code');
+    expect(inEnglish('deliveryArea harus berupa kode pos atau id area.')).toBe('must be a postal code or an area id (digits; see `paycli cod area`)');
     expect(inEnglish('paymentChannel tidak valid untuk va. Pilihan: bca, bni.')).toBe('not a channel of va; one of bca, bni');
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl };
     const r = await runCli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000'], { env, home: h.home });

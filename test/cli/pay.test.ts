@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli, testContext } from '../helpers/cli.js';
-import { dispatcherToEmulator, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
+import { allTxns, dispatcherToEmulator, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 import { run } from '../../src/cli/run.js';
 
 // The emulator also answers to my.ipaymu.com: the production guard tests reach it under that name.
@@ -16,7 +16,10 @@ describe('paycli pay against the emulator: every method', () => {
     ['va', 'bca', ['--item', 'Kopi:2:50000'], (d) => expect(d.PaymentNo).toMatch(/^8868\d{12}$/)],
     ['va', 'bag', ['--item', 'Kopi:1:10000'], (d) => expect(d.PaymentNo).toMatch(/^0098\d{12}$/)],
     ['cstore', 'alfamart', ['--item', 'Pulsa:1:25000'], (d) => expect(d.PaymentNo).toMatch(/^8101\d{10}$/)],
-    ['cod', 'rpx', ['--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Sunset Road 1, Kuta'], (d) => expect(d.PaymentNo).toMatch(/^RPX/)],
+    ['cod', 'rpx', ['--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Sunset Road 1, Kuta', '--shipping', 'idexpress', '--shipping-service', 'std', '--pickup-area', '5171031006'], (d) => {
+      expect(d.PaymentNo).toMatch(/^RPX/);
+      expect(fx.sb.state.get(d.TransactionId as number)?.shipment).toMatchObject({ shipping: 'IDEXPRESS', shippingService: 'STD', deliveryArea: '80361', pickupArea: '5171031006', weightKg: 0.3 });
+    }],
     ['qris', 'mpm', ['--item', 'Tiket:1:102000'], (d) => {
       expect(d.QrString).toMatch(/^000201/);
       expect(d.Fee).toBe(714);
@@ -34,7 +37,7 @@ describe('paycli pay against the emulator: every method', () => {
       expect(data).toMatchObject({ Via: method, Channel: channel, Note: null });
       expect(data.Expired).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
       check(data);
-      expect(fx.sb.state.txns.get(data.TransactionId)?.referenceId).toBe(data.ReferenceId);
+      expect(fx.sb.state.get(data.TransactionId)?.referenceId).toBe(data.ReferenceId);
     });
   }
 
@@ -61,13 +64,13 @@ describe('paycli pay against the emulator: every method', () => {
 
   it('honours --expired and --expired-type', async () => {
     const r = await cli(['pay', '--method', 'va', '--channel', 'bri', ...buyer, '--item', 'A:1:1000', '--expired', '30', '--expired-type', 'minutes', '--json']);
-    const t = fx.sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!;
+    const t = fx.sb.state.get(JSON.parse(r.stdout).TransactionId)!;
     expect(t.expiresAt - t.createdAt).toBe(30 * 60_000);
   });
 });
 
 describe('paycli pay validates before sending', () => {
-  const count = () => fx.sb.state.txns.size;
+  const count = () => fx.sb.state.count();
 
   it('refuses a channel of another method and lists the right ones (exit 2)', async () => {
     const before = count();
@@ -81,8 +84,20 @@ describe('paycli pay validates before sending', () => {
     const before = count();
     const r = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--weight.*--width.*--length.*--delivery-area.*--delivery-address/);
+    expect(r.stderr).toMatch(/--weight.*--width.*--length.*--delivery-area.*--delivery-address.*--shipping: required.*--shipping-service: required/);
+    expect(r.stderr).toMatch(/paycli cod rate/);
+    const noCourier = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Kuta', '--shipping', 'RPX']);
+    expect(noCourier.code).toBe(2);
+    expect(noCourier.stderr).toMatch(/--shipping-service: required/);
+    expect(noCourier.stderr).not.toMatch(/--shipping: required/);
     expect(count()).toBe(before);
+  });
+
+  it('sends the COD shipping fields in the collection\'s order, after the delivery fields', async () => {
+    const r = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Kuta', '--shipping', 'rpx', '--shipping-service', 'reg', '--pickup-area', '17473', '--pickup-address', 'Jl. Gudang 2', '--dry-run', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const body = JSON.parse(r.stdout).body as string;
+    expect(body).toMatch(/"deliveryArea":"80361","deliveryAddress":"Jl. Kuta","shipping":"RPX","shippingService":"REG","pickupArea":"17473","pickupAddress":"Jl. Gudang 2"}$/);
   });
 
   it('refuses an amount that differs from the items unless allowed', async () => {
@@ -101,7 +116,7 @@ describe('paycli pay validates before sending', () => {
   it('takes notify-url from the environment', async () => {
     const r = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--json'], { PAYCLI_NOTIFY_URL: 'http://127.0.0.1:9/from-env' });
     expect(r.code).toBe(0);
-    expect(fx.sb.state.txns.get(JSON.parse(r.stdout).TransactionId)!.notifyUrl).toBe('http://127.0.0.1:9/from-env');
+    expect(fx.sb.state.get(JSON.parse(r.stdout).TransactionId)!.notifyUrl).toBe('http://127.0.0.1:9/from-env');
   });
 
   it('prints the signed body with --dry-run and sends nothing', async () => {
@@ -153,16 +168,16 @@ describe('production guard and gateway errors', () => {
       return { code: await run(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--json', ...argv], ctx), stderr: err() };
     };
     try {
-      const before = fx.sb.state.txns.size;
+      const before = allTxns(fx.sb.state).length;
       for (const [argv, env] of [[['--base-url', 'https://my.ipaymu.com/api'], {}], [[], { PAYCLI_BASE_URL: 'https://MY.ipaymu.com./api' }], [['--env', 'local', '--base-url', 'https://my.ipaymu.com:443/api/'], {}]] as const) {
         const r = await pay([...argv], { ...env });
         expect(r.code, r.stderr).toBe(4);
         expect(r.stderr).toMatch(/refusing to send a production payment without confirmation: .*is the production gateway/);
       }
-      expect(fx.sb.state.txns.size).toBe(before);
+      expect(allTxns(fx.sb.state).length).toBe(before);
       const ok = await pay(['--base-url', 'https://my.ipaymu.com/api', '--yes'], {});
       expect(ok.code, ok.stderr).toBe(0);
-      expect(fx.sb.state.txns.size).toBe(before + 1);
+      expect(allTxns(fx.sb.state).length).toBe(before + 1);
     } finally {
       await dispatcher.close();
     }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
-import { sandbox } from '../helpers/sandbox.js';
+import { allTxns, sandbox } from '../helpers/sandbox.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 
 const DIR = join(import.meta.dirname, '../../examples/scenarios');
@@ -87,7 +87,7 @@ steps:
       const r = await runCli(['scenario', 'run', join(DIR, 'refund-after-paid.yaml'), '--sandbox-url', sb.url, '--json'], { home: home.home, env: { PAYCLI_VA: sb.accounts[0]!.va, PAYCLI_API_KEY: sb.accounts[0]!.apiKey! } });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
-      expect([...sb.state.txns.values()].map((t) => t.status)).toEqual(['refund']);
+      expect(allTxns(sb.state).map((t) => t.status)).toEqual(['refund']);
     }, 60_000);
   });
 });

@@ -1,3 +1,4 @@
+import { allTxns } from '../helpers/sandbox.js';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -41,7 +42,7 @@ run('Ctrl-C (tmux)', () => {
   });
 
   it('at areas pick, config init and the production confirmation', async () => {
-    const before = suite.sb.state.txns.size;
+    const before = suite.sb.state.count();
     for (const [args, prompt, env] of [
       ['areas pick --no-cache', /Province/, {}],
       ['config init', /Environment/, { PAYCLI_ENV: '', PAYCLI_BASE_URL: '' }],
@@ -53,7 +54,7 @@ run('Ctrl-C (tmux)', () => {
       expect(await t.exitCode(), args).toBe(130);
       expect(await t.screen()).not.toMatch(NO_APOLOGY);
     }
-    expect(suite.sb.state.txns.size).toBe(before);
+    expect(suite.sb.state.count()).toBe(before);
   });
 
   it('aborts an in-flight payment at once and says how to check whether it was created', async () => {
@@ -97,7 +98,7 @@ run('the price prompt reads Rupiah as Indonesians write them (tmux)', () => {
     const screen = await t.waitFor(/payment created/);
     expect(screen).toMatch(/total +Rp 50\.000/); // 2 × Rp 25.000
     expect(await t.exitCode()).toBe(0);
-    const txn = [...suite.sb.state.txns.values()].find((x) => x.referenceId === 'PROMPT-25K')!;
+    const txn = allTxns(suite.sb.state).find((x) => x.referenceId === 'PROMPT-25K')!;
     expect(txn.amount).toBe(50000);
   });
 });

@@ -1,3 +1,4 @@
+import { allTxns } from '../helpers/sandbox.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -30,7 +31,7 @@ run('prompts in a real terminal (tmux)', () => {
     expect(screen).toMatch(/8868\d{12}/);
     expect(screen).toContain('Rp 25.000');
     expect(await t.exitCode()).toBe(0);
-    const txn = [...suite.sb.state.txns.values()].find((x) => x.referenceId === 'TTY-1')!;
+    const txn = allTxns(suite.sb.state).find((x) => x.referenceId === 'TTY-1')!;
     expect(txn).toMatchObject({ via: 'va', channel: 'bca', amount: 25000, buyer: { name: 'Putu Ayu', phone: '08123456789' } });
   });
 
@@ -80,7 +81,7 @@ run('prompts in a real terminal (tmux)', () => {
   });
 
   it('asks before a production payment and sends nothing when declined', async () => {
-    const before = suite.sb.state.txns.size;
+    const before = suite.sb.state.count();
     const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/', {
       PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
     });
@@ -90,6 +91,6 @@ run('prompts in a real terminal (tmux)', () => {
     await t.keys('Enter');
     await t.waitFor(/cancelled: nothing was sent/);
     expect(await t.exitCode()).toBe(2);
-    expect(suite.sb.state.txns.size).toBe(before);
+    expect(suite.sb.state.count()).toBe(before);
   });
 });

@@ -51,3 +51,13 @@ export async function dispatcherToEmulator(sb: SandboxHandle): Promise<import('u
     },
   });
 }
+
+/** Every transaction of an emulator's ledger, oldest first (tests only: a real reader pages). */
+export function allTxns(state: SandboxHandle['state']): import('../../src/core/sandbox/state.js').Transaction[] {
+  return state.page({}, { by: 'id', desc: false }, 1_000_000).rows;
+}
+
+/** Every callback delivery of an emulator's ledger, oldest first. */
+export function allDeliveries(state: SandboxHandle['state']): import('../../src/core/sandbox/state.js').Delivery[] {
+  return allTxns(state).flatMap((t) => state.deliveriesOf(t.id)).sort((a, b) => Number(a.id.slice(3)) - Number(b.id.slice(3)));
+}

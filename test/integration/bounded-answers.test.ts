@@ -102,9 +102,9 @@ describe('huge answers', () => {
     const id = ((await created.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId;
     expect((await sb.pay(String(id))).ok).toBe(true);
     expect(await sb.idle(60_000)).toBe(true);
-    const d = [...sb.state.deliveries.values()].find((x) => x.trxId === id)!;
+    const d = sb.state.deliveriesOf(id)[0]!;
     expect(d.state).toBe('delivered');
-    const attempt = sb.state.attempts.get(d.id)![0]!;
+    const attempt = sb.state.attemptsOf(d.id)[0]!;
     expect(attempt.detail?.httpStatus).toBe(200);
     expect(attempt.detail?.truncated).toBe(true);
     expect(Buffer.byteLength(attempt.detail!.answer)).toBe(ANSWER_KEEP_BYTES);
@@ -138,7 +138,8 @@ describe('huge answers', () => {
       const signed = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
       await (await request(signed.url, { method: 'POST', headers: signed.headers, body: text })).body.dump();
     }
-    const r = await runCli(['sandbox', 'list', '--json'], { env: { ...localEnv(sb), PAYCLI_SANDBOX_URL: sb.url }, home: home.home });
+    // One page of up to 1000 transactions: far over the prefix bound.
+    const r = await runCli(['sandbox', 'list', '--json', '--limit', '1000'], { env: { ...localEnv(sb), PAYCLI_SANDBOX_URL: sb.url }, home: home.home });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.length).toBeGreaterThan(ANSWER_PREFIX_BYTES);
     expect(JSON.stringify(JSON.parse(r.stdout))).toContain('"id":100250');

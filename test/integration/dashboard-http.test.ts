@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,10 +12,10 @@ import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
 import { ANSWER_KEEP_BYTES } from '../../src/core/sandbox/outbox.js';
-import { validRecord } from '../../src/core/sandbox/state.js';
+import { readLedgerJsonl } from '../../src/core/sandbox/ledger-jsonl.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries } from '../helpers/sandbox.js';
 import { spawnPaycli } from '../helpers/spawn.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -84,19 +84,22 @@ describe('address checks', () => {
   });
 });
 
-describe('attempt records in the journal', () => {
+describe('attempt records of an older journal', () => {
+  const txn = { id: 100_001, sid: 's', merchantVa: '1', referenceId: '', via: 'va', channel: 'bca', paymentNo: '1', paymentName: 'BCA', amount: 1, fee: 0, status: 'pending', createdAt: 1, expiresAt: 2, notifyUrl: 'http://x/', buyer: {}, items: [] };
+  const head = [{ t: 'txn', txn }, { t: 'status', id: 100_001, status: 'berhasil', at: 1, d: { id: 'cb-1', trxId: 100_001, status: 'berhasil', url: 'http://x/', format: 'form', attempts: 0, state: 'pending', nextAt: 1, createdAt: 1 } }];
   const base = { t: 'attempt', id: 'cb-1', attempts: 1, state: 'delivered', nextAt: null, result: 'HTTP 200' };
   const a = { at: 1, url: 'http://127.0.0.1:1/', headers: { 'X-Signature': 'ab' }, body: 'x=1', httpStatus: 200, ms: 1.5, answer: 'ok' };
-  it('accepts them with and without the request and answer (older versions wrote none)', () => {
-    expect(validRecord(base)).toBe(true);
-    expect(validRecord({ ...base, a })).toBe(true);
-    expect(validRecord({ ...base, a: { ...a, httpStatus: null, ms: null, answer: '', duplicate: true } })).toBe(true);
+  const skippedOf = async (records: unknown[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'paycli-attempts-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'journal.jsonl'), [...head, ...records].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    return (await readLedgerJsonl(join(dir, 'journal.jsonl'))).skipped;
+  };
+  it('accepts them with and without the request and answer (older versions wrote none)', async () => {
+    expect(await skippedOf([base, { ...base, a }, { ...base, a: { ...a, httpStatus: null, ms: null, answer: '', duplicate: true } }])).toBe(0);
   });
-  it('skips a record whose detail is damaged', () => {
-    expect(validRecord({ ...base, a: { ...a, headers: { 'X-Signature': 1 } } })).toBe(false);
-    expect(validRecord({ ...base, a: { ...a, body: null } })).toBe(false);
-    expect(validRecord({ ...base, a: { ...a, httpStatus: '200' } })).toBe(false);
-    expect(validRecord({ ...base, a: 'x' })).toBe(false);
+  it('skips a record whose detail is damaged', async () => {
+    expect(await skippedOf([{ ...base, a: { ...a, headers: { 'X-Signature': 1 } } }, { ...base, a: { ...a, body: null } }, { ...base, a: { ...a, httpStatus: '200' } }, { ...base, a: 'x' }])).toBe(4);
   });
 });
 
@@ -136,7 +139,7 @@ describe('the emulator dashboard over HTTP', () => {
     const get = await raw(`${sb.url}/_sandbox/transactions/${id}/pay`, 'GET');
     expect(get.status).toBe(405);
     expect((await raw(`${sb.url}/`, 'POST')).status).toBe(405);
-    expect(sb.state.txns.get(id)!.status).toBe('pending');
+    expect(sb.state.get(id)!.status).toBe('pending');
   });
 
   it('refuses cross-site pay, expire and resend; accepts the page\'s own origin and the CLI', async () => {
@@ -150,8 +153,8 @@ describe('the emulator dashboard over HTTP', () => {
         expect(r.status, `${action} ${JSON.stringify(headers)}`).toBe(403);
       }
     }
-    expect(sb.state.txns.get(id)!.status).toBe('pending');
-    expect(sb.state.deliveries.size).toBe(0);
+    expect(sb.state.get(id)!.status).toBe('pending');
+    expect(allDeliveries(sb.state).length).toBe(0);
     const ok = await raw(`${sb.url}/_sandbox/transactions/${id}/pay`, 'POST', { origin: `http://${host}`, 'sec-fetch-site': 'same-origin' });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, changed: true, message: `berhasil (paid): trx ${id}; callback queued` });
@@ -165,7 +168,7 @@ describe('the emulator dashboard over HTTP', () => {
     await sb.pay(String(id));
     await rx.waitFor(2);
     const d = sb.state.deliveriesOf(id)[0]!;
-    await until(() => (sb.state.attempts.get(d.id) ?? []).length === 2);
+    await until(() => (sb.state.attemptsOf(d.id) ?? []).length === 2);
     const page = (await raw(`${sb.url}/dashboard/trx/${id}`, 'GET')).body;
     expect(page).toContain('duplicate (--faults duplicate)');
     expect(page).toContain(`id="attempt-${d.id}-2"`);
@@ -184,14 +187,15 @@ describe('the emulator dashboard over HTTP', () => {
     const id = await create(sb, rx.url);
     await sb.pay(String(id));
     await rx.waitFor(1);
-    const d = sb.state.deliveriesOf(id)[0]!;
-    await until(() => d.attempts === 1);
+    const d0 = sb.state.deliveriesOf(id)[0]!;
+    await until(() => sb.state.delivery(d0.id)!.attempts === 1);
+    const d = sb.state.delivery(d0.id)!;
     expect(d.nextAt! - Date.now()).toBeGreaterThan(500_000);
     const r = await sb.resend(String(id));
     expect(r).toMatchObject({ ok: true, deliveryId: d.id, queued: false });
     await rx.waitFor(2);
     expect(await sb.idle()).toBe(true);
-    expect(d).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect(sb.state.delivery(d.id)).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(sb.state.deliveriesOf(id)).toHaveLength(1);
   });
 
@@ -218,7 +222,7 @@ describe('the emulator dashboard over HTTP', () => {
     expect(await sb.idle()).toBe(true);
     const d = sb.state.deliveriesOf(id)[0]!;
     expect(d.state).toBe('failed');
-    const attempts = sb.state.attempts.get(d.id)!;
+    const attempts = sb.state.attemptsOf(d.id)!;
     expect(attempts.map((a) => a.state)).toEqual(['pending', 'failed']);
     expect(attempts[0]!.detail!.answer).toBe('x'.repeat(ANSWER_KEEP_BYTES));
     expect(attempts[0]!.detail!.truncated).toBe(true);
@@ -230,7 +234,7 @@ describe('the emulator dashboard over HTTP', () => {
     const nobody = await create(sb, 'http://127.0.0.1:9/closed');
     await sb.expire(String(nobody));
     expect(await sb.idle()).toBe(true);
-    const [refused] = sb.state.attempts.get(sb.state.deliveriesOf(nobody)[0]!.id)!;
+    const [refused] = sb.state.attemptsOf(sb.state.deliveriesOf(nobody)[0]!.id)!;
     expect(refused!.detail).toMatchObject({ httpStatus: null, ms: null, answer: '' });
     expect((await raw(`${sb.url}/dashboard/trx/${nobody}`, 'GET')).body).toContain('No answer: connection refused');
   });
@@ -245,12 +249,14 @@ describe('the emulator dashboard over HTTP', () => {
     await sb.pay(String(id));
     expect(await sb.idle()).toBe(true);
     await sb.close();
-    const lines = readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const recorded = lines.filter((l) => l.t === 'attempt');
-    expect(recorded.map((l) => (l.a as { httpStatus: number }).httpStatus)).toEqual([503, 200]);
+    sb = await sandbox({ dataDir: dir });
+    const recorded = sb.state.attemptsOf(sb.state.deliveriesOf(id)[0]!.id);
+    const stored = { txn: sb.state.get(id)!, delivery: sb.state.deliveriesOf(id)[0]! };
+    await sb.close();
+    expect(recorded.map((r) => r.detail!.httpStatus)).toEqual([503, 200]);
     // The headers recorded are the ones the handler got, in the same order, with the same case.
-    recorded.forEach((r, i) => expect(Object.entries((r.a as { headers: Record<string, string> }).headers).flat()).toEqual(rx.received[i]!.rawHeaders));
-    expect((recorded[0]!.a as { body: string }).body).toBe(rx.received[0]!.body.toString());
+    recorded.forEach((r, i) => expect(Object.entries(r.detail!.headers).flat()).toEqual(rx.received[i]!.rawHeaders));
+    expect(recorded[0]!.detail!.body).toBe(rx.received[0]!.body.toString());
 
     sb = await sandbox({ dataDir: dir });
     cleanups.push(() => sb.close());
@@ -261,14 +267,17 @@ describe('the emulator dashboard over HTTP', () => {
     await sb.close();
 
     // An attempt record as older versions wrote it (no request or answer): loads, and says so.
-    const old = lines.map((l) => (l.t === 'attempt' ? JSON.stringify({ ...l, a: undefined }) : JSON.stringify(l))).join('\n') + '\n';
+    const delivery = { ...stored.delivery, attempts: 0, state: 'pending', nextAt: 1 };
+    const old = [{ t: 'txn', txn: { ...stored.txn, status: 'pending' } }, { t: 'status', id, status: 'berhasil', at: Date.now(), d: delivery }, ...recorded.map((r) => ({ t: 'attempt', id: delivery.id, attempts: r.attempt, state: r.state, nextAt: r.nextAt, result: r.result }))]
+      .map((l) => JSON.stringify(l))
+      .join('\n') + '\n';
     const olderDir = mkdtempSync(join(tmpdir(), 'paycli-dash-old-'));
     cleanups.push(() => rmSync(olderDir, { recursive: true, force: true }));
     writeFileSync(join(olderDir, 'journal.jsonl'), old);
     sb = await sandbox({ dataDir: olderDir });
     expect(sb.startup.skippedLines).toBe(0);
     expect(sb.state.deliveriesOf(id)[0]!.state).toBe('delivered');
-    expect((await raw(`${sb.url}/dashboard/trx/${id}`, 'GET')).body).toContain('Recorded by an older paycli version');
+    expect((await raw(`${sb.url}/dashboard/trx/${id}`, 'GET')).body).toContain('recorded by an older paycli version');
   });
 
   it('resends: a pending payment has nothing to send (409); a paid one gets a new delivery; paycli sandbox resend', async () => {

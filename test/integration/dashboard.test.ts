@@ -10,7 +10,7 @@ import { createListenerUi } from '../../src/core/listener/ui.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox, allTxns } from '../helpers/sandbox.js';
 
 const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
@@ -169,13 +169,13 @@ describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`
     expect(await page.textContent('#flash')).toMatch(/callback cb-2 of trx \d+ \(berhasil \(paid\)\) queued now/);
     expect(String(rx.received.at(-1)!.body)).toContain(`trx_id=${trx}`);
     // A pending payment offers pay and expire instead; expiring it from the page sends its callback.
-    const other = [...sb.state.txns.values()].find((t) => t.status === 'pending')!;
+    const other = allTxns(sb.state).find((t) => t.status === 'pending')!;
     await page.goto(`${sb.url}/dashboard/trx/${other.id}`);
     await page.waitForSelector('#live-state.on');
     expect(await page.$('#action-resend')).toBeNull();
     await page.click('#action-expire');
     await page.waitForSelector('#action-resend');
-    expect(sb.state.txns.get(other.id)!.status).toBe('expired');
+    expect(sb.state.get(other.id)!.status).toBe('expired');
     await payFromCli(1250000);
     await page.goto(sb.dashboardUrl!);
     await page.waitForSelector('#live-state.on');

@@ -250,7 +250,7 @@ describe('callbacks bound to real state', () => {
     await sb.idle(30_000);
     expect(seen).toHaveLength(3);
     expect(new Set(seen).size).toBe(1);
-    const attempts = sb.state.attempts.get(sb.state.deliveriesOf(id)[0]!.id)!;
+    const attempts = sb.state.attemptsOf(sb.state.deliveriesOf(id)[0]!.id);
     expect(attempts.filter((a) => a.detail?.httpStatus === 200)).toHaveLength(3);
     await sb.close();
     server.close();

@@ -79,7 +79,7 @@ describe('the emulator answers only Hosts no DNS-rebinding page can use (item 5)
       expect(r.body, path).not.toContain(VA);
     }
     expect((await raw(`${sb.url}/_sandbox/transactions/${id}/pay`, 'POST', evil)).status).toBe(403);
-    expect(sb.state.txns.get(id)!.status).toBe('pending');
+    expect(sb.state.get(id)!.status).toBe('pending');
     // Its own names still work.
     const ok = await raw(`${sb.url}/_sandbox/health`, 'GET', { host: `localhost:${sb.port}` });
     expect(ok.status).toBe(200);
@@ -101,10 +101,10 @@ describe('buyer pages: no framing, no cross-site buttons (item 9)', () => {
       expect((await raw(`${sb.url}/pay/${id}/pay`, 'POST', headers)).status).toBe(403);
       expect((await raw(`${sb.url}/pay/${id}/expire`, 'POST', headers)).status).toBe(403);
     }
-    expect(sb.state.txns.get(id)!.status).toBe('pending');
+    expect(sb.state.get(id)!.status).toBe('pending');
     // The page's own form (same origin) and the CLI (no browser headers) still work.
     expect((await raw(`${sb.url}/pay/${id}/pay`, 'POST', { origin: sb.url, 'sec-fetch-site': 'same-origin' })).status).toBe(303);
-    expect(sb.state.txns.get(id)!.status).toBe('berhasil');
+    expect(sb.state.get(id)!.status).toBe('berhasil');
   });
 
   it('refuses the hosted redirect page\'s choose/pay/cancel to another site', async () => {
@@ -114,7 +114,7 @@ describe('buyer pages: no framing, no cross-site buttons (item 9)', () => {
     const sid = ((await (await request(req.url, { method: 'POST', headers: req.headers, body: text })).body.json()) as { Data: { SessionID: string } }).Data.SessionID;
     const cross = { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' };
     for (const action of ['choose', 'pay', 'cancel']) expect((await raw(`${sb.url}/payment/${sid}/${action}`, 'POST', cross, 'channel=va:bca&name=A&phone=08123456789&email=a@b.co')).status, action).toBe(403);
-    expect([...sb.state.txns.values()].some((t) => t.sid === sid)).toBe(false);
+    expect(sb.state.sessionTransaction(sid, sb.accounts[0]!.va)).toBeUndefined();
     expect((await raw(`${sb.url}/payment/${sid}`, 'GET')).headers['x-frame-options']).toBe('DENY');
   });
 
@@ -141,7 +141,7 @@ describe('buyer pages: no framing, no cross-site buttons (item 9)', () => {
     expect(await framed!.$('#pay')).toBeNull();
     const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/pay/${id}/pay`)), page.evaluate(() => (document.getElementById('x') as HTMLFormElement).submit())]);
     expect(answer.status()).toBe(403);
-    expect(sb.state.txns.get(id)!.status).toBe('pending');
+    expect(sb.state.get(id)!.status).toBe('pending');
   });
 });
 

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allTxns } from '../helpers/sandbox.js';
 
 type Json = Record<string, any>;
 
@@ -71,14 +71,14 @@ describe('merchant API of the emulator: one ledger', () => {
   it('history lists every transaction with real-response pagination, filters and the Go SDK\'s nulls', async () => {
     const all = await api(sb, 'POST', 'v2/history', '{}');
     expect(all.status).toBe(200);
-    expect(all.json.Data.Pagination).toEqual({ total: 4, count: 4, per_page: 10, current_page: 1, total_pages: 1 });
+    expect(all.json.Data.Pagination).toEqual({ total: 4, count: 4, per_page: 10, current_page: 1, total_pages: 1, next_cursor: null });
     expect(all.json.Data.Transaction.map((t: Json) => t.TransactionId)).toEqual([...ids].reverse());
     // The Go SDK sends every field, null when unset; the docs send numbers as strings.
     const go = JSON.stringify({ id: null, status: 6, date: null, startdate: null, enddate: null, page: null, orderBy: 'id', order: 'ASC', limit: null, lang: null, bulkId: null, account: null, lockStatus: null });
     const paid = await api(sb, 'POST', 'v2/history', go);
     expect(paid.json.Data.Transaction.map((t: Json) => t.TransactionId)).toEqual([ids[0], ids[2]]);
     const paged = await api(sb, 'POST', 'v2/history', JSON.stringify({ limit: '3', page: '2', order: 'ASC' }));
-    expect(paged.json.Data.Pagination).toEqual({ total: 4, count: 1, per_page: 3, current_page: 2, total_pages: 2 });
+    expect(paged.json.Data.Pagination).toEqual({ total: 4, count: 1, per_page: 3, current_page: 2, total_pages: 2, next_cursor: null });
     expect(paged.json.Data.Transaction[0].TransactionId).toBe(ids[3]);
     const bulk = await api(sb, 'POST', 'v2/history', JSON.stringify({ bulkId: `${ids[1]},${ids[3]}` }));
     expect(bulk.json.Data.Pagination.total).toBe(2);
@@ -123,10 +123,10 @@ describe('merchant API of the emulator: one ledger', () => {
   });
 
   it('unknown routes: authentication first under /api/v2, then 404 naming the route', async () => {
-    const r = await api(sb, 'POST', 'v2/cod/tracking', '{}');
+    const r = await api(sb, 'POST', 'v2/escrow/release', '{}');
     expect(r.status).toBe(404);
-    expect(r.json).toEqual({ Status: 404, Success: false, Message: 'not emulated by paycli sandbox: POST /api/v2/cod/tracking', Data: null });
-    const unauth = await request(`${sb.apiUrl}/v2/cod/tracking`, { method: 'POST', body: '{}' });
+    expect(r.json).toEqual({ Status: 404, Success: false, Message: 'not emulated by paycli sandbox: POST /api/v2/escrow/release', Data: null });
+    const unauth = await request(`${sb.apiUrl}/v2/escrow/release`, { method: 'POST', body: '{}' });
     expect(unauth.statusCode).toBe(401);
     await unauth.body.dump();
     const area = await api(sb, 'GET', 'areas/regency/51');
@@ -174,7 +174,7 @@ describe('redirect payments in the emulator', () => {
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.Data.SessionID).toMatch(/^[0-9A-F-]{36}$/);
     expect(r.json.Data.Url).toBe(`${sb.url}/payment/${r.json.Data.SessionID}`);
-    expect(sb.merchant.sessions.get(r.json.Data.SessionID)?.amount).toBe(125000);
+    expect(sb.merchant.session(r.json.Data.SessionID)?.amount).toBe(125000);
     const go = await api(sb, 'POST', 'v2/payment/', JSON.stringify({ description: null, returnUrl: null, notifyUrl: 'http://127.0.0.1:9/cb', cancelUrl: null, referenceId: null, product: ['A'], qty: [1], price: [1000], weight: null, dimension: null, buyerName: null, buyerEmail: null, buyerPhone: null, pickupArea: null, pickupAddress: null, paymentMethod: 'qris' }));
     expect(go.status, JSON.stringify(go.json)).toBe(200);
     const bad = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: ['x'], price: [] }));
@@ -215,18 +215,17 @@ describe('redirect payments in the emulator', () => {
     }
   });
 
-  it('a redirect session that cannot be journalled is answered 503 and not kept', async () => {
-    const journal = (sb.merchant as unknown as { journal: { append: (r: unknown) => Promise<void> } }).journal;
-    const append = journal.append;
-    journal.append = () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+  it('a redirect session that cannot be stored is answered 503 and not kept', async () => {
+    // The ledger refuses the write as a full disk would (the statement fails inside its transaction).
+    sb.state.db.exec(`CREATE TEMP TRIGGER refuse BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
     try {
-      const before = sb.merchant.sessions.size;
+      const before = sb.state.sessions().length;
       const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb' }));
       expect(r.status).toBe(503);
       expect(r.json.Data).toBeNull();
-      expect(sb.merchant.sessions.size).toBe(before);
+      expect(sb.state.sessions().length).toBe(before);
     } finally {
-      journal.append = append;
+      sb.state.db.exec('DROP TRIGGER temp.refuse');
     }
   });
 
@@ -247,7 +246,7 @@ describe('redirect payments in the emulator', () => {
     const chosen = await request(`${sb.url}/payment/${sid}/choose`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'channel=va%3Abri' });
     expect(chosen.statusCode).toBe(303);
     await chosen.body.dump();
-    const t = [...sb.state.txns.values()].find((x) => x.sid === sid)!;
+    const t = allTxns(sb.state).find((x) => x.sid === sid)!;
     expect(t).toMatchObject({ via: 'va', channel: 'bri', amount: 30000, referenceId: 'R-2', status: 'pending' });
     const check = await api(sb, 'POST', 'v2/transaction', JSON.stringify({ transactionId: t.id }));
     expect(check.json.Data.SessionId).toBe(sid);

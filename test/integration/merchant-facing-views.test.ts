@@ -49,19 +49,19 @@ describe('whole rows off a terminal', () => {
     expect(r.code, r.stderr).toBe(0);
     const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     for (const id of ids) {
-      const t = sb.state.txns.get(Number(id))!;
+      const t = sb.state.get(Number(id))!;
       const row = rows.find((c) => c[0] === id)!;
       expect(row[4]).toBe(t.paymentNo);
       expect(row[5]).toBe(t.referenceId);
     }
-    expect(sb.state.txns.get(Number(ids[1]))!.paymentNo.length).toBeGreaterThan(24);
+    expect(sb.state.get(Number(ids[1]))!.paymentNo.length).toBeGreaterThan(24);
   });
 
   it('on an 80-column terminal the VA number stays whole next to a QRIS string; only text is shortened with …', async () => {
     const r = await cli(['sandbox', 'list', '--no-color'], true);
     expect(r.code, r.stderr).toBe(0);
     for (const line of r.stdout.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
-    expect(r.stdout).toContain(sb.state.txns.get(Number(ids[0]))!.paymentNo);
+    expect(r.stdout).toContain(sb.state.get(Number(ids[0]))!.paymentNo);
     expect(r.stdout).toContain('…');
   });
 });

@@ -10,7 +10,7 @@ import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_VA as VA, dispatcherToEmulator, localEnv, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, allDeliveries, dispatcherToEmulator, localEnv, sandbox } from '../helpers/sandbox.js';
 
 /** A loopback port with nothing listening: the merchant's handler while it was down. */
 async function deadPort(): Promise<number> {
@@ -59,7 +59,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
     await sb.expire(String(trx[2]!.id));
     await sb.pay(String(trx[4]!.id));
     expect(await sb.idle(10_000)).toBe(true);
-    const states = [...sb.state.deliveries.values()].map((d) => d.state);
+    const states = allDeliveries(sb.state).map((d) => d.state);
     expect(states).toEqual(['failed', 'failed', 'failed', 'failed']);
   });
   afterAll(async () => {
@@ -146,7 +146,7 @@ describe('paycli recover: a handler that was down while payments were made', () 
         const fields = parseFormBody(req.body.toString('utf8'));
         const check = checkCallback(fields, String(req.headers['x-signature']), VA);
         expect(check.verdict, check.reason).toBe('valid');
-        const t = sb.state.txns.get(Number(fields.trx_id))!;
+        const t = sb.state.get(Number(fields.trx_id))!;
         // Exactly the fields the emulator itself sends for that transaction (docs/gateway.md, "Callbacks").
         expect(fields).toMatchObject({ sid: t.sid, reference_id: t.referenceId, amount: String(t.amount), fee: String(t.fee), via: t.via, channel: t.channel, buyer_email: 'made@mail.com', url: rx.url });
         expect(fields.status).toBe(t.status);

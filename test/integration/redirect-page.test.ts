@@ -5,7 +5,7 @@ import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import { runCli } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome, allTxns } from '../helpers/sandbox.js';
 
 const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
@@ -28,7 +28,7 @@ describe('paycli pay --redirect (request building and the CLI)', () => {
     expect(r.stdout).toContain('total    Rp 100.000');
     const j = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--method', 'qris', '--json']);
     const data = JSON.parse(j.stdout);
-    expect(fx.sb.merchant.sessions.get(data.SessionID)).toMatchObject({ method: 'qris', amount: 1000, cancelUrl: 'http://127.0.0.1:9/ok' });
+    expect(fx.sb.merchant.session(data.SessionID)).toMatchObject({ method: 'qris', amount: 1000, cancelUrl: 'http://127.0.0.1:9/ok' });
     const missing = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000']);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('missing --notify-url, --return-url for a redirect payment');
@@ -98,7 +98,7 @@ describe('the redirect payment page in a real browser (headless Chromium)', () =
       const box = await (await page.waitForSelector('#qr svg')).boundingBox();
       expect(box!.width).toBeGreaterThan(100);
       await Promise.all([page.waitForURL(cancelUrl), page.click('#cancel')]);
-      const qrisTxn = [...fx.sb.state.txns.values()].find((t) => t.via === 'qris' && t.amount === 30000);
+      const qrisTxn = allTxns(fx.sb.state).find((t) => t.via === 'qris' && t.amount === 30000);
       expect(qrisTxn?.buyer).toEqual({ name: 'Wayan', phone: '08129999999', email: 'wayan@mail.com' });
     } finally {
       await browser.close();

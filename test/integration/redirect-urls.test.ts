@@ -44,7 +44,7 @@ describe('returnUrl and cancelUrl of redirect payments', () => {
     expect(await post(`/payment/${sid}/cancel`)).toEqual({ status: 303, location: 'https://toko.example/batal/%F0%9F%99%8F' });
     expect((await post(`/payment/${sid}/choose`, 'channel=va:bca&name=Putu&phone=08123456789&email=p@x.co')).status).toBe(303);
     expect(await post(`/payment/${sid}/pay`)).toEqual({ status: 303, location: 'https://toko.example/terima-kasih/%C3%B1?pesan=%E2%9C%93%20lunas' });
-    expect([...sb.state.txns.values()].find((t) => t.sid === sid)?.status).toBe('berhasil');
+    expect(sb.state.sessionTransaction(sid, sb.accounts[0]!.va)?.status).toBe('berhasil');
   });
 
   it('refuses a control character or a space with a field error, before anything is stored', async () => {
@@ -58,7 +58,8 @@ describe('returnUrl and cancelUrl of redirect payments', () => {
   it('a session journalled with an unusable URL by an older version cancels to its page, not a 500', async () => {
     const made = await redirectPayment({});
     const sid = made.body.Data!.SessionID;
-    sb.merchant.sessions.get(sid)!.cancelUrl = 'https://toko.example/\n';
+    // As an older version could have stored it (its URL checks were looser).
+    sb.state.db.prepare(`UPDATE sessions SET body = json_set(body, '$.cancelUrl', ?) WHERE sid = ?`).run('https://toko.example/\n', sid);
     expect(await post(`/payment/${sid}/cancel`)).toEqual({ status: 303, location: `/payment/${sid}` });
   });
 });

@@ -52,7 +52,7 @@ describe('the emulator says why it refused (issue 24, item 6)', () => {
     }
     expect(JSON.stringify(sb.requests.since(0))).not.toContain(KEY);
     expect(JSON.stringify(events)).not.toContain(KEY);
-    expect(sb.state.txns.size).toBe(0);
+    expect(sb.state.count()).toBe(0);
   });
 
   it('a 400 lists its field errors in the log; the dashboard Requests page shows both', async () => {
@@ -101,7 +101,7 @@ describe('API faults for the merchant\'s client (issue 24, item 5)', () => {
       const r = await post(sb, 'v2/payment/direct', { va: VA, signature: sign('POST', body) }, body);
       expect(r.status).toBe(500);
       expect(r.json).toMatchObject({ Status: 500, Success: false, Data: null });
-      expect(sb.state.txns.size).toBe(0);
+      expect(sb.state.count()).toBe(0);
       expect(sb.requests.since(0).at(-1)!.fault).toBe('api-500');
       const areas = await post(sb, 'areas/province', { va: VA, signature: sign('GET', '') }, '', 'GET');
       expect(areas.status).toBe(200);
@@ -115,7 +115,7 @@ describe('API faults for the merchant\'s client (issue 24, item 5)', () => {
         (err: Error) => err.name,
       );
       expect(aborted).toBe('HeadersTimeoutError');
-      expect(hung.state.txns.size).toBe(0);
+      expect(hung.state.count()).toBe(0);
       expect(hung.requests.since(0).at(-1)).toMatchObject({ fault: 'api-timeout', status: 0 });
     } finally {
       await hung.close();

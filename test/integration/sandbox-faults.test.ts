@@ -8,7 +8,7 @@ import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import type { SandboxEvent, SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
 async function pay(sb: SandboxHandle, notifyUrl: string, creds = { va: VA, apiKey: KEY }) {
@@ -48,7 +48,7 @@ describe('emulator delivery faults', () => {
     const id = await pay(sb, rx.url);
     expect(await sb.idle(5000)).toBe(true);
     expect(rx.received).toHaveLength(3);
-    expect([...sb.state.deliveries.values()].find((d) => d.trxId === Number(id))).toMatchObject({ state: 'failed', attempts: 3, lastResult: 'HTTP 500' });
+    expect(allDeliveries(sb.state).find((d) => d.trxId === Number(id))).toMatchObject({ state: 'failed', attempts: 3, lastResult: 'HTTP 500' });
     await rx.close();
     await sb.close();
   });

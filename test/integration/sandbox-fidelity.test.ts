@@ -53,7 +53,7 @@ describe('requests shaped like the official SDKs and samples are accepted', () =
   it('still needs items, dimensions and delivery fields for COD, and checks items wherever they are sent', async () => {
     const cod = await post(JSON.stringify({ ...buyer, amount: 75000, paymentMethod: 'cod', paymentChannel: 'rpx' }));
     expect(cod.status).toBe(400);
-    expect(Object.keys(cod.json.Error).sort()).toEqual(['deliveryAddress', 'deliveryArea', 'length', 'price', 'product', 'qty', 'weight', 'width']);
+    expect(Object.keys(cod.json.Error).sort()).toEqual(['deliveryAddress', 'deliveryArea', 'length', 'price', 'product', 'qty', 'shipping', 'shippingService', 'weight', 'width']);
     const uneven = await post(JSON.stringify({ ...buyer, amount: 1000, paymentMethod: 'va', paymentChannel: 'bca', product: ['A', 'B'], qty: [1], price: [500, 500] }));
     expect(uneven.status).toBe(400);
     expect(uneven.json.Error.qty).toEqual(['qty harus berjumlah sama dengan product.']);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import type { SandboxEvent, SandboxHandle } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allTxns, allDeliveries } from '../helpers/sandbox.js';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -23,7 +23,7 @@ async function create(sb: SandboxHandle, n: number): Promise<{ status: number; r
 describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped: needs root to mount a small tmpfs)'}`, () => {
   it('answers 503 in the gateway shape, changes nothing, and never loses or reissues an acknowledged payment', async () => {
     const mnt = mkdtempSync(join(tmpdir(), 'paycli-tmpfs-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mnt]);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', mnt]);
     const dataDir = join(mnt, 'sandbox');
     let sb: SandboxHandle | undefined;
     try {
@@ -45,8 +45,8 @@ describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped:
       expect(refused).toBe(5); // the disk did fill up
       expect(acknowledged.size).toBeGreaterThan(10);
       expect(events.some((e) => e.type === 'store-error' && /no space left/.test(e.message))).toBe(true);
-      // In memory, only what was acknowledged exists.
-      expect([...sb.state.txns.keys()].sort()).toEqual([...acknowledged.keys()].sort());
+      // In the ledger, only what was acknowledged exists.
+      expect(allTxns(sb.state).map((t) => t.id).sort()).toEqual([...acknowledged.keys()].sort());
       // Transitions on a full disk: those that fit are kept with their callback, the first that does not is
       // answered 503 and leaves its payment pending with no callback queued.
       const paidIds: number[] = [];
@@ -61,21 +61,21 @@ describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped:
         }
       }
       expect(refusedId).toBeDefined();
-      expect(sb.state.txns.get(refusedId!)!.status).toBe('pending');
-      expect([...sb.state.deliveries.values()].some((d) => d.trxId === refusedId)).toBe(false);
+      expect(sb.state.get(refusedId!)!.status).toBe('pending');
+      expect(allDeliveries(sb.state).some((d) => d.trxId === refusedId)).toBe(false);
       await sb.close();
 
       // Space comes back; after a restart every acknowledged payment is there, and new ones never reuse an id or number.
-      execFileSync('mount', ['-o', 'remount,size=4m', mnt]);
+      execFileSync('mount', ['-o', 'remount,size=16m', mnt]);
       sb = await sandbox({ dataDir });
-      expect(sb.startup.skippedLines).toBe(0); // no torn line was left behind
-      for (const [id, no] of acknowledged) expect(sb.state.txns.get(id)?.paymentNo).toBe(no);
-      expect(sb.state.txns.size).toBe(acknowledged.size);
+      expect(sb.startup.skippedLines).toBe(0);
+      for (const [id, no] of acknowledged) expect(sb.state.get(id)?.paymentNo).toBe(no);
+      expect(sb.state.count()).toBe(acknowledged.size);
       for (const id of paidIds) {
-        expect(sb.state.txns.get(id)!.status).toBe('berhasil');
-        expect([...sb.state.deliveries.values()].some((d) => d.trxId === id && d.status === 'berhasil')).toBe(true);
+        expect(sb.state.get(id)!.status).toBe('berhasil');
+        expect(allDeliveries(sb.state).some((d) => d.trxId === id && d.status === 'berhasil')).toBe(true);
       }
-      expect(sb.state.txns.get(refusedId!)!.status).toBe('pending');
+      expect(sb.state.get(refusedId!)!.status).toBe('pending');
       const more = await create(sb, 1000);
       expect(more.status).toBe(200);
       expect(more.json.Data!.TransactionId).toBeGreaterThan(Math.max(...acknowledged.keys()));

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import type { Transaction } from '../../src/core/sandbox/state.js';
 import { receiver } from '../helpers/receiver.js';
-import { sandbox } from '../helpers/sandbox.js';
+import { sandbox, allDeliveries } from '../helpers/sandbox.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -38,34 +38,26 @@ describe('restarting on a journal written by an older version', () => {
   });
 });
 
-describe('losing the data-dir lock', () => {
-  it('stops writing (every change answers 503) instead of interleaving with another emulator', async () => {
-    const { request } = await import('undici');
-    const { buildSignedRequest } = await import('../../src/core/api/signed-request.js');
-    const { EMULATOR_DEFAULT_API_KEY: KEY, EMULATOR_DEFAULT_VA: VA } = await import('../helpers/sandbox.js');
-    const dir = mkdtempSync(join(tmpdir(), 'paycli-fence-'));
+describe('one emulator per data dir', () => {
+  it('refuses a second one naming the dir and the holder, and lets the next one in after a clean stop', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paycli-lock-'));
     dirs.push(dir);
-    const messages: string[] = [];
-    const sb = await sandbox({ dataDir: dir, onEvent: (e) => e.type === 'store-error' && messages.push(e.message) });
-    const create = async () => {
-      const body = JSON.stringify({ name: 'A', phone: '08123456789', email: 'a@b.co', amount: 1000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
-      const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
-      const res = await request(req.url, { method: 'POST', headers: req.headers, body });
-      await res.body.text();
-      return res.statusCode;
-    };
-    expect(await create()).toBe(200);
-    rmSync(join(dir, 'sandbox.lock'), { recursive: true, force: true }); // as if another process had taken it
-    for (let i = 0; i < 100 && messages.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(messages[0]).toMatch(/lock was lost/);
-    expect(await create()).toBe(503);
-    expect(sb.state.txns.size).toBe(1);
+    const sb = await sandbox({ dataDir: dir });
+    const err = await sandbox({ dataDir: dir }).then(
+      () => undefined,
+      (e: unknown) => e as Error & { exitCode?: number },
+    );
+    expect(err?.constructor.name).toBe('UsageError');
+    expect(err?.message).toContain(dir);
+    expect(err?.message).toContain(`pid ${process.pid}`);
     await sb.close();
+    const next = await sandbox({ dataDir: dir });
+    await next.close();
   });
 });
 
 describe('concurrent transitions of one payment', () => {
-  it('exactly one wins and queues exactly one callback, also with a journal between check and change', async () => {
+  it('exactly one wins and queues exactly one callback, also with the store between check and change', async () => {
     const { request } = await import('undici');
     const { buildSignedRequest } = await import('../../src/core/api/signed-request.js');
     const { EMULATOR_DEFAULT_API_KEY: KEY, EMULATOR_DEFAULT_VA: VA } = await import('../helpers/sandbox.js');
@@ -80,7 +72,7 @@ describe('concurrent transitions of one payment', () => {
       const id = String(((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId);
       const results = await Promise.all([sb.pay(id), sb.expire(id), sb.pay(id), sb.expire(id)]);
       expect(results.filter((r) => r.ok && r.changed)).toHaveLength(1);
-      expect([...sb.state.deliveries.values()].filter((d) => d.trxId === Number(id))).toHaveLength(1);
+      expect(allDeliveries(sb.state).filter((d) => d.trxId === Number(id))).toHaveLength(1);
     }
     expect(await sb.idle(10_000)).toBe(true);
     expect(rx.received).toHaveLength(20);

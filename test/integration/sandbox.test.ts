@@ -6,7 +6,7 @@ import { hmacHex } from '../../src/core/signing/callback-signature.js';
 import { parseFormBody, parseJsonBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
 let sb: SandboxHandle;
@@ -144,7 +144,7 @@ describe('buyer simulation and callbacks', () => {
     expect(checkCallback(fields, String(last!.headers['x-signature']), VA).verdict).toBe('valid');
     expect(fields).toMatchObject({ trx_id: id, status: 'berhasil', status_code: '1', amount: '100000', fee: '4000', paid_off: '96000', via: 'va', channel: 'bca', system_notes: 'Sandbox notify', settlement_status: 'settled' });
     expect(fields.va).toBe(fields.payment_no);
-    const d = [...sb.state.deliveries.values()].find((x) => x.trxId === Number(id))!;
+    const d = allDeliveries(sb.state).find((x) => x.trxId === Number(id))!;
     expect(d).toMatchObject({ state: 'delivered', attempts: 3 });
     await rx.close();
   });

@@ -68,8 +68,8 @@ describe('the official SDKs\' merchant calls get well-formed answers (bodies as 
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.Data.Url).toMatch(/\/payment\/[0-9A-F-]{36}$/);
     }
-    expect(sb.merchant.sessions.get(redirectPhp!.body.Data.SessionID)?.buyer.name).toBe('Nyoman Ö');
-    expect(sb.merchant.sessions.get(redirectNode!.body.Data.SessionID)?.items).toEqual([{ product: 'Topi', qty: 1, price: 30000, description: 'biru' }]);
-    expect(sb.merchant.sessions.get(redirectGo!.body.Data.SessionID)?.method).toBe('va');
+    expect(sb.merchant.session(redirectPhp!.body.Data.SessionID)?.buyer.name).toBe('Nyoman Ö');
+    expect(sb.merchant.session(redirectNode!.body.Data.SessionID)?.items).toEqual([{ product: 'Topi', qty: 1, price: 30000, description: 'biru' }]);
+    expect(sb.merchant.session(redirectGo!.body.Data.SessionID)?.method).toBe('va');
   });
 });

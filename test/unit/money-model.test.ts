@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackFromRecord, chargeFromRecord } from '../../src/core/api/recover.js';
 import { chargeOf, feeFor } from '../../src/core/fees.js';
 import { balanceOf, transactionRecord } from '../../src/core/sandbox/ledger.js';
 import { callbackFieldsOf } from '../../src/core/sandbox/outbox.js';
-import type { Transaction } from '../../src/core/sandbox/state.js';
+import { SandboxState, type Transaction } from '../../src/core/sandbox/state.js';
 
 /**
  * Issue 26 item 6: one money model (fees.ts chargeOf) for the callback the emulator sends, the
@@ -39,6 +39,21 @@ function transaction(x: TxnInput): Transaction {
 }
 
 describe('one money model for callback, record, balance and recover', () => {
+  // The balance is a query of the emulator's ledger: one in memory, holding one transaction at a time.
+  let ledger: SandboxState;
+  beforeAll(async () => {
+    ledger = await SandboxState.open();
+  });
+  afterAll(() => ledger.close());
+  const balanceWith = (t: Transaction, settlement: 'immediate' | 'deferred', now: number) => {
+    ledger.bulk([{ txn: t }]);
+    try {
+      return balanceOf(ledger, t.merchantVa, settlement, now);
+    } finally {
+      ledger.db.exec('DELETE FROM txns; DELETE FROM txn_counts');
+    }
+  };
+
   it('takes the fee once: BUYER pays amount + fee and the merchant gets the amount; MERCHANT pays the amount and gets amount − fee', () => {
     expect(chargeOf(100_000, 700, 'BUYER')).toEqual({ subTotal: 100_000, fee: 700, total: 100_700, paidOff: 100_000 });
     expect(chargeOf(100_000, 700, 'MERCHANT')).toEqual({ subTotal: 100_000, fee: 700, total: 100_000, paidOff: 99_300 });
@@ -52,7 +67,7 @@ describe('one money model for callback, record, balance and recover', () => {
     expect([callback.total, callback.fee, callback.paid_off]).toEqual(['100700', '700', '100000']);
     const record = transactionRecord(t, 'Toko', 'immediate', now);
     expect([record.Total, record.PaidOff, record.Fee]).toEqual([100_700, 100_000, 700]);
-    expect(balanceOf([t], t.merchantVa, 'immediate', now).settled).toBe(100_000);
+    expect(balanceWith(t, 'immediate', now).settled).toBe(100_000);
     expect(callbackFromRecord(record as never, t.notifyUrl).amount).toBe('100700');
   });
 
@@ -74,7 +89,7 @@ describe('one money model for callback, record, balance and recover', () => {
         expect(record.Total).toBe(money.total);
         expect(record.PaidOff).toBe(money.paidOff);
         expect(record.Fee).toBe(money.fee);
-        const balance = balanceOf([t], t.merchantVa, x.settlement, now);
+        const balance = balanceWith(t, x.settlement, now);
         expect(balance.settled + balance.unsettled).toBe(money.paidOff);
         expect(chargeFromRecord(record as never)).toEqual({ amount: t.amount, fee: t.fee, direction: x.direction });
         // recover rebuilds exactly the callback first sent.

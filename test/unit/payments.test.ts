@@ -23,7 +23,10 @@ describe('payment rules (docs/gateway.md, "Payments")', () => {
 
   it('requires the COD fields', () => {
     const errors = validatePaymentRequest({ ...buyer, amount: 1000, paymentMethod: 'cod', paymentChannel: 'rpx', product: ['a'], qty: [1], price: [1000] });
-    expect(Object.keys(errors).sort()).toEqual(['deliveryAddress', 'deliveryArea', 'length', 'weight', 'width']);
+    // shipping and shippingService: required for COD by the gateway's docs table (cod, direct-payment pages).
+    expect(Object.keys(errors).sort()).toEqual(['deliveryAddress', 'deliveryArea', 'length', 'shipping', 'shippingService', 'weight', 'width']);
+    const withArea = validatePaymentRequest({ ...buyer, amount: 1000, paymentMethod: 'cod', paymentChannel: 'rpx', product: ['a'], qty: [1], price: [1000], weight: [1], width: [1], length: [1], deliveryArea: 'Kuta', deliveryAddress: 'x', shipping: 'RPX', shippingService: 'REG', pickupArea: '17473' });
+    expect(withArea).toEqual({ deliveryArea: ['deliveryArea harus berupa kode pos atau id area.'] });
   });
 });
 

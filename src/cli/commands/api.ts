@@ -1,4 +1,4 @@
-import { buildApiBody, readApiMethod, readApiPath } from '../../core/api/raw-request.js';
+import { apiSigned, buildApiBody, readApiMethod, readApiPath } from '../../core/api/raw-request.js';
 import { GatewayError } from '../../core/errors.js';
 import { parseEnvelope } from '../../core/http/envelope.js';
 import type { Handler } from '../command-env.js';
@@ -43,8 +43,13 @@ export const apiCommand: Handler<ApiFlags> = async (env, methodText: string, pat
   const { out, session, opts } = env;
   const method = readApiMethod(methodText);
   const path = readApiPath(pathText);
-  const { body, contentType } = buildApiBody({ method, data: await dataText(env, opts.data), fields: opts.field ?? [], form: opts.form === true });
-  const req = await session.signed(method, path, body);
+  const built = buildApiBody({ method, data: await dataText(env, opts.data), fields: opts.field ?? [], form: opts.form === true });
+  const { body, contentType } = built;
+  // A form (or a GET's query) is signed over its fields' JSON, as the gateway's collection signs it.
+  const signedText = apiSigned(path, built);
+  const req = await session.signed(method, path, signedText);
+  req.body = body;
+  if (signedText !== body) req.signedText = signedText;
   req.headers['content-type'] = contentType;
   if (method !== 'GET') await session.guardProduction(`${method} ${path}`);
   if (await session.preview(req)) return 'ok';

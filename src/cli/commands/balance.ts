@@ -1,4 +1,4 @@
-import { BALANCE_PATH, checkBalanceData, encodeBalanceBody, readBalance } from '../../core/api/merchant.js';
+import { BALANCE_PATH, checkAccount, checkBalanceData, encodeBalanceBody, readBalance } from '../../core/api/merchant.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
@@ -7,9 +7,9 @@ import { apiFlags, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
 
 /** `paycli balance`: the merchant's balance (settled, and paid but not yet settled when reported). */
-export const balanceCommand: Handler = async (env) => {
-  const { out, session } = env;
-  const { va } = await session.credentials();
+export const balanceCommand: Handler<{ account?: string }> = async (env) => {
+  const { out, session, opts } = env;
+  const va = checkAccount(opts.account) ?? (await session.credentials()).va;
   const req = await session.signed('POST', BALANCE_PATH, encodeBalanceBody(va));
   if (await session.preview(req)) return 'ok';
   const envelope = await withSpinner(env, 'checking balance', () => session.send<unknown>(req, { checkData: checkBalanceData }));
@@ -30,6 +30,6 @@ export const balanceCommand: Handler = async (env) => {
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineBalance: Define = (program, bind) =>
-  bind(examples(apiFlags(topCommand(program, 'balance')), ['paycli balance', 'paycli --env local balance --json']), balanceCommand);
+  bind(examples(apiFlags(topCommand(program, 'balance').option('--account <va>', 'a child account (child VA) of yours: its balance')), ['paycli balance', 'paycli --env local balance --json', 'paycli balance --account 1179000900']), balanceCommand);
 
 export const commands = { balance: defineBalance };

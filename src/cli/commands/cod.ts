@@ -1,7 +1,7 @@
 import { constants, openSync, writeSync, closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  COD_ROUTES, codRequest, pickupParams, rateParams, readCodAreas, readCodRates, readCodTracking, transactionId, type CodOperation, type CodParams,
+  COD_ROUTES, codRequest, pickupParams, rateParams, readCodAreas, readCodRates, readCodTracking, transactionId, type CodArea, type CodOperation, type CodParams, type CodRate,
 } from '../../core/api/cod.js';
 import { GatewayError, UsageError } from '../../core/errors.js';
 import { fsError } from '../../core/fs-errors.js';
@@ -45,14 +45,26 @@ function envelopeData(res: HttpResponse, url: string): unknown {
   return parseEnvelope<unknown>(res, url).Data;
 }
 
-/** `paycli cod area QUERY`: delivery areas whose name matches (their ids feed `cod rate` and `pay`). */
-export const codArea: Handler = async (env, query: string) => {
+/** The areas a search finds (null on --dry-run): the `cod area` command's request, for `pay`'s prompt too. */
+export async function findAreas(env: CommandEnv, query: string): Promise<CodArea[] | null> {
   if (query.trim().length < 3) throw new UsageError('give at least 3 characters to search areas (a district, city or postal code)');
   const sent = await sendCod(env, 'area', { area: query.trim() });
-  if (!sent) return 'ok';
+  if (!sent) return null;
   // An error answer comes in the usual envelope; a success in the area search's own lower-case one.
   if (sent.res.status >= 400) envelopeData(sent.res, sent.url);
-  const areas = readCodAreas(sent.res.status, sent.res.text);
+  return readCodAreas(sent.res.status, sent.res.text);
+}
+
+/** The services and prices for a parcel (null on --dry-run): the `cod rate` command's request, for `pay`'s prompt too. */
+export async function findRates(env: CommandEnv, params: CodParams): Promise<CodRate[] | null> {
+  const sent = await sendCod(env, 'rate', params);
+  return sent && readCodRates(envelopeData(sent.res, sent.url));
+}
+
+/** `paycli cod area QUERY`: delivery areas whose name matches (their ids feed `cod rate` and `pay`). */
+export const codArea: Handler = async (env, query: string) => {
+  const areas = await findAreas(env, query);
+  if (!areas) return 'ok';
   if (env.out.json) env.out.data(areas);
   else if (areas.length === 0) env.out.info(`no area matches "${query}"`);
   else env.out.out(env.out.table(areas.map((a) => [String(a.id), a.subdistrict, a.district, a.city, a.postalCode]), ['ID', 'SUBDISTRICT', 'DISTRICT', 'CITY', 'POSTAL'], (s) => env.out.c.bold(s)));
@@ -69,9 +81,8 @@ interface RateFlags {
 /** `paycli cod rate`: couriers and services for a parcel, with price and estimate. */
 export const codRate: Handler<RateFlags> = async (env) => {
   const { opts, out } = env;
-  const sent = await sendCod(env, 'rate', rateParams(opts.from, opts.to, opts.weight, opts.amount));
-  if (!sent) return 'ok';
-  const rates = readCodRates(envelopeData(sent.res, sent.url));
+  const rates = await findRates(env, rateParams(opts.from, opts.to, opts.weight, opts.amount));
+  if (!rates) return 'ok';
   if (out.json) out.data(rates);
   else {
     out.out(out.table(rates.map((r) => [r.shipping, r.service, r.name, Number.isFinite(r.price) ? rupiah(r.price) : '-', r.estimate || '-']), ['SHIPPING', 'SERVICE', 'NAME', 'PRICE', 'ESTIMATE'], (s) => out.c.bold(s)));

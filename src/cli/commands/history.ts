@@ -21,6 +21,13 @@ interface HistoryFlags {
   csv?: boolean;
   paidDate?: boolean;
   order?: string;
+  type?: string;
+  ids?: string;
+  locked?: boolean;
+  unlocked?: boolean;
+  orderBy?: string;
+  lang?: string;
+  account?: string;
 }
 
 /** `paycli history`: one page (a table, `--json` or `--csv`), or every page with `--all` (NDJSON with --json). */
@@ -37,6 +44,7 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
     dateField: opts.paidDate ? 'indate' : 'created_at',
     page: positiveInt(opts.page, '--page') ?? 1,
     limit: positiveInt(opts.limit, '--limit', 20) ?? 20,
+    ...historyFilters(opts),
     order: order as 'ASC' | 'DESC' | undefined,
   };
   if (request.from && request.to && request.from > request.to) throw new UsageError(`--from ${request.from} is after --to ${request.to}`);
@@ -47,9 +55,12 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
   let pages = 1;
   let total = 0;
   const seen = new Set<number>();
+  // A server that pages by a stable key (paycli's emulator) names the next page: no row is skipped or
+  // repeated while statuses change. Otherwise pages are numbered, and repeats are dropped.
+  let cursor: string | undefined;
   if (opts.csv) out.records(csvRecord(HISTORY_CSV_COLUMNS));
   for (;;) {
-    const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page }));
+    const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page, ...(cursor ? { cursor } : {}) }));
     const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () => session.send<unknown>(req, { checkData: checkHistoryData }));
     const h = readHistory(envelope.Data);
     pages = h.totalPages;
@@ -61,7 +72,9 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
       else if (opts.all && out.json) out.data(r, false);
       else rows.push(r);
     }
-    if (!opts.all || page >= pages || h.transactions.length === 0) break;
+    if (!opts.all || h.transactions.length === 0) break;
+    cursor = h.nextCursor;
+    if (cursor === undefined && page >= pages) break;
     page++;
   }
   if (opts.csv || (opts.all && out.json)) return 'ok';
@@ -79,6 +92,33 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
   return 'ok';
 };
 
+/** The filters of section "History" beyond dates and status: --type, --ids, --locked, --order-by, --lang, --account. */
+function historyFilters(opts: HistoryFlags): Partial<HistoryRequest> {
+  const f: Partial<HistoryRequest> = {};
+  if (opts.type !== undefined) {
+    if (!/^\d{1,3}$/.test(opts.type)) throw new UsageError(`invalid --type "${opts.type}": a type code (7 VA/bank transfer, 10 COD, 11 convenience store, …)`);
+    f.type = Number(opts.type);
+  }
+  if (opts.ids !== undefined) {
+    const ids = opts.ids.split(',').map((s) => s.trim()).filter(Boolean);
+    if (ids.length === 0 || ids.some((s) => !/^\d{1,15}$/.test(s))) throw new UsageError(`invalid --ids "${opts.ids}": transaction ids joined by commas`);
+    f.ids = ids.map(Number);
+  }
+  if (opts.locked && opts.unlocked) throw new UsageError('choose one of --locked and --unlocked');
+  if (opts.locked || opts.unlocked) f.locked = opts.locked === true;
+  if (opts.orderBy !== undefined) {
+    const by = { id: 'id', created: 'created_at', created_at: 'created_at', paid: 'indate', indate: 'indate' }[opts.orderBy.toLowerCase()] as HistoryRequest['orderBy'];
+    if (!by) throw new UsageError(`invalid --order-by "${opts.orderBy}" (id, created or paid)`);
+    f.orderBy = by;
+  }
+  if (opts.lang !== undefined) {
+    if (opts.lang !== 'id' && opts.lang !== 'en') throw new UsageError(`invalid --lang "${opts.lang}" (id or en)`);
+    f.lang = opts.lang;
+  }
+  if (opts.account !== undefined) f.account = opts.account;
+  return f;
+}
+
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineHistory: Define = (program, bind) => {
@@ -89,7 +129,14 @@ const defineHistory: Define = (program, bind) => {
     .option('--status <status>', 'pending, berhasil|paid, unsettled, expired, batal|cancelled, refund, error, gagal|failed, escrow, or a code')
     .option('--limit <n>', 'transactions per page (1-20, default 20)')
     .option('--page <n>', 'the page to show (default 1)')
-    .option('--order <order>', 'asc or desc (by id; default desc)')
+    .option('--order <order>', 'asc or desc (default desc)')
+    .option('--order-by <field>', 'id (default), created or paid')
+    .option('--type <code>', 'only this type (7 VA/bank transfer, 10 COD, 11 convenience store, …)')
+    .option('--ids <list>', 'only these transaction ids, joined by commas')
+    .option('--locked', 'only locked transactions')
+    .option('--unlocked', 'only unlocked transactions')
+    .option('--lang <lang>', 'the gateway\'s words (StatusDesc) in id or en')
+    .option('--account <va>', 'a child account (child VA) of yours: its history')
     .option('--all', 'follow every page (NDJSON with --json)')
     .option('--csv', 'CSV for spreadsheets (header and one line per transaction)');
   bind(examples(apiFlags(history), ['paycli history', 'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv', 'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"']), historyCommand);

@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { parseQuantity, parseRupiah } from '../../core/money.js';
 import { normalizePhone } from '../../core/phone.js';
 import { rupiah } from '../output.js';
+import { checkAccount } from '../../core/api/merchant.js';
 import { formatJakarta } from '../../core/time.js';
 import { CHANNEL_ALIASES, channelsOf, METHOD_NAMES, validatePaymentRequest, type DirectPaymentRequest, type PaymentItem } from '../../core/payment-rules.js';
 
@@ -20,6 +21,14 @@ export interface PayFlags {
   channel?: string;
   deliveryArea?: string;
   deliveryAddress?: string;
+  shipping?: string;
+  shippingService?: string;
+  pickupArea?: string;
+  pickupAddress?: string;
+  account?: string;
+  description?: string[];
+  imageUrl?: string[];
+  lang?: string;
   item?: string[];
   product?: string[];
   qty?: string[];
@@ -39,7 +48,11 @@ export const FLAG_OF: Record<string, string> = {
   expiredType: '--expired-type', comments: '--comments', referenceId: '--reference-id', paymentMethod: '--method',
   paymentChannel: '--channel', product: '--item (or --product)', qty: '--qty', price: '--price', weight: '--weight', width: '--width',
   height: '--height', length: '--length', deliveryArea: '--delivery-area', deliveryAddress: '--delivery-address',
+  shipping: '--shipping', shippingService: '--shipping-service', pickupArea: '--pickup-area', pickupAddress: '--pickup-address',
 };
+
+/** The COD shipping fields: request field → flag (sent when given; shipping and shippingService required for COD). */
+const COD_FIELDS = ['shipping', 'shippingService', 'pickupArea', 'pickupAddress'] as const;
 
 function num(value: string, flag: string): number {
   const n = Number(value);
@@ -113,6 +126,7 @@ export function normalizeChannel(method: string | undefined, channel: string | u
 export function buildPaymentRequest(values: {
   name: string; phone: string; email: string; notifyUrl: string; method: string; channel: string; items: PaymentItem[];
   amount?: number; expired?: number; expiredType?: string; comments?: string; referenceId: string; deliveryArea?: string; deliveryAddress?: string;
+  shipping?: string; shippingService?: string; pickupArea?: string; pickupAddress?: string; account?: string;
   allowAmountMismatch?: boolean; escrow?: boolean;
 }): DirectPaymentRequest {
   const sum = values.items.reduce((s, i) => s + i.qty * i.price, 0);
@@ -135,12 +149,18 @@ export function buildPaymentRequest(values: {
   if (values.escrow) req.escrow = true;
   if (cod || values.deliveryArea !== undefined) req.deliveryArea = values.deliveryArea;
   if (cod || values.deliveryAddress !== undefined) req.deliveryAddress = values.deliveryAddress;
+  for (const k of COD_FIELDS) {
+    const v = values[k];
+    // The courier codes as the rate answer gives them (IDEXPRESS, STD).
+    if (v !== undefined) req[k] = k === 'shipping' || k === 'shippingService' ? v.trim().toUpperCase() : v;
+  }
+  if (values.account !== undefined) req.account = checkAccount(values.account);
   const errors = validatePaymentRequest(req as unknown as Record<string, unknown>);
   const fields = Object.keys(errors);
   if (fields.length > 0) {
     const detail = fields.map((f) => `${FLAG_OF[f] ?? f}: ${errors[f]!.map(inEnglish).join('; ')}`).join(', ');
     throw new UsageError(`the payment is not valid, nothing was sent: ${detail}`, {
-      hint: cod ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L) plus --delivery-area (postal code) and --delivery-address' : undefined,
+      hint: cod ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L), --delivery-area, --delivery-address, and --shipping with --shipping-service from `paycli cod rate`' : undefined,
       details: errors,
       code: 'ERR_INVALID_PAYMENT',
     });
@@ -169,7 +189,7 @@ export function inEnglish(message: string): string {
     [/^expiredType tidak valid\. Pilihan: (.*)\.$/, (m) => `one of ${m[1]}`],
     [/^\S+ harus berupa array\.$/, () => 'must be a list'],
     [/^\S+ harus berjumlah sama dengan product\.$/, () => 'needs one value per product'],
-    [/^deliveryArea harus berupa kode pos 5 digit\.$/, () => 'must be a 5-digit postal code'],
+    [/^\S+ harus berupa kode pos atau id area\.$/, () => 'must be a postal code or an area id (digits; see `paycli cod area`)'],
   ];
   for (const [re, say] of rules) {
     const m = re.exec(message);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { childEnv } from '../child-env.js';
-import { checkRedirectData, encodeRedirectBody, REDIRECT_PAYMENT_PATH, type RedirectPaymentData } from '../../core/api/redirect.js';
+import { checkRedirectData, encodeRedirectBody, REDIRECT_PAYMENT_PATH, type RedirectPaymentData, type RedirectPaymentRequest } from '../../core/api/redirect.js';
+import { checkAccount } from '../../core/api/merchant.js';
 import { AuthError, UsageError } from '../../core/errors.js';
 import { normalizePhone } from '../../core/phone.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
@@ -35,6 +36,19 @@ function openUrl(url: string, env: Record<string, string | undefined>, secrets: 
   });
 }
 
+/** The redirect payment's optional fields (the collection's form): per-item descriptions and images, lang, account, pickupArea. */
+function redirectExtras(opts: RedirectFlags, items: number): Partial<RedirectPaymentRequest> {
+  for (const [flag, list] of [['--description', opts.description], ['--image-url', opts.imageUrl]] as const) {
+    if (list && list.length !== items) throw new UsageError(`${flag} was given ${list.length} times for ${items} items: give one per item`);
+  }
+  for (const u of opts.imageUrl ?? []) if (!URL_RE.test(u)) throw new UsageError(`invalid --image-url "${u}" (an http(s) URL)`);
+  return {
+    ...(opts.description ? { descriptions: opts.description } : {}), ...(opts.imageUrl ? { imageUrls: opts.imageUrl } : {}),
+    ...(opts.lang === 'id' || opts.lang === 'en' ? { lang: opts.lang } : {}),
+    ...(opts.account !== undefined ? { account: checkAccount(opts.account) } : {}), ...(opts.pickupArea !== undefined ? { pickupArea: opts.pickupArea } : {}),
+  };
+}
+
 /**
  * `paycli pay --redirect`: a redirect (hosted page) payment, `POST v2/payment`. The buyer picks the
  * method on the gateway's page (`--method` pre-selects one); prints the page URL.
@@ -67,6 +81,7 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<Outco
   const body = encodeRedirectBody({
     items, notifyUrl: notifyUrl!, returnUrl: opts.returnUrl!, cancelUrl: opts.cancelUrl ?? opts.returnUrl!, referenceId,
     buyerName: opts.name, buyerEmail: opts.email, buyerPhone: phone, expired, expiredType: opts.expiredType, paymentMethod: opts.method,
+    ...redirectExtras(opts, items.length),
   });
   const req = await session.signed('POST', REDIRECT_PAYMENT_PATH, body);
   if (await session.preview(req)) return 'ok';

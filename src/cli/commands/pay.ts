@@ -1,4 +1,4 @@
-import { AuthError } from '../../core/errors.js';
+import { AuthError, UsageError } from '../../core/errors.js';
 import { checkPaymentData } from '../../core/http/envelope.js';
 import { DIRECT_PAYMENT_PATH, encodePaymentBody, type DirectPaymentData } from '../../core/api/payments.js';
 import { PAYMENT_METHODS, channelsOf, type PaymentItem } from '../../core/payment-rules.js';
@@ -13,6 +13,7 @@ import { normalizePhone } from '../../core/phone.js';
 import { Option, apiFlags, collect, examples, type Define } from '../command-kit.js';
 import { EXPIRED_TYPES, METHOD_NAMES } from '../../core/payment-rules.js';
 import { topCommand } from './heads.js';
+import { promptShipping, type CodChoice } from './pay-cod.js';
 import { notifyUrlOf } from '../listener-state.js';
 
 interface Collected {
@@ -103,6 +104,9 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
 export const payCommand: Handler<PayFlags> = async (env) => {
   const { opts, out, session, ctx } = env;
   if ((opts as { redirect?: boolean }).redirect) return (await import('./pay-redirect.js')).payRedirect(env);
+  for (const [flag, v] of [['--description', opts.description], ['--image-url', opts.imageUrl], ['--lang', opts.lang]] as const) {
+    if (v !== undefined) throw new UsageError(`${flag} applies to --redirect only (the hosted page)`);
+  }
   const cfg = await session.config();
   const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
   const v: Collected = {
@@ -117,11 +121,14 @@ export const payCommand: Handler<PayFlags> = async (env) => {
     if (!canPrompt(ctx, opts)) throw new AuthError(`missing ${missing.join(', ')} (no terminal to ask in)`, { hint: 'pass them as flags; see `paycli pay --help`' });
     await promptMissing(env, v);
   }
+  const cod: CodChoice = { deliveryArea: opts.deliveryArea, pickupArea: opts.pickupArea, shipping: opts.shipping, shippingService: opts.shippingService };
+  if (v.method === 'cod' && (!cod.shipping || !cod.shippingService) && canPrompt(ctx, opts)) await promptShipping(env, cod, v.items);
   const referenceId = opts.referenceId ?? generateReferenceId(ctx.now());
   const request = buildPaymentRequest({
     name: v.name!, phone: v.phone!, email: v.email!, notifyUrl: v.notifyUrl!, method: v.method!, channel: v.channel!, items: v.items,
     amount: amountFlag(opts.amount), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
-    comments: opts.comments, referenceId, deliveryArea: opts.deliveryArea, deliveryAddress: opts.deliveryAddress,
+    comments: opts.comments, referenceId, deliveryArea: cod.deliveryArea, deliveryAddress: opts.deliveryAddress,
+    shipping: cod.shipping, shippingService: cod.shippingService, pickupArea: cod.pickupArea, pickupAddress: opts.pickupAddress, account: opts.account,
     allowAmountMismatch: opts.allowAmountMismatch, escrow: opts.escrow,
   });
   const body = encodePaymentBody(request);
@@ -163,18 +170,26 @@ export const commands: Record<'pay', Define> = {
       .option('--comments <text>', 'transaction note')
       .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')
       .option('--escrow', 'hold the paid amount as escrow (status 7) until released')
-      .option('--delivery-area <postal>', 'delivery postal code (COD)')
-      .option('--delivery-address <text>', 'delivery address (COD)')
+      .option('--delivery-area <area>', 'COD: delivery area id (`paycli cod area`) or postal code')
+      .option('--delivery-address <text>', 'COD: delivery address')
+      .option('--shipping <courier>', 'COD: the courier of `paycli cod rate` (e.g. IDEXPRESS); asked on a terminal')
+      .option('--shipping-service <service>', 'COD: the courier\'s service of `paycli cod rate` (e.g. STD); asked on a terminal')
+      .option('--pickup-area <area>', 'COD: where the courier picks the parcel up (area id of `paycli cod area`)')
+      .option('--pickup-address <text>', 'COD: the pickup address')
+      .option('--account <va>', 'a child account (child VA) of yours the payment is for')
       .option('--raw', 'with --json: print the whole envelope, not just Data')
       .option('--redirect', 'a redirect payment: a hosted page where the buyer chooses the method (--method pre-selects)')
       .option('--return-url <url>', 'with --redirect: where the buyer goes after paying')
       .option('--cancel-url <url>', 'with --redirect: where the buyer goes on cancel (default: --return-url)')
-      .option('--open', 'with --redirect: open the page in the desktop browser');
+      .option('--open', 'with --redirect: open the page in the desktop browser')
+      .option('--description <text>', 'with --redirect: each item\'s description on the page (repeatable; default its name)', collect)
+      .option('--image-url <url>', 'with --redirect: each item\'s picture on the page (repeatable)', collect)
+      .addOption(new Option('--lang <lang>', 'with --redirect: the page\'s language').choices(['id', 'en']));
     const flags = apiFlags(pay);
     examples(pay, [
       'paycli pay --method va --channel bca --name Putu --phone 08123456789 --email putu@mail.com --item "Kopi Bali:2:50000" --notify-url https://shop.example/callback',
       'paycli --env local pay --method qris --name Putu --phone 08123456789 --email putu@mail.com --item "Tiket:1:102000" --notify-url http://127.0.0.1:8080/',
-      'paycli pay --method cod --channel rpx --item "Kaos:1:75000:0.3:20:5:30" --delivery-area 80361 --delivery-address "Jl. Sunset Road 1, Kuta" …',
+      'paycli pay --method cod --channel rpx --item "Kaos:1:75000:0.3:20:5:30" --delivery-area 80361 --delivery-address "Jl. Sunset Road 1, Kuta" --shipping IDEXPRESS --shipping-service STD …',
       'paycli pay --method va --channel bni … --dry-run',
       'paycli pay --method ewallet --channel dana … --json | jq -r .Url',
       'paycli pay --redirect --item "Kaos:1:75000" --notify-url https://shop.example/cb --return-url https://shop.example/thanks --open',

@@ -3,7 +3,8 @@ import { NetworkError, UsageError, GatewayError } from '../../core/errors.js';
 import { dataDir } from '../../core/config/paths.js';
 import { parseBindHost } from '../../core/http/serve.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
-import type { Handler } from '../command-env.js';
+import type { CommandEnv, Handler } from '../command-env.js';
+import { describeSendError } from '../../core/http/raw-post.js';
 import { rupiah, terminalWidth, wib } from '../output.js';
 import { fitLineTo } from '../layout.js';
 import { Option, collect, examples, type Define, type TypedCommand } from '../command-kit.js';
@@ -11,6 +12,7 @@ import type { OptionValues } from '@commander-js/extra-typings';
 import { parsePort } from '../flag-values.js';
 import { topCommand } from './heads.js';
 import { adminCall } from '../sandbox-admin.js';
+import { SHIP_HELP, sandboxDeliver, sandboxShip } from './sandbox-cod.js';
 import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvApiKey, sandboxExports, withSandboxEnv, writeReadyFile } from '../sandbox-service.js';
 import type { Action } from '../../core/statuses.js';
 
@@ -26,6 +28,13 @@ interface SandboxFlags {
   faults?: string;
   settlement?: 'immediate' | 'deferred';
   sandboxUrl?: string;
+  limit?: string;
+  status?: string;
+  all?: boolean;
+  payments?: string;
+  paid?: string;
+  days?: string;
+  yes?: boolean;
   /** False with --no-dashboard. */
   dashboard?: boolean;
   readyFile?: string;
@@ -119,7 +128,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   if (opts.va !== undefined && apiKey === undefined && !accounts) {
     throw new UsageError('--va needs --api-key or --api-key-file: the emulator\'s merchant must have an API key to sign with', { hint: 'or omit both to use the documented default merchant' });
   }
-  const dir = opts.inMemory ? undefined : (opts.dataDir ?? join(dataDir(ctx.env, ctx.homedir), 'sandbox'));
+  const dir = opts.inMemory ? undefined : sandboxDir(env);
   const counts = { requests: 0, callbacks: 0, delivered: 0, failed: 0 };
   const sandbox = await startSandbox({
     port: parsePort(opts.port, 4010),
@@ -169,6 +178,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     if (err.code === 'EACCES') throw new UsageError(`no permission to listen on port ${opts.port ?? 4010}`);
     throw err;
   });
+  // Listen for Ctrl-C / SIGTERM before the banner says it started: a stop right after it is a clean stop.
+  const signal = ctx.interrupts();
   const main = sandbox.accounts[0]!;
   const ready = readyInfo(sandbox.url, sandbox.dashboardUrl, main.va, main.apiKey);
   const banner = {
@@ -180,18 +191,16 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     apiKey: maskSecret(main.apiKey),
     accounts: sandbox.accounts.length,
     dataDir: dir ?? null,
-    transactions: sandbox.state.txns.size,
+    transactions: sandbox.state.count(),
     regions: sandbox.regions.counts,
     skippedLines: sandbox.startup.skippedLines,
     reconciled: sandbox.startup.reconciled,
-    removedTmp: sandbox.startup.removedTmp,
-    ...(sandbox.startup.tookOverFrom !== undefined ? { tookOverFrom: sandbox.startup.tookOverFrom } : {}),
+    ...(sandbox.startup.migrated !== undefined ? { migrated: sandbox.startup.migrated } : {}),
   };
   const notes: string[] = [];
-  if (sandbox.startup.tookOverFrom !== undefined) notes.push(`took over the data-dir lock of a crashed emulator (pid ${sandbox.startup.tookOverFrom})`);
+  if (sandbox.startup.migrated !== undefined) notes.push(`imported ${sandbox.startup.migrated} transaction${sandbox.startup.migrated === 1 ? '' : 's'} from an older version's journal.jsonl (kept as journal.jsonl.migrated)`);
   if (sandbox.startup.skippedLines > 0) notes.push(`${sandbox.startup.skippedLines} unreadable journal line${sandbox.startup.skippedLines === 1 ? '' : 's'} skipped`);
   if (sandbox.startup.reconciled > 0) notes.push(`${sandbox.startup.reconciled} callback${sandbox.startup.reconciled === 1 ? '' : 's'} queued for transitions that had none`);
-  if (sandbox.startup.removedTmp.length > 0) notes.push(`removed ${sandbox.startup.removedTmp.length} partial file${sandbox.startup.removedTmp.length === 1 ? '' : 's'} of an interrupted write (${sandbox.startup.removedTmp.join(', ')})`);
   if (out.json) out.data(banner, false);
   else {
     // Fits the terminal: a long data-dir path or note wraps under its label.
@@ -206,10 +215,10 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         // The documented default VA is public; a merchant's own VA is masked like everywhere else.
         line('VA', main.va === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_VA ? main.va : maskSecret(main.va)),
         line('API key', `${maskSecret(main.apiKey)}${isDefaultKey ? ' (the documented default; --env local uses it)' : ''}`),
-        line('state', `${dir ?? 'in memory'} (${sandbox.state.txns.size} transactions)`),
+        line('state', `${dir ?? 'in memory'} (${sandbox.state.count()} transactions)`),
         ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
         line('dashboard', sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
-        line('admin', 'paycli sandbox list | pay | cancel | refund | settle | release ID | clock'),
+        line('admin', 'paycli sandbox list | pay | cancel | refund | settle | release | ship | deliver ID | clock'),
         line('log times', 'WIB (Asia/Jakarta); Ctrl-C to stop'),
         '',
       ].join('\n'),
@@ -218,18 +227,23 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   // The port accepts connections now: tell whoever waits (a file written whole, and a JSON line).
   if (opts.readyFile) await writeReadyFile(opts.readyFile, ready);
   if (out.json) out.data({ event: 'ready', ...ready }, false);
-  const signal = ctx.interrupts();
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  const total = sandbox.state.count();
   await sandbox.close();
   if (opts.readyFile) await removeReadyFile(opts.readyFile);
-  const summary = { event: 'stopped', ...counts, transactions: sandbox.state.txns.size };
+  const summary = { event: 'stopped', ...counts, transactions: total };
   if (out.json) out.data(summary, false);
   else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
   return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };
+
+/** The emulator's data dir: --data-dir, or the default under the XDG data home. */
+function sandboxDir(env: CommandEnv<SandboxFlags>): string {
+  return env.opts.dataDir ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'sandbox');
+}
 
 /** `paycli sandbox ACTION ID` (pay, expire, cancel, fail, refund, settle, release): an admin transition with its callback. */
 function transitionCommand(kind: Action): Handler<SandboxFlags & { error?: boolean }> {
@@ -296,15 +310,32 @@ export const sandboxResend: Handler<SandboxFlags & { to?: string }> = async (env
 };
 export const sandboxExpire = transitionCommand('expire');
 
+/** `paycli sandbox list`: one page of transactions, newest first (`--all`: every page, by a stable cursor). */
 export const sandboxList: Handler<SandboxFlags> = async (env) => {
-  const { json } = await adminCall(env, 'GET', '/_sandbox/transactions');
-  const list = (json.transactions ?? []) as Record<string, unknown>[];
+  const limit = env.opts.limit ?? '100';
+  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000) throw new UsageError(`invalid --limit "${limit}": 1 to 1000`);
+  const list: Record<string, unknown>[] = [];
+  let after = '';
+  let total = 0;
+  let more = false;
+  for (;;) {
+    const q = new URLSearchParams({ limit, ...(after ? { after } : {}), ...(env.opts.status ? { status: env.opts.status } : {}) });
+    const { status, json } = await adminCall(env, 'GET', `/_sandbox/transactions?${q}`);
+    if (status !== 200) throw new UsageError(String(json.error ?? `the emulator answered ${status}`));
+    const page = (json.transactions ?? []) as Record<string, unknown>[];
+    total = Number(json.total ?? page.length);
+    if (env.out.json && env.opts.all) for (const t of page) env.out.data(t, false);
+    else list.push(...page);
+    after = typeof json.next === 'string' ? json.next : '';
+    more = after !== '';
+    if (!env.opts.all || !more) break;
+  }
   if (env.out.json) {
-    env.out.data(list);
+    if (!env.opts.all) env.out.data(list);
     return 'ok';
   }
   if (list.length === 0) {
-    env.out.info('no transactions yet: create one with `paycli --env local pay …`');
+    env.out.info(env.opts.status ? `no ${env.opts.status} transactions` : 'no transactions yet: create one with `paycli --env local pay …`');
     return 'ok';
   }
   const rows = list.map((t) => {
@@ -312,6 +343,106 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
     return [String(t.id), String(t.statusLabel ?? t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
   });
   env.out.out(env.out.table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
+  if (more) env.out.info(env.out.e.dim(`the newest ${list.length} of ${total}; --all for every page, --limit N for bigger pages`));
+  return 'ok';
+};
+
+/** Opens a stopped emulator's data dir (refused, naming the running one, when it is in use). */
+async function withDataDir<R>(env: CommandEnv<SandboxFlags>, fn: (opened: import('../../core/sandbox/datadir.js').OpenedDataDir) => Promise<R>): Promise<R> {
+  const { openDataDir } = await import('../../core/sandbox/datadir.js');
+  const { processLockOwner } = await import('../../sandbox.js');
+  const opened = await openDataDir(sandboxDir(env), processLockOwner());
+  try {
+    return await fn(opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+/** `paycli sandbox seed --payments N`: bulk synthetic history, into a stopped emulator's data dir or through a running one. */
+export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
+  const { readSeedSpec, seedLedger } = await import('../../core/sandbox/bulk.js');
+  const read = readSeedSpec({ payments: env.opts.payments, paid: env.opts.paid, days: env.opts.days });
+  if (!read.ok) throw new UsageError(`invalid seed: ${read.error}`);
+  const started = Date.now();
+  let seeded: number;
+  let where: string;
+  if (env.opts.sandboxUrl) {
+    const q = new URLSearchParams({ payments: String(read.spec.payments), paid: String(read.spec.paid), days: String(read.spec.days) });
+    const { status, json } = await adminCall(env, 'POST', `/_sandbox/seed?${q}`, 3_600_000);
+    if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+    seeded = Number(json.seeded);
+    where = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+  } else {
+    const { DEFAULT_ACCOUNT } = await import('../../core/sandbox/accounts.js');
+    ({ seeded, where } = await withDataDir(env, async ({ state, dir }) => ({
+      seeded: await state.bulkLoad(() => seedLedger(state, { ...read.spec, va: env.opts.va ?? DEFAULT_ACCOUNT.va, merchantName: DEFAULT_ACCOUNT.name, now: env.ctx.now().getTime() })),
+      where: dir,
+    })));
+  }
+  const seconds = (Date.now() - started) / 1000;
+  if (env.out.json) env.out.data({ seeded, where, seconds });
+  else env.out.out(`seeded ${seeded} payments (${Math.round(read.spec.paid * 100)} % paid, over ${read.spec.days} days) into ${where} in ${seconds.toFixed(1)} s`);
+  return 'ok';
+};
+
+/** `paycli sandbox export`: the ledger as JSONL on stdout. */
+export const sandboxExport: Handler<SandboxFlags> = async (env) => {
+  if (env.opts.sandboxUrl) {
+    // Streamed as it comes (an export has no size bound to read it whole under).
+    const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+    let res: Response;
+    try {
+      res = await fetch(`${base}/_sandbox/export`, { headers: { accept: 'application/x-ndjson' }, signal: env.ctx.interrupts() });
+    } catch (err) {
+      throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError((err as { cause?: unknown }).cause ?? err)}`, { hint: 'start it with `paycli sandbox`, or check --sandbox-url' });
+    }
+    if (res.status !== 200 || !res.body) throw new GatewayError(res.status, `the emulator answered ${res.status} to the export`);
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body) env.ctx.stdout.write(decoder.decode(chunk, { stream: true }));
+    env.ctx.stdout.write(decoder.decode());
+    return 'ok';
+  }
+  const { ledgerLines } = await import('../../core/sandbox/ledger-jsonl.js');
+  await withDataDir(env, async ({ state }) => {
+    let chunk = '';
+    for (const line of ledgerLines(state)) {
+      chunk += line;
+      if (chunk.length >= 1 << 20) {
+        env.ctx.stdout.write(chunk);
+        chunk = '';
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    if (chunk) env.ctx.stdout.write(chunk);
+  });
+  return 'ok';
+};
+
+/** `paycli sandbox import FILE`: a ledger export (or an older journal) into a stopped emulator's empty ledger. */
+export const sandboxImport: Handler<SandboxFlags> = async (env, file: string) => {
+  const { importLedger } = await import('../../core/sandbox/ledger-jsonl.js');
+  const r = await withDataDir(env, ({ state }) => state.bulkLoad(() => importLedger(state, file)));
+  if (env.out.json) env.out.data(r);
+  else env.out.out(`imported ${r.payments} transactions and ${r.sessions} redirect sessions into ${sandboxDir(env)}${r.skipped ? ` (${r.skipped} unreadable lines skipped)` : ''}`);
+  return 'ok';
+};
+
+/** `paycli sandbox reset --yes`: empties the ledger (accounts stay; ids go on from where they were). */
+export const sandboxReset: Handler<SandboxFlags> = async (env) => {
+  if (!env.opts.yes) throw new UsageError('`sandbox reset` deletes every transaction and callback of the emulator; add --yes to do it', { hint: 'keep a copy first with `paycli sandbox export > ledger.jsonl`' });
+  let removed: number;
+  let where: string;
+  if (env.opts.sandboxUrl) {
+    const { status, json } = await adminCall(env, 'POST', '/_sandbox/reset', 600_000);
+    if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+    removed = Number(json.removed);
+    where = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+  } else {
+    ({ removed, where } = await withDataDir(env, async ({ state, dir }) => ({ removed: await state.reset(), where: dir })));
+  }
+  if (env.out.json) env.out.data({ removed, where });
+  else env.out.out(`removed ${removed} transactions from ${where}`);
   return 'ok';
 };
 
@@ -393,7 +524,34 @@ const defineSandbox: Define = (program, bind) => {
     ]),
     sandboxEnv,
   );
-  bind(examples(sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks')), ['paycli sandbox list', 'paycli sandbox list --json']), sandboxList);
+  for (const kind of ['ship', 'deliver'] as const) bind(examples(sandboxUrl(sandbox.command(`${kind} <id>`).description(SHIP_HELP[kind].description)), SHIP_HELP[kind].examples), kind === 'ship' ? sandboxShip : sandboxDeliver);
+  bind(
+    examples(
+      sandboxUrl(sandbox.command('list').description('list the emulator\'s transactions and their callbacks, newest first'))
+        .option('--limit <n>', 'transactions per page (1-1000)', '100')
+        .option('--status <status>', 'only this status: pending, berhasil, expired')
+        .option('--all', 'follow every page (NDJSON with --json)'),
+      ['paycli sandbox list', 'paycli sandbox list --status pending --all --json'],
+    ),
+    sandboxList,
+  );
+  const dataDirFlag = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--data-dir <dir>', 'the stopped emulator\'s data dir (default $XDG_DATA_HOME/paycli/sandbox)');
+  bind(
+    examples(
+      dataDirFlag(sandboxUrl(sandbox.command('seed').description('add synthetic history: payments over the last days, a share paid with delivered callbacks')))
+        .requiredOption('--payments <n>', 'how many payments')
+        .option('--paid <share>', 'share of them paid (0-1)', '0.7')
+        .option('--days <n>', 'spread over the last N days', '90'),
+      ['paycli sandbox seed --payments 100000', 'paycli sandbox seed --payments 5000 --paid 0.5 --days 30 --sandbox-url http://127.0.0.1:4010'],
+    ),
+    sandboxSeed,
+  );
+  bind(examples(dataDirFlag(sandboxUrl(sandbox.command('export').description('write the ledger as JSONL (one payment with its callbacks per line)'))), ['paycli sandbox export > ledger.jsonl', 'paycli sandbox export --sandbox-url http://127.0.0.1:4010 | jq -c .txn.id']), sandboxExport);
+  bind(examples(dataDirFlag(sandbox.command('import <file>').description('load a ledger export (or an older journal.jsonl) into a stopped emulator\'s empty ledger')), ['paycli sandbox import ledger.jsonl', 'paycli sandbox import ledger.jsonl --data-dir ./sandbox-data']), sandboxImport);
+  bind(
+    examples(dataDirFlag(sandboxUrl(sandbox.command('reset').description('empty the ledger: every transaction and callback (accounts stay)'))).option('--yes', 'really delete them'), ['paycli sandbox reset --yes', 'paycli sandbox reset --yes --sandbox-url http://127.0.0.1:4010']),
+    sandboxReset,
+  );
 };
 
 export const commands = { sandbox: defineSandbox };

@@ -13,7 +13,7 @@ import { topCommand } from './heads.js';
 
 /** Fetches one transaction (or prints the request for --dry-run/--curl and returns null). */
 async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Promise<TransactionRecord | null> {
-  const req = await env.session.signed('POST', TRANSACTION_PATH, encodeTransactionBody(id));
+  const req = await env.session.signed('POST', TRANSACTION_PATH, encodeTransactionBody(id, (env.opts as { account?: string }).account));
   if (await env.session.preview(req)) return null;
   const send = () => env.session.send<TransactionRecord>(req, { checkData: checkTransactionData });
   const envelope = spinner ? await withSpinner(env, `checking transaction ${id}`, send) : await send();
@@ -27,7 +27,7 @@ async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Pr
  * printed the first history request.
  */
 async function findByReference(env: CommandEnv, reference: string): Promise<number | null> {
-  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20 }));
+  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20, account: (env.opts as { account?: string }).account }));
   if (await env.session.preview(first)) return null;
   return withSpinner(env, `looking up reference ${reference} in the history`, async () => {
     for (let page = 1; ; page++) {
@@ -161,6 +161,7 @@ const defineTransaction: Define = (program, bind) => {
   const transaction = sendNothingFlags(
     topCommand(program, 'transaction')
       .option('--reference', 'the argument is a reference id even if it is all digits')
+      .option('--account <va>', 'a child account (child VA) of yours: its transaction')
       .option('--wait', 'poll until a final state (paid, expired, cancelled, failed); exit 0 only if paid')
       .option('--interval <duration>', 'with --wait: time between checks (default 3s)')
       .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 6)'),

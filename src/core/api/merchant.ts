@@ -32,10 +32,16 @@ export function isPaidStatus(code: number, paidStatus?: unknown): boolean {
   return paidStatus === 'paid' || code === 1 || code === 6 || code === 7;
 }
 
-/** The transaction id as the Go SDK sends it: a JSON number. Refuses anything but digits. */
-export function encodeTransactionBody(id: string): string {
+/** A child VA for `--account` (the gateway's `account`: a merchant's child account). */
+export function checkAccount(va: string | undefined): string | undefined {
+  if (va !== undefined && !/^\d{4,32}$/.test(va)) throw new UsageError(`invalid --account "${va}": a VA (digits)`);
+  return va;
+}
+
+/** The transaction id as the Go SDK sends it: a JSON number, then `account` (a child VA) when given. */
+export function encodeTransactionBody(id: string, account?: string): string {
   if (!/^\d{1,15}$/.test(id)) throw new UsageError(`invalid transaction id "${id}" (digits, as in TransactionId)`);
-  return encodeJson({ transactionId: Number(id) }, REQUEST_BODY);
+  return encodeJson(account === undefined ? { transactionId: Number(id) } : { transactionId: Number(id), account: checkAccount(account) }, REQUEST_BODY);
 }
 
 export function encodeBalanceBody(va: string): string {
@@ -50,6 +56,18 @@ export interface HistoryRequest {
   page?: number;
   limit?: number;
   order?: 'ASC' | 'DESC';
+  /** The record `Type` (0 mutation, 7 VA/bank transfer, 10 COD, 11 convenience store, …). */
+  type?: number;
+  /** Only these transaction ids (`bulkId`). */
+  ids?: number[];
+  /** `lockStatus`: only locked (true) or unlocked (false) transactions. */
+  locked?: boolean;
+  orderBy?: 'id' | 'created_at' | 'indate';
+  lang?: 'id' | 'en';
+  /** A child VA. */
+  account?: string;
+  /** paycli's emulator: the page after the one whose `Pagination.next_cursor` this is (stable under change). */
+  cursor?: string;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -71,8 +89,15 @@ export function encodeHistoryBody(r: HistoryRequest): string {
   if (r.to) body.enddate = r.to;
   body.page = r.page ?? 1;
   body.limit = r.limit ?? 20;
-  body.orderBy = 'id';
+  body.orderBy = r.orderBy ?? 'id';
   body.order = r.order ?? 'DESC';
+  // The collection's names for the rest (History Transaction): type, bulkId, lockStatus, lang, account.
+  if (r.type !== undefined) body.type = r.type;
+  if (r.ids !== undefined) body.bulkId = r.ids.join(',');
+  if (r.locked !== undefined) body.lockStatus = r.locked ? 1 : 0;
+  if (r.lang !== undefined) body.lang = r.lang;
+  if (r.account !== undefined) body.account = checkAccount(r.account);
+  if (r.cursor !== undefined) body.cursor = r.cursor;
   return encodeJson(body, REQUEST_BODY);
 }
 
@@ -85,6 +110,8 @@ export interface HistoryPage {
   totalPages: number;
   total: number;
   perPage: number;
+  /** Where the next page starts, when the server pages by a stable key (paycli's emulator: `Pagination.next_cursor`). */
+  nextCursor?: string;
 }
 
 const num = (v: unknown, fallback = 0): number => {
@@ -171,7 +198,8 @@ export function readHistory(data: unknown): HistoryPage {
   if (Array.isArray(d.Transaction) || d.Pagination) {
     const p = (d.Pagination ?? {}) as Record<string, unknown>;
     const rows = Array.isArray(d.Transaction) ? d.Transaction.map(record) : [];
-    return { transactions: rows, page: num(p.current_page, 1), totalPages: num(p.total_pages, 1), total: num(p.total, rows.length), perPage: num(p.per_page, rows.length) };
+    const next = typeof p.next_cursor === 'string' && p.next_cursor !== '' ? { nextCursor: p.next_cursor } : {};
+    return { transactions: rows, page: num(p.current_page, 1), totalPages: num(p.total_pages, 1), total: num(p.total, rows.length), perPage: num(p.per_page, rows.length), ...next };
   }
   const rows = Array.isArray(d.Results) ? d.Results.map(record) : Array.isArray(data) ? (data as unknown[]).map(record) : [];
   return { transactions: rows, page: num(d.Current_Page, 1), totalPages: num(d.Total_Page, 1), total: num(d.Total, rows.length), perPage: num(d.Per_Page, rows.length) };

@@ -1,3 +1,4 @@
+import { formSigningJson } from '../signing/form-signature.js';
 import { UsageError } from '../errors.js';
 
 /** The methods `paycli api` sends (the gateway's documented endpoints use GET and POST). */
@@ -106,9 +107,22 @@ export interface ApiBodyInput {
 }
 
 export interface ApiBody {
-  /** The exact bytes to sign and send; undefined for none. */
+  /** The exact bytes to send; undefined for none. */
   body?: string;
+  /** What the signature covers when it is not the body: a form's fields as JSON (form-signature.ts). */
+  signed?: string;
   contentType: string;
+}
+
+/**
+ * What the signature of a request covers: a JSON body's bytes; a form's fields, or a body-less
+ * request's query, as the JSON the gateway's Postman collection signs (form-signature.ts).
+ */
+export function apiSigned(path: string, b: ApiBody): string | undefined {
+  const query = [...new URLSearchParams(path.includes('?') ? path.slice(path.indexOf('?') + 1).split('#', 1)[0] : '')];
+  if (b.contentType === FORM_CONTENT_TYPE && b.body !== undefined) return formSigningJson(query, [...new URLSearchParams(b.body)]);
+  if ((b.body === undefined || b.body === '') && query.length > 0) return formSigningJson(query, []);
+  return b.body;
 }
 
 /**

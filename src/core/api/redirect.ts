@@ -17,6 +17,14 @@ export interface RedirectPaymentRequest {
   expiredType?: string;
   /** Pre-selects a method on the page. */
   paymentMethod?: string;
+  /** Per item, in item order (the collection's `description[]`, `imageUrl[]`); descriptions default to the names. */
+  descriptions?: string[];
+  imageUrls?: string[];
+  /** The page's language. */
+  lang?: 'id' | 'en';
+  /** A child VA; and the COD pickup area. */
+  account?: string;
+  pickupArea?: string;
 }
 
 /** `Data` of a redirect payment (docs: `SessionID` and `Url`). */
@@ -37,7 +45,8 @@ export function encodeRedirectBody(r: RedirectPaymentRequest): string {
     product: r.items.map((i) => i.product),
     qty: r.items.map((i) => i.qty),
     price: r.items.map((i) => i.price),
-    description: r.items.map((i) => i.product),
+    description: r.items.map((i, n) => r.descriptions?.[n] ?? i.product),
+    ...(r.imageUrls ? { imageUrl: r.imageUrls } : {}),
     returnUrl: r.returnUrl,
     notifyUrl: r.notifyUrl,
     cancelUrl: r.cancelUrl,
@@ -45,6 +54,7 @@ export function encodeRedirectBody(r: RedirectPaymentRequest): string {
   const optional: [string, unknown][] = [
     ['referenceId', r.referenceId], ['buyerName', r.buyerName], ['buyerEmail', r.buyerEmail], ['buyerPhone', r.buyerPhone],
     ['expired', r.expired], ['expiredType', r.expiredType], ['paymentMethod', r.paymentMethod],
+    ['account', r.account], ['pickupArea', r.pickupArea], ['lang', r.lang],
   ];
   for (const [k, v] of optional) if (v !== undefined && v !== '') body[k] = v;
   return encodeJson(body, REQUEST_BODY);

@@ -13,6 +13,8 @@ export interface SignedRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** What the signature covers when it is not the body (a form's fields as JSON: form-signature.ts). */
+  signedText?: string;
   signature: RequestSignature;
 }
 
@@ -76,10 +78,12 @@ function bodyWithVa(body: string, va: string | undefined): string {
  */
 export function toCurl(req: SignedRequest): string {
   const body = req.body ?? '';
-  const hashed = req.body ? `$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)` : `$(printf '{}' | sha256sum | cut -d' ' -f1)`;
+  const signed = req.signedText !== undefined && req.signedText !== req.body;
+  const hashed = signed ? `$(printf '%s' "$SIGNED" | sha256sum | cut -d' ' -f1)` : req.body ? `$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)` : `$(printf '{}' | sha256sum | cut -d' ' -f1)`;
   const lines = [
     // The VA in a body (balance's `account`) is spliced in from $PAYCLI_VA, so it is not printed.
     `BODY=${bodyWithVa(body, req.headers.va)}`,
+    ...(signed ? [`SIGNED=${bodyWithVa(req.signedText!, req.headers.va)}`] : []),
     `SIG=$(printf '%s' "${req.method}:$PAYCLI_VA:${hashed}:$PAYCLI_API_KEY" | openssl dgst -sha256 -hmac "$PAYCLI_API_KEY" | sed 's/^.* //')`,
     `curl -sS -X ${req.method} ${shellQuote(req.url)} \\`,
     `  -H ${shellQuote(`Content-Type: ${req.headers['content-type'] ?? 'application/json'}`)} -H 'Accept: application/json' \\`,

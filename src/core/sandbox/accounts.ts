@@ -10,11 +10,15 @@ export interface SandboxAccount {
   active: boolean;
   name: string;
   callbackFormat: 'form' | 'json';
+  /** The gateway's private Close API is granted to this account (a 403 otherwise). */
+  closeApi?: boolean;
+  /** A child account (a child VA) of this merchant's VA: requests may name it as `account`. */
+  parent?: string;
 }
 
 export const DEFAULT_ACCOUNT: SandboxAccount = deepFreeze({ va: EMULATOR_DEFAULT_VA, apiKey: EMULATOR_DEFAULT_API_KEY, active: true, name: 'Paycli Sandbox Store', callbackFormat: 'form' });
 
-/** Reads `--accounts FILE`: a JSON array of {va, apiKey, active?, name?, callbackFormat?}. */
+/** Reads `--accounts FILE`: a JSON array of {va, apiKey, active?, name?, callbackFormat?, closeApi?, parent?}. */
 export async function readAccountsFile(path: string): Promise<SandboxAccount[]> {
   let parsed: unknown;
   try {
@@ -27,12 +31,29 @@ export async function readAccountsFile(path: string): Promise<SandboxAccount[]> 
     if (typeof a?.va !== 'string' || !/^\d{4,32}$/.test(a.va)) throw new UsageError(`--accounts ${path}: entry ${i + 1} needs "va" (digits)`);
     const format = a.callbackFormat ?? 'form';
     if (format !== 'form' && format !== 'json') throw new UsageError(`--accounts ${path}: entry ${i + 1} has callbackFormat "${String(format)}" (form or json)`);
+    if (a.parent !== undefined && (typeof a.parent !== 'string' || !parsed.some((p: Record<string, unknown>) => p?.va === a.parent) || a.parent === a.va)) {
+      throw new UsageError(`--accounts ${path}: entry ${i + 1} has parent "${String(a.parent)}", not the VA of another entry`);
+    }
     return {
       va: a.va,
       apiKey: typeof a.apiKey === 'string' && a.apiKey ? a.apiKey : undefined,
       active: a.active !== false,
       name: typeof a.name === 'string' ? a.name : `Merchant ${a.va}`,
       callbackFormat: format,
+      ...(a.closeApi === true ? { closeApi: true } : {}),
+      ...(typeof a.parent === 'string' ? { parent: a.parent } : {}),
     };
   });
+}
+
+/**
+ * The account a request acts for: the caller, or one of its child accounts named in `account` (the
+ * gateway's `account` field: "child VA"); another merchant's VA, or one it does not know, is the
+ * gateway's `Invalid va`. Absent or empty: the caller.
+ */
+export function actingAccount(caller: SandboxAccount, requested: unknown, accounts: ReadonlyMap<string, SandboxAccount>): SandboxAccount | undefined {
+  const va = typeof requested === 'string' ? requested.trim() : typeof requested === 'number' ? String(requested) : '';
+  if (va === '' || va === caller.va) return caller;
+  const child = accounts.get(va);
+  return child?.parent === caller.va ? child : undefined;
 }

@@ -9,8 +9,8 @@ import { totalOf } from './views.js';
 /** Where the dashboard lives on the emulator: the list at `/`, the rest under `/dashboard/`. */
 export const DASHBOARD_EVENTS = '/dashboard/events';
 const TRX_PAGE = /^\/dashboard\/trx\/(\d+)\/?$/;
-/** Rows shown at most in the list (the newest). */
-export const LIST_LIMIT = 500;
+/** Rows on one page of the list (newest first; "older" pages on by id). */
+export const LIST_LIMIT = 100;
 
 import { ACTIONS, ALLOWED_FROM, STATUSES as STATUS_TABLE, statusLabel } from '../statuses.js';
 
@@ -51,14 +51,20 @@ function badge(status: string, text = status): string {
   return `<span class="badge ${esc(status)}">${esc(text)}</span>`;
 }
 
-/** The list of transactions, newest first, filtered by status and method (`?status=&method=`). */
+/** The list of transactions, newest first, filtered by status and method (`?status=&method=`), a page at a time (`&before=ID`). */
 export function renderList(ctx: DashboardContext, query: URLSearchParams): string {
   const status = query.get('status') ?? '';
   const method = query.get('method') ?? '';
-  const all = [...ctx.state.txns.values()];
-  const methods = [...new Set(all.map((t) => t.via))].sort();
-  const matching = all.filter((t) => (!status || t.status === status) && (!method || t.via === method)).sort((a, b) => b.id - a.id);
-  const shown = matching.slice(0, LIST_LIMIT);
+  const before = /^\d{1,15}$/.test(query.get('before') ?? '') ? Number(query.get('before')) : undefined;
+  // Counts from the store's running totals, the rows one page of an index: no walk of the history.
+  const all = ctx.state.count();
+  const methods = ctx.state.methods();
+  const filter = { ...(status ? { status } : {}), ...(method ? { via: method } : {}) };
+  const matching = status || method ? ctx.state.count(filter) : all;
+  const page = ctx.state.page(filter, { by: 'id', desc: true }, LIST_LIMIT, before === undefined ? {} : { cursor: { key: before, id: before } });
+  const shown = page.rows;
+  const callbacks = ctx.state.deliveriesOfMany(shown.map((t) => t.id));
+  const older = page.next ? `/?${new URLSearchParams({ ...(status ? { status } : {}), ...(method ? { method } : {}), before: String(page.next.id) })}` : null;
   const option = (value: string, current: string, text: string) => `<option value="${esc(value)}"${value === current ? ' selected' : ''}>${esc(text)}</option>`;
   const head = `<h1>Transactions</h1>
 <p class="muted">Clock <span class="mono" id="clock">${esc(wib(ctx.now()))}</span> · <a href="${REQUESTS_PAGE}" id="requests-link">Requests</a></p>
@@ -67,14 +73,8 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
 <label>Method<select name="method" id="filter-method" onchange="this.form.submit()">${option('', method, 'any')}${[...new Set([...methods, ...(method ? [method] : [])])].map((m) => option(m, method, m)).join('')}</select></label>
 <noscript><button type="submit">Filter</button></noscript>
 </form>`;
-  const byTrx = new Map<number, Delivery[]>();
-  for (const d of ctx.state.deliveries.values()) {
-    const list = byTrx.get(d.trxId);
-    if (list) list.push(d);
-    else byTrx.set(d.trxId, [d]);
-  }
   const callbacksOf = (t: Transaction) => {
-    const ds = byTrx.get(t.id) ?? [];
+    const ds = callbacks.get(t.id) ?? [];
     if (ds.length === 0) return '<span class="muted">–</span>';
     const d = ds.at(-1)!;
     return `${badge(d.state === 'pending' && d.attempts > 0 ? 'retry' : d.state, d.state === 'pending' && d.attempts > 0 ? `retrying (${d.attempts})` : d.state)}${ds.length > 1 ? ` <span class="muted">×${ds.length}</span>` : ''}`;
@@ -94,11 +94,13 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
     )
     .join('\n');
   const body =
-    all.length === 0
+    all === 0
       ? `<div class="empty" id="empty">No transactions yet. Create one with <code>paycli --env local pay …</code>; it appears here at once.</div>`
-      : matching.length === 0
-        ? `<div class="empty" id="empty">No transaction matches these filters (${all.length} in all).</div>`
-        : `<p class="muted" id="count">${matching.length} of ${all.length} transaction${all.length === 1 ? '' : 's'}${matching.length > shown.length ? `; the newest ${shown.length} shown` : ''}</p>
+      : matching === 0
+        ? `<div class="empty" id="empty">No transaction matches these filters (${all} in all).</div>`
+        : shown.length === 0
+          ? `<div class="empty" id="empty">No older transaction. <a href="/">Newest</a></div>`
+          : `<p class="muted" id="count">${matching} of ${all} transaction${all === 1 ? '' : 's'}${matching > shown.length ? `; ${before === undefined ? 'the newest' : 'older:'} ${shown.length} shown` : ''}${before !== undefined ? ` · <a href="/" id="newest">newest</a>` : ''}${older ? ` · <a href="${esc(older)}" id="older">older →</a>` : ''}</p>
 <table id="transactions"><thead><tr><th>ID</th><th>Reference</th><th>Method</th><th>Amount</th><th>Status</th><th>Callback</th><th>Created (WIB)</th><th>Expires (WIB)</th></tr></thead>
 <tbody>
 ${rows}
@@ -158,7 +160,7 @@ function renderAttempt(a: AttemptInfo, now: number): string {
   const id = `${a.deliveryId}-${a.attempt}`;
   if (!d) {
     return `<div class="attempt ${ok ? 'ok' : 'bad'}" id="attempt-${esc(id)}"><div class="line"><strong>#${a.attempt}</strong> ${esc(a.result)} ${outcome}</div>
-<p class="muted">Recorded by an older paycli version: the request and the answer were not kept.</p></div>`;
+<p class="muted">The request and the answer were not kept (recorded by an older paycli version, or seeded history).</p></div>`;
   }
   const status = d.httpStatus === null ? badge('bad', a.result) : badge(d.httpStatus === 200 ? 'ok' : 'bad', `HTTP ${d.httpStatus}`);
   let target = d.url;
@@ -192,7 +194,7 @@ function renderDelivery(d: Delivery, attempts: AttemptInfo[], now: number): stri
           : `retrying; next attempt ${d.nextAt !== null ? `${clock(d.nextAt)} WIB` : 'soon'}`;
   return `<div class="card delivery" id="delivery-${esc(d.id)}" data-state="${esc(d.state)}">
 <div class="line"><strong>${esc(d.id)}</strong> · ${badge(d.status, STATUS_TEXT[d.status])} callback · ${esc(d.format)} · ${badge(d.state === 'pending' ? 'retry' : d.state, summary)}</div>
-${attempts.map((a) => renderAttempt(a, now)).join('\n') || '<p class="muted">No attempt yet.</p>'}
+${attempts.map((a) => renderAttempt(a, now)).join('\n') || `<p class="muted">${d.attempts === 0 ? 'No attempt yet.' : 'Its attempts were not recorded (seeded history).'}</p>`}
 </div>`;
 }
 
@@ -207,13 +209,14 @@ export function renderTransaction(ctx: DashboardContext, t: Transaction): string
   const post = (action: string, label: string, cls = '') => `<button type="button" class="${cls}" id="action-${action}" data-post="/_sandbox/transactions/${t.id}/${action}">${esc(label)}</button>`;
   // The buttons are the transitions the table allows from this status (statuses.ts), plus re-send.
   const allowed = ACTIONS.filter((a) => ALLOWED_FROM[a].includes(t.status)).map((a) => post(a, ACTION_LABEL[a]![0], ACTION_LABEL[a]![1]));
-  const actions = `${allowed.join('')}${t.status !== 'pending' ? post('resend', 'Re-send callback now', allowed.length === 0 ? 'primary' : '') : ''}`;
+  const cod = t.status === 'pending' && t.via === 'cod' ? `${post('ship', 'Courier: next step')}${post('deliver', 'Courier: deliver (paid)')}` : '';
+  const actions = `${allowed.join('')}${cod}${t.status !== 'pending' ? post('resend', 'Re-send callback now', allowed.length === 0 ? 'primary' : '') : ''}`;
   const live = `<h1>Transaction ${t.id} ${badge(t.status, STATUS_TEXT[t.status])}</h1>
 <p class="muted">${esc(ctx.merchantName(t))} · ${esc(t.via)}/${esc(t.channel)} · ${esc(rupiah(totalOf(t)))} · <a href="/pay/${t.id}" id="payment-page">payment page</a> · notifyUrl <span class="mono">${esc(t.notifyUrl || '(none)')}</span></p>
 <div class="actions" id="actions">${actions}</div>
 <noscript><p class="muted">Actions need JavaScript; or run <code>paycli sandbox ${t.status === 'pending' ? 'pay' : 'list'} ${t.id}</code>.</p></noscript>
 <h2>Callbacks</h2>
-${deliveries.map((d) => renderDelivery(d, ctx.state.attempts.get(d.id) ?? [], now)).join('\n') || '<div class="empty">No callback yet: one is sent when the payment is paid or expires.</div>'}
+${deliveries.map((d) => renderDelivery(d, ctx.state.attemptsOf(d.id), now)).join('\n') || '<div class="empty">No callback yet: one is sent when the payment is paid or expires.</div>'}
 <h2>As check transaction answers it</h2>
 <div class="card"><dl class="fields" id="fields">${fields}</dl></div>`;
   return layout({ title: `trx ${t.id} · paycli sandbox`, brand: 'paycli sandbox', home: '/', events: DASHBOARD_EVENTS, head: `<p><a href="/">← all transactions</a></p>`, live });
@@ -245,7 +248,7 @@ export function handleDashboard(ctx: DashboardContext, req: IncomingMessage, res
     return true;
   }
   const m = TRX_PAGE.exec(path);
-  const t = m ? ctx.state.txns.get(Number(m[1])) : undefined;
+  const t = m ? ctx.state.get(Number(m[1])) : undefined;
   if (!t) {
     sendText(res, 404, 'no such page\n');
     return true;

@@ -1,117 +1,108 @@
-import { mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
+import { migrateOlderJournal } from './ledger-jsonl.js';
+import { SandboxState } from './state.js';
 
-/** Normal staleness: a holder that has not refreshed its lock for this long is presumed gone. */
-const STALE_MS = 10_000;
-/** Staleness used once the recorded holder's process is known to be dead (the library's minimum). */
-const DEAD_HOLDER_STALE_MS = 2000;
-const UPDATE_MS = 1000;
-
-/** Who takes the lock: this process's id, and how to tell whether another process is still running. */
+/** Who takes the lock: this process's id, and the user allowed to own the data dir's files. */
 export interface LockOwner {
   pid: number;
-  isAlive(pid: number): boolean;
+  uid?: number;
 }
 
-/** For callers that cannot say (the core never reads `process`): holders are presumed alive. */
-const UNKNOWN_OWNER: LockOwner = { pid: 0, isAlive: () => true };
-
 export interface DataDirLock {
-  /** The data directory, symlinks resolved. */
+  /** The data directory, absolute. */
   dir: string;
-  /** A crashed holder whose lock was taken over, if any. */
-  tookOverFrom?: number;
-  /** Partial `*.tmp` files from an interrupted write that were removed. */
-  removedTmp: string[];
   release(): Promise<void>;
 }
 
-async function holder(dir: string): Promise<number | undefined> {
+/**
+ * Makes this process the only user of an emulator data dir (the emulator, or `sandbox
+ * seed/import/reset/export` on a stopped one). The lock is SQLite's own write lock on
+ * `DIR/lock.db`: a write transaction opened here and never committed. The operating system holds it
+ * for as long as this process lives and drops it when the process ends however it ends (`kill -9`
+ * included); a stopped process (SIGSTOP, Ctrl-Z) keeps it, so nobody takes over a live emulator's
+ * data dir. Another process is refused (exit 2) with the dir and the holder's pid, which the holder
+ * records in the ledger (`holder` table) where anyone can read it.
+ */
+export async function lockDataDir(dataDir: string, owner: LockOwner = { pid: 0 }): Promise<DataDirLock> {
+  const dir = resolve(dataDir);
   try {
-    const owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as { pid?: unknown };
-    return Number.isSafeInteger(owner.pid) && (owner.pid as number) > 0 ? (owner.pid as number) : undefined;
-  } catch {
-    return undefined;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw fsError(err, `the emulator data dir ${dir}`);
   }
+  const db: Database = await openDatabase(join(dir, 'lock.db'), { what: 'the emulator data dir lock', migrations: [], uid: owner.uid, busyTimeoutMs: 0 });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    db.close();
+    if (!/SQLITE_BUSY|SQLITE_LOCKED/.test(String((err as { code?: unknown }).code))) throw new UsageError(`cannot lock the emulator data dir ${dir}: ${(err as Error).message}`);
+    let pid: number | null | undefined;
+    try {
+      const ledger = await SandboxState.open(dir, owner.uid);
+      pid = ledger.holder()?.pid;
+      await ledger.close();
+    } catch {
+      /* the holder is still creating it: no pid to name */
+    }
+    throw new UsageError(`the emulator data dir ${dir} is in use by another paycli process${pid ? ` (pid ${pid})` : ''}`, {
+      hint: 'stop that emulator, or give this one another --data-dir (or --in-memory); `sandbox seed/reset/export` take --sandbox-url to go through it',
+    });
+  }
+  return {
+    dir,
+    async release() {
+      if (!db.open) return;
+      try {
+        db.exec('ROLLBACK');
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+/** A data dir opened by one process: its ledger (an older journal imported first), and the lock. */
+export interface OpenedDataDir {
+  dir: string;
+  state: SandboxState;
+  /** What the import of an older version's journal found, when there was one. */
+  migrated?: { imported: number; skipped: number };
+  close(): Promise<void>;
 }
 
 /**
- * Makes this process the only emulator on a data dir. The lock is `DIR/sandbox.lock`
- * (proper-lockfile: an atomic mkdir, refreshed every second); `DIR/owner.json` names the holder's
- * pid. A second emulator is refused (exit 2) with the dir and that pid. A lock left by a crash
- * (kill -9) is recognised: when `owner` says the recorded holder's process is gone, the lock is
- * taken over as soon as it has gone unrefreshed for 2 s; any lock unrefreshed for 10 s is stale
- * (the library's own rule, which also covers a reused pid). Then partial `*.tmp` files of an
- * interrupted write are removed.
+ * Locks a data dir and opens its ledger, importing a journal left by an older version once (the
+ * emulator at start, and `sandbox seed/import/export/reset` on a stopped emulator's data dir).
  */
-export async function lockDataDir(dataDir: string, onCompromised: (err: Error) => void, owner: LockOwner = UNKNOWN_OWNER): Promise<DataDirLock> {
-  let dir: string;
+export async function openDataDir(dataDir: string, owner: LockOwner = { pid: 0 }): Promise<OpenedDataDir> {
+  const lock = await lockDataDir(dataDir, owner);
+  let state: SandboxState | undefined;
   try {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    dir = await realpath(dataDir);
-  } catch (err) {
-    throw fsError(err, `the emulator data dir ${dataDir}`);
-  }
-  const { default: lockfile } = await import('proper-lockfile');
-  const options = (stale: number) => ({ stale, update: UPDATE_MS, realpath: false, lockfilePath: join(dir, 'sandbox.lock'), onCompromised });
-  let release: () => Promise<void>;
-  let tookOverFrom: number | undefined;
-  try {
-    release = await lockfile.lock(dir, options(STALE_MS));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw fsError(err, `the emulator data dir ${dir}`);
-    let pid = await holder(dir);
-    // The holder may be writing owner.json this very moment: give it a little time.
-    for (let i = 0; i < 20 && pid === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      pid = await holder(dir);
-    }
-    if (pid === undefined || owner.isAlive(pid)) {
-      throw new UsageError(`the emulator data dir ${dir} is in use by another paycli sandbox${pid === undefined ? '' : ` (pid ${pid})`}`, {
-        hint: 'stop that emulator, or give this one another --data-dir (or --in-memory)',
-      });
-    }
-    // The holder's process is gone: wait for its lock to go unrefreshed, then take it.
-    const until = Date.now() + DEAD_HOLDER_STALE_MS + 3000;
-    for (;;) {
-      try {
-        release = await lockfile.lock(dir, options(DEAD_HOLDER_STALE_MS));
-        tookOverFrom = pid;
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ELOCKED' || Date.now() > until) {
-          throw new UsageError(`the emulator data dir ${dir} is locked (pid ${pid}) and the lock is still being refreshed`, {
-            hint: 'another paycli sandbox uses it; stop it or pick another --data-dir',
-          });
-        }
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-  }
-  try {
-    const tmp = join(dir, `owner.json.${owner.pid}.tmp`);
-    await writeFile(tmp, `${JSON.stringify({ pid: owner.pid > 0 ? owner.pid : null, since: new Date().toISOString() })}\n`, { mode: 0o600 });
-    await rename(tmp, join(dir, 'owner.json'));
-    const removedTmp: string[] = [];
-    for (const name of await readdir(dir)) {
-      if (name.endsWith('.tmp')) {
-        await rm(join(dir, name), { force: true });
-        removedTmp.push(name);
-      }
-    }
+    state = await SandboxState.open(lock.dir, owner.uid);
+    const migrated = await migrateOlderJournal(state, lock.dir);
+    state.setHolder(owner.pid || null);
+    const opened = state;
     return {
-      dir,
-      tookOverFrom,
-      removedTmp,
-      async release() {
-        await rm(join(dir, 'owner.json'), { force: true }).catch(() => undefined);
-        await release().catch(() => undefined);
+      dir: lock.dir,
+      state: opened,
+      ...(migrated ? { migrated } : {}),
+      async close() {
+        try {
+          opened.setHolder(null);
+        } catch {
+          /* a full disk: the next holder overwrites the name */
+        }
+        await opened.close();
+        await lock.release();
       },
     };
   } catch (err) {
-    await release().catch(() => undefined);
-    throw fsError(err, `the emulator data dir ${dir}`);
+    await state?.close();
+    await lock.release();
+    throw err;
   }
 }

@@ -1,6 +1,7 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
-import type { Transaction } from './state.js';
+import type { SandboxState, Transaction, TxnFilter, TxnOrder } from './state.js';
+import { encodeCursor, STATUS_DESC, STATUS_DESC_EN, type HistoryQuery } from './history-query.js';
 import { STATUSES, statusInfo } from '../statuses.js';
 import { chargeOfTxn } from './views.js';
 import { instructionsPath, logoPath } from './channel-assets.js';
@@ -8,7 +9,7 @@ import { FEE_MODEL } from '../fees.js';
 
 /**
  * The emulator's one ledger, read-only: what check transaction, history, balance and the channel list
- * answer, all derived from the same transactions. Pure functions of (transactions, clock, settlement).
+ * answer, all derived from the same transactions (queried from the store, state.ts) and the clock.
  */
 
 export type Settlement = 'immediate' | 'deferred';
@@ -17,9 +18,6 @@ export type Settlement = 'immediate' | 'deferred';
 export function statusCode(t: Transaction, _settlement?: Settlement, _now?: number): number {
   return statusInfo(t.status).code;
 }
-
-/** `StatusDesc` by code (statuses.ts). */
-export const STATUS_DESC: Record<string, string> = Object.fromEntries(STATUSES.map((s) => [String(s.code), s.desc]));
 
 /** When a paid transaction was settled (status 1), if it was. */
 export function settledAt(t: Transaction, _settlement?: Settlement): number | undefined {
@@ -84,18 +82,24 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
   };
 }
 
+/** The store filter of a check-transaction status code (statuses.ts); null for a code no status has. */
+function statusFilter(code: number): TxnFilter | null {
+  const s = STATUSES.find((x) => x.code === code);
+  return s ? { status: s.key } : null;
+}
+
 /**
  * Balance of a merchant, by the status table: settled net amounts are available, paid-unsettled
  * ones (6) are not yet, escrow (7) is held until released, a refund is taken back (counts nowhere).
  */
-export function balanceOf(txns: Iterable<Transaction>, va: string, _settlement?: Settlement, _now?: number): { settled: number; unsettled: number; escrow: number; paidCount: number } {
+export function balanceOf(state: SandboxState, va: string, _settlement?: Settlement, _now?: number): { settled: number; unsettled: number; escrow: number; paidCount: number } {
   const sums = { available: 0, unsettled: 0, escrow: 0, none: 0 };
   let paidCount = 0;
-  for (const t of txns) {
-    if (t.merchantVa !== va) continue;
-    const info = statusInfo(t.status);
-    if (info.paid) paidCount++;
-    sums[info.balance] += chargeOfTxn(t).paidOff;
+  for (const info of STATUSES) {
+    if (info.balance === 'none' && !info.paid) continue;
+    const a = state.aggregate({ merchantVa: va, status: info.key });
+    if (info.paid) paidCount += a.count;
+    sums[info.balance] += a.net;
   }
   return { settled: sums.available, unsettled: sums.unsettled, escrow: sums.escrow, paidCount };
 }
@@ -137,114 +141,37 @@ export function paymentMethodList(assetBase: string): Record<string, unknown>[] 
   }));
 }
 
-/** A history query after validation. */
-export interface HistoryQuery {
-  ids?: number[];
-  status?: number;
-  dateField: 'created_at' | 'indate';
-  start?: string;
-  end?: string;
-  page: number;
-  limit: number;
-  orderBy: 'id' | 'created_at' | 'indate';
-  order: 'ASC' | 'DESC';
-}
-
-export const HISTORY_MAX_LIMIT = 20;
-export const HISTORY_DEFAULT_LIMIT = 10;
-
-const present = (v: unknown) => v !== undefined && v !== null && v !== '';
-
-function intOf(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number(v);
-  return undefined;
-}
+const DAY_MS = 86_400_000;
+/** The first instant of a day in Jakarta (WIB, UTC+7, no daylight saving). */
+const jakartaDayStart = (day: string) => Date.parse(`${day}T00:00:00+07:00`);
 
 /**
- * Validates a history body as the official clients send it: every field optional, `null` for absent
- * (the Go SDK sends every field), numbers as numbers or numeric strings (the docs' example sends
- * strings). `limit` above 20 is capped at 20.
+ * One page of a merchant's history, in the shape real responses have (`Transaction` + `Pagination`).
+ * Pages are numbered as the gateway numbers them; `Pagination.next_cursor` (paycli's) names the next
+ * page by its first row's key, for readers that must not skip or repeat rows while statuses change.
  */
-export function parseHistoryQuery(body: Record<string, unknown>): { ok: true; query: HistoryQuery } | { ok: false; errors: Record<string, string[]> } {
-  const errors: Record<string, string[]> = {};
-  const add = (f: string, m: string): void => {
-    errors[f] = [...(errors[f] ?? []), m];
-  };
-  const q: HistoryQuery = { dateField: 'created_at', page: 1, limit: HISTORY_DEFAULT_LIMIT, orderBy: 'id', order: 'DESC' };
-  if (present(body.status)) {
-    const s = intOf(body.status);
-    if (s === undefined || !(s in STATUS_DESC)) add('status', 'status tidak valid.');
-    else q.status = s;
+export function historyPage(state: SandboxState, va: string, merchantName: string, q: HistoryQuery, settlement: Settlement, now: number): Record<string, unknown> {
+  let f: TxnFilter | null = { merchantVa: va, ...(q.ids ? { ids: q.ids } : {}) };
+  // A record's Type is its method's (TYPE_BY_METHOD); no payment is locked in the emulator.
+  if (q.type !== undefined) f.vias = state.methods().filter((via) => (TYPE_BY_METHOD[via]?.[0] ?? 7) === q.type);
+  if (q.locked === true) f = null;
+  if (f && q.status !== undefined) {
+    const s = statusFilter(q.status);
+    f = s && { ...f, ...s };
   }
-  if (present(body.date)) {
-    if (body.date !== 'created_at' && body.date !== 'indate') add('date', 'date harus created_at atau indate.');
-    else q.dateField = body.date;
+  if (f && (q.start || q.end)) {
+    f.range = { field: q.dateField === 'indate' ? 'paid' : 'created', from: q.start ? jakartaDayStart(q.start) : undefined, to: q.end ? jakartaDayStart(q.end) + DAY_MS : undefined };
   }
-  for (const [field, key] of [['startdate', 'start'], ['enddate', 'end']] as const) {
-    if (!present(body[field])) continue;
-    const v = body[field];
-    if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(v))) add(field, `${field} harus berformat Y-m-d.`);
-    else q[key] = v;
-  }
-  if (present(body.page)) {
-    const p = intOf(body.page);
-    if (p === undefined || p < 1) add('page', 'page harus berupa angka lebih dari 0.');
-    else q.page = p;
-  }
-  if (present(body.limit)) {
-    const l = intOf(body.limit);
-    if (l === undefined || l < 1) add('limit', 'limit harus berupa angka lebih dari 0.');
-    else q.limit = Math.min(l, HISTORY_MAX_LIMIT);
-  }
-  if (present(body.orderBy)) {
-    if (body.orderBy !== 'id' && body.orderBy !== 'created_at' && body.orderBy !== 'indate') add('orderBy', 'orderBy harus id, created_at atau indate.');
-    else q.orderBy = body.orderBy;
-  }
-  if (present(body.order)) {
-    const o = typeof body.order === 'string' ? body.order.toUpperCase() : '';
-    if (o !== 'ASC' && o !== 'DESC') add('order', 'order harus ASC atau DESC.');
-    else q.order = o;
-  }
-  const ids: number[] = [];
-  if (present(body.id)) {
-    const id = intOf(body.id);
-    if (id === undefined) add('id', 'id harus berupa angka.');
-    else ids.push(id);
-  }
-  if (present(body.bulkId)) {
-    const parts = String(body.bulkId).split(',').map((s) => s.trim()).filter(Boolean);
-    if (parts.some((p) => intOf(p) === undefined)) add('bulkId', 'bulkId harus berupa daftar id dipisah koma.');
-    else ids.push(...parts.map(Number));
-  }
-  if (ids.length > 0) q.ids = ids;
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, query: q };
-}
-
-/** One page of a merchant's history, in the shape real responses have (`Transaction` + `Pagination`). */
-export function historyPage(txns: Iterable<Transaction>, va: string, merchantName: string, q: HistoryQuery, settlement: Settlement, now: number): Record<string, unknown> {
-  const dateOf = (t: Transaction) => (q.dateField === 'indate' ? t.paidAt : t.createdAt);
-  const day = (ms: number) => formatJakarta(new Date(ms)).slice(0, 10);
-  const selected = [...txns].filter((t) => {
-    if (t.merchantVa !== va) return false;
-    if (q.ids && !q.ids.includes(t.id)) return false;
-    if (q.status !== undefined && statusCode(t, settlement, now) !== q.status) return false;
-    if (q.start || q.end) {
-      const at = dateOf(t);
-      if (at === undefined) return false;
-      if (q.start && day(at) < q.start) return false;
-      if (q.end && day(at) > q.end) return false;
-    }
-    return true;
-  });
-  const key = (t: Transaction) => (q.orderBy === 'id' ? t.id : q.orderBy === 'created_at' ? t.createdAt : (t.paidAt ?? -Infinity));
-  selected.sort((a, b) => (key(a) - key(b) || a.id - b.id) * (q.order === 'ASC' ? 1 : -1));
-  const total = selected.length;
+  const order: TxnOrder = { by: q.orderBy === 'id' ? 'id' : q.orderBy === 'created_at' ? 'created' : 'paid', desc: q.order === 'DESC' };
+  const total = f ? state.count(f) : 0;
+  const { rows, next } = f ? state.page(f, order, q.limit, q.cursor ? { cursor: q.cursor } : { offset: (q.page - 1) * q.limit }) : { rows: [], next: null };
   const pages = Math.max(1, Math.ceil(total / q.limit));
-  const rows = selected.slice((q.page - 1) * q.limit, q.page * q.limit).map((t) => transactionRecord(t, merchantName, settlement, now));
   return {
-    Transaction: rows,
-    Pagination: { total, count: rows.length, per_page: q.limit, current_page: q.page, total_pages: pages },
+    Transaction: rows.map((t) => {
+      const r = transactionRecord(t, merchantName, settlement, now);
+      if (q.lang === 'en') r.StatusDesc = STATUS_DESC_EN[String(r.Status)] ?? r.StatusDesc;
+      return r;
+    }),
+    Pagination: { total, count: rows.length, per_page: q.limit, current_page: q.page, total_pages: pages, next_cursor: next ? encodeCursor(next) : null },
   };
 }

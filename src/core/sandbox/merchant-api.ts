@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { join } from 'node:path';
-import { Journal } from '../journal.js';
 import { CHANNEL_NAMES, channelsOf, contactError, METHOD_NAMES } from '../payment-rules.js';
 import { parseRedirectRequest } from './redirect-request.js';
 import { locationOf } from './validate.js';
-import type { SandboxAccount } from './accounts.js';
-import { balanceOf, historyPage, parseHistoryQuery, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
+import { actingAccount, type SandboxAccount } from './accounts.js';
+import { balanceOf, historyPage, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
+import { parseHistoryQuery } from './history-query.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
-import { StoreError } from './log.js';
 import { normalizePhoneIfMobile } from '../phone.js';
 import { renderChoicePage } from './redirect-page.js';
-import type { SandboxState, Transaction } from './state.js';
+import { SessionTaken, type SandboxState, type Transaction } from './state.js';
 import { envelope, jsonObjectBody } from './views.js';
 import type { RedirectSession } from './redirect-session.js';
 
@@ -25,43 +23,28 @@ export interface MerchantApiDeps {
   accounts: Map<string, SandboxAccount>;
   now: () => Date;
   settlement: Settlement;
-  dataDir?: string;
   /** Runs what the clock made due (expiry, deferred settlement) before an answer that shows state. */
   due?: () => Promise<unknown>;
-  /** Marks a transaction paid (journalled, callback queued), as the buyer on a page does. */
+  /** Marks a transaction paid (stored, callback queued), as the buyer on a page does. */
   pay: (t: Transaction) => Promise<{ ok: boolean; status?: number; message?: string }>;
 }
 
-type SessionRecord = { t: 'session'; s: RedirectSession };
 
 /**
  * The merchant API beyond direct payment — check transaction, history, balance, the channel lists and
- * redirect payments — and the hosted page of redirect payments. Redirect sessions are journalled
- * (`DATA_DIR/redirects.jsonl`) before they are answered; the transaction a buyer creates on the page
- * goes into the emulator's own journal, so both survive `kill -9`.
+ * redirect payments — and the hosted page of redirect payments. Redirect sessions and the
+ * transaction a buyer creates on the page are stored in the emulator's ledger (state.ts) before
+ * they are answered, so both survive `kill -9`.
  */
 export class MerchantApi {
-  readonly sessions = new Map<string, RedirectSession>();
   /**
-   * How many check-transaction calls asked about each trx (in memory, not journalled): what
+   * How many check-transaction calls asked about each trx (in memory, not stored): what
    * `paycli test-handler --strict` reads (GET /_sandbox/checks/ID) to see that a handler confirmed
    * a callback with the gateway before fulfilling.
    */
   readonly checksByTrx = new Map<number, number>();
-  private journal?: Journal<SessionRecord>;
 
-  private constructor(private deps: MerchantApiDeps) {}
-
-  static async open(deps: MerchantApiDeps): Promise<MerchantApi> {
-    const api = new MerchantApi(deps);
-    if (deps.dataDir) {
-      api.journal = new Journal<SessionRecord>(join(deps.dataDir, 'redirects.jsonl'));
-      const { records } = await api.journal.read();
-      for (const r of records) if (r.t === 'session') api.sessions.set(r.s.sid, r.s);
-      await api.journal.open();
-    }
-    return api;
-  }
+  constructor(private deps: MerchantApiDeps) {}
 
   private nowMs(): number {
     return this.deps.now().getTime();
@@ -75,7 +58,7 @@ export class MerchantApi {
 
   /** Check transaction `Data` for a transaction of this merchant, or undefined. */
   transaction(va: string, id: number): Record<string, unknown> | undefined {
-    const t = this.deps.state.txns.get(id);
+    const t = this.deps.state.get(id);
     if (!t || t.merchantVa !== va) return undefined;
     return this.record(t);
   }
@@ -89,13 +72,19 @@ export class MerchantApi {
   history(va: string, body: Record<string, unknown> = {}): Record<string, unknown> {
     const q = parseHistoryQuery(body);
     if (!q.ok) throw new Error(`invalid history query: ${JSON.stringify(q.errors)}`);
-    return historyPage(this.deps.state.txns.values(), va, this.merchantName(va), q.query, this.deps.settlement, this.nowMs());
+    return historyPage(this.deps.state, va, this.merchantName(va), q.query, this.deps.settlement, this.nowMs());
+  }
+
+  /** The settled balance of a VA's paid payments, before transfers. */
+  paidBalance(va: string): number {
+    return balanceOf(this.deps.state, va, this.deps.settlement, this.nowMs()).settled;
   }
 
   /** `Data` of `POST /api/v2/balance`. */
   balance(va: string): Record<string, unknown> {
-    const b = balanceOf(this.deps.state.txns.values(), va, this.deps.settlement, this.nowMs());
-    return { Va: va, MerchantBalance: b.settled, MemberBalance: 0, UnsettledBalance: b.unsettled, EscrowBalance: b.escrow, PaidTransactions: b.paidCount };
+    const b = balanceOf(this.deps.state, va, this.deps.settlement, this.nowMs());
+    // Close API transfers (close-api.ts) move settled balance between accounts.
+    return { Va: va, MerchantBalance: b.settled + this.deps.state.transferNet(va), MemberBalance: 0, UnsettledBalance: b.unsettled, EscrowBalance: b.escrow, PaidTransactions: b.paidCount };
   }
 
   channels(base: string): Record<string, unknown>[] {
@@ -104,27 +93,24 @@ export class MerchantApi {
 
   /** The transaction a redirect session became, if the buyer chose a method. */
   sessionTransaction(s: RedirectSession): Transaction | undefined {
-    for (const t of this.deps.state.txns.values()) if (t.sid === s.sid && t.merchantVa === s.merchantVa) return t;
-    return undefined;
+    return this.deps.state.sessionTransaction(s.sid, s.merchantVa);
   }
 
-  /** Creates a redirect session; resolves once it is journalled. */
+  /** A redirect session by its id. */
+  session(sid: string): RedirectSession | undefined {
+    return this.deps.state.session(sid);
+  }
+
+  /** Creates a redirect session; resolves once it is stored. */
   async createRedirect(va: string, body: Record<string, unknown>): Promise<{ ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> }> {
     const r = parseRedirectRequest(body, va, randomUUID().toUpperCase(), this.nowMs());
     if (!r.ok) return r;
-    if (this.journal) {
-      try {
-        await this.journal.append({ t: 'session', s: r.session });
-      } catch (err) {
-        // Not stored, not answered 200: the server answers 503 as for the rest of its state.
-        throw new StoreError(err, this.journal.path);
-      }
-    }
-    this.sessions.set(r.session.sid, r.session);
+    // Not stored, not answered 200: a StoreError becomes the server's 503.
+    await this.deps.state.addSession(r.session);
     return r;
   }
 
-  /** The buyer picks method and channel: the session becomes a pending transaction (journalled). */
+  /** The buyer picks method and channel: the session becomes a pending transaction (stored). */
   async choose(s: RedirectSession, method: string, channel: string, buyer: Partial<RedirectSession['buyer']> = {}): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
     const existing = this.sessionTransaction(s);
     if (existing) return { ok: true, txn: existing };
@@ -141,18 +127,25 @@ export class MerchantApi {
       if (bad) return { ok: false, status: 400, message: bad };
     }
     if (typed.phone) typed.phone = normalizePhoneIfMobile(typed.phone);
-    const id = await this.deps.state.reserveId();
     const merchant = this.merchantName(s.merchantVa);
+    const build = (id: number): Transaction => {
     const { paymentNo, qrString } = paymentNumber(method, channel, id, merchant, s.amount);
-    const txn: Transaction = {
+    return {
       id, sid: s.sid, merchantVa: s.merchantVa, referenceId: s.referenceId, via: method, channel, paymentNo,
       paymentName: CHANNEL_NAMES[channel] ?? channel, qrString, amount: s.amount, fee: feeFor(method, s.amount), status: 'pending',
       createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl,
       buyer: { name: s.buyer.name || typed.name, phone: s.buyer.phone || typed.phone, email: s.buyer.email || typed.email },
       items: s.items.map(({ product, qty, price }) => ({ product, qty, price })), comments: s.comments,
     };
-    await this.deps.state.addTransaction(txn);
-    return { ok: true, txn };
+    };
+    try {
+      const txn = await this.deps.state.addTransaction(build, s.sid);
+      return { ok: true, txn };
+    } catch (err) {
+      // Chosen twice at once: the first choice stands.
+      if (err instanceof SessionTaken) return { ok: true, txn: this.sessionTransaction(s)! };
+      throw err;
+    }
   }
 
   // ---- HTTP ----
@@ -182,6 +175,11 @@ export class MerchantApi {
       envelope(res, 400, message, null, { Error: errors });
       return true;
     };
+    // `account` names the caller or one of its child accounts (accounts.ts); anything else is refused.
+    const caller = account;
+    const acting = actingAccount(caller, json.account, this.deps.accounts);
+    if (!acting) return invalid({ account: ['Invalid va'] });
+    account = acting;
     switch (route) {
       case '/api/v2/transaction': {
         const raw = json.transactionId;
@@ -197,12 +195,11 @@ export class MerchantApi {
       case '/api/v2/history': {
         const q = parseHistoryQuery(json);
         if (!q.ok) return invalid(q.errors);
-        envelope(res, 200, 'Success', historyPage(this.deps.state.txns.values(), account.va, account.name, q.query, this.deps.settlement, this.nowMs()));
+        envelope(res, 200, 'Success', historyPage(this.deps.state, account.va, account.name, q.query, this.deps.settlement, this.nowMs()));
         return true;
       }
       case '/api/v2/balance': {
         if (!present(json.account)) return invalid({ account: ['account wajib diisi.'] });
-        if (String(json.account) !== account.va) return invalid({ account: ['Invalid va'] });
         envelope(res, 200, 'success', this.balance(account.va));
         return true;
       }
@@ -212,7 +209,8 @@ export class MerchantApi {
       case '/api/v2/payment': {
         const r = await this.createRedirect(account.va, json);
         if (!r.ok) return invalid(r.errors, 'invalid request');
-        envelope(res, 200, 'success', { SessionID: r.session.sid, Url: `${base}/payment/${r.session.sid}` });
+        // `lang=en` opens the page in English (page-lang.ts); Indonesian is its default.
+        envelope(res, 200, 'success', { SessionID: r.session.sid, Url: `${base}/payment/${r.session.sid}${r.session.lang === 'en' ? '?lang=en' : ''}` });
         return true;
       }
     }
@@ -223,7 +221,7 @@ export class MerchantApi {
   async page(_req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
     const m = /^\/payment\/([0-9A-Fa-f-]{36})(?:\/(choose|pay|cancel))?\/?$/.exec(path);
     if (!m) return false;
-    const s = this.sessions.get(m[1]!.toUpperCase());
+    const s = this.session(m[1]!.toUpperCase());
     if (!s) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment session\n');
       return true;
@@ -267,9 +265,6 @@ export class MerchantApi {
     return true;
   }
 
-  async close(): Promise<void> {
-    await this.journal?.close();
-  }
 }
 
 /** The 404 of every route the emulator does not implement. */

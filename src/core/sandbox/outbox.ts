@@ -63,7 +63,7 @@ export interface OutboxOptions {
 
 /**
  * Delivers callbacks from the durable outbox: signs each attempt anew (fresh X-External-ID and
- * X-Timestamp), retries anything but HTTP 200 per the schedule, and journals every attempt.
+ * X-Timestamp), retries anything but HTTP 200 per the schedule, and stores every attempt.
  */
 export class Outbox {
   private timers = new Map<string, NodeJS.Timeout>();
@@ -79,10 +79,10 @@ export class Outbox {
 
   /** Schedules every unfinished delivery (after a restart). */
   resume(): void {
-    for (const d of this.state.deliveries.values()) if (d.state === 'pending') this.schedule(d);
+    for (const d of this.state.pendingDeliveries()) this.schedule(d);
   }
 
-  /** The outbox entry of a transition's callback, to journal with the transition itself (times on the emulator's clock). */
+  /** The outbox entry of a transition's callback, to store with the transition itself (times on the emulator's clock). */
   entry(txn: Transaction, status: StatusKey, format: 'form' | 'json'): Omit<Delivery, 'id'> {
     const now = this.opts.now().getTime();
     return { trxId: txn.id, status, url: txn.notifyUrl, format, attempts: 0, state: 'pending', nextAt: now, createdAt: now };
@@ -91,7 +91,7 @@ export class Outbox {
   /** Re-times every waiting retry after the clock moved: one now due is attempted at once. */
   reschedule(): void {
     for (const [id, timer] of [...this.timers]) {
-      const d = this.state.deliveries.get(id);
+      const d = this.state.delivery(id);
       if (!d) continue;
       clearTimeout(timer);
       this.timers.delete(id);
@@ -99,7 +99,7 @@ export class Outbox {
     }
   }
 
-  /** Starts delivering a journalled entry. */
+  /** Starts delivering a stored entry. */
   start(d: Delivery): void {
     this.schedule(d);
   }
@@ -176,8 +176,11 @@ export class Outbox {
     }
   }
 
-  private async attemptOnce(d: Delivery): Promise<void> {
-    const txn = this.state.txns.get(d.trxId);
+  private async attemptOnce(queued: Delivery): Promise<void> {
+    // As stored now: a reset may have removed it, another attempt may have finished it.
+    const d = this.state.delivery(queued.id);
+    if (d?.state !== 'pending') return;
+    const txn = this.state.get(d.trxId);
     if (!txn) return;
     if (this.opts.faults.delayMs) await new Promise((r) => setTimeout(r, this.opts.faults.delayMs));
     if (this.closed) return;
@@ -193,20 +196,21 @@ export class Outbox {
     const delay = r.ok ? undefined : this.opts.schedule[attempt - 1];
     const state = r.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
     const nextAt = state === 'pending' ? this.opts.now().getTime() + delay! : null;
+    let stored: Delivery;
     try {
-      await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result, r.detail);
+      stored = await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result, r.detail);
     } catch (err) {
-      // The journal cannot take the attempt (a full disk): the entry stays pending in memory and on
-      // disk, and is tried again; a receiver may see this callback twice, never zero times.
+      // The ledger cannot take the attempt (a full disk): the entry stays pending as stored, and is
+      // tried again; a receiver may see this callback twice, never zero times.
       this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: r.ok, result: `${r.result}; not recorded: ${(err as Error).message}`, httpStatus: r.httpStatus, ms: r.ms, nextInMs: delay ?? this.opts.schedule.at(-1) ?? 1000, final: null });
       this.retryLater(d, delay ?? this.opts.schedule.at(-1) ?? 1000);
       return;
     }
     this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: r.ok, result: r.result, httpStatus: r.httpStatus, ms: r.ms, nextInMs: state === 'pending' ? delay! : null, final: state === 'pending' ? null : state });
-    if (state === 'pending') this.schedule(d);
+    if (state === 'pending') this.schedule(stored);
     else if (r.ok && this.opts.faults.duplicate) {
       const dup = await this.post(txn, d);
-      // Journalled like any attempt (the dashboard shows it); a journal that cannot take it loses only this record.
+      // Stored like any attempt (the dashboard shows it); a ledger that cannot take it loses only this record.
       await this.state.recordAttempt(d.id, attempt + 1, 'delivered', null, dup.result, { ...dup.detail, duplicate: true }).catch(() => undefined);
       this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt: attempt + 1, url: d.url, ok: dup.ok, result: dup.result, httpStatus: dup.httpStatus, ms: dup.ms, nextInMs: null, final: 'delivered', duplicate: true });
     }
@@ -216,7 +220,7 @@ export class Outbox {
   async idle(timeoutMs = 10_000): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     while (Date.now() < until) {
-      const pending = [...this.state.deliveries.values()].some((d) => d.state === 'pending');
+      const pending = this.state.hasPendingDeliveries();
       if (!pending && this.inflight.size === 0) return true;
       await new Promise((r) => setTimeout(r, 10));
     }

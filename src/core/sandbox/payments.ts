@@ -29,6 +29,7 @@ export function buildTransaction(req: PaymentRequest, account: SandboxAccount, i
     buyer: { name: req.name, phone: req.phone, email: req.email },
     items: req.items,
     comments: req.comments,
+    ...(req.shipment ? { shipment: req.shipment } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ const rp = formatRupiah;
  */
 export async function renderChoicePage(s: RedirectSession, txn: Transaction | undefined, merchantName: string, nowMs: number, error?: string): Promise<string> {
   const expired = !txn && s.expiresAt <= nowMs;
-  const cart = s.items.map((it) => `<tr><td>${esc(it.product)}${it.description ? `<br><small>${esc(it.description)}</small>` : ''}</td><td>${it.qty} × ${esc(rp(it.price))}</td></tr>`).join('');
+  const cart = s.items.map((it) => `<tr><td>${esc(it.product)}${it.description ? `<br><small>${esc(it.description)}</small>` : ''}${it.imageUrl ? ` <a href="${esc(it.imageUrl)}" rel="noreferrer noopener" target="_blank" ${en('picture')}>gambar</a>` : ''}</td><td>${it.qty} × ${esc(rp(it.price))}</td></tr>`).join('');
   let main: string;
   if (expired) {
     main = `<p><span class="status expired" id="status" ${en(STATUS_WORDS.expired![1])}>${STATUS_WORDS.expired![0]}</span></p>`;

@@ -33,6 +33,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
   const qtys = list('qty');
   const prices = list('price');
   const descriptions = list('description');
+  const images = list('imageUrl');
   for (const [f, v] of [['product', products], ['qty', qtys], ['price', prices]] as const) if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
   const items: RedirectSession['items'] = [];
   if (products && qtys && prices) {
@@ -44,7 +45,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       if (!qty.ok) add(`qty.${i}`, qty.message);
       if (!price.ok) add(`price.${i}`, price.message);
       const d = descriptions?.[i];
-      items.push({ product: String(p), qty: qty.ok ? qty.value : 0, price: price.ok ? price.value : 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}) });
+      items.push({ product: String(p), qty: qty.ok ? qty.value : 0, price: price.ok ? price.value : 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}), ...imageOf(images?.[i], i, add) });
     });
   }
   // The total is an amount like a direct payment's: whole Rupiah up to the limit (each item's are).
@@ -70,6 +71,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
     if (typeof body.paymentMethod !== 'string' || !METHOD_NAMES.includes(body.paymentMethod)) add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
     else method = body.paymentMethod;
   }
+  const extras = pageExtras(body, add);
   let expiresInMs = 0;
   const expires = expiry(body.expired, body.expiredType);
   if (expires.ok) expiresInMs = expires.ms;
@@ -107,6 +109,27 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       referenceId: stringOf(body.referenceId) ?? '',
       method,
       comments: stringOf(body.comments),
+      ...extras,
     },
   };
+}
+
+/** An item's picture (`imageUrl[]`, the collection's redirect form): an http(s) URL, or a field error. */
+function imageOf(img: unknown, i: number, add: (f: string, m: string) => void): { imageUrl?: string } {
+  if (img === undefined || img === null || img === '') return {};
+  if (typeof img === 'string' && isWebUrl(img)) return { imageUrl: img };
+  add(`imageUrl.${i}`, `imageUrl.${i} harus berupa URL.`);
+  return {};
+}
+
+/** The page's language (`lang`: id or en) and the COD pickup area (`pickupArea`), as the collection sends them. */
+function pageExtras(body: Record<string, unknown>, add: (f: string, m: string) => void): { lang?: 'id' | 'en'; pickupArea?: string } {
+  const out: { lang?: 'id' | 'en'; pickupArea?: string } = {};
+  if (present(body.lang)) {
+    if (body.lang !== 'id' && body.lang !== 'en') add('lang', 'lang harus id atau en.');
+    else out.lang = body.lang;
+  }
+  const pickupArea = stringOf(body.pickupArea);
+  if (pickupArea) out.pickupArea = pickupArea;
+  return out;
 }

@@ -5,7 +5,7 @@ export interface RedirectSession {
   createdAt: number;
   expiresAt: number;
   amount: number;
-  items: { product: string; qty: number; price: number; description?: string }[];
+  items: { product: string; qty: number; price: number; description?: string; imageUrl?: string }[];
   buyer: { name: string; phone: string; email: string };
   notifyUrl: string;
   returnUrl?: string;
@@ -14,4 +14,8 @@ export interface RedirectSession {
   /** Pre-selected method (`paymentMethod`), if any. */
   method?: string;
   comments?: string;
+  /** The page's language (`lang`): `en` opens it in English. */
+  lang?: 'id' | 'en';
+  /** The COD pickup area the merchant sent (`pickupArea`). */
+  pickupArea?: string;
 }

@@ -1,28 +1,30 @@
 import { EMULATOR_DEFAULT_API_KEY } from '../config/resolve.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
-import type { SandboxAccount } from './accounts.js';
+import { crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
+import { actingAccount, type SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
 import { diagnoseAuth } from './auth-diagnosis.js';
 import { noteRequest, type RequestLog } from './request-log.js';
+import { clockView, lifecycleAdmin } from './admin-lifecycle.js';
+import type { SandboxClock } from './clock.js';
+import { decodeBody } from './request-body.js';
+import { codLogistics } from './cod-routes.js';
+import { serviceDeps } from './service-deps.js';
+import { codRoute } from './cod-api.js';
+import { CLOSE_ROUTES, closeApi } from './close-api.js';
+
 import { channelAsset } from './channel-assets.js';
 import { handleDashboard, type DashboardContext } from './dashboard.js';
 import { notEmulated, type MerchantApi } from './merchant-api.js';
 import { renderPaymentPage } from './page.js';
 import { buildTransaction } from './payments.js';
 import { lookupRegions, type RegionIndex } from './regions.js';
-import type { SandboxState } from './state.js';
+import { StoreError, type SandboxState } from './state.js';
+import { listPage } from './bulk.js';
+import { ledgerAdmin } from './admin-ledger.js';
 import type { Transitions } from './transitions.js';
-import type { SandboxClock } from './clock.js';
-import { parseDuration } from '../duration.js';
-import { isAction, parseStatus, STATUS_CHOICES, statusInfo, statusLabel } from '../statuses.js';
-import { callbackFieldsOf } from './outbox.js';
-import { isoJakarta } from '../time.js';
 import { readPaymentRequest } from './validate.js';
 import { envelope, jsonObjectBody, paymentData, sendJson, transactionView } from './views.js';
-
-/** The longest single clock move (ten years). */
-export const MAX_ADVANCE_MS = 3650 * 86_400_000;
 
 export interface RouteDeps {
   state: SandboxState;
@@ -51,21 +53,32 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
   const { state, regions, accounts, transitions, merchant, now, clock, requests, dashboard } = d;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
   const formatOf = (t: { merchantVa: string }) => byVa.get(t.merchantVa)?.callbackFormat ?? 'form';
+  const { cod, ship, close } = serviceDeps({ state, regions, byVa, transitions, merchant, now });
+  const lifecycle = { state, transitions, clock, requests, ship, formatOf };
 
   /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
-  function authenticated(req: IncomingMessage, body: Buffer, res: ServerResponse): SandboxAccount | undefined {
-    const result = authenticate(req, body, byVa);
+  function authenticated(req: IncomingMessage, signed: Buffer[], res: ServerResponse): SandboxAccount | undefined {
+    const result = authenticate(req, signed, byVa);
     if (typeof result !== 'string') return result;
-    noteRequest(res, { auth: diagnoseAuth(req, body, byVa) });
+    // Why it failed, for `sandbox logs` (the answer stays the gateway's terse one).
+    noteRequest(res, { auth: diagnoseAuth(req, signed[0] ?? Buffer.alloc(0), byVa) });
     envelope(res, 401, result, null);
     return undefined;
   }
 
   /** Routes a request whose body is read: every route authenticates itself where the gateway does. */
-  async function route(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();
+    // JSON, form and multipart bodies alike reach the routes as JSON; the signature covers what the
+    // body's form says (request-body.ts).
+    const decoded = path.startsWith('/api/') ? await decodeBody(req, raw, url) : { json: raw, signed: [raw], form: false };
+    if (!decoded) {
+      envelope(res, 400, 'error - invalid request', null, { Error: { body: ['body multipart/form-data tidak dapat dibaca.'] } });
+      return;
+    }
+    const body = decoded.json;
     // One rule for every route: a DNS-rebinding page must not read the admin API, the pages or the API.
     const foreign = hostRefusal(req.headers.host, d.allowedHosts);
     if (foreign) {
@@ -85,24 +98,36 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     if (dashboard && handleDashboard(dashboard, req, res, url, method)) return;
     const area = /^\/api\/areas\/(province|city|district|village)(?:\/([^/]*))?\/?$/.exec(path);
-    if (area) return regionsRoute(req, res, body, area[1]!, area[2]);
-    if (path === '/api/v2/payment/direct') return directPayment(req, res, body, method);
+    if (area) return regionsRoute(req, res, decoded.signed, area[1]!, area[2]);
+    if (path === '/api/v2/payment/direct') return directPayment(req, res, body, decoded.signed, method);
     const qr = /^\/qr\/(?:(template)\/)?(\d+)$/.exec(path);
     if (qr) return qrRoute(res, Number(qr[2]), qr[1] !== undefined);
     const page = /^\/pay\/(\d+)(?:\/(pay|expire|cancel))?\/?$/.exec(path);
     if (page) return paymentPage(res, method, Number(page[1]), page[2] as 'pay' | 'expire' | 'cancel' | undefined);
-    if (path.startsWith('/_sandbox/')) return admin(req, path, method, res, body, url);
+    if (path.startsWith('/_sandbox/')) return admin(req, url, method, res, body);
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
       // The gateway's middleware authenticates these prefixes before routing.
-      const account = authenticated(req, body, res);
-      if (!account || (await merchant.api(req, res, body, path, method, account))) return;
+      const account = authenticated(req, decoded.signed, res);
+      if (!account) return;
+      if (codRoute(method, path)) {
+        // COD logistics (cod-routes.ts): every path of the gateway's three sources.
+        const params = jsonObjectBody(body, res, '{}');
+        if (params) await codLogistics(cod, res, method, path, params, account);
+        return;
+      }
+      if (CLOSE_ROUTES.includes(path.replace(/\/+$/, ''))) {
+        const params = jsonObjectBody(body, res, '{}');
+        if (params) await closeApi(close, res, path, method, params, account);
+        return;
+      }
+      if (await merchant.api(req, res, body, path, method, account)) return;
     } else if (await merchant.page(req, res, body, path, method)) return;
     envelope(res, 404, notEmulated(method, path), null);
   }
 
   /** Region lookups (province → city → district → village), from the bundled data. */
-  function regionsRoute(req: IncomingMessage, res: ServerResponse, body: Buffer, level: string, code: string | undefined): void {
-    if (!authenticated(req, body, res)) return;
+  function regionsRoute(req: IncomingMessage, res: ServerResponse, signed: Buffer[], level: string, code: string | undefined): void {
+    if (!authenticated(req, signed, res)) return;
     if (level !== 'province' && code === undefined) {
       envelope(res, 404, 'route not found', null);
       return;
@@ -116,9 +141,9 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     envelope(res, 200, 'Success', lookupRegions(regions, level, decoded));
   }
 
-  /** A direct payment: authenticate → validate → create → journal → answer (the callback comes on its transition). */
-  async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, method: string): Promise<void> {
-    const account = authenticated(req, body, res);
+  /** A direct payment: authenticate → validate → create → store → answer (the callback comes on its transition). */
+  async function directPayment(req: IncomingMessage, res: ServerResponse, body: Buffer, signed: Buffer[], method: string): Promise<void> {
+    const account = authenticated(req, signed, res);
     if (!account) return;
     if (method !== 'POST') {
       envelope(res, 405, 'method not allowed', null);
@@ -126,20 +151,25 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     const json = jsonObjectBody(body, res, 'null');
     if (!json) return;
+    // A payment for one of the caller's child accounts (`account`), or the caller's own.
+    const acting = actingAccount(account, json.account, byVa);
+    if (!acting) {
+      envelope(res, 400, 'error - invalid request', null, { Error: { account: ['Invalid va'] } });
+      return;
+    }
     const read = readPaymentRequest(json);
     if (!read.ok) {
       envelope(res, 400, 'error - invalid request', null, { Error: read.errors });
       return;
     }
-    // The id is reserved durably first; the answer goes out only once the payment is journalled.
-    const t = buildTransaction(read.request, account, await state.reserveId(), now().getTime());
-    await state.addTransaction(t);
+    // The id comes from the ledger's sequence, in the transaction that stores the payment; the answer goes out once it is committed.
+    const t = await state.addTransaction((id) => buildTransaction(read.request, acting, id, now().getTime()));
     envelope(res, 200, 'Success', paymentData(t, `http://${req.headers.host ?? 'sandbox'}`));
   }
 
   /** A QRIS payment's code: the PNG, or the printable template page. */
   async function qrRoute(res: ServerResponse, id: number, template: boolean): Promise<void> {
-    const t = state.txns.get(id);
+    const t = state.get(id);
     if (!t?.qrString) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such QRIS payment\n');
       return;
@@ -154,9 +184,9 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
   }
 
-  /** The buyer's payment page, and its pay / expire buttons (a transition, then back to the page). */
+  /** The buyer's payment page, and its pay / expire / cancel buttons (a transition, then back to the page). */
   async function paymentPage(res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | 'cancel' | undefined): Promise<void> {
-    const t = state.txns.get(id);
+    const t = state.get(id);
     if (!t) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment\n');
       return;
@@ -166,7 +196,13 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
         res.writeHead(405, { allow: 'POST' }).end();
         return;
       }
-      const r = await transitions.transition(t, action, 'buyer');
+      let r;
+      try {
+        r = await transitions.transition(t, action, 'buyer');
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+        r = { ok: false as const, status: 503, message: `${err.message}; nothing changed, try again` };
+      }
       if (!r.ok) {
         res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8' }).end(r.message + '\n');
         return;
@@ -175,30 +211,13 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       return;
     }
     await transitions.runDue();
-    const html = await renderPaymentPage(t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
+    const html = await renderPaymentPage(state.get(t.id) ?? t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
   }
 
-  /** The clock as the admin API shows it. */
-  function clockView(): Record<string, unknown> {
-    return { now: isoJakarta(clock.now()), epochMs: clock.nowMs(), offsetMs: clock.offsetMs };
-  }
-
-  /** A JSON object body of an admin POST ({} when empty); undefined (answered 400) when it is not one. */
-  function adminBody(body: Buffer, res: ServerResponse): Record<string, unknown> | undefined {
-    if (body.length === 0) return {};
-    try {
-      const v = JSON.parse(body.toString('utf8')) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      /* answered below */
-    }
-    sendJson(res, 400, { ok: false, error: 'the body must be a JSON object' });
-    return undefined;
-  }
-
   /** The admin API under /_sandbox/: health, clock, transactions, and their actions (POST, same-site only). */
-  async function admin(req: IncomingMessage, path: string, method: string, res: ServerResponse, body: Buffer, url: URL): Promise<void> {
+  async function admin(req: IncomingMessage, url: URL, method: string, res: ServerResponse, body: Buffer): Promise<void> {
+    const path = url.pathname;
     const asset = channelAsset(path, method);
     if (asset) {
       res.writeHead(asset.status, {
@@ -210,7 +229,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     if (path === '/_sandbox/health') {
       // defaultKey: whether the first merchant uses the documented (public) key, for `paycli sandbox env`; a key of its own is never told.
-      sendJson(res, 200, { ok: true, transactions: state.txns.size, accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts, clock: clockView() });
+      sendJson(res, 200, { ok: true, transactions: state.count(), accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts, clock: clockView(clock) });
       return;
     }
     const checks = /^\/_sandbox\/checks\/(\d{1,15})$/.exec(path);
@@ -219,128 +238,17 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       return;
     }
     if (path === '/_sandbox/transactions' && method === 'GET') {
-      sendJson(res, 200, { transactions: [...state.txns.values()].map((t) => transactionView(t, state)) });
+      const page = listPage(state, url.searchParams);
+      if (!page.ok) sendJson(res, 400, { ok: false, error: page.error });
+      else {
+        const callbacks = state.deliveriesOfMany(page.rows.map((t) => t.id));
+        sendJson(res, 200, { transactions: page.rows.map((t) => transactionView(t, state, callbacks.get(t.id) ?? [])), next: page.next, total: page.total });
+      }
       return;
     }
-    if (path === '/_sandbox/requests' && method === 'GET') {
-      const after = Number(url.searchParams.get('after') ?? 0);
-      sendJson(res, 200, { ok: true, last: requests.lastSeq, requests: requests.since(Number.isSafeInteger(after) ? after : 0) });
-      return;
-    }
-    const clockRoute = /^\/_sandbox\/clock(?:\/(advance|set))?$/.exec(path);
-    if (clockRoute) {
-      if (!clockRoute[1]) {
-        if (method !== 'GET') {
-          res.setHeader('allow', 'GET');
-          sendJson(res, 405, { ok: false, error: 'use GET' });
-        } else sendJson(res, 200, { ok: true, clock: clockView() });
-        return;
-      }
-      if (!postAllowed(req, method, res)) return;
-      const json = adminBody(body, res);
-      if (!json) return;
-      let r;
-      if (clockRoute[1] === 'advance') {
-        let ms: number;
-        try {
-          ms = typeof json.ms === 'number' ? json.ms : parseDuration(String(json.by ?? ''), { maxMs: MAX_ADVANCE_MS });
-        } catch (err) {
-          sendJson(res, 400, { ok: false, error: `invalid duration: ${(err as Error).message}` });
-          return;
-        }
-        r = await clock.advance(ms);
-      } else {
-        const to = typeof json.to === 'string' ? new Date(json.to) : new Date(NaN);
-        if (Number.isNaN(to.getTime())) {
-          sendJson(res, 400, { ok: false, error: 'invalid time: give "to" as ISO 8601, e.g. 2026-12-01T10:00+07:00' });
-          return;
-        }
-        r = await clock.set(to);
-      }
-      if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, clock: clockView() });
-      else sendJson(res, 200, { ok: true, movedMs: r.movedMs, clock: clockView() });
-      return;
-    }
-    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
-    if (m) {
-      let id: string;
-      try {
-        id = decodeURIComponent(m[1]!);
-      } catch {
-        sendJson(res, 400, { ok: false, error: 'malformed percent-encoding in the transaction id' });
-        return;
-      }
-      const action = m[2];
-      if (action === 'attempts' && method === 'GET') {
-        // Every callback attempt of this transaction, with what was sent and answered (scenario expectations).
-        const t = state.find(id);
-        if (!t) {
-          sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
-          return;
-        }
-        const attempts = state.deliveriesOf(t.id).flatMap((d) =>
-          (state.attempts.get(d.id) ?? []).map((a) => ({ delivery: d.id, status: d.status, attempt: a.attempt, state: a.state, result: a.result, url: a.detail?.url ?? d.url, httpStatus: a.detail?.httpStatus ?? null, contentType: a.detail?.headers['Content-Type'] ?? null, body: a.detail?.body ?? null, duplicate: a.detail?.duplicate === true })),
-        );
-        sendJson(res, 200, { ok: true, attempts });
-        return;
-      }
-      if (action === 'callback' && method === 'GET') {
-        // The callback of this transaction as the emulator would send it (for `paycli trigger --trx`).
-        const t = state.find(id);
-        if (!t) {
-          sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
-          return;
-        }
-        const asked = url.searchParams.get('status');
-        const s = asked ? parseStatus(asked) : statusInfo(t.status);
-        if (!s) {
-          sendJson(res, 400, { ok: false, error: `invalid status "${asked}" (${STATUS_CHOICES})` });
-          return;
-        }
-        sendJson(res, 200, { ok: true, va: t.merchantVa, format: formatOf(t), fields: callbackFieldsOf(t, s.key), transaction: transactionView(t, state) });
-        return;
-      }
-      if (!action) {
-        const t = state.find(id);
-        if (!t) sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
-        else sendJson(res, 200, { ok: true, transaction: transactionView(t, state) });
-        return;
-      }
-      if (action !== 'resend' && !isAction(action)) {
-        sendJson(res, 404, { ok: false, error: `unknown action "${action}": pay, expire, cancel, fail, error, refund, settle, release or resend` });
-        return;
-      }
-      if (!postAllowed(req, method, res)) return;
-      if (action === 'resend') {
-        const json = adminBody(body, res);
-        if (!json) return;
-        const to = typeof json.to === 'string' ? json.to : (url.searchParams.get('to') ?? undefined);
-        const r = await transitions.resend(id, to);
-        if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-        else sendJson(res, 200, { ok: true, delivery: r.deliveryId, queued: r.queued, message: `callback ${r.deliveryId} of trx ${r.txn.id} (${statusLabel(statusInfo(r.txn.status))}) ${r.queued ? 'queued' : 'sent'} now${to ? ` to ${to}` : ''}`, transaction: transactionView(r.txn, state) });
-        return;
-      }
-      const r = await transitions.act(id, action, 'admin');
-      if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-      else sendJson(res, 200, { ok: true, changed: r.changed, message: `${r.changed ? '' : 'already '}${statusLabel(statusInfo(r.txn.status))}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`, transaction: transactionView(r.txn, state) });
-      return;
-    }
+    if (await ledgerAdmin({ state, va: accounts[0]!.va, merchantName: accounts[0]!.name, now }, req, url, method, res)) return;
+    if (await lifecycleAdmin(lifecycle, req, url, method, res, body)) return;
     sendJson(res, 404, { ok: false, error: 'unknown admin route' });
-  }
-
-  /** An admin change: POST only, and never from a page of another site (a browser must not act here for it). */
-  function postAllowed(req: IncomingMessage, method: string, res: ServerResponse): boolean {
-    if (method !== 'POST') {
-      res.setHeader('allow', 'POST');
-      sendJson(res, 405, { ok: false, error: 'use POST' });
-      return false;
-    }
-    const refused = actionRefusal(req);
-    if (refused) {
-      sendJson(res, 403, { ok: false, error: refused });
-      return false;
-    }
-    return true;
   }
 
   return route;

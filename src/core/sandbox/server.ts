@@ -5,11 +5,10 @@ import { envelope } from './views.js';
 import { isoJakarta } from '../time.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
-import { StoreError } from './log.js';
-import { lockDataDir, type DataDirLock, type LockOwner } from './datadir.js';
+import { openDataDir, type OpenedDataDir } from './datadir.js';
 import { MerchantApi } from './merchant-api.js';
 import { loadRegions, type RegionIndex } from './regions.js';
-import { SandboxState, type Transaction } from './state.js';
+import { SandboxState, StoreError, type Transaction } from './state.js';
 import { isLoopbackHost, LiveHub } from '../dashboard/html.js';
 import { isDashboardPath, type DashboardContext } from './dashboard.js';
 import { createRouter } from './routes.js';
@@ -24,6 +23,7 @@ export { transactionView } from './views.js';
 export type { ResendResult, StoreErrorEvent, TransitionEvent, TransitionResult } from './transitions.js';
 export type { LockOwner } from './datadir.js';
 export type { ClockResult } from './clock.js';
+import type { LockOwner } from './datadir.js';
 
 export const DEFAULT_RETRY_SCHEDULE = deepFreeze([500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000]);
 
@@ -31,12 +31,9 @@ export interface SandboxOptions {
   /** Port; 4010 by default, 0 for any free port. */
   port?: number;
   host?: string;
-  /** Journal directory; in memory when absent. */
+  /** The data directory (its ledger is `ledger.db`); in memory when absent. */
   dataDir?: string;
-  /**
-   * This process, for the data dir's lock (its pid is recorded; a crashed holder is recognised by
-   * `isAlive`). Without it the holder of a lock is presumed alive until the lock goes stale (10 s).
-   */
+  /** This process, for the data dir's lock: its pid is recorded for others to name, its uid must own the files. */
   lockOwner?: LockOwner;
   va?: string;
   apiKey?: string;
@@ -70,14 +67,12 @@ export interface SandboxOptions {
 /** What start-up found in the data dir (logged by `paycli sandbox`). */
 export interface StartupEvent {
   type: 'startup';
-  /** Journal lines that could not be read and were skipped. */
+  /** Lines of an older version's journal that could not be read and were skipped on its import. */
   skippedLines: number;
-  /** Paid or expired transactions found without a queued callback; queued now. */
+  /** Paid or expired transactions of an older journal found without a queued callback; queued now. */
   reconciled: number;
-  /** Partial `*.tmp` files of an interrupted write, removed. */
-  removedTmp: string[];
-  /** The pid of a crashed emulator whose data-dir lock was taken over. */
-  tookOverFrom?: number;
+  /** Transactions imported from an older version's `journal.jsonl` (now `journal.jsonl.migrated`), if any. */
+  migrated?: number;
 }
 
 export interface RequestEvent extends RequestNote {
@@ -143,7 +138,7 @@ function dashboardAddress(origin: string, port: number): string | null {
  * a hosted payment page, an admin API under `/_sandbox`, and a durable callback outbox.
  *
  * A request flows: request (`readBody`, below) → route (routes.ts; merchant-api.ts for the rest of
- * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → journal (state.ts) →
+ * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → store (state.ts) →
  * enqueue the callback and deliver it (outbox.ts). They are set up here in the reverse order:
  * state, outbox, transitions, routes, then the server.
  */
@@ -157,30 +152,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.callbackFormat && options.accounts) for (const a of accounts) a.callbackFormat = options.callbackFormat;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
   const limit = options.maxBodyBytes ?? 1024 * 1024;
-  let lock: DataDirLock | undefined;
-  let opened: SandboxState | undefined;
-  if (options.dataDir) {
-    lock = await lockDataDir(
-      options.dataDir,
-      (err) => {
-        // Another emulator may own the journal now: stop writing to it (every change answers 503).
-        const reason = `the data-dir lock was lost (${err.message}); restart the emulator`;
-        opened?.fence(reason);
-        emit({ type: 'store-error', message: reason });
-      },
-      options.lockOwner,
-    );
-  }
+  let opened: OpenedDataDir | undefined;
   let regions: RegionIndex;
   let state: SandboxState;
   try {
-    [regions, state] = await Promise.all([loadRegions(), SandboxState.open(lock?.dir)]);
-    opened = state;
-    clock.restore(Number(state.settings.get(CLOCK_SETTING) ?? 0));
+    [regions, opened] = await Promise.all([loadRegions(), options.dataDir ? openDataDir(options.dataDir, options.lockOwner) : undefined]);
+    state = opened?.state ?? (await SandboxState.open());
+    clock.restore(Number(state.setting(CLOCK_SETTING) ?? 0));
   } catch (err) {
-    await lock?.release();
+    await opened?.close();
     throw err;
   }
+  const migrated = opened?.migrated;
   const outbox = new Outbox(state, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     attemptTimeoutMs: options.callbackTimeoutMs ?? 5000,
@@ -195,7 +178,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const dashboardOn = options.dashboard !== false;
   if (dashboardOn) state.onChange = () => hub.changed();
 
-  // transition → journal → enqueue callback → deliver
+  // transition → store → enqueue callback → deliver
   const transitions = new Transitions({ state, outbox, now, formatOf, emit, settlement: options.settlement });
   clock.persist = (ms) => state.setSetting(CLOCK_SETTING, String(ms));
   clock.onMove = async () => {
@@ -203,8 +186,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     outbox.reschedule();
   };
 
-  const merchant = await MerchantApi.open({
-    state, accounts: byVa, now, settlement: options.settlement ?? 'immediate', dataDir: options.dataDir,
+  const merchant = new MerchantApi({
+    state, accounts: byVa, now, settlement: options.settlement ?? 'immediate',
     pay: (t) => transitions.transition(t, 'pay', 'buyer'),
     due: () => transitions.runDue().catch(() => undefined),
   });
@@ -286,26 +269,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   try {
     ({ origin: url, port } = await serve(server, { port: options.port ?? 4010, host: options.host ?? '127.0.0.1', requestTimeoutMs: 30_000 }));
   } catch (err) {
-    await state.close();
-    await lock?.release();
+    await (opened ?? state).close();
     throw err;
   }
   outbox.resume();
-  // Journals of older versions could hold a transition whose callback was never queued: queue it now.
+  // An older version's journal could hold a transition whose callback was never queued: queue it now.
   let reconciled = 0;
-  const queued = new Set([...state.deliveries.values()].map((d) => `${d.trxId}:${d.status}`));
-  for (const t of state.txns.values()) {
-    if (t.status === 'pending' || queued.has(`${t.id}:${t.status}`)) continue;
+  for (const t of migrated ? state.unqueued() : []) {
     try {
       outbox.start(await state.addDelivery(outbox.entry(t, t.status, formatOf(t))));
       reconciled++;
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
-      emit({ type: 'store-error', message: `${err.message}; the callback of trx ${t.id} will be queued on the next start` });
+      emit({ type: 'store-error', message: `${err.message}; the callback of trx ${t.id} was not queued` });
       break;
     }
   }
-  const startup: StartupEvent = { type: 'startup', skippedLines: state.skipped, reconciled, removedTmp: lock?.removedTmp ?? [], ...(lock?.tookOverFrom !== undefined ? { tookOverFrom: lock.tookOverFrom } : {}) };
+  const startup: StartupEvent = { type: 'startup', skippedLines: migrated?.skipped ?? 0, reconciled, ...(migrated ? { migrated: migrated.imported } : {}) };
   emit(startup);
   const sweep = setInterval(() => void transitions.runDue().catch(() => undefined), options.expirySweepMs ?? 1000);
   sweep.unref();
@@ -338,9 +318,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await merchant.close();
-      await state.close();
-      await lock?.release();
+      await (opened ?? state).close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { SandboxAccount } from './accounts.js';
-import { StoreError } from './log.js';
 import type { Outbox } from './outbox.js';
-import type { SandboxState, Transaction } from './state.js';
+import type { ShipmentStage } from './records.js';
+import { StoreError, type SandboxState, type Transaction } from './state.js';
 import { refusal, statusInfo, targetOf, type Action, type StatusKey } from '../statuses.js';
 
 /** With deferred settlement, a paid transaction settles one day after payment (on the clock). */
@@ -16,7 +16,7 @@ export interface TransitionEvent {
   action?: Action;
 }
 
-/** The journal could not take a change (a full disk): it was answered 503 and nothing changed. */
+/** The ledger could not take a change (a full disk): it was answered 503 and nothing changed. */
 export interface StoreErrorEvent {
   type: 'store-error';
   message: string;
@@ -40,43 +40,49 @@ export interface TransitionDeps {
 /**
  * A payment's life after it is created, by the table of statuses.ts: pending → paid (berhasil, or 6
  * with deferred settlement, or 7 escrow), expired, cancelled, failed, error; paid → refund; 6 → 1
- * (settle); 7 → paid (release). Each change is journalled together with its callback (one record),
+ * (settle); 7 → paid (release). Each change is stored together with its callback (one SQLite transaction),
  * and only then the callback's delivery started. Callers: the buyer's pages, the admin API, the
  * clock (expiry, deferred settlement) and the redirect flow.
  */
 export class Transitions {
   constructor(private readonly d: TransitionDeps) {}
 
-  /** Transition → journal (status and callback as one record) → deliver. */
-  private async change(t: Transaction, to: StatusKey, by: TransitionEvent['by'], action: Action): Promise<void> {
+  /** Transition → store (status, callback and the parcel step making it, in one transaction) → deliver. */
+  private async change(t: Transaction, to: StatusKey, by: TransitionEvent['by'], action: Action, step?: ShipmentStage): Promise<void> {
     const { state, outbox, now, formatOf, emit } = this.d;
     const from = t.status;
-    const d = await state.transition(t.id, to, now().getTime(), outbox.entry(t, to, formatOf(t)));
+    const d = await state.transition(t.id, to, now().getTime(), outbox.entry(t, to, formatOf(t)), step);
     emit({ type: 'transition', trxId: t.id, from, to, by, action });
     if (d) outbox.start(d);
   }
 
-  /** An action (pay, cancel, refund…), checked and journalled while no other transition of the same payment runs. */
-  transition(t: Transaction, action: Action, by: TransitionEvent['by']): Promise<TransitionResult> {
+  /** An action (pay, cancel, refund…), checked and stored while no other transition of the same payment runs; `step`: the COD parcel step that makes it. */
+  transition(txn: Transaction, action: Action, by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const { state, now } = this.d;
-    return state.exclusive(t.id, async (): Promise<TransitionResult> => {
+    return state.exclusive(txn.id, async (): Promise<TransitionResult> => {
+      // As stored now (another transition may have run since the caller read it).
+      const current = () => state.get(txn.id) ?? txn;
+      let t = current();
       // A pending payment past its expiry is expired first (once), whatever is asked.
-      if (t.status === 'pending' && action !== 'expire' && t.expiresAt <= now().getTime()) await this.change(t, 'expired', 'clock', 'expire');
+      if (t.status === 'pending' && action !== 'expire' && t.expiresAt <= now().getTime()) {
+        await this.change(t, 'expired', 'clock', 'expire');
+        t = current();
+      }
       const to = targetOf(action, { escrow: t.escrow, settlement: this.d.settlement });
       if (t.status === to || (action === 'pay' && statusInfo(t.status).paid)) return { ok: true, txn: t, changed: false };
       const refused = refusal(action, t.status, t.id);
       if (refused) return { ok: false, status: 409, message: refused, txn: t };
-      await this.change(t, to, by, action);
-      return { ok: true, txn: t, changed: true };
+      await this.change(t, to, by, action, step);
+      return { ok: true, txn: current(), changed: true };
     });
   }
 
-  /** An action on the payment with this id or payment number; a full journal is a 503, nothing changed. */
-  async act(id: string, action: Action, by: TransitionEvent['by']): Promise<TransitionResult> {
+  /** An action on the payment with this id or payment number; a full disk is a 503, nothing changed. */
+  async act(id: string, action: Action, by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const t = this.d.state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
     try {
-      return await this.transition(t, action, by);
+      return await this.transition(t, action, by, step);
     } catch (err) {
       return this.unstored(err, t);
     }
@@ -84,7 +90,7 @@ export class Transitions {
 
   /**
    * Re-sends a transaction's callback now: a delivery waiting for its next retry is attempted at
-   * once; otherwise (delivered, or given up) a new delivery of the current status is journalled and
+   * once; otherwise (delivered, or given up) a new delivery of the current status is stored and
    * sent, with the usual retries.
    */
   async resend(id: string, to?: string): Promise<ResendResult> {
@@ -114,26 +120,33 @@ export class Transitions {
   async expireDue(): Promise<number> {
     const at = this.d.now().getTime();
     let n = 0;
-    for (const t of [...this.d.state.txns.values()]) {
-      if (t.status === 'pending' && t.expiresAt <= at) {
+    for (;;) {
+      // Batches from the index of pending payments by expiry: a sweep never walks the history.
+      const due = this.d.state.dueForExpiry(at);
+      let changed = 0;
+      for (const t of due) {
         const r = await this.transition(t, 'expire', 'clock');
-        if (r.ok && r.changed) n++;
+        if (r.ok && r.changed) changed++;
       }
+      n += changed;
+      if (changed === 0) return n;
     }
-    return n;
   }
 
   /** Settles every paid-unsettled payment (6) a day after its payment on the clock; returns how many. */
   async settleDue(): Promise<number> {
     const at = this.d.now().getTime();
     let n = 0;
-    for (const t of [...this.d.state.txns.values()]) {
-      if (t.status === 'unsettled' && (t.paidAt ?? t.createdAt) + DEFERRED_SETTLEMENT_MS <= at) {
+    for (;;) {
+      const due = this.d.state.dueForSettlement(at - DEFERRED_SETTLEMENT_MS);
+      let changed = 0;
+      for (const t of due) {
         const r = await this.transition(t, 'settle', 'clock');
-        if (r.ok && r.changed) n++;
+        if (r.ok && r.changed) changed++;
       }
+      n += changed;
+      if (changed === 0) return n;
     }
-    return n;
   }
 
   /** Everything the clock makes due: expiry, then deferred settlement. */

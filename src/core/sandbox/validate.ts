@@ -1,4 +1,5 @@
 import { CHANNEL_NAMES, METHOD_NAMES, channelsOf, contactError, dimension, expiry, isAbsent, PAYMENT_LIMITS as LIMITS, quantity, rupiahAmount, type FieldErrors, type RuleResult } from '../payment-rules.js';
+import type { Shipment } from './state.js';
 
 /**
  * The emulator's reading of a direct-payment request, following what the gateway accepts from its
@@ -32,6 +33,8 @@ export interface PaymentRequest {
   /** `escrow: true`: held as escrow (7) when paid, until released. */
   escrow: boolean;
   items: { product: string; qty: number; price: number }[];
+  /** COD: the parcel's shipping fields. */
+  shipment?: Shipment;
 }
 
 /**
@@ -185,7 +188,7 @@ function readItems(r: BodyReader, cod: boolean): PaymentRequest['items'] {
 }
 
 /** COD: dimensions (kg, cm; required except height, checked wherever sent) and the delivery area and address. */
-function readDelivery(r: BodyReader, cod: boolean): void {
+function readDelivery(r: BodyReader, cod: boolean, items: PaymentRequest['items']): Shipment | undefined {
   for (const f of ['weight', 'width', 'height', 'length']) {
     const v = r.body[f];
     if (isAbsent(v)) {
@@ -199,11 +202,33 @@ function readDelivery(r: BodyReader, cod: boolean): void {
     if (Array.isArray(r.body.product) && v.length !== r.body.product.length) r.add(f, `${f} harus berjumlah sama dengan product.`);
     v.forEach((x, i) => r.checked(`${f}.${i}`, dimension(`${f}.${i}`, x)));
   }
-  if (cod) {
-    const area = r.text('deliveryArea', true);
-    r.text('deliveryAddress', true);
-    if (area !== undefined && !/^\d{5}$/.test(area)) r.add('deliveryArea', 'deliveryArea harus berupa kode pos 5 digit.');
+  return cod ? codShipment(r, items) : undefined;
+}
+
+/**
+ * A COD payment's shipping fields. The gateway's docs table (`cod.en.mdx`, `direct-payment.en.mdx`)
+ * marks `deliveryArea`, `deliveryAddress`, `shipping` and `shippingService` required for COD; its
+ * Postman collection calls `shipping`/`shippingService` "conditional — from API Shipping Calculate"
+ * and sends `pickupArea` too. `deliveryArea` is a 5-digit postal code in the docs and an area id of
+ * the COD area search in the collection (`17473`): both are taken.
+ */
+function codShipment(r: BodyReader, items: PaymentRequest['items']): Shipment | undefined {
+  const area = r.text('deliveryArea', true);
+  const address = r.text('deliveryAddress', true);
+  const shipping = r.text('shipping', true);
+  const service = r.text('shippingService', true);
+  const pickupArea = r.text('pickupArea', false);
+  const pickupAddress = r.text('pickupAddress', false);
+  for (const [f, v] of [['deliveryArea', area], ['pickupArea', pickupArea]] as const) {
+    if (v !== undefined && !/^\d{1,12}$/.test(v)) r.add(f, `${f} harus berupa kode pos atau id area.`);
   }
+  const weights = Array.isArray(r.body.weight) ? r.body.weight.map((w) => (typeof w === 'number' ? w : typeof w === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(w) ? Number(w) : Number.NaN)) : [];
+  const weightKg = items.reduce((sum, it, i) => sum + (Number.isFinite(weights[i]) ? weights[i]! : 0) * it.qty, 0);
+  if (area === undefined || address === undefined || shipping === undefined || service === undefined) return undefined;
+  return {
+    shipping: shipping.toUpperCase(), shippingService: service.toUpperCase(), deliveryArea: area, deliveryAddress: address,
+    ...(pickupArea !== undefined ? { pickupArea } : {}), ...(pickupAddress !== undefined ? { pickupAddress } : {}), weightKg,
+  };
 }
 
 /** Reads and checks a direct-payment body; field errors in the gateway's Indonesian wording. */
@@ -217,14 +242,14 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
   const escrow = readEscrow(r);
   const cod = method === 'cod';
   const items = readItems(r, cod);
-  readDelivery(r, cod);
+  const shipment = readDelivery(r, cod, items);
   if (Object.keys(r.errors).length > 0) return { ok: false, errors: r.errors };
   return {
     ok: true,
     request: {
       name: buyer.name!, phone: buyer.phone!, email: buyer.email!, amount: amount!, notifyUrl: buyer.notifyUrl!, method: method as string, channel: channel!,
       channelName: channel === 'qris' ? 'QRIS' : (CHANNEL_NAMES[channel!] ?? channel!),
-      expiresInMs, referenceId: buyer.referenceId, comments: buyer.comments, feeDirection, escrow, items,
+      expiresInMs, referenceId: buyer.referenceId, comments: buyer.comments, feeDirection, escrow, items, ...(shipment ? { shipment } : {}),
     },
   };
 }

@@ -37,7 +37,7 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
 }
 
 /** The view of a transaction that the admin API and `paycli sandbox list` show. */
-export function transactionView(t: Transaction, state: SandboxState): Record<string, unknown> {
+export function transactionView(t: Transaction, state: SandboxState, deliveries = state.deliveriesOf(t.id)): Record<string, unknown> {
   const s = statusInfo(t.status);
   return {
     id: t.id, sid: t.sid, referenceId: t.referenceId, status: t.status, statusCode: s.code, statusLabel: statusLabel(s), escrow: t.escrow === true, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
@@ -47,7 +47,7 @@ export function transactionView(t: Transaction, state: SandboxState): Record<str
     paidAt: t.paidAt ? isoJakarta(new Date(t.paidAt)) : null,
     settledAt: t.settledAt ? isoJakarta(new Date(t.settledAt)) : null,
     endedAt: t.endedAt ? isoJakarta(new Date(t.endedAt)) : null,
-    callbacks: [...state.deliveries.values()].filter((d) => d.trxId === t.id).map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
+    callbacks: deliveries.map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
   };
 }
 

@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { actionRefusal } from '../dashboard/html.js';
+import { readSeedSpec, seedLedger, sendExport } from './bulk.js';
+import type { SandboxState } from './state.js';
+import { sendJson } from './views.js';
+
+export interface LedgerAdminDeps {
+  state: SandboxState;
+  /** The merchant seeded history is made for (the first account). */
+  va: string;
+  merchantName: string;
+  now(): Date;
+}
+
+/**
+ * The admin API's routes over the whole ledger (routes.ts, `admin`): `GET /_sandbox/export`, and
+ * `POST /_sandbox/seed` and `/_sandbox/reset` (same-site only). False when the path is none of them.
+ */
+export async function ledgerAdmin(d: LedgerAdminDeps, req: IncomingMessage, url: URL, method: string, res: ServerResponse): Promise<boolean> {
+  const path = url.pathname;
+  if (path === '/_sandbox/export' && method === 'GET') {
+    await sendExport(res, d.state);
+    return true;
+  }
+  if (path !== '/_sandbox/seed' && path !== '/_sandbox/reset') return false;
+  if (method !== 'POST') {
+    res.setHeader('allow', 'POST');
+    sendJson(res, 405, { ok: false, error: 'use POST' });
+    return true;
+  }
+  const refused = actionRefusal(req);
+  if (refused) {
+    sendJson(res, 403, { ok: false, error: refused });
+    return true;
+  }
+  if (path === '/_sandbox/reset') {
+    const removed = await d.state.reset();
+    sendJson(res, 200, { ok: true, removed });
+    return true;
+  }
+  const spec = readSeedSpec(Object.fromEntries(url.searchParams));
+  if (!spec.ok) {
+    sendJson(res, 400, { ok: false, error: spec.error });
+    return true;
+  }
+  // In batches, yielding between them: the emulator keeps answering while it seeds.
+  const seeded = await seedLedger(d.state, { ...spec.spec, va: d.va, merchantName: d.merchantName, now: d.now().getTime() }, { batch: 2000, yieldBetween: true });
+  sendJson(res, 200, { ok: true, seeded });
+  return true;
+}

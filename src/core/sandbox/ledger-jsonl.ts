@@ -1,0 +1,261 @@
+import { createReadStream } from 'node:fs';
+import { rename, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { UsageError } from '../errors.js';
+import { fsError } from '../fs-errors.js';
+import type { RedirectSession } from './redirect-session.js';
+import { SHIPMENT_STAGES, type Member, type PickupRequest, type Transfer } from './records.js';
+import { isStatusKey, statusInfo } from '../statuses.js';
+import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, ServiceRecords, Transaction } from './state.js';
+
+/**
+ * The ledger as JSONL, both ways: `sandbox export` writes one `{"t":"payment", txn, deliveries}` line
+ * per transaction (oldest first), one `{"t":"session", s}` line per redirect session, and the COD
+ * and Close API records as the older journal wrote them: `{"t":"ship", id, stage, at}` (a parcel's
+ * step), `{"t":"pickup", p}`, `{"t":"transfer", tr}` and `{"t":"member", m}`; `sandbox import` reads
+ * those, and also the journal that paycli's emulator wrote before the ledger moved to SQLite
+ * (`journal.jsonl`: `txn`, `status`, `delivery`, `attempt`, `ids` and those four records), which a
+ * data dir imports once, on its first start with this version.
+ */
+
+/** The nine statuses of statuses.ts. */
+const STATUSES = { has: isStatusKey };
+const DELIVERY_STATES = new Set(['pending', 'delivered', 'failed']);
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+
+function validTxn(t: unknown): t is Transaction {
+  return isObj(t) && isInt(t.id) && t.id > 0 && isStr(t.merchantVa) && isStr(t.via) && isStr(t.channel) && isStr(t.paymentNo) && isInt(t.amount) && isInt(t.fee) &&
+    isStr(t.status) && STATUSES.has(t.status) && isInt(t.createdAt) && isInt(t.expiresAt) && isStr(t.notifyUrl) && isObj(t.buyer) && Array.isArray(t.items);
+}
+
+function validDelivery(d: unknown): d is Delivery {
+  return isObj(d) && isStr(d.id) && /^cb-\d+$/.test(d.id) && isInt(d.trxId) && isStr(d.status) && STATUSES.has(d.status) && isStr(d.url) &&
+    (d.format === 'form' || d.format === 'json') && isInt(d.attempts) && isStr(d.state) && DELIVERY_STATES.has(d.state) && (d.nextAt === null || isInt(d.nextAt));
+}
+
+function validDetail(a: unknown): a is AttemptDetail {
+  return isObj(a) && isInt(a.at) && isStr(a.url) && isObj(a.headers) && Object.values(a.headers).every(isStr) && isStr(a.body) &&
+    (a.httpStatus === null || isInt(a.httpStatus)) && (a.ms === null || typeof a.ms === 'number') && isStr(a.answer) && (a.truncated === undefined || typeof a.truncated === 'boolean') &&
+    (a.duplicate === undefined || typeof a.duplicate === 'boolean');
+}
+
+function validAttempt(a: unknown): a is Omit<AttemptInfo, 'deliveryId'> {
+  return isObj(a) && isInt(a.attempt) && isStr(a.state) && DELIVERY_STATES.has(a.state) && (a.nextAt === null || isInt(a.nextAt)) && isStr(a.result) && (a.detail === undefined || validDetail(a.detail));
+}
+
+const STAGES = new Set<string>(SHIPMENT_STAGES);
+
+function validPickup(p: unknown): p is PickupRequest {
+  return isObj(p) && isInt(p.trxId) && isStr(p.date) && isStr(p.time) && isStr(p.vehicle) && isInt(p.requestedAt);
+}
+
+function validTransfer(t: unknown): t is Transfer {
+  return isObj(t) && isInt(t.id) && t.id > 0 && isStr(t.by) && isStr(t.sender) && isStr(t.receiver) && isInt(t.amount) && t.amount > 0 && isStr(t.referenceId) &&
+    (t.relatedId === undefined || isStr(t.relatedId)) && isStr(t.notes) && isInt(t.at);
+}
+
+function validMember(m: unknown): m is Member {
+  return isObj(m) && isStr(m.va) && isStr(m.name) && isStr(m.email) && isStr(m.phone) && isStr(m.parent) && (m.websiteUrl === undefined || isStr(m.websiteUrl)) && isInt(m.at);
+}
+
+function validSession(s: unknown): s is RedirectSession {
+  return isObj(s) && isStr(s.sid) && isStr(s.merchantVa) && isInt(s.createdAt) && isInt(s.expiresAt) && isInt(s.amount) && Array.isArray(s.items) && isObj(s.buyer) && isStr(s.notifyUrl);
+}
+
+type Queued = { delivery: Delivery; attempts: Omit<AttemptInfo, 'deliveryId'>[] };
+type Entry = { txn: Transaction; deliveries: Map<string, Queued> };
+interface Reading {
+  txns: Map<number, Entry>;
+  deliveries: Map<string, Queued>;
+  sessions: Map<string, RedirectSession>;
+  reserve: { txnId: number; deliverySeq: number };
+  /** Parcel steps by `trxId:stage`, pickups, transfers by id, members by VA. */
+  steps: Map<string, ServiceRecords['steps'][number]>;
+  pickups: PickupRequest[];
+  transfers: Map<number, Transfer>;
+  members: Map<string, Member>;
+}
+
+/** What a file held, ready to store in one transaction. */
+export interface ReadLedger {
+  payments: SeedPayment[];
+  sessions: RedirectSession[];
+  /** Ids up to these may have been handed out (the older journal's reservations). */
+  reserve: { txnId: number; deliverySeq: number };
+  /** COD parcels' steps and pickups (of the transactions read), Close API transfers and members. */
+  records: ServiceRecords;
+  /** Lines that could not be read or applied (a line torn by a crash, a hand edit). */
+  skipped: number;
+}
+
+/** Applies one record (an export line or an older journal's record); false when it is not one this version reads. */
+function apply(r: unknown, { txns, deliveries, sessions, reserve, steps, pickups, transfers, members }: Reading): boolean {
+  if (!isObj(r)) return false;
+  const seq = (id: string) => Number(id.slice(3));
+  const addDelivery = (d: Delivery, attempts: Omit<AttemptInfo, 'deliveryId'>[] = []): boolean => {
+    const e = txns.get(d.trxId);
+    if (!e) return false;
+    const q = { delivery: { ...d }, attempts };
+    e.deliveries.set(d.id, q);
+    deliveries.set(d.id, q);
+    reserve.deliverySeq = Math.max(reserve.deliverySeq, seq(d.id));
+    return true;
+  };
+  switch (r.t) {
+    case 'payment': {
+      if (!validTxn(r.txn) || !Array.isArray(r.deliveries)) return false;
+      const list = r.deliveries as unknown[];
+      if (!list.every((x) => isObj(x) && validDelivery(x.delivery) && Array.isArray(x.attempts) && (x.attempts as unknown[]).every(validAttempt))) return false;
+      txns.set(r.txn.id, { txn: r.txn, deliveries: new Map() });
+      reserve.txnId = Math.max(reserve.txnId, r.txn.id);
+      for (const x of list as { delivery: Delivery; attempts: Omit<AttemptInfo, 'deliveryId'>[] }[]) addDelivery({ ...x.delivery, trxId: r.txn.id }, x.attempts);
+      return true;
+    }
+    case 'session':
+      if (!validSession(r.s)) return false;
+      sessions.set(r.s.sid, r.s);
+      return true;
+    case 'txn':
+      if (!validTxn(r.txn)) return false;
+      txns.set(r.txn.id, { txn: { ...r.txn }, deliveries: new Map() });
+      reserve.txnId = Math.max(reserve.txnId, r.txn.id);
+      return true;
+    case 'ids':
+      if (!isInt(r.upTo) || r.upTo <= 0) return false;
+      reserve.txnId = Math.max(reserve.txnId, r.upTo - 1);
+      return true;
+    case 'status': {
+      if (!isInt(r.id) || !isStr(r.status) || !STATUSES.has(r.status) || !isInt(r.at) || (r.d !== undefined && !validDelivery(r.d))) return false;
+      const e = txns.get(r.id);
+      if (!e) return false;
+      e.txn.status = r.status as Transaction['status'];
+      if (statusInfo(r.status as Transaction['status']).paid && e.txn.paidAt === undefined) e.txn.paidAt = r.at;
+      if (r.status === 'berhasil') e.txn.settledAt = r.at;
+      e.txn.endedAt = r.at;
+      if (r.d) addDelivery(r.d as Delivery);
+      return true;
+    }
+    case 'delivery':
+      return validDelivery(r.d) && addDelivery(r.d);
+    case 'attempt': {
+      if (!isStr(r.id) || !isInt(r.attempts) || !isStr(r.state) || !DELIVERY_STATES.has(r.state) || !(r.nextAt === null || isInt(r.nextAt)) || !isStr(r.result) || (r.a !== undefined && !validDetail(r.a))) return false;
+      const d = deliveries.get(r.id);
+      if (!d) return false;
+      Object.assign(d.delivery, { attempts: r.attempts, state: r.state, nextAt: r.nextAt, lastResult: r.result });
+      d.attempts.push({ attempt: r.attempts, state: r.state as Delivery['state'], nextAt: r.nextAt as number | null, result: r.result, ...(r.a ? { detail: r.a as AttemptDetail } : {}) });
+      return true;
+    }
+    case 'ship':
+      if (!isInt(r.id) || !isStr(r.stage) || !STAGES.has(r.stage) || !isInt(r.at)) return false;
+      steps.set(`${r.id}:${r.stage}`, { trxId: r.id, stage: r.stage as ServiceRecords['steps'][number]['stage'], at: r.at });
+      return true;
+    case 'pickup':
+      if (!validPickup(r.p)) return false;
+      pickups.push(r.p);
+      return true;
+    case 'transfer':
+      if (!validTransfer(r.tr)) return false;
+      transfers.set(r.tr.id, r.tr);
+      reserve.txnId = Math.max(reserve.txnId, r.tr.id);
+      return true;
+    case 'member':
+      if (!validMember(r.m)) return false;
+      members.set(r.m.va, r.m);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Reads a ledger export or an older journal, line by line; unreadable lines are counted and skipped. */
+export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
+  const reading: Reading = {
+    txns: new Map(), deliveries: new Map(), sessions: new Map(), reserve: { txnId: 0, deliverySeq: 0 }, steps: new Map(), pickups: [], transfers: new Map(), members: new Map(),
+  };
+  const { txns, sessions, reserve } = reading;
+  let skipped = 0;
+  try {
+    const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      let r: unknown;
+      try {
+        r = JSON.parse(line);
+      } catch {
+        skipped++;
+        continue;
+      }
+      if (!apply(r, reading)) skipped++;
+    }
+  } catch (err) {
+    throw fsError(err, file);
+  }
+  const payments: SeedPayment[] = [...txns.values()]
+    .sort((a, b) => a.txn.id - b.txn.id)
+    .map((e) => ({ txn: e.txn, deliveries: [...e.deliveries.values()].sort((a, b) => Number(a.delivery.id.slice(3)) - Number(b.delivery.id.slice(3))).map(({ delivery: { trxId: _t, ...delivery }, attempts }) => ({ delivery, attempts })) }));
+  // A step or pickup of a transaction the file does not hold has nothing to belong to: skipped.
+  const steps = [...reading.steps.values()].filter((x) => txns.has(x.trxId));
+  const pickups = reading.pickups.filter((x) => txns.has(x.trxId));
+  skipped += reading.steps.size - steps.length + reading.pickups.length - pickups.length;
+  // A transfer of a referenceId used before (a hand edit) is not stored twice; nor a member's e-mail.
+  const refs = new Set<string>();
+  const transfers = [...reading.transfers.values()].sort((a, b) => a.id - b.id).filter((t) => t.referenceId === '' || (!refs.has(`${t.by}\0${t.referenceId}`) && refs.add(`${t.by}\0${t.referenceId}`)));
+  const emails = new Set<string>();
+  const members = [...reading.members.values()].sort((a, b) => a.at - b.at).filter((m) => !emails.has(m.email) && emails.add(m.email));
+  skipped += reading.transfers.size - transfers.length + reading.members.size - members.length;
+  return { payments, sessions: [...sessions.values()], reserve, records: { steps, pickups, transfers, members }, skipped };
+}
+
+/** Stores what a file held into an empty ledger, in one transaction; refuses a ledger with transactions. */
+export async function importLedger(state: SandboxState, file: string, mark?: string): Promise<{ payments: number; sessions: number; skipped: number }> {
+  if (state.count() > 0) throw new UsageError(`the emulator ledger ${state.path} already holds ${state.count()} transactions`, { hint: 'empty it first with `paycli sandbox reset`' });
+  const read = await readLedgerJsonl(file);
+  const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, records: read.records, mark });
+  return { payments, sessions: read.sessions.length, skipped: read.skipped };
+}
+
+/** The export lines of a ledger: one per transaction (with its callbacks and attempts), then one per redirect session. */
+export function* ledgerLines(state: SandboxState): Generator<string> {
+  for (const p of state.everything()) {
+    const deliveries = p.deliveries.map(({ delivery, attempts }) => ({ delivery, attempts: attempts.map(({ deliveryId: _d, ...a }) => a) }));
+    yield `${JSON.stringify({ t: 'payment', txn: p.txn, deliveries })}\n`;
+  }
+  for (const s of state.sessions()) yield `${JSON.stringify({ t: 'session', s })}\n`;
+  const r = state.serviceRecords();
+  for (const { trxId, stage, at } of r.steps) yield `${JSON.stringify({ t: 'ship', id: trxId, stage, at })}\n`;
+  for (const p of r.pickups) yield `${JSON.stringify({ t: 'pickup', p })}\n`;
+  for (const tr of r.transfers) yield `${JSON.stringify({ t: 'transfer', tr })}\n`;
+  for (const m of r.members) yield `${JSON.stringify({ t: 'member', m })}\n`;
+}
+
+const MIGRATED_MARK = 'imported journal.jsonl';
+
+/**
+ * A data dir written before the ledger moved to SQLite: its `journal.jsonl` (and `redirects.jsonl`) are
+ * imported once, in one transaction, and kept beside the ledger renamed `*.jsonl.migrated`. A crash
+ * between the commit and the rename is recognised by the marker the import stores with the data.
+ */
+export async function migrateOlderJournal(state: SandboxState, dir: string): Promise<{ imported: number; skipped: number } | undefined> {
+  const journal = join(dir, 'journal.jsonl');
+  const redirects = join(dir, 'redirects.jsonl');
+  const exists = async (p: string) => stat(p).then(() => true, () => false);
+  if (!(await exists(journal)) && !(await exists(redirects))) return undefined;
+  let result = { imported: 0, skipped: 0 };
+  if (!state.marked(MIGRATED_MARK)) {
+    const parts = await Promise.all([journal, redirects].map(async (p) => ((await exists(p)) ? readLedgerJsonl(p) : undefined)));
+    const payments = parts.flatMap((p) => p?.payments ?? []);
+    const sessions = parts.flatMap((p) => p?.sessions ?? []);
+    const reserve = { txnId: Math.max(0, ...parts.map((p) => p?.reserve.txnId ?? 0)), deliverySeq: Math.max(0, ...parts.map((p) => p?.reserve.deliverySeq ?? 0)) };
+    const records: ServiceRecords = {
+      steps: parts.flatMap((p) => p?.records.steps ?? []), pickups: parts.flatMap((p) => p?.records.pickups ?? []),
+      transfers: parts.flatMap((p) => p?.records.transfers ?? []), members: parts.flatMap((p) => p?.records.members ?? []),
+    };
+    const imported = state.bulk(payments, { sessions, reserve, records, mark: MIGRATED_MARK });
+    result = { imported, skipped: parts.reduce((n, p) => n + (p?.skipped ?? 0), 0) };
+  }
+  for (const p of [journal, redirects]) if (await exists(p)) await rename(p, `${p}.migrated`).catch((err: unknown) => Promise.reject(fsError(err, p)));
+  return result;
+}
