@@ -1,9 +1,9 @@
 import { buildSignedRequest } from '../api/signed-request.js';
-import { parseCallbackBody } from '../callback/parse.js';
-import { parseDuration } from '../duration.js';
-import { describeSendError, sendRaw } from '../http/raw-post.js';
 import { parseStatus, statusInfo, statusLabel, type StatusKey } from '../statuses.js';
 import { resolveRefs, type Scenario, type ScenarioStep } from './parse.js';
+import { expectCallback, expectHttp, isObj, StepFailed, stepKit, type StepKit } from './steps.js';
+
+export { atPath } from './steps.js';
 
 /** The outcome of one step (one JUnit test case). */
 export interface StepResult {
@@ -28,27 +28,6 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-class StepFailed extends Error {}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A JSON value at a dotted path (`Data.Status`, `items.0.name`). */
-export function atPath(v: unknown, path: string): unknown {
-  let cur = v;
-  for (const part of path.split('.')) {
-    if (Array.isArray(cur) && /^\d+$/.test(part)) cur = cur[Number(part)];
-    else if (isObj(cur)) cur = cur[part];
-    else return undefined;
-  }
-  return cur;
-}
-
-/** Loose equality of an expected value from YAML and an actual one (`1` matches `"1"`). */
-function same(expected: unknown, actual: unknown): boolean {
-  if (isObj(expected) || Array.isArray(expected)) return JSON.stringify(expected) === JSON.stringify(actual);
-  return String(expected) === String(actual);
-}
-
 /**
  * Runs a checked scenario against an emulator: each step in order, stopping at the first failure
  * (the rest are reported skipped). References resolve to what earlier steps produced.
@@ -57,44 +36,36 @@ export async function runScenario(sc: Scenario, o: RunOptions): Promise<StepResu
   const values = new Map<string, unknown>();
   for (const [name, url] of Object.entries(o.receivers)) values.set(`receivers.${name}.url`, url);
   const base = o.sandboxUrl.replace(/\/+$/, '');
+  const kit = stepKit(o, base);
+  const run = stepActions(o, base, kit, values);
   const results: StepResult[] = [];
-  const wait = o.defaultTimeoutMs ?? 10_000;
-
-  async function http(method: string, url: string, body?: string, headers: Record<string, string> = {}, timeoutMs = 30_000) {
+  let failed = false;
+  for (const step of sc.steps) {
+    if (failed || o.signal?.aborted) {
+      const r = { step, ok: false, skipped: true, ms: 0, message: 'not run: an earlier step failed' };
+      results.push(r);
+      o.onStep?.(r);
+      continue;
+    }
+    const started = Date.now();
+    let r: StepResult;
     try {
-      return await sendRaw(url, { method, headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body } : {}), timeoutMs, signal: o.signal });
+      const message = await run[step.action]!(resolveRefs(step.arg, values), step);
+      r = { step, ok: true, ms: Date.now() - started, message };
     } catch (err) {
-      throw new StepFailed(`${method} ${url}: ${describeSendError(err)}`);
+      if (!(err instanceof StepFailed)) throw err;
+      failed = true;
+      r = { step, ok: false, ms: Date.now() - started, message: err.message };
     }
+    results.push(r);
+    o.onStep?.(r);
   }
-  async function admin(method: string, path: string, body?: Record<string, unknown>): Promise<Record<string, any>> {
-    const res = await http(method, base + path, body === undefined ? undefined : JSON.stringify(body));
-    let json: Record<string, any>;
-    try {
-      json = JSON.parse(res.body) as Record<string, any>;
-    } catch {
-      throw new StepFailed(`${base} did not answer like a paycli emulator (HTTP ${res.status})`);
-    }
-    if (res.status !== 200) throw new StepFailed(String(json.error ?? `the emulator answered ${res.status}`));
-    return json;
-  }
-  const trxOf = (v: unknown): string => {
-    const s = String(v ?? '');
-    if (!/^\d+$/.test(s)) throw new StepFailed(`"${s}" is not a transaction id`);
-    return s;
-  };
-  /** Polls `check` until it returns a message-free success or the timeout passes. */
-  async function until(timeoutMs: number, check: () => Promise<string | undefined>): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    let why: string | undefined;
-    for (;;) {
-      why = await check();
-      if (why === undefined) return;
-      if (Date.now() >= end || o.signal?.aborted) throw new StepFailed(why);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  return results;
+}
 
+/** Every step's action, by name; `values` takes what a step produces for later references. */
+function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<string, unknown>): Record<string, (arg: any, step: ScenarioStep) => Promise<string>> {
+  const { http, admin, trxOf } = kit;
   const run: Record<string, (arg: any, step: ScenarioStep) => Promise<string>> = {
     async create(a: Record<string, unknown>, step) {
       const body = {
@@ -154,60 +125,8 @@ export async function runScenario(sc: Scenario, o: RunOptions): Promise<StepResu
       if (got.key !== want.key) throw new StepFailed(`trx ${String(a.trx)} is ${statusLabel(got)} (${got.code}), expected ${statusLabel(want)} (${want.code})`);
       return `trx ${String(a.trx)} is ${statusLabel(got)}`;
     },
-    async expect_callback(a: Record<string, unknown>) {
-      const fields = (a.fields ?? {}) as Record<string, unknown>;
-      const answered = a.answered === undefined ? 200 : Number(a.answered);
-      let found = '';
-      await until(a.timeout !== undefined ? parseDuration(String(a.timeout)) : wait, async () => {
-        const list = (await admin('GET', `/_sandbox/transactions/${trxOf(a.trx)}/attempts`)).attempts as Record<string, any>[];
-        let closest = 'no callback attempt yet';
-        for (const at of list) {
-          if (a.url !== undefined && at.url !== String(a.url)) {
-            closest = `a callback went to ${at.url}, not ${String(a.url)}`;
-            continue;
-          }
-          if (at.body === null) continue;
-          const got = parseCallbackBody(at.body, at.contentType ?? undefined).fields as Record<string, unknown>;
-          const wrong = Object.entries(fields).filter(([k, v]) => !same(v, got[k]));
-          if (wrong.length > 0) {
-            closest = `a callback to ${at.url} had ${wrong.map(([k]) => `${k}=${JSON.stringify(got[k])} (expected ${JSON.stringify(fields[k])})`).join(', ')}`;
-            continue;
-          }
-          if (at.httpStatus !== answered) {
-            closest = `the callback to ${at.url} was answered ${at.httpStatus ?? at.result}, not ${answered}`;
-            continue;
-          }
-          found = `${at.delivery} attempt ${at.attempt} → ${at.url} answered ${at.httpStatus}`;
-          return undefined;
-        }
-        return closest;
-      });
-      return found;
-    },
-    async expect_http(a: Record<string, unknown>) {
-      const method = String(a.method ?? 'GET').toUpperCase();
-      const url = String(a.url);
-      const body = a.body === undefined ? undefined : typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
-      const headers = isObj(a.headers) ? Object.fromEntries(Object.entries(a.headers).map(([k, v]) => [k, String(v)])) : {};
-      const wantStatus = a.status === undefined ? 200 : Number(a.status);
-      const json = (a.json ?? {}) as Record<string, unknown>;
-      let last = '';
-      await until(a.timeout !== undefined ? parseDuration(String(a.timeout)) : wait, async () => {
-        const res = await http(method, url, body, headers);
-        last = `${method} ${url} → ${res.status}`;
-        if (res.status !== wantStatus) return `${last}, expected ${wantStatus}: ${res.body.slice(0, 200)}`;
-        if (Object.keys(json).length === 0) return undefined;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(res.body);
-        } catch {
-          return `${last}: the answer is not JSON`;
-        }
-        const wrong = Object.entries(json).filter(([p, v]) => !same(v, atPath(parsed, p)));
-        return wrong.length === 0 ? undefined : `${last}: ${wrong.map(([p, v]) => `${p} is ${JSON.stringify(atPath(parsed, p))}, expected ${JSON.stringify(v)}`).join('; ')}`;
-      });
-      return last;
-    },
+    expect_callback: (a: Record<string, unknown>) => expectCallback(kit, a),
+    expect_http: (a: Record<string, unknown>) => expectHttp(kit, a),
   };
   for (const action of ['refund', 'settle', 'release', 'fail', 'error']) {
     run[action] = async (trx) => {
@@ -222,29 +141,7 @@ export async function runScenario(sc: Scenario, o: RunOptions): Promise<StepResu
     if (res.status !== 303) throw new StepFailed(`the payment page answered ${res.status}: ${res.body.trim().slice(0, 200)}`);
     return `buyer ${action === 'pay' ? 'paid' : 'cancelled'} trx ${trx}`;
   }
-
-  let failed = false;
-  for (const step of sc.steps) {
-    if (failed || o.signal?.aborted) {
-      const r = { step, ok: false, skipped: true, ms: 0, message: 'not run: an earlier step failed' };
-      results.push(r);
-      o.onStep?.(r);
-      continue;
-    }
-    const started = Date.now();
-    let r: StepResult;
-    try {
-      const message = await run[step.action]!(resolveRefs(step.arg, values), step);
-      r = { step, ok: true, ms: Date.now() - started, message };
-    } catch (err) {
-      if (!(err instanceof StepFailed)) throw err;
-      failed = true;
-      r = { step, ok: false, ms: Date.now() - started, message: err.message };
-    }
-    results.push(r);
-    o.onStep?.(r);
-  }
-  return results;
+  return run;
 }
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
