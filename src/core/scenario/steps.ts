@@ -1,7 +1,6 @@
 import { parseCallbackBody } from '../callback/parse.js';
 import { parseDuration } from '../duration.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
-import type { RunOptions } from './run.js';
 
 /** A step that did not hold: its message is the report's. */
 export class StepFailed extends Error {}
@@ -35,7 +34,7 @@ export interface StepKit {
 }
 
 /** The helpers of one run against the emulator at `base`. */
-export function stepKit(o: RunOptions, base: string): StepKit {
+export function stepKit(o: { signal?: AbortSignal; defaultTimeoutMs?: number }, base: string): StepKit {
   async function http(method: string, url: string, body?: string, headers: Record<string, string> = {}, timeoutMs = 30_000) {
     try {
       return await sendRaw(url, { method, headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body } : {}), timeoutMs, signal: o.signal });
