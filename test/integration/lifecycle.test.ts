@@ -47,7 +47,7 @@ describe('every documented status, with its callback (statuses.ts)', () => {
   });
   afterAll(() => sb.close());
 
-  it('cancel, fail, error and refund each journal a transition and send a consistent callback', async () => {
+  it('cancel, fail, error and refund each store a transition and send a consistent callback', async () => {
     const rx = await receiver([200]);
     const cases: [string[], Record<string, string>, number][] = [
       [['cancel'], { status: 'batal', status_code: '2', transaction_status_code: '2', settlement_status: 'unsettle', is_escrow: 'false' }, 2],
@@ -157,6 +157,36 @@ describe('a clock you control', () => {
     expect(sb.clock.offsetMs).toBe(offset);
     expect((await admin(sb, 'GET', '/_sandbox/clock')).json.clock.epochMs).toBeGreaterThanOrEqual(target.getTime());
     await sb.close();
+  });
+
+  it('escrow, paid and settled times and the clock offset are stored in the SQLite ledger (migration 3) and survive a restart', async () => {
+    const rx = await receiver([200]);
+    const opts: SandboxOptions = { dataDir: join(dir, 'b'), settlement: 'deferred', expirySweepMs: 3_600_000 };
+    let sb = await sandbox(opts);
+    const held = await create(sb, rx.url, { escrow: true });
+    const deferred = await create(sb, rx.url);
+    expect((await sb.pay(String(held))).ok).toBe(true);
+    expect((await sb.pay(String(deferred))).ok).toBe(true);
+    const paidAt = sb.state.get(deferred)!.paidAt!;
+    await sb.advanceClock(25 * 3_600_000);
+    expect((await sb.act(String(held), 'refund')).ok).toBe(true);
+    await sb.idle();
+    const offset = sb.clock.offsetMs;
+    await sb.close();
+    sb = await sandbox(opts);
+    expect(sb.clock.offsetMs).toBe(offset);
+    expect(sb.state.setting('clock.offsetMs')).toBe(String(offset));
+    expect(sb.state.db.pragma('user_version', { simple: true })).toBe(3);
+    const h = sb.state.get(held)!;
+    expect(h).toMatchObject({ status: 'refund', escrow: true });
+    expect(h.paidAt).toBeDefined();
+    const d = sb.state.get(deferred)!;
+    expect(d).toMatchObject({ status: 'berhasil', paidAt });
+    expect(d.settledAt! - paidAt).toBeGreaterThanOrEqual(86_400_000);
+    expect(sb.state.deliveriesOf(deferred).map((x) => x.status)).toEqual(['unsettled', 'berhasil']);
+    expect(sb.state.count({ status: 'refund' })).toBe(1);
+    await sb.close();
+    await rx.close();
   });
 
   it('advancing past expiry expires each pending payment once, with one callback; times follow the clock', async () => {
