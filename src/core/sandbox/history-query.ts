@@ -41,7 +41,7 @@ export function decodeCursor(s: unknown): Cursor | undefined {
 export const STATUS_DESC: Record<string, string> = Object.fromEntries(STATUSES.map((s) => [String(s.code), s.desc]));
 
 /** `StatusDesc` in English (`lang=en`). */
-export const STATUS_DESC_EN: Record<string, string> = { '0': 'Pending', '1': 'Success', '6': 'Success - not settled yet', '-2': 'Expired', '2': 'Cancelled', '3': 'Refund', '4': 'Error', '5': 'Failed', '7': 'Escrow' };
+export const STATUS_DESC_EN: Record<string, string> = { '0': 'Pending', '1': 'Success', '6': 'Success (unsettled)', '-2': 'Expired', '2': 'Cancelled', '3': 'Refund', '4': 'Error', '5': 'Failed', '7': 'Escrow' };
 
 export const HISTORY_MAX_LIMIT = 20;
 export const HISTORY_DEFAULT_LIMIT = 10;
