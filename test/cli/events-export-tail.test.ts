@@ -87,14 +87,21 @@ describe('events tail', () => {
     expect(await post(l.url, before.headers, before.body)).toBe(200); // stored before tail starts: not printed
     const child = spawn(process.execPath, [BIN, 'events', 'tail', '--store', path], { env: { PATH: process.env.PATH ?? '', HOME: home.home }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    // Following starts once tail says so (however long a loaded machine takes to start it).
+    const following = new Promise<void>((resolve) => {
+      child.stderr.on('data', (c: Buffer) => {
+        err += c.toString();
+        if (err.includes('following')) resolve();
+      });
+      child.on('exit', () => resolve());
+    });
     const lines: string[] = [];
     const waiting: (() => void)[] = [];
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);
       for (const w of waiting.splice(0)) w();
     });
-    for (let i = 0; i < 1000 && !err.includes('following'); i++) await new Promise((r) => setTimeout(r, 10));
+    await following;
     expect(err).toBe(`following ${path}; Ctrl-C to stop\n`);
     const sent: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -117,7 +124,7 @@ describe('events tail', () => {
     child.kill('SIGINT');
     expect(await new Promise((r) => child.on('exit', (code) => r(code)))).toBe(130);
     await l.close();
-  });
+  }, 90_000);
 
   it('--limit N prints the newest N stored first', async () => {
     const path = join(home.home, 'tail-limit.db');
