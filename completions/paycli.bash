@@ -8,7 +8,7 @@ _paycli() {
     w="${COMP_WORDS[i]}"
     if [ $skip = 1 ]; then skip=0; continue; fi
     case "$w" in
-      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) skip=1; continue ;;
+      --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--sandbox-url|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--shell|--payments|--paid|--days) skip=1; continue ;;
       -*) continue ;;
     esac
     _paycli_node "$cmd_path"
@@ -19,14 +19,14 @@ _paycli() {
     --env) COMPREPLY=($(compgen -W 'sandbox production local' -- "$cur")); return 0 ;;
     --format) COMPREPLY=($(compgen -W 'form json both' -- "$cur")); return 0 ;;
     --callback-format) COMPREPLY=($(compgen -W 'form json' -- "$cur")); return 0 ;;
-    --status) COMPREPLY=($(compgen -W 'berhasil pending expired' -- "$cur")); return 0 ;;
+    --status) COMPREPLY=($(compgen -W 'berhasil pending expired unsettled batal refund error gagal escrow' -- "$cur")); return 0 ;;
     --expired-type) COMPREPLY=($(compgen -W 'days hours minutes' -- "$cur")); return 0 ;;
     --settlement) COMPREPLY=($(compgen -W 'immediate deferred' -- "$cur")); return 0 ;;
     --channel)
       COMPREPLY=($(compgen -W "$(paycli __complete channels -- "${COMP_WORDS[@]}" 2>/dev/null)" -- "$cur")); return 0 ;;
     --profile)
       COMPREPLY=($(compgen -W "$(paycli __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
-    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--sandbox-url|--shell|--payments|--paid|--days) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --env|--profile|--va|--api-key|--api-key-file|--base-url|--timeout|--http-method|--path|--body|--method|--channel|--name|--phone|--email|--item|--product|--qty|--price|--weight|--width|--height|--length|--amount|--notify-url|--expired|--expired-type|--comments|--reference-id|--delivery-area|--delivery-address|--shipping|--shipping-service|--pickup-area|--pickup-address|--account|--return-url|--cancel-url|--description|--image-url|--lang|--interval|--from|--to|--status|--limit|--page|--order|--order-by|--type|--ids|--data|-d|--field|-f|--output|-o|--awb|--trx|--date|--time|--vehicle|--sender|--receiver|--related-id|--notes|--website-url|--website-ip|--signature|--event|--store|--jsonl|--curl|--port|--host|--forward-to|--max-body|--exit-after|--tunnel|--keep|--older-than|--since|--until|--sandbox-url|--format|--set|--repeat|--settlement|--deadline|--junit|--order-url|--paid-field|--amount-field|--count-field|--create-order-url|--order-amount|--copies|--orders|--deliver-to|--delivery-timeout|--allow-host|--data-dir|--accounts|--callback-format|--retry-schedule|--faults|--ready-file|--shell|--payments|--paid|--days) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   _paycli_node "$cmd_path"
   if [[ "$cur" == -* ]]; then
@@ -44,7 +44,7 @@ _paycli() {
 }
 _paycli_node() {
   case "$1" in
-    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels api cod close verify-callback sign-callback listen events trigger test-handler reconcile recover sandbox'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
+    '') subs='areas demo config doctor completion whoami sign pay transaction history balance channels api cod close verify-callback sign-callback listen events trigger test-handler reconcile recover sandbox scenario'; flags='--version -V --json --no-color --no-input --debug --yes -y --env --profile --va --api-key --api-key-file --base-url' ;;
     'areas') subs='province city district village pick cache'; flags='' ;;
     'areas province') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
     'areas city') subs=''; flags='--timeout --dry-run --curl --no-cache' ;;
@@ -68,7 +68,7 @@ _paycli_node() {
     'whoami') subs=''; flags='' ;;
     'sign') subs='request'; flags='' ;;
     'sign request') subs=''; flags='--http-method --path --body' ;;
-    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --delivery-area --delivery-address --shipping --shipping-service --pickup-area --pickup-address --account --raw --redirect --return-url --cancel-url --open --description --image-url --lang --timeout --dry-run --curl' ;;
+    'pay') subs=''; flags='--method --channel --name --phone --email --item --product --qty --price --weight --width --height --length --amount --allow-amount-mismatch --notify-url --expired --expired-type --comments --reference-id --escrow --delivery-area --delivery-address --shipping --shipping-service --pickup-area --pickup-address --account --raw --redirect --return-url --cancel-url --open --description --image-url --lang --timeout --dry-run --curl' ;;
     'transaction') subs=''; flags='--reference --account --wait --interval --timeout --dry-run --curl' ;;
     'history') subs=''; flags='--from --to --paid-date --status --limit --page --order --order-by --type --ids --locked --unlocked --lang --account --all --csv --timeout --dry-run --curl' ;;
     'balance') subs=''; flags='--account --timeout --dry-run --curl' ;;
@@ -97,14 +97,21 @@ _paycli_node() {
     'events prune') subs=''; flags='--keep --older-than --store' ;;
     'events export') subs=''; flags='--since --until --store' ;;
     'events tail') subs=''; flags='--limit --store' ;;
-    'trigger') subs=''; flags='--to --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
+    'trigger') subs=''; flags='--to --trx --sandbox-url --status --method --channel --format --amount --set --repeat --settlement --timeout --no-persist --store' ;;
     'test-handler') subs=''; flags='--format --method --channel --deadline --junit --order-url --paid-field --amount-field --count-field --create-order-url --order-amount --trx --reference-id --strict --copies' ;;
     'reconcile') subs=''; flags='--orders --csv' ;;
     'recover') subs=''; flags='--orders --since --deliver-to --format --store --delivery-timeout --dry-run --curl' ;;
-    'sandbox') subs='pay expire resend health env ship deliver list seed export import reset'; flags='--port --host --allow-host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement --ready-file' ;;
+    'sandbox') subs='pay expire cancel fail refund settle release resend logs clock health env ship deliver list seed export import reset'; flags='--port --host --allow-host --data-dir --in-memory --accounts --callback-format --retry-schedule --faults --no-dashboard --settlement --ready-file' ;;
     'sandbox pay') subs=''; flags='--sandbox-url' ;;
     'sandbox expire') subs=''; flags='--sandbox-url' ;;
-    'sandbox resend') subs=''; flags='--sandbox-url' ;;
+    'sandbox cancel') subs=''; flags='--sandbox-url' ;;
+    'sandbox fail') subs=''; flags='--error --sandbox-url' ;;
+    'sandbox refund') subs=''; flags='--sandbox-url' ;;
+    'sandbox settle') subs=''; flags='--sandbox-url' ;;
+    'sandbox release') subs=''; flags='--sandbox-url' ;;
+    'sandbox resend') subs=''; flags='--to --sandbox-url' ;;
+    'sandbox logs') subs=''; flags='--follow --sandbox-url' ;;
+    'sandbox clock') subs=''; flags='--sandbox-url' ;;
     'sandbox health') subs=''; flags='--sandbox-url' ;;
     'sandbox env') subs=''; flags='--sandbox-url --shell' ;;
     'sandbox ship') subs=''; flags='--sandbox-url' ;;
@@ -114,6 +121,8 @@ _paycli_node() {
     'sandbox export') subs=''; flags='--sandbox-url --data-dir' ;;
     'sandbox import') subs=''; flags='--data-dir' ;;
     'sandbox reset') subs=''; flags='--sandbox-url --data-dir --yes' ;;
+    'scenario') subs='run'; flags='' ;;
+    'scenario run') subs=''; flags='--junit --sandbox-url' ;;
     *) subs=''; flags='' ;;
   esac
 }

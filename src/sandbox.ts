@@ -8,6 +8,9 @@ export { DEFAULT_ACCOUNT } from './core/sandbox/accounts.js';
 export { EMULATOR_DEFAULT_VA, EMULATOR_DEFAULT_API_KEY } from './core/config/resolve.js';
 export { MerchantApi } from './core/sandbox/merchant-api.js';
 export type { RedirectSession } from './core/sandbox/merchant-api.js';
+// The handle's clock and request log (`handle.clock`, `handle.requests`).
+export { SandboxClock, type ClockResult } from './core/sandbox/clock.js';
+export { RequestLog } from './core/sandbox/request-log.js';
 
 /** This process as the holder of a data dir's lock: its pid (recorded for others to name) and its uid (must own the files). */
 export function processLockOwner(): LockOwner {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { AuthError, UsageError } from '../core/errors.js';
-import { CALLBACK_STATUSES, channelsOf, METHOD_NAMES, type CallbackStatus } from '../core/payment-rules.js';
+import { channelsOf, METHOD_NAMES } from '../core/payment-rules.js';
+import { parseStatus, STATUS_CHOICES, type StatusKey } from '../core/statuses.js';
 import { parseSetting } from '../core/config/profiles.js';
 import { dataDir } from '../core/config/paths.js';
 import { EventStore, StoreBusyError, type EventStoreOptions } from '../core/listener/event-store.js';
@@ -47,9 +48,10 @@ export async function withStore<R>(fn: () => Promise<R>): Promise<R> {
 }
 
 /** Checks --status, --method/--channel and --format of trigger and test-handler. */
-export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): { status: CallbackStatus; method: string; channel: string } {
-  const status = (o.status ?? 'berhasil') as CallbackStatus;
-  if (!(status in CALLBACK_STATUSES)) throw new UsageError(`invalid --status "${o.status}"`, { hint: 'berhasil, pending or expired' });
+export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): { status: StatusKey; method: string; channel: string } {
+  const info = parseStatus(o.status ?? 'berhasil');
+  if (!info) throw new UsageError(`invalid --status "${o.status}"`, { hint: STATUS_CHOICES });
+  const status = info.key;
   const method = o.method ?? 'va';
   if (!METHOD_NAMES.includes(method)) throw new UsageError(`unknown --method "${method}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
   const channel = o.channel ?? channelsOf(method)[method === 'va' ? 1 : 0]!;

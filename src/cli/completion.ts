@@ -8,7 +8,7 @@ const VALUES: Record<string, readonly string[]> = {
   '--env': ENVIRONMENTS,
   '--format': ['form', 'json', 'both'],
   '--callback-format': ['form', 'json'],
-  '--status': ['berhasil', 'pending', 'expired'],
+  '--status': ['berhasil', 'pending', 'expired', 'unsettled', 'batal', 'refund', 'error', 'gagal', 'escrow'],
   '--expired-type': EXPIRED_TYPES,
   '--settlement': ['immediate', 'deferred'],
 };

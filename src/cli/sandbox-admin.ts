@@ -5,13 +5,17 @@ import type { CommandEnv } from './command-env.js';
 import { sandboxAdminBase } from './sandbox-service.js';
 
 /** One call to the emulator's admin API (`/_sandbox/…`): its status and JSON, or a NetworkError (exit 5). */
-export async function adminCall(env: CommandEnv<{ sandboxUrl?: string }>, method: string, path: string, timeoutMs = 10_000): Promise<{ status: number; json: Record<string, unknown> }> {
+export async function adminCall(env: CommandEnv<{ sandboxUrl?: string }>, method: string, path: string, body?: Record<string, unknown> | number, timeoutMs = 60_000): Promise<{ status: number; json: Record<string, unknown> }> {
   const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
+  // A number in place of the body: no body, that timeout (a seed or reset can take long).
+  if (typeof body === 'number') [body, timeoutMs] = [undefined, body];
   let res;
   try {
     // Parsed whole: read whole up to the bound (a longer answer is an error, not a cut JSON text).
     // Same-site for the admin API's check on POST: a CLI is no page of another site.
-    res = await sendRaw(base + path, { method, headers: { accept: 'application/json', ...(method === 'POST' ? { origin: base } : {}) }, timeoutMs, maxAnswerBytes: WHOLE_ANSWER_MAX_BYTES, overLimit: 'fail' });
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers = { accept: 'application/json', ...(method === 'POST' ? { origin: base } : {}), ...(payload ? { 'content-type': 'application/json' } : {}) };
+    res = await sendRaw(base + path, { method, headers, ...(payload ? { body: payload } : {}), timeoutMs, maxAnswerBytes: WHOLE_ANSWER_MAX_BYTES, overLimit: 'fail' });
   } catch (err) {
     throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError(err)}`, { hint: 'start it with `paycli sandbox`, or pass --sandbox-url' });
   }

@@ -76,6 +76,8 @@ export interface DirectPaymentRequest {
   length?: number[];
   deliveryArea?: string;
   deliveryAddress?: string;
+  /** Hold the paid amount as escrow (status 7) until released (Postman Direct Payment form). */
+  escrow?: boolean;
   /** COD: the courier and service of a shipping-rate answer (`paycli cod rate`). */
   shipping?: string;
   shippingService?: string;

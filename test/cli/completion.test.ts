@@ -50,7 +50,7 @@ COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${word
     expect(await bashComplete('paycli areas ')).toEqual(['cache', 'city', 'district', 'pick', 'province', 'village']);
     expect(await bashComplete('paycli --json areas c')).toEqual(['cache', 'city']);
     expect(await bashComplete('paycli pay --me')).toEqual(['--method']);
-    expect(await bashComplete('paycli sandbox ')).toEqual(['deliver', 'env', 'expire', 'export', 'health', 'import', 'list', 'pay', 'resend', 'reset', 'seed', 'ship']);
+    expect(await bashComplete('paycli sandbox ')).toEqual(['cancel', 'clock', 'deliver', 'env', 'expire', 'export', 'fail', 'health', 'import', 'list', 'logs', 'pay', 'refund', 'release', 'resend', 'reset', 'seed', 'settle', 'ship']);
     expect(await bashComplete('paycli listen --for')).toEqual(['--forward-to']);
   });
 

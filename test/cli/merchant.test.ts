@@ -64,7 +64,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
   it('transaction: human output fits 80 columns and says paid; --json has PaidStatus', async () => {
     const r = await cli(['transaction', ids[0]!]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^trx ${ids[0]} · paid \\(Berhasil, code 1\\) · ref ORD-0`));
+    expect(r.stdout).toMatch(new RegExp(`^trx ${ids[0]} · berhasil \\(paid\\) · code 1 \\(Berhasil\\) · ref ORD-0`));
     expect(r.stdout).toContain('amount   Rp 10.000   fee Rp 4.000');
     expect(r.stdout).toMatch(/paid {5}\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} WIB/);
     for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
@@ -200,7 +200,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^available\tRp 18\.004$/m); // 10000+10001+10003 paid, minus 3 × 4000
     const j = JSON.parse((await cli(['balance', '--json'])).stdout);
-    expect(j).toEqual({ va: sb.accounts[0]!.va, merchantBalance: 18004, memberBalance: 0, unsettledBalance: 0 });
+    expect(j).toEqual({ va: sb.accounts[0]!.va, merchantBalance: 18004, memberBalance: 0, unsettledBalance: 0, escrowBalance: 0 });
   });
 
   it('channels: a table with fees, --method, --legacy, and a cache for pay', async () => {

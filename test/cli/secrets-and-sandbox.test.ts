@@ -87,8 +87,8 @@ describe('paycli sandbox pay / expire / list', () => {
     const admin = ['--sandbox-url', sb.url];
     const paid = await runCli(['sandbox', 'pay', a.PaymentNo, ...admin], { home: home.home });
     expect(paid.code).toBe(0);
-    expect(paid.stdout).toContain(`paid: trx ${a.TransactionId}`);
-    expect((await runCli(['sandbox', 'pay', String(a.TransactionId), ...admin], { home: home.home })).stdout).toContain('already paid');
+    expect(paid.stdout).toContain(`berhasil (paid): trx ${a.TransactionId}`);
+    expect((await runCli(['sandbox', 'pay', String(a.TransactionId), ...admin], { home: home.home })).stdout).toContain('already berhasil (paid)');
     const expired = await runCli(['sandbox', 'expire', String(b.TransactionId), ...admin, '--json'], { home: home.home });
     expect(JSON.parse(expired.stdout).transaction.status).toBe('expired');
     const conflict = await runCli(['sandbox', 'pay', String(b.TransactionId), ...admin], { home: home.home });
@@ -97,7 +97,9 @@ describe('paycli sandbox pay / expire / list', () => {
     const unknown = await runCli(['sandbox', 'pay', '4242', ...admin], { home: home.home });
     expect(unknown.code).toBe(2);
     const list = await runCli(['sandbox', 'list', ...admin], { home: home.home });
-    expect(list.stdout).toMatch(new RegExp(`${a.TransactionId}\\s+berhasil\\s+va/bni`));
+    // One vocabulary (the gateway's word and its gloss), as history and the dashboard say it.
+    expect(list.stdout).toMatch(new RegExp(`${a.TransactionId}\\s+berhasil \\(paid\\)\\s+va/bni`));
+    expect(list.stdout).toMatch(new RegExp(`${b.TransactionId}\\s+expired\\s+cstore/indomaret`));
     const down = await runCli(['sandbox', 'list', '--sandbox-url', 'http://127.0.0.1:9'], { home: home.home });
     expect(down.code).toBe(5);
     expect(down.stderr).toContain('paycli sandbox');

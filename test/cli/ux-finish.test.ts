@@ -111,7 +111,7 @@ describe('transaction fits 80 columns on a terminal', () => {
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
-      expect(lines[0]).toBe(`trx ${id} · pending (Pending, code 0) · ref`);
+      expect(lines[0]).toBe(`trx ${id} · pending · code 0 (Pending) · ref`);
       expect(lines[1]).toBe(`${' '.repeat(`trx ${id} · `.length)}A-LONG-REFERENCE-FOR-ORDER-1-FROM-THE-SHOP-OF-KOMANG`);
       expect(r.stdout).not.toContain('\u001b');
       expect(r.stdout).toContain('Putu\\e[2J Ayu');

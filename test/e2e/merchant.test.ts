@@ -70,7 +70,7 @@ describe('the merchant commands, spawned, against a spawned emulator that is kil
 
     const trx = await runPaycli(['transaction', id, '--wait', '--interval', '50ms', '--timeout', '5s'], env());
     expect(trx.code, trx.stderr).toBe(0);
-    expect(trx.stdout).toMatch(new RegExp(`^trx ${id} · paid`));
+    expect(trx.stdout).toMatch(new RegExp(`^trx ${id} · berhasil \\(paid\\) · code 1 \\(Berhasil\\)`));
     expect(trx.stdout).toContain('amount   Rp 50.000   fee Rp 4.000');
 
     const balance = await runPaycli(['balance', '--json'], env());

@@ -157,7 +157,7 @@ describe('the emulator dashboard over HTTP', () => {
     expect(allDeliveries(sb.state).length).toBe(0);
     const ok = await raw(`${sb.url}/_sandbox/transactions/${id}/pay`, 'POST', { origin: `http://${host}`, 'sec-fetch-site': 'same-origin' });
     expect(ok.status).toBe(200);
-    expect(JSON.parse(ok.body)).toMatchObject({ ok: true, changed: true, message: `paid: trx ${id}; callback queued` });
+    expect(JSON.parse(ok.body)).toMatchObject({ ok: true, changed: true, message: `berhasil (paid): trx ${id}; callback queued` });
   });
 
   it('shows the second delivery of --faults duplicate as its own attempt', async () => {
@@ -298,7 +298,7 @@ describe('the emulator dashboard over HTTP', () => {
     const r = await runCli(['sandbox', 'resend', String(id), '--sandbox-url', sb.url], { home: home.home });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^queued: callback cb-2 of trx ${id} \\(berhasil\\) → ${rx.url}\\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^queued: callback cb-2 of trx ${id} \\(berhasil \\(paid\\)\\) → ${rx.url}\\n$`));
     await rx.waitFor(2);
     const again = await runCli(['sandbox', 'resend', '999999', '--sandbox-url', sb.url], { home: home.home });
     expect(again.code).toBe(2);

@@ -166,7 +166,7 @@ describe.skipIf(!run)(`the emulator's dashboard in headless Chromium${skipNote}`
     await page.click('#action-resend');
     await page.waitForSelector('#delivery-cb-2[data-state="delivered"]');
     expect(rx.received.length).toBe(before + 1);
-    expect(await page.textContent('#flash')).toMatch(/callback cb-2 of trx \d+ \(berhasil\) queued now/);
+    expect(await page.textContent('#flash')).toMatch(/callback cb-2 of trx \d+ \(berhasil \(paid\)\) queued now/);
     expect(String(rx.received.at(-1)!.body)).toContain(`trx_id=${trx}`);
     // A pending payment offers pay and expire instead; expiring it from the page sends its callback.
     const other = allTxns(sb.state).find((t) => t.status === 'pending')!;

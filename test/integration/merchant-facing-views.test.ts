@@ -81,13 +81,13 @@ describe('sandbox list --json', () => {
 describe('the dashboard shows a transaction as check transaction answers it', () => {
   it('deferred settlement: code 6 unsettled, with every field the API answers', async () => {
     const api = JSON.parse((await cli(['transaction', ids[0]!, '--json'])).stdout) as Record<string, unknown>;
-    expect(api).toMatchObject({ Status: 6, StatusDesc: 'Berhasil (unsettled)', PaidStatus: 'paid' });
+    expect(api).toMatchObject({ Status: 6, StatusDesc: 'Berhasil - Belum Settlement', PaidStatus: 'paid' });
     const html = await (await fetch(`${sb.url}/dashboard/trx/${ids[0]}`)).text();
     const fields = /<dl class="fields" id="fields">(.*?)<\/dl>/s.exec(html)![1]!;
     const shown = Object.fromEntries([...fields.matchAll(/<dt>([^<]+)<\/dt><dd class="mono">(.*?)<\/dd>/g)].map((m) => [m[1], m[2]]));
     expect(Object.keys(shown)).toEqual(Object.keys(api));
     expect(shown.Status).toBe('6');
-    expect(shown.StatusDesc).toBe('Berhasil (unsettled)');
+    expect(shown.StatusDesc).toBe('Berhasil - Belum Settlement');
     for (const k of ['PaidStatus', 'Type', 'TypeDesc', 'RelatedId', 'Sender', 'Receiver', 'IsLocked', 'Notes', 'SettlementDate', 'PaymentChannel', 'PaymentCode']) expect(shown, k).toHaveProperty(k);
   });
 });

@@ -44,11 +44,11 @@ describe('the hosted payment page in a real browser (headless Chromium)', () => 
       expect(await page.textContent('#method')).toContain('va / BCA');
       // Issue 19 item 10: the buyer's page speaks Indonesian by default, English on request.
       expect(await page.getAttribute('html', 'lang')).toBe('id');
-      expect(await page.textContent('#countdown')).toMatch(/^2[34]j \d+m \d+d lagi$/);
+      expect(await page.textContent('#countdown')).toMatch(/^1[12]j \d+m \d+d lagi$/);
       expect(await page.textContent('#pay')).toBe('Bayar');
       await page.goto(`${va.Url}?lang=en`);
       expect(await page.getAttribute('html', 'lang')).toBe('en');
-      expect(await page.textContent('#countdown')).toMatch(/^2[34]h \d+m \d+s left$/);
+      expect(await page.textContent('#countdown')).toMatch(/^1[12]h \d+m \d+s left$/);
       expect(await page.textContent('#pay')).toBe('Pay');
       await page.click('#pay');
       await page.waitForSelector('#status.berhasil');

@@ -95,7 +95,7 @@ describe('QRIS and expiry units', () => {
     await rx.close();
   });
 
-  it('takes expiredType seconds; null expiry means the default', async () => {
+  it('takes expiredType seconds; null expiry means the channel\'s default (BCA VA 12 h, others 24 h)', async () => {
     const jakarta = (s: string) => Date.parse(s.replace(' ', 'T') + '+07:00');
     const before = Date.now();
     const r = await post(JSON.stringify({ ...buyer, amount: 5000, paymentMethod: 'va', paymentChannel: 'bca', expired: 90, expiredType: 'seconds' }));
@@ -104,7 +104,11 @@ describe('QRIS and expiry units', () => {
     expect(delta).toBeGreaterThan(85_000);
     expect(delta).toBeLessThan(95_000);
     const dflt = await post(JSON.stringify({ ...buyer, amount: 5000, paymentMethod: 'va', paymentChannel: 'bca', expired: null, expiredType: null }));
-    expect(jakarta(dflt.json.Data.Expired) - before).toBeGreaterThan(23.9 * 3_600_000);
+    const bca = jakarta(dflt.json.Data.Expired) - before;
+    expect(bca).toBeGreaterThan(11.9 * 3_600_000);
+    expect(bca).toBeLessThan(12.1 * 3_600_000);
+    const bni = await post(JSON.stringify({ ...buyer, amount: 5000, paymentMethod: 'va', paymentChannel: 'bni', expired: null }));
+    expect(jakarta(bni.json.Data.Expired) - before).toBeGreaterThan(23.9 * 3_600_000);
   });
 });
 

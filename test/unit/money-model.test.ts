@@ -32,7 +32,8 @@ function transaction(x: TxnInput): Transaction {
   return {
     id: x.id, sid: 'SID-1', merchantVa: '1179000899', referenceId: x.referenceId, via, channel, paymentNo, paymentName: channel.toUpperCase(),
     amount: x.amount, fee: feeFor(via, x.amount), ...(x.direction === 'BUYER' ? { feeDirection: 'BUYER' as const } : {}),
-    status: 'berhasil', createdAt: x.createdAt, expiresAt: x.createdAt + 86_400_000, paidAt: x.createdAt + x.paidAfter,
+    // Paid with deferred settlement is status 6 (statuses.ts `unsettled`) until it settles.
+    status: x.settlement === 'deferred' ? 'unsettled' : 'berhasil', createdAt: x.createdAt, expiresAt: x.createdAt + 86_400_000, paidAt: x.createdAt + x.paidAfter,
     notifyUrl: 'https://toko.example/cb', buyer: { name: 'Putu', phone: '08123456789', email: 'p@x.co' }, items: [{ product: 'Kopi', qty: 1, price: x.amount }],
   };
 }
@@ -76,7 +77,7 @@ describe('one money model for callback, record, balance and recover', () => {
         const t = transaction(x);
         const now = t.paidAt! + 1; // just after the payment, when the callback is sent
         const money = chargeOf(t.amount, t.fee, x.direction);
-        const callback = callbackFieldsOf(t, 'berhasil', x.settlement);
+        const callback = callbackFieldsOf(t, t.status);
         expect(Number(callback.total)).toBe(money.total);
         expect(Number(callback.amount)).toBe(money.total);
         expect(Number(callback.sub_total)).toBe(money.subTotal);

@@ -20,6 +20,7 @@ export const balanceCommand: Handler<{ account?: string }> = async (env) => {
   }
   const rows = [['available', rupiah(b.merchantBalance)]];
   if (b.unsettledBalance !== undefined) rows.push(['settling', rupiah(b.unsettledBalance)]);
+  if (b.escrowBalance) rows.push(['in escrow', rupiah(b.escrowBalance)]);
   rows.push(['member', rupiah(b.memberBalance)]);
   // The VA is masked in human output as everywhere else (`--json` keeps the gateway's answer whole).
   out.out(`balance of VA ${maskSecret(b.va || va)}\n\n${out.table(rows.map(([k, v]) => [`  ${k}`, v!]))}`);

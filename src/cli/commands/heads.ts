@@ -35,6 +35,7 @@ export const HEADS = {
   reconcile: { usage: 'reconcile', options: true, description: 'compare your orders with the gateway: paid here or there only, amounts, unknown, repeated; exit 6 unless all agree' },
   recover: { usage: 'recover [reference]', options: true, description: 'find payments whose callback your server missed (orders unpaid here, paid or expired at the gateway) and deliver them again' },
   sandbox: { usage: 'sandbox', options: true, description: 'run the offline gateway emulator (regions, payments, payment page, signed callbacks with retries)' },
+  scenario: { usage: 'scenario', options: false, description: 'run committed payment scenarios against the emulator (statuses, clock, callbacks, your app), with JUnit output' },
 } as const satisfies Record<string, { usage: string; options: boolean; hidden?: true; description: string }>;
 
 export type Head = (typeof HEADS)[keyof typeof HEADS];

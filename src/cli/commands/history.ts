@@ -126,7 +126,7 @@ const defineHistory: Define = (program, bind) => {
     .option('--from <date>', 'first day (YYYY-MM-DD, WIB)')
     .option('--to <date>', 'last day (YYYY-MM-DD, WIB)')
     .option('--paid-date', '--from/--to select by payment date, not creation date')
-    .option('--status <status>', 'pending, paid, paid-unsettled, expired, cancelled, refund, failed, or a code')
+    .option('--status <status>', 'pending, berhasil|paid, unsettled, expired, batal|cancelled, refund, error, gagal|failed, escrow, or a code')
     .option('--limit <n>', 'transactions per page (1-20, default 20)')
     .option('--page <n>', 'the page to show (default 1)')
     .option('--order <order>', 'asc or desc (default desc)')

@@ -33,6 +33,7 @@ export const REGISTRY = [
   { name: 'reconcile', group: 'Callback commands:', load: () => import('./reconcile.js') },
   { name: 'recover', group: 'Callback commands:', load: () => import('./recover.js') },
   { name: 'sandbox', group: 'Emulator commands:', load: () => import('./sandbox.js') },
+  { name: 'scenario', group: 'Emulator commands:', load: () => import('./scenario.js') },
 ] as const satisfies readonly { name: string; group: string; load: () => Promise<{ commands: Partial<Record<string, Define>> }> }[];
 
 export type TopLevelCommand = (typeof REGISTRY)[number]['name'];

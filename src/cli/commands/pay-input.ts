@@ -38,6 +38,7 @@ export interface PayFlags {
   height?: string[];
   length?: string[];
   allowAmountMismatch?: boolean;
+  escrow?: boolean;
   raw?: boolean;
 }
 
@@ -126,7 +127,7 @@ export function buildPaymentRequest(values: {
   name: string; phone: string; email: string; notifyUrl: string; method: string; channel: string; items: PaymentItem[];
   amount?: number; expired?: number; expiredType?: string; comments?: string; referenceId: string; deliveryArea?: string; deliveryAddress?: string;
   shipping?: string; shippingService?: string; pickupArea?: string; pickupAddress?: string; account?: string;
-  allowAmountMismatch?: boolean;
+  allowAmountMismatch?: boolean; escrow?: boolean;
 }): DirectPaymentRequest {
   const sum = values.items.reduce((s, i) => s + i.qty * i.price, 0);
   const amount = values.amount ?? sum;
@@ -145,6 +146,7 @@ export function buildPaymentRequest(values: {
   for (const k of ['weight', 'width', 'height', 'length'] as const) {
     if (values.items.some((i) => i[k] !== undefined)) req[k] = values.items.map((i) => i[k] as number);
   }
+  if (values.escrow) req.escrow = true;
   if (cod || values.deliveryArea !== undefined) req.deliveryArea = values.deliveryArea;
   if (cod || values.deliveryAddress !== undefined) req.deliveryAddress = values.deliveryAddress;
   for (const k of COD_FIELDS) {

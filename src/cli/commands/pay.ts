@@ -129,7 +129,7 @@ export const payCommand: Handler<PayFlags> = async (env) => {
     amount: amountFlag(opts.amount), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
     comments: opts.comments, referenceId, deliveryArea: cod.deliveryArea, deliveryAddress: opts.deliveryAddress,
     shipping: cod.shipping, shippingService: cod.shippingService, pickupArea: cod.pickupArea, pickupAddress: opts.pickupAddress, account: opts.account,
-    allowAmountMismatch: opts.allowAmountMismatch,
+    allowAmountMismatch: opts.allowAmountMismatch, escrow: opts.escrow,
   });
   const body = encodePaymentBody(request);
   const req = await session.signed('POST', DIRECT_PAYMENT_PATH, body);
@@ -169,6 +169,7 @@ export const commands: Record<'pay', Define> = {
       .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
       .option('--comments <text>', 'transaction note')
       .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')
+      .option('--escrow', 'hold the paid amount as escrow (status 7) until released')
       .option('--delivery-area <area>', 'COD: delivery area id (`paycli cod area`) or postal code')
       .option('--delivery-address <text>', 'COD: delivery address')
       .option('--shipping <courier>', 'COD: the courier of `paycli cod rate` (e.g. IDEXPRESS); asked on a terminal')

@@ -14,6 +14,7 @@ import { topCommand } from './heads.js';
 import { adminCall } from '../sandbox-admin.js';
 import { SHIP_HELP, sandboxDeliver, sandboxShip } from './sandbox-cod.js';
 import { exportLines, readyInfo, removeReadyFile, sandboxAdminBase, sandboxEnvApiKey, sandboxExports, withSandboxEnv, writeReadyFile } from '../sandbox-service.js';
+import type { Action } from '../../core/statuses.js';
 
 interface SandboxFlags {
   port?: string;
@@ -45,13 +46,65 @@ function time(d: Date): string {
   return wib(d, 'time');
 }
 
+/** Why a request was refused, as lines under its log line (401 diagnosis, 400 field errors). */
+export function whyLines(e: { auth?: { reason: string; expectedStringToSign?: string; receivedBodyHash?: string }; fieldErrors?: Record<string, unknown> }): string[] {
+  const lines: string[] = [];
+  if (e.auth) {
+    lines.push(`401: ${e.auth.reason}`);
+    if (e.auth.expectedStringToSign) lines.push(`expected string to sign: ${e.auth.expectedStringToSign}`);
+    if (e.auth.receivedBodyHash) lines.push(`sha256 of the body received: ${e.auth.receivedBodyHash}`);
+  }
+  if (e.fieldErrors) for (const [field, msgs] of Object.entries(e.fieldErrors)) lines.push(`400: ${field}: ${Array.isArray(msgs) ? msgs.join('; ') : String(msgs)}`);
+  return lines;
+}
+
+/** `paycli sandbox logs [--follow] [--json]`: the running emulator's request log, from another terminal. */
+export const sandboxLogs: Handler<SandboxFlags & { follow?: boolean }> = async (env) => {
+  const { out, ctx } = env;
+  let after = 0;
+  const print = (list: Record<string, unknown>[]) => {
+    for (const e of list) {
+      after = Math.max(after, Number(e.seq));
+      if (out.json) {
+        out.data(e, false);
+        continue;
+      }
+      const status = Number(e.status);
+      const st = status === 0 ? out.c.red('no answer') : status < 300 ? out.c.green(String(status)) : status < 500 ? out.c.yellow(String(status)) : out.c.red(String(status));
+      out.out(out.fitLine(`${out.c.dim(wib(String(e.time), 'time'))} `, `${String(e.method).padEnd(5)} ${String(e.path)} ${st} ${out.c.dim(`${String(e.ms)}ms`)}${e.fault ? ` ${out.c.yellow(`[${String(e.fault)}]`)}` : ''}`));
+      for (const line of whyLines(e as Parameters<typeof whyLines>[0])) out.out(out.fitLine('         ', line));
+    }
+  };
+  const first = await adminCall(env, 'GET', '/_sandbox/requests');
+  if (first.status !== 200) throw new GatewayError(first.status, String(first.json.error ?? `the emulator answered ${first.status}`));
+  print((first.json.requests ?? []) as Record<string, unknown>[]);
+  if (!env.opts.follow) {
+    if (!out.json && (first.json.requests as unknown[]).length === 0) out.info('no API request yet');
+    return 'ok';
+  }
+  const signal = ctx.interrupts();
+  while (!signal.aborted) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 500);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+    if (signal.aborted) break;
+    const next = await adminCall(env, 'GET', `/_sandbox/requests?after=${after}`);
+    print((next.json.requests ?? []) as Record<string, unknown>[]);
+  }
+  return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
+};
+
 /** `paycli sandbox`: runs the emulator until Ctrl-C. */
 export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const { out, ctx } = env;
   // PAYCLI_SANDBOX_* give what no flag gave (containers configure through the environment).
   const opts = withSandboxEnv(env.opts, ctx.env, env.opts.dashboard === false);
   const { startSandbox } = await import('../../sandbox.js');
-  const { parseDurationList, parseDuration } = await import('../../core/duration.js');
+  const { parseDurationList } = await import('../../core/duration.js');
   const { readAccountsFile } = await import('../../core/sandbox/accounts.js');
   const format = opts.callbackFormat;
   if (format !== undefined && format !== 'form' && format !== 'json') throw new UsageError(`invalid --callback-format "${format}": form or json`);
@@ -61,16 +114,12 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   } catch (err) {
     throw new UsageError(`invalid --retry-schedule: ${(err as Error).message}`);
   }
-  const faults: { duplicate?: boolean; delayMs?: number } = {};
-  for (const f of (opts.faults ?? '').split(',').filter(Boolean)) {
-    if (f === 'duplicate') faults.duplicate = true;
-    else if (f.startsWith('delay=')) {
-      try {
-        faults.delayMs = parseDuration(f.slice(6));
-      } catch (err) {
-        throw new UsageError(`invalid --faults: ${(err as Error).message}`);
-      }
-    } else throw new UsageError(`unknown fault "${f}"`, { hint: 'faults: duplicate, delay=DURATION' });
+  const { parseFaults } = await import('../../core/sandbox/faults.js');
+  let faults: ReturnType<typeof parseFaults>;
+  try {
+    faults = parseFaults(opts.faults ?? '');
+  } catch (err) {
+    throw new UsageError(`invalid --faults: ${(err as Error).message}`, { hint: 'faults: duplicate, delay=DURATION, concurrent-duplicate=N, api-500=RATE[@PATH], api-timeout=RATE[@PATH], api-slow=DURATION[@PATH]' });
   }
   if (opts.va !== undefined && !/^\d{4,32}$/.test(opts.va)) throw new UsageError(`invalid --va "${opts.va}": digits expected`);
   const host = parseBindHost(opts.host ?? '127.0.0.1'); // before any state is opened
@@ -91,7 +140,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
     callbackFormat: format as 'form' | 'json' | undefined,
     retrySchedule: schedule,
     settlement: opts.settlement,
-    faults,
+    faults: faults.delivery,
+    apiFaults: faults.api,
     dashboard: opts.dashboard !== false,
     ...(opts.allowHost ? { allowedHosts: opts.allowHost } : {}),
     onEvent: (e) => {
@@ -114,9 +164,10 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
       const t = out.c.dim(time(ctx.now()));
       if (e.type === 'request') {
         const st = e.status < 300 ? out.c.green(String(e.status)) : e.status < 500 ? out.c.yellow(String(e.status)) : out.c.red(String(e.status));
-        out.out(out.fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}`));
+        out.out(out.fitLine(`${t} `, `${e.method.padEnd(5)} ${e.path} ${st} ${out.c.dim(`${e.ms}ms`)}${e.fault ? ` ${out.c.yellow(`[${e.fault}]`)}` : ''}`));
+        for (const line of whyLines(e)) out.out(out.fitLine('         ', out.c.dim(line)));
       } else if (e.type === 'transition') {
-        out.out(out.fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by})`));
+        out.out(out.fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by}${e.action ? ` ${e.action}` : ''})`));
       } else {
         const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
         out.out(out.fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
@@ -167,7 +218,7 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
         line('state', `${dir ?? 'in memory'} (${sandbox.state.count()} transactions)`),
         ...notes.map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
         line('dashboard', sandbox.dashboardUrl ?? (opts.dashboard === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
-        line('admin', 'paycli sandbox list | pay ID | expire ID | resend ID | ship ID | deliver ID'),
+        line('admin', 'paycli sandbox list | pay | cancel | refund | settle | release | ship | deliver ID | clock'),
         line('log times', 'WIB (Asia/Jakarta); Ctrl-C to stop'),
         '',
       ].join('\n'),
@@ -194,14 +245,16 @@ function sandboxDir(env: CommandEnv<SandboxFlags>): string {
   return env.opts.dataDir ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'sandbox');
 }
 
-function transitionCommand(kind: 'pay' | 'expire'): Handler<SandboxFlags> {
+/** `paycli sandbox ACTION ID` (pay, expire, cancel, fail, refund, settle, release): an admin transition with its callback. */
+function transitionCommand(kind: Action): Handler<SandboxFlags & { error?: boolean }> {
   return async (env, id: string) => {
-    const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${kind}`);
+    const action: Action = kind === 'fail' && env.opts.error ? 'error' : kind;
+    const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${action}`);
     if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
     if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
-    else env.out.out(`${json.changed ? '' : 'already '}${kind === 'pay' ? 'paid' : 'expired'}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)} → callback to ${t.notifyUrl}`);
+    else env.out.out(`${json.changed ? '' : 'already '}${String(t.statusLabel)}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)}${json.changed ? ` → callback to ${t.notifyUrl}` : ''}`);
     return 'ok';
   };
 }
@@ -235,17 +288,24 @@ export const sandboxEnv: Handler<SandboxFlags> = async (env) => {
 };
 
 export const sandboxPay = transitionCommand('pay');
+export const sandboxCancel = transitionCommand('cancel');
+export const sandboxFail = transitionCommand('fail');
+export const sandboxRefund = transitionCommand('refund');
+export const sandboxSettle = transitionCommand('settle');
+export const sandboxRelease = transitionCommand('release');
 
-/** `paycli sandbox resend ID`: sends a paid or expired payment's callback again now. */
-export const sandboxResend: Handler<SandboxFlags> = async (env, id: string) => {
-  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`);
+/** `paycli sandbox resend ID [--to URL]`: sends a payment's callback again now (to another URL with --to). */
+export const sandboxResend: Handler<SandboxFlags & { to?: string }> = async (env, id: string) => {
+  const to = env.opts.to;
+  if (to !== undefined && !/^https?:\/\/\S+$/.test(to)) throw new UsageError(`invalid --to "${to}": an http:// or https:// URL expected`);
+  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`, to === undefined ? undefined : { to });
   if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
   // As pay and expire: the emulator refused (exit 3), with what to do.
   if (status === 409) throw new GatewayError(409, String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
   if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
   const t = json.transaction as Record<string, unknown>;
   if (env.out.json) env.out.data(json);
-  else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${t.status}) → ${t.notifyUrl}`);
+  else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${String(t.statusLabel)}) → ${to ?? t.notifyUrl}`);
   return 'ok';
 };
 export const sandboxExpire = transitionCommand('expire');
@@ -280,7 +340,7 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   }
   const rows = list.map((t) => {
     const cbs = (t.callbacks as { state: string }[]) ?? [];
-    return [String(t.id), String(t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
+    return [String(t.id), String(t.statusLabel ?? t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
   });
   env.out.out(env.out.table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
   if (more) env.out.info(env.out.e.dim(`the newest ${list.length} of ${total}; --all for every page, --limit N for bigger pages`));
@@ -386,6 +446,34 @@ export const sandboxReset: Handler<SandboxFlags> = async (env) => {
   return 'ok';
 };
 
+/** `paycli sandbox clock [advance DURATION | set TIME]`: shows or moves the emulator's clock (forward only). */
+export const sandboxClock: Handler<SandboxFlags> = async (env, verb?: string, value?: string) => {
+  let res;
+  if (verb === undefined) res = await adminCall(env, 'GET', '/_sandbox/clock');
+  else if (verb === 'advance' || verb === 'set') {
+    if (value === undefined) throw new UsageError(`clock ${verb} needs a ${verb === 'advance' ? 'duration (e.g. 25h, 30m, 7d)' : 'time (e.g. 2026-12-01T10:00+07:00)'}`);
+    if (verb === 'advance') {
+      const { parseDuration } = await import('../../core/duration.js');
+      try {
+        parseDuration(value, { maxMs: 3650 * 86_400_000 });
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    } else if (Number.isNaN(new Date(value).getTime())) throw new UsageError(`invalid time "${value}" (ISO 8601, e.g. 2026-12-01T10:00+07:00)`);
+    res = await adminCall(env, 'POST', `/_sandbox/clock/${verb}`, verb === 'advance' ? { by: value } : { to: value });
+  } else throw new UsageError(`unknown clock command "${verb}": advance DURATION or set TIME`);
+  const { status, json } = res;
+  if (status === 400) throw new UsageError(String(json.error));
+  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`), status === 409 ? { hint: 'the clock only moves forward; restart with a new --data-dir to start over' } : undefined);
+  const clock = json.clock as { now: string; offsetMs: number };
+  if (env.out.json) env.out.data(json);
+  else {
+    const { formatDuration } = await import('../../core/duration.js');
+    env.out.out(`${wib(new Date(clock.now))} WIB${clock.offsetMs > 0 ? ` (${formatDuration(clock.offsetMs)} ahead of real time)` : ' (real time)'}`);
+  }
+  return 'ok';
+};
+
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
 
 const defineSandbox: Define = (program, bind) => {
@@ -398,7 +486,7 @@ const defineSandbox: Define = (program, bind) => {
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
     .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
     .option('--retry-schedule <list>', 'delays between callback attempts (default 500ms,1s,2s,5s,10s,30s,1m,5m)')
-    .option('--faults <list>', 'make deliveries realistic: duplicate, delay=2s')
+    .option('--faults <list>', 'duplicate, delay=2s, concurrent-duplicate=N, api-500=RATE[@PATH], api-timeout=RATE[@PATH], api-slow=DURATION[@PATH]')
     .option('--no-dashboard', 'do not serve the dashboard (by default at / on the loopback address)')
     .addOption(new Option('--settlement <mode>', 'paid callbacks settle immediately (settled, code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']))
     .option('--ready-file <path>', 'once the port accepts connections, write {url, baseUrl, dashboardUrl, va, apiKey} there as JSON, atomically (PAYCLI_SANDBOX_READY_FILE)');
@@ -418,7 +506,14 @@ const defineSandbox: Define = (program, bind) => {
   const sandboxUrl = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) => cmd.option('--sandbox-url <url>', 'the running emulator (PAYCLI_SANDBOX_URL)');
   bind(examples(sandboxUrl(sandbox.command('pay <id>').description('simulate the buyer paying (transaction id or payment number); sends the callback')), ['paycli sandbox pay 100001', 'paycli sandbox pay 8868000000100001 --json']), sandboxPay);
   bind(examples(sandboxUrl(sandbox.command('expire <id>').description('let a pending payment expire; sends the callback')), ['paycli sandbox expire 100001', 'paycli sandbox expire 100002 --sandbox-url http://127.0.0.1:5000']), sandboxExpire);
-  bind(examples(sandboxUrl(sandbox.command('resend <id>').description('send a paid or expired payment\'s callback again now')), ['paycli sandbox resend 100001', 'paycli sandbox resend 8868000000100001 --json']), sandboxResend);
+  bind(examples(sandboxUrl(sandbox.command('cancel <id>').description('cancel a pending payment (batal, 2); sends the callback')), ['paycli sandbox cancel 100001', 'paycli sandbox cancel 8868000000100001 --json']), sandboxCancel);
+  bind(examples(sandboxUrl(sandbox.command('fail <id>').description('make a pending payment fail (gagal, 5; --error: 4); sends the callback').option('--error', 'end in error (4) instead of failed (5)')), ['paycli sandbox fail 100001', 'paycli sandbox fail 100001 --error']), sandboxFail);
+  bind(examples(sandboxUrl(sandbox.command('refund <id>').description('refund a paid payment (3): the money leaves the balance; sends the callback')), ['paycli sandbox refund 100001', 'paycli sandbox refund 100001 --sandbox-url http://127.0.0.1:4020']), sandboxRefund);
+  bind(examples(sandboxUrl(sandbox.command('settle <id>').description('settle a paid-unsettled payment now (6 → 1); sends the callback')), ['paycli sandbox settle 100001', 'paycli sandbox settle 100001 --json']), sandboxSettle);
+  bind(examples(sandboxUrl(sandbox.command('release <id>').description('release an escrow payment (7 → paid); sends the callback')), ['paycli sandbox release 100001', 'paycli sandbox release 100001 --json']), sandboxRelease);
+  bind(examples(sandboxUrl(sandbox.command('resend <id>').description('send a payment\'s callback again now (--to: to another URL)').option('--to <url>', 'send it to this URL instead of the notify URL')), ['paycli sandbox resend 100001', 'paycli sandbox resend 100001 --to http://127.0.0.1:9000/callback', 'paycli sandbox resend 8868000000100001 --json']), sandboxResend);
+  bind(examples(sandboxUrl(sandbox.command('logs').description('show the running emulator\'s API request log (why a request was refused)').option('--follow', 'keep printing new requests until Ctrl-C')), ['paycli sandbox logs', 'paycli sandbox logs --follow', 'paycli sandbox logs --json | jq -c \'select(.status == 401) | .auth\'']), sandboxLogs);
+  bind(examples(sandboxUrl(sandbox.command('clock [verb] [value]').description('show the emulator\'s clock, or move it: advance DURATION | set TIME (forward only)')), ['paycli sandbox clock', 'paycli sandbox clock advance 25h', 'paycli sandbox clock set 2026-12-01T10:00+07:00']), sandboxClock);
   bind(examples(sandboxUrl(sandbox.command('health').description('exit 0 when the emulator answers, 5 otherwise (for container health checks and scripts)')), ['paycli sandbox health', 'paycli sandbox health --sandbox-url http://127.0.0.1:4020']), sandboxHealth);
   bind(
     examples(sandboxUrl(sandbox.command('env').description('print shell exports (PAYCLI_ENV, PAYCLI_BASE_URL, PAYCLI_VA, the public key) that aim every command at the running emulator')).addOption(new Option('--shell <shell>', 'syntax of the exports').choices(['sh', 'fish'])), [

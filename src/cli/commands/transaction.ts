@@ -50,7 +50,7 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
   const code = r.PaymentCode ?? r.PaymentNo;
   const lines = [
     // Lines that carry the gateway's free text wrap under their label on a narrow terminal.
-    env.out.fitLine(`trx ${gatewayText(r.TransactionId)} · `, `${badge} (${gatewayText(r.StatusDesc)}, code ${r.Status}) · ref ${gatewayText(r.ReferenceId)}`),
+    env.out.fitLine(`trx ${gatewayText(r.TransactionId)} · `, `${badge} · code ${r.Status} (${gatewayText(r.StatusDesc)}) · ref ${gatewayText(r.ReferenceId)}`),
     '',
     `  amount   ${rupiah(Number(r.Amount ?? 0))}   fee ${rupiah(Number(r.Fee ?? 0))}`,
     env.out.fitLine('  method   ', `${gatewayText(method || r.TypeDesc)}${code && String(code).length <= 40 ? `   ${gatewayText(code)}` : ''}`),

@@ -11,9 +11,12 @@ import type { Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
 import { Option, collect, examples, storeFlag, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
+import { adminCall } from '../sandbox-admin.js';
 
 interface TriggerFlags {
-  to: string;
+  to?: string;
+  trx?: string;
+  sandboxUrl?: string;
   status?: string;
   method?: string;
   channel?: string;
@@ -29,16 +32,33 @@ interface TriggerFlags {
 /** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
 export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   const { opts, out, ctx } = env;
-  const to = opts.to;
-  parseHttpUrl(to, '--to');
+  if (opts.to === undefined && opts.trx === undefined) throw new UsageError('trigger needs --to URL (or --trx ID: a transaction of the running emulator)');
+  if (opts.to !== undefined) parseHttpUrl(opts.to, '--to');
   const { status, method, channel } = checkCallbackFlags(opts);
   const format = opts.format ?? 'form';
   if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
   const repeat = opts.repeat === undefined ? 1 : Number(opts.repeat);
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10_000) throw new UsageError(`invalid --repeat "${opts.repeat}": 1 to 10000`);
   const amount = opts.amount === undefined ? undefined : parseRupiah(opts.amount, '--amount');
-  const va = await callbackVa(env);
-  const fields = sampleCallbackFields({ status, method, channel, now: ctx.now(), url: to, amount, settlement: opts.settlement });
+  let to: string;
+  let va: string;
+  let fields: Record<string, string>;
+  if (opts.trx !== undefined) {
+    // The callback of a real transaction: built by the emulator from its record, signed with its merchant's VA.
+    if (!/^\d{1,20}$/.test(opts.trx)) throw new UsageError(`invalid --trx "${opts.trx}": a transaction id or payment number`);
+    const query = opts.status === undefined ? '' : `?status=${encodeURIComponent(opts.status)}`;
+    const { status: http, json } = await adminCall(env, 'GET', `/_sandbox/transactions/${opts.trx}/callback${query}`);
+    if (http === 404) throw new UsageError(String(json.error), { hint: 'list them with `paycli sandbox list`' });
+    if (http !== 200) throw new GatewayError(http, String(json.error ?? `the emulator answered ${http}`));
+    fields = json.fields as Record<string, string>;
+    va = opts.va !== undefined ? await callbackVa(env) : String(json.va);
+    to = opts.to ?? fields.url!;
+    parseHttpUrl(to, 'the transaction\'s notify URL');
+  } else {
+    to = opts.to!;
+    va = await callbackVa(env);
+    fields = sampleCallbackFields({ status, method, channel, now: ctx.now(), url: to, amount, settlement: opts.settlement });
+  }
   for (const assignment of opts.set ?? []) {
     const eq = assignment.indexOf('=');
     if (eq <= 0) throw new UsageError(`invalid --set "${assignment}": use FIELD=VALUE`);
@@ -69,7 +89,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       if (!out.json) {
         const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
         // Wrapped to the terminal's width; the handler's answer is the sender's text: control characters escaped.
-        out.out(out.fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${method}/${channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
+        out.out(out.fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${fields.via}/${fields.channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
       }
     }
   } finally {
@@ -91,8 +111,10 @@ const defineTrigger: Define = (program, bind) => {
   bind(examples(
     storeFlag(
       topCommand(program, 'trigger')
-        .requiredOption('--to <url>', 'your callback handler')
-        .addOption(new Option('--status <status>', 'callback status').choices(['berhasil', 'pending', 'expired']).default('berhasil'))
+        .option('--to <url>', 'your callback handler (with --trx: default the transaction\'s notify URL)')
+        .option('--trx <id>', 'the callback of this transaction of the running emulator, from its record')
+        .option('--sandbox-url <url>', 'with --trx: the running emulator (PAYCLI_SANDBOX_URL)')
+        .option('--status <status>', 'callback status: berhasil, pending, expired, batal, refund, error, gagal, unsettled, escrow (default berhasil; with --trx the transaction\'s own)')
         .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]).default('va'))
         .option('--channel <channel>', 'payment channel (default: bca for va, else the first of the method)')
         .addOption(new Option('--format <format>', 'body format').choices(['form', 'json']).default('form'))
@@ -103,7 +125,7 @@ const defineTrigger: Define = (program, bind) => {
         .option('--timeout <duration>', 'how long to wait for the answer: 10s, 500ms (default 30s; PAYCLI_TIMEOUT)')
         .option('--no-persist', 'do not write the event store'),
     ),
-    ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
+    ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --trx 100001 --status refund', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
   ), triggerCommand);
 };
 

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { encodeJson, REQUEST_BODY } from '../signing/php-json.js';
+import { parseStatus, STATUS_CHOICES, STATUSES, statusLabel } from '../statuses.js';
 
 /**
  * The merchant API beyond payments (check transaction, history, balance, channel lists): paths,
@@ -12,19 +13,14 @@ export const BALANCE_PATH = 'v2/balance';
 export const CHANNELS_PATH = 'v2/payment-channels';
 export const METHOD_LIST_PATH = 'v2/payment-method-list';
 
-/** Check-transaction status codes (gateway docs) and paycli's words for them. */
-export const STATUS_WORDS: Record<string, string> = {
-  '0': 'pending', '1': 'paid', '2': 'cancelled', '3': 'refund', '4': 'error', '5': 'failed', '6': 'paid-unsettled', '7': 'escrow', '-2': 'expired',
-};
-const CODE_BY_WORD: Record<string, number> = { ...Object.fromEntries(Object.entries(STATUS_WORDS).map(([c, w]) => [w, Number(c)])), unsettled: 6, berhasil: 1, success: 1 };
+/** Check-transaction status codes and their one label (statuses.ts: the gateway's word and its gloss). */
+export const STATUS_WORDS: Record<string, string> = Object.fromEntries(STATUSES.map((s) => [String(s.code), statusLabel(s)]));
 
-/** A status filter: a word (`paid`, `pending`, `expired`, …) or a code (`1`, `-2`, …). */
+/** A status filter: a word (`berhasil`, `paid`, `pending`, `batal`, …) or a code (`1`, `-2`, …). */
 export function parseStatusFilter(text: string): number {
-  const t = text.trim().toLowerCase();
-  if (/^-?\d+$/.test(t) && t in STATUS_WORDS) return Number(t);
-  const code = CODE_BY_WORD[t];
-  if (code === undefined) throw new UsageError(`invalid --status "${text}" (pending, paid, paid-unsettled, expired, cancelled, refund, failed, error, escrow, or a code: 0, 1, 6, -2, …)`);
-  return code;
+  const s = parseStatus(text);
+  if (!s) throw new UsageError(`invalid --status "${text}" (${STATUS_CHOICES})`);
+  return s.code;
 }
 
 /** Final states end `transaction --wait`: paid (1, 6, 7), expired, cancelled, refund, error, failed. */
@@ -216,6 +212,8 @@ export interface Balance {
   memberBalance: number;
   /** Paid but not yet settled, when the gateway reports it (the emulator does). */
   unsettledBalance?: number;
+  /** Held in escrow until released (paycli's emulator: `EscrowBalance`). */
+  escrowBalance?: number;
 }
 
 /** Reads a balance `Data`: numbers or numeric strings (the docs' example uses strings, the Go SDK numbers). */
@@ -226,6 +224,7 @@ export function readBalance(data: unknown): Balance {
     merchantBalance: num(d.MerchantBalance),
     memberBalance: num(d.MemberBalance),
     ...(d.UnsettledBalance !== undefined ? { unsettledBalance: num(d.UnsettledBalance) } : {}),
+    ...(d.EscrowBalance !== undefined ? { escrowBalance: num(d.EscrowBalance) } : {}),
   };
 }
 

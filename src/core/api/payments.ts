@@ -24,7 +24,7 @@ export interface DirectPaymentData {
 const ORDER: (keyof DirectPaymentRequest)[] = [
   'name', 'phone', 'email', 'amount', 'notifyUrl', 'expired', 'expiredType', 'comments', 'referenceId',
   'paymentMethod', 'paymentChannel', 'product', 'qty', 'price', 'weight', 'width', 'height', 'length',
-  'deliveryArea', 'deliveryAddress', 'shipping', 'shippingService', 'pickupArea', 'pickupAddress', 'account',
+  'deliveryArea', 'deliveryAddress', 'shipping', 'shippingService', 'pickupArea', 'pickupAddress', 'account', 'escrow',
 ];
 
 /**

@@ -1,4 +1,4 @@
-import { CALLBACK_STATUSES, type CallbackStatus } from '../payment-rules.js';
+import { statusInfo, type StatusKey } from '../statuses.js';
 import { canonicalizeCallback, type CallbackFields } from '../signing/callback-canonical.js';
 import { hmacHex } from '../signing/callback-signature.js';
 import { formatJakarta, isoJakarta } from '../time.js';
@@ -9,7 +9,8 @@ export interface CallbackFacts {
   trxId: number;
   sid: string;
   referenceId: string;
-  status: CallbackStatus;
+  /** A status of the table in statuses.ts (`berhasil` with `settlement: 'deferred'` is `unsettled`). */
+  status: StatusKey;
   amount: number;
   fee: number;
   via: string;
@@ -43,15 +44,15 @@ export interface CallbackFacts {
  * VA payments carry `payment_no` and `va`; QRIS and e-wallet an empty `payment_no` and no `va`.
  */
 export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
-  const code = CALLBACK_STATUSES[f.status];
-  const paid = f.status === 'berhasil';
+  const s = statusInfo(f.status === 'berhasil' && f.settlement === 'deferred' ? 'unsettled' : f.status);
+  const paid = s.paid;
   const money = chargeOf(f.amount, f.fee, f.feeDirection);
   const fields: Record<string, string> = {
     trx_id: String(f.trxId),
     sid: f.sid,
     reference_id: f.referenceId,
-    status: f.status,
-    status_code: String(code),
+    status: s.word,
+    status_code: String(s.statusCode),
     sub_total: String(money.subTotal),
     total: String(money.total),
     amount: String(money.total),
@@ -59,10 +60,10 @@ export function buildCallbackFields(f: CallbackFacts): Record<string, string> {
     paid_off: String(paid ? money.paidOff : 0),
     created_at: formatJakarta(f.createdAt),
     expired_at: formatJakarta(f.expiredAt),
-    paid_at: paid && f.paidAt ? formatJakarta(f.paidAt) : '',
-    settlement_status: paid && f.settlement !== 'deferred' ? 'settled' : 'unsettle',
-    transaction_status_code: String(paid ? (f.settlement === 'deferred' ? 6 : 1) : code),
-    is_escrow: f.isEscrow ? 'true' : 'false',
+    paid_at: f.paidAt && f.status !== 'pending' && f.status !== 'expired' ? formatJakarta(f.paidAt) : '',
+    settlement_status: s.settlementStatus,
+    transaction_status_code: String(s.transactionStatusCode),
+    is_escrow: s.isEscrow || f.isEscrow ? 'true' : 'false',
     system_notes: f.systemNotes ?? 'Sandbox notify',
     via: f.via,
     channel: f.channel,

@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
-import type { CallbackStatus } from '../payment-rules.js';
+import { statusInfo, type StatusKey } from '../statuses.js';
 import { buildCallbackFields } from './build.js';
 import { deepFreeze } from '../freeze.js';
 
@@ -15,7 +15,7 @@ export const CALLBACK_FIELD_NAMES: readonly string[] = deepFreeze([
 ]);
 
 export interface SampleOptions {
-  status: CallbackStatus;
+  status: StatusKey;
   method: string;
   channel: string;
   now: Date;
@@ -42,7 +42,8 @@ export function sampleCallbackFields(o: SampleOptions): Record<string, string> {
     paymentNo: paymentNumber(o.method, o.channel, trxId, 'Paycli Sandbox Store', amount).paymentNo,
     createdAt: created,
     expiredAt: new Date(created.getTime() + 86_400_000),
-    paidAt: o.status === 'berhasil' ? o.now : undefined,
+    paidAt: statusInfo(o.status).paid || o.status === 'refund' ? o.now : undefined,
+    isEscrow: o.status === 'escrow',
     buyerName: 'Putu Ayu',
     buyerEmail: 'putu@example.com',
     buyerPhone: '08123456789',

@@ -12,8 +12,16 @@ const TRX_PAGE = /^\/dashboard\/trx\/(\d+)\/?$/;
 /** Rows on one page of the list (newest first; "older" pages on by id). */
 export const LIST_LIMIT = 100;
 
-const STATUS_TEXT: Record<string, string> = { pending: 'pending', berhasil: 'paid', expired: 'expired' };
-const STATUSES = ['pending', 'berhasil', 'expired'];
+import { ACTIONS, ALLOWED_FROM, STATUSES as STATUS_TABLE, statusLabel } from '../statuses.js';
+
+/** One vocabulary (statuses.ts): the gateway's word with its gloss. */
+const STATUS_TEXT: Record<string, string> = Object.fromEntries(STATUS_TABLE.map((s) => [s.key, statusLabel(s)]));
+const STATUSES = STATUS_TABLE.map((s) => s.key);
+export const REQUESTS_PAGE = '/dashboard/requests';
+const ACTION_LABEL: Record<string, [string, string]> = {
+  pay: ['Pay', 'primary'], expire: ['Expire', 'danger'], cancel: ['Cancel', 'danger'], fail: ['Fail', 'danger'], error: ['Error', 'danger'],
+  refund: ['Refund', 'danger'], settle: ['Settle now', 'primary'], release: ['Release escrow', 'primary'],
+};
 
 function wib(ms: number): string {
   return `${formatJakarta(new Date(ms))} WIB`;
@@ -33,6 +41,8 @@ export interface DashboardContext {
   merchantName: (t: Transaction) => string;
   now: () => number;
   hub: LiveHub;
+  /** The API's recent requests (the Requests page). */
+  requests?: import('./request-log.js').RequestLog;
   /** `Data` of check transaction for a transaction, as the API answers it (MerchantApi.record). */
   checkTransaction: (t: Transaction) => Record<string, unknown>;
 }
@@ -57,6 +67,7 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
   const older = page.next ? `/?${new URLSearchParams({ ...(status ? { status } : {}), ...(method ? { method } : {}), before: String(page.next.id) })}` : null;
   const option = (value: string, current: string, text: string) => `<option value="${esc(value)}"${value === current ? ' selected' : ''}>${esc(text)}</option>`;
   const head = `<h1>Transactions</h1>
+<p class="muted">Clock <span class="mono" id="clock">${esc(wib(ctx.now()))}</span> · <a href="${REQUESTS_PAGE}" id="requests-link">Requests</a></p>
 <form class="filters" method="get" action="/" id="filters">
 <label>Status<select name="status" id="filter-status" onchange="this.form.submit()">${option('', status, 'any')}${STATUSES.map((s) => option(s, status, STATUS_TEXT[s]!)).join('')}</select></label>
 <label>Method<select name="method" id="filter-method" onchange="this.form.submit()">${option('', method, 'any')}${[...new Set([...methods, ...(method ? [method] : [])])].map((m) => option(m, method, m)).join('')}</select></label>
@@ -95,6 +106,30 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
 ${rows}
 </tbody></table>`;
   return layout({ title: 'paycli sandbox · transactions', brand: 'paycli sandbox', home: '/', events: DASHBOARD_EVENTS, head, live: body });
+}
+
+/** The API's recent requests, newest first, with why any was refused (401 diagnosis, 400 field errors, faults). */
+export function renderRequests(ctx: DashboardContext): string {
+  const list = (ctx.requests?.since(0) ?? []).slice(-LIST_LIMIT).reverse();
+  const why = (e: import('./request-log.js').RequestEntry): string => {
+    const parts: string[] = [];
+    if (e.fault) parts.push(`<div>${badge('retry', `fault: ${e.fault}`)}</div>`);
+    if (e.auth) {
+      parts.push(`<div class="why" data-check="${esc(e.auth.check)}"><strong>401</strong> ${esc(e.auth.reason)}</div>`);
+      if (e.auth.expectedStringToSign) parts.push(`<div class="muted">expected string to sign <span class="mono">${esc(e.auth.expectedStringToSign)}</span></div>`);
+      if (e.auth.receivedBodyHash) parts.push(`<div class="muted">sha256 of the body received (${e.auth.receivedBodyBytes ?? 0} bytes) <span class="mono">${esc(e.auth.receivedBodyHash)}</span></div>`);
+    }
+    if (e.fieldErrors) for (const [f, m] of Object.entries(e.fieldErrors)) parts.push(`<div class="why"><strong>400</strong> <span class="mono">${esc(f)}</span>: ${esc(Array.isArray(m) ? m.join('; ') : String(m))}</div>`);
+    return parts.join('');
+  };
+  const rows = list
+    .map((e) => `<tr id="req-${e.seq}" data-status="${e.status}"><td class="mono">${esc(e.time.slice(11, 19))}</td><td>${esc(e.method)}</td><td class="mono">${esc(e.path)}</td><td>${badge(e.status === 0 ? 'bad' : e.status < 400 ? 'ok' : 'bad', e.status === 0 ? 'no answer' : String(e.status))}</td><td class="num">${e.ms} ms</td><td>${why(e)}</td></tr>`)
+    .join('\n');
+  const live =
+    list.length === 0
+      ? '<div class="empty" id="empty">No API request yet.</div>'
+      : `<table id="requests"><thead><tr><th>Time (WIB)</th><th>Method</th><th>Path</th><th>Status</th><th>Took</th><th>Why</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
+  return layout({ title: 'paycli sandbox · requests', brand: 'paycli sandbox', home: '/', events: DASHBOARD_EVENTS, head: `<h1>Requests</h1><p><a href="/">← transactions</a></p>`, live });
 }
 
 /** The canonical JSON that an attempt's X-Signature signs, recomputed from the body it sent. */
@@ -172,8 +207,10 @@ export function renderTransaction(ctx: DashboardContext, t: Transaction): string
     .map(([k, v]) => `<dt>${esc(k)}</dt><dd class="mono">${v === null ? '<span class="muted">null</span>' : esc(typeof v === 'string' ? v : JSON.stringify(v))}</dd>`)
     .join('');
   const post = (action: string, label: string, cls = '') => `<button type="button" class="${cls}" id="action-${action}" data-post="/_sandbox/transactions/${t.id}/${action}">${esc(label)}</button>`;
-  const actions =
-    t.status === 'pending' ? `${post('pay', 'Pay', 'primary')}${post('expire', 'Expire', 'danger')}${t.via === 'cod' ? `${post('ship', 'Courier: next step')}${post('deliver', 'Courier: deliver (paid)')}` : ''}` : post('resend', 'Re-send callback now', 'primary');
+  // The buttons are the transitions the table allows from this status (statuses.ts), plus re-send.
+  const allowed = ACTIONS.filter((a) => ALLOWED_FROM[a].includes(t.status)).map((a) => post(a, ACTION_LABEL[a]![0], ACTION_LABEL[a]![1]));
+  const cod = t.status === 'pending' && t.via === 'cod' ? `${post('ship', 'Courier: next step')}${post('deliver', 'Courier: deliver (paid)')}` : '';
+  const actions = `${allowed.join('')}${cod}${t.status !== 'pending' ? post('resend', 'Re-send callback now', allowed.length === 0 ? 'primary' : '') : ''}`;
   const live = `<h1>Transaction ${t.id} ${badge(t.status, STATUS_TEXT[t.status])}</h1>
 <p class="muted">${esc(ctx.merchantName(t))} · ${esc(t.via)}/${esc(t.channel)} · ${esc(rupiah(totalOf(t)))} · <a href="/pay/${t.id}" id="payment-page">payment page</a> · notifyUrl <span class="mono">${esc(t.notifyUrl || '(none)')}</span></p>
 <div class="actions" id="actions">${actions}</div>
@@ -200,6 +237,10 @@ export function handleDashboard(ctx: DashboardContext, req: IncomingMessage, res
   }
   if (path === '/') {
     sendHtml(res, 200, renderList(ctx, url.searchParams));
+    return true;
+  }
+  if (path === REQUESTS_PAGE) {
+    sendHtml(res, 200, renderRequests(ctx));
     return true;
   }
   if (path === DASHBOARD_EVENTS) {

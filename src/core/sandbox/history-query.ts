@@ -1,3 +1,4 @@
+import { STATUSES } from '../statuses.js';
 import type { Cursor } from './state.js';
 
 /**
@@ -36,8 +37,8 @@ export function decodeCursor(s: unknown): Cursor | undefined {
   return m ? { key: Number(m[1]), id: Number(m[2]) } : undefined;
 }
 
-/** `StatusDesc` of each status code (check transaction, history), in Indonesian as the gateway words it. */
-export const STATUS_DESC: Record<string, string> = { '0': 'Pending', '1': 'Berhasil', '6': 'Berhasil (unsettled)', '-2': 'Expired', '2': 'Dibatalkan', '3': 'Refund', '4': 'Error', '5': 'Gagal', '7': 'Escrow' };
+/** `StatusDesc` of each status code (check transaction, history), in Indonesian as the gateway words it (statuses.ts). */
+export const STATUS_DESC: Record<string, string> = Object.fromEntries(STATUSES.map((s) => [String(s.code), s.desc]));
 
 /** `StatusDesc` in English (`lang=en`). */
 export const STATUS_DESC_EN: Record<string, string> = { '0': 'Pending', '1': 'Success', '6': 'Success (unsettled)', '-2': 'Expired', '2': 'Cancelled', '3': 'Refund', '4': 'Error', '5': 'Failed', '7': 'Escrow' };

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
 import type { RedirectSession } from './redirect-session.js';
 import { SHIPMENT_STAGES, type Member, type PickupRequest, type Transfer } from './records.js';
+import { isStatusKey, statusInfo } from '../statuses.js';
 import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, ServiceRecords, Transaction } from './state.js';
 
 /**
@@ -18,7 +19,8 @@ import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, S
  * data dir imports once, on its first start with this version.
  */
 
-const STATUSES = new Set(['pending', 'berhasil', 'expired']);
+/** The nine statuses of statuses.ts. */
+const STATUSES = { has: isStatusKey };
 const DELIVERY_STATES = new Set(['pending', 'delivered', 'failed']);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
@@ -130,7 +132,8 @@ function apply(r: unknown, { txns, deliveries, sessions, reserve, steps, pickups
       const e = txns.get(r.id);
       if (!e) return false;
       e.txn.status = r.status as Transaction['status'];
-      if (r.status === 'berhasil') e.txn.paidAt = r.at;
+      if (statusInfo(r.status as Transaction['status']).paid && e.txn.paidAt === undefined) e.txn.paidAt = r.at;
+      if (r.status === 'berhasil') e.txn.settledAt = r.at;
       e.txn.endedAt = r.at;
       if (r.d) addDelivery(r.d as Delivery);
       return true;

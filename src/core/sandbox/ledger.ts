@@ -2,6 +2,7 @@ import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
 import type { SandboxState, Transaction, TxnFilter, TxnOrder } from './state.js';
 import { encodeCursor, STATUS_DESC, STATUS_DESC_EN, type HistoryQuery } from './history-query.js';
+import { STATUSES, statusInfo } from '../statuses.js';
 import { chargeOfTxn } from './views.js';
 import { instructionsPath, logoPath } from './channel-assets.js';
 import { FEE_MODEL } from '../fees.js';
@@ -13,20 +14,14 @@ import { FEE_MODEL } from '../fees.js';
 
 export type Settlement = 'immediate' | 'deferred';
 
-/** With deferred settlement, a paid transaction settles one day after payment (business clock). */
-export const DEFERRED_SETTLEMENT_MS = 86_400_000;
-
-/** Check-transaction status codes (gateway docs): 0 pending, 1 success, 6 success but unsettled, -2 expired. */
-export function statusCode(t: Transaction, settlement: Settlement, now: number): number {
-  if (t.status === 'pending') return 0;
-  if (t.status === 'expired') return -2;
-  return settledAt(t, settlement) !== undefined && settledAt(t, settlement)! <= now ? 1 : 6;
+/** Check-transaction status code of a transaction: its status's code (statuses.ts). */
+export function statusCode(t: Transaction, _settlement?: Settlement, _now?: number): number {
+  return statusInfo(t.status).code;
 }
 
-/** When a paid transaction is (or will be) settled. */
-export function settledAt(t: Transaction, settlement: Settlement): number | undefined {
-  if (t.status !== 'berhasil' || t.paidAt === undefined) return undefined;
-  return settlement === 'deferred' ? t.paidAt + DEFERRED_SETTLEMENT_MS : t.paidAt;
+/** When a paid transaction was settled (status 1), if it was. */
+export function settledAt(t: Transaction, _settlement?: Settlement): number | undefined {
+  return t.status === 'berhasil' ? (t.settledAt ?? t.paidAt) : undefined;
 }
 
 /**
@@ -43,7 +38,8 @@ const jkt = (ms: number | undefined) => (ms === undefined ? null : formatJakarta
 
 /** The record of one transaction as check transaction and history answer it (documented fields, plus paycli's). */
 export function transactionRecord(t: Transaction, merchantName: string, settlement: Settlement, now: number): Record<string, unknown> {
-  const code = statusCode(t, settlement, now);
+  const info = statusInfo(t.status);
+  const code = info.code;
   const [type, typeDesc] = TYPE_BY_METHOD[t.via] ?? [7, t.via];
   const settled = settledAt(t, settlement);
   const channelName = CHANNEL_NAMES[t.channel] ?? t.channel;
@@ -59,7 +55,7 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
     Fee: t.fee,
     Status: code,
     StatusDesc: STATUS_DESC[String(code)],
-    PaidStatus: t.status === 'berhasil' ? 'paid' : 'unpaid',
+    PaidStatus: info.paid ? 'paid' : 'unpaid',
     IsLocked: false,
     Type: type,
     TypeDesc: typeDesc,
@@ -77,52 +73,35 @@ export function transactionRecord(t: Transaction, merchantName: string, settleme
     // One money model with the callback (fees.ts chargeOf): what the buyer paid, who bore the fee.
     SubTotal: money.subTotal,
     Total: money.total,
-    PaidOff: t.status === 'berhasil' ? money.paidOff : 0,
+    PaidOff: info.paid ? money.paidOff : 0,
     FeeDirection: t.feeDirection ?? 'MERCHANT',
     Via: t.via,
     Channel: t.channel,
     PaymentNo: t.paymentNo,
-    IsEscrow: false,
+    IsEscrow: t.escrow === true,
   };
 }
 
-/** When a paid transaction settles at `now` or before: paid at or before this instant. */
-function settledBy(settlement: Settlement, now: number): number {
-  return settlement === 'deferred' ? now - DEFERRED_SETTLEMENT_MS : now;
-}
-
-/** The store filter of a check-transaction status code; null for a code no emulated transaction has. */
-function statusFilter(code: number, settlement: Settlement, now: number): TxnFilter | null {
-  switch (code) {
-    case 0:
-      return { status: 'pending' };
-    case -2:
-      return { status: 'expired' };
-    case 1:
-      return { status: 'berhasil', paidAtMost: settledBy(settlement, now) };
-    case 6:
-      return { status: 'berhasil', paidAfter: settledBy(settlement, now) };
-    default:
-      return null;
-  }
+/** The store filter of a check-transaction status code (statuses.ts); null for a code no status has. */
+function statusFilter(code: number): TxnFilter | null {
+  const s = STATUSES.find((x) => x.code === code);
+  return s ? { status: s.key } : null;
 }
 
 /**
- * How many transactions match. "Settled by now" is nearly every paid one: it
- * is counted as all paid ones (kept by the store without a scan) less the few paid after the
- * boundary (an index range), so a count never walks the whole history.
+ * Balance of a merchant, by the status table: settled net amounts are available, paid-unsettled
+ * ones (6) are not yet, escrow (7) is held until released, a refund is taken back (counts nowhere).
  */
-function countOf(state: SandboxState, f: TxnFilter): number {
-  if (f.paidAtMost === undefined || f.range || f.ids || f.paidAfter !== undefined) return state.count(f);
-  const { paidAtMost, ...rest } = f;
-  return state.count(rest) - state.count({ ...rest, paidAfter: paidAtMost });
-}
-
-/** Balance of a merchant: settled net amounts, and paid amounts not yet settled. */
-export function balanceOf(state: SandboxState, va: string, settlement: Settlement, now: number): { settled: number; unsettled: number; paidCount: number } {
-  const paid = state.aggregate({ merchantVa: va, status: 'berhasil' });
-  const unsettled = state.aggregate({ merchantVa: va, status: 'berhasil', paidAfter: settledBy(settlement, now) });
-  return { settled: paid.net - unsettled.net, unsettled: unsettled.net, paidCount: paid.count };
+export function balanceOf(state: SandboxState, va: string, _settlement?: Settlement, _now?: number): { settled: number; unsettled: number; escrow: number; paidCount: number } {
+  const sums = { available: 0, unsettled: 0, escrow: 0, none: 0 };
+  let paidCount = 0;
+  for (const info of STATUSES) {
+    if (info.balance === 'none' && !info.paid) continue;
+    const a = state.aggregate({ merchantVa: va, status: info.key });
+    if (info.paid) paidCount += a.count;
+    sums[info.balance] += a.net;
+  }
+  return { settled: sums.available, unsettled: sums.unsettled, escrow: sums.escrow, paidCount };
 }
 
 /** The emulator's fee model as the channel list states it (fees.ts). */
@@ -177,14 +156,14 @@ export function historyPage(state: SandboxState, va: string, merchantName: strin
   if (q.type !== undefined) f.vias = state.methods().filter((via) => (TYPE_BY_METHOD[via]?.[0] ?? 7) === q.type);
   if (q.locked === true) f = null;
   if (f && q.status !== undefined) {
-    const s = statusFilter(q.status, settlement, now);
+    const s = statusFilter(q.status);
     f = s && { ...f, ...s };
   }
   if (f && (q.start || q.end)) {
     f.range = { field: q.dateField === 'indate' ? 'paid' : 'created', from: q.start ? jakartaDayStart(q.start) : undefined, to: q.end ? jakartaDayStart(q.end) + DAY_MS : undefined };
   }
   const order: TxnOrder = { by: q.orderBy === 'id' ? 'id' : q.orderBy === 'created_at' ? 'created' : 'paid', desc: q.order === 'DESC' };
-  const total = f ? countOf(state, f) : 0;
+  const total = f ? state.count(f) : 0;
   const { rows, next } = f ? state.page(f, order, q.limit, q.cursor ? { cursor: q.cursor } : { offset: (q.page - 1) * q.limit }) : { rows: [], next: null };
   const pages = Math.max(1, Math.ceil(total / q.limit));
   return {

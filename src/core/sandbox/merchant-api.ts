@@ -23,6 +23,8 @@ export interface MerchantApiDeps {
   accounts: Map<string, SandboxAccount>;
   now: () => Date;
   settlement: Settlement;
+  /** Runs what the clock made due (expiry, deferred settlement) before an answer that shows state. */
+  due?: () => Promise<unknown>;
   /** Marks a transaction paid (stored, callback queued), as the buyer on a page does. */
   pay: (t: Transaction) => Promise<{ ok: boolean; status?: number; message?: string }>;
 }
@@ -82,7 +84,7 @@ export class MerchantApi {
   balance(va: string): Record<string, unknown> {
     const b = balanceOf(this.deps.state, va, this.deps.settlement, this.nowMs());
     // Close API transfers (close-api.ts) move settled balance between accounts.
-    return { Va: va, MerchantBalance: b.settled + this.deps.state.transferNet(va), MemberBalance: 0, UnsettledBalance: b.unsettled, PaidTransactions: b.paidCount };
+    return { Va: va, MerchantBalance: b.settled + this.deps.state.transferNet(va), MemberBalance: 0, UnsettledBalance: b.unsettled, EscrowBalance: b.escrow, PaidTransactions: b.paidCount };
   }
 
   channels(base: string): Record<string, unknown>[] {
@@ -168,6 +170,7 @@ export class MerchantApi {
     }
     const json = jsonObjectBody(body, res, '{}');
     if (!json) return true;
+    if (route !== '/api/v2/payment') await this.deps.due?.();
     const invalid = (errors: Record<string, string[]>, message = 'error - invalid request'): true => {
       envelope(res, 400, message, null, { Error: errors });
       return true;

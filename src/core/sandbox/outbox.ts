@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { buildCallbackFields, externalId, signCallbackRequest } from '../callback/build.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
-import type { CallbackStatus } from '../payment-rules.js';
+import type { StatusKey } from '../statuses.js';
 import type { AttemptDetail, Delivery, SandboxState, Transaction } from './state.js';
 
 /** How much of a handler's answer an attempt record keeps. */
@@ -14,13 +14,14 @@ function firstBytes(text: string, max: number): { answer: string; truncated: boo
   return { answer: buf.subarray(0, max).toString('utf8').replace(/\uFFFD$/, ''), truncated: true };
 }
 
-/** The fields of a transaction's callback, as the outbox signs and sends them. */
-export function callbackFieldsOf(txn: Transaction, status: CallbackStatus, settlement: 'immediate' | 'deferred' | undefined): Record<string, string> {
+/** The fields of a transaction's callback in a status, from the emulator's record (the outbox and `trigger --trx` use it). */
+export function callbackFieldsOf(txn: Transaction, status: StatusKey, settlement?: 'immediate' | 'deferred'): Record<string, string> {
   return buildCallbackFields({
     trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status, amount: txn.amount, fee: txn.fee,
     via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
     paidAt: txn.paidAt ? new Date(txn.paidAt) : undefined, buyerName: txn.buyer.name, buyerEmail: txn.buyer.email, buyerPhone: txn.buyer.phone, url: txn.notifyUrl,
-    settlement, feeDirection: txn.feeDirection,
+    // `berhasil` with `deferred` is the paid-unsettled callback (6), as `unsettled` is.
+    settlement, feeDirection: txn.feeDirection, isEscrow: txn.escrow && status !== 'berhasil' && status !== 'unsettled',
   });
 }
 
@@ -29,6 +30,8 @@ export interface DeliveryFaults {
   duplicate?: boolean;
   /** Wait this long before every attempt. */
   delayMs?: number;
+  /** Send every callback attempt this many more times at the same moment (parallel retries). */
+  concurrentDuplicates?: number;
 }
 
 export interface CallbackAttemptEvent {
@@ -79,9 +82,21 @@ export class Outbox {
     for (const d of this.state.pendingDeliveries()) this.schedule(d);
   }
 
-  /** The outbox entry of a transition's callback, to store with the transition itself. */
-  static entry(txn: Transaction, status: CallbackStatus, format: 'form' | 'json'): Omit<Delivery, 'id'> {
-    return { trxId: txn.id, status, url: txn.notifyUrl, format, attempts: 0, state: 'pending', nextAt: Date.now(), createdAt: Date.now() };
+  /** The outbox entry of a transition's callback, to store with the transition itself (times on the emulator's clock). */
+  entry(txn: Transaction, status: StatusKey, format: 'form' | 'json'): Omit<Delivery, 'id'> {
+    const now = this.opts.now().getTime();
+    return { trxId: txn.id, status, url: txn.notifyUrl, format, attempts: 0, state: 'pending', nextAt: now, createdAt: now };
+  }
+
+  /** Re-times every waiting retry after the clock moved: one now due is attempted at once. */
+  reschedule(): void {
+    for (const [id, timer] of [...this.timers]) {
+      const d = this.state.delivery(id);
+      if (!d) continue;
+      clearTimeout(timer);
+      this.timers.delete(id);
+      this.schedule(d);
+    }
   }
 
   /** Starts delivering a stored entry. */
@@ -102,7 +117,7 @@ export class Outbox {
 
   private schedule(d: Delivery): void {
     if (this.closed || d.nextAt === null) return;
-    const wait = Math.max(0, d.nextAt - Date.now());
+    const wait = Math.max(0, d.nextAt - this.opts.now().getTime());
     const timer = setTimeout(() => {
       this.timers.delete(d.id);
       const p = this.attempt(d).finally(() => this.inflight.delete(p));
@@ -113,7 +128,7 @@ export class Outbox {
   }
 
   private async post(txn: Transaction, d: Delivery): Promise<{ ok: boolean; result: string; httpStatus?: number; ms?: number; detail: AttemptDetail }> {
-    const fields = callbackFieldsOf(txn, d.status as CallbackStatus, this.opts.settlement);
+    const fields = callbackFieldsOf(txn, d.status);
     const now = this.opts.now();
     const signed = signCallbackRequest(fields, txn.merchantVa, d.format, now, externalId(now, ++this.seq));
     // What goes on the wire, in its order: these, then what sendRaw and the keep-alive agent add.
@@ -124,7 +139,7 @@ export class Outbox {
       /* an invalid URL fails below */
     }
     const sent = { ...signed.headers, 'Content-Length': String(Buffer.byteLength(signed.body)), Host: host, Connection: 'keep-alive' };
-    const at = Date.now();
+    const at = now.getTime();
     try {
       const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs, agent: this.agent });
       const kept = firstBytes(res.body, ANSWER_KEEP_BYTES);
@@ -170,10 +185,17 @@ export class Outbox {
     if (this.opts.faults.delayMs) await new Promise((r) => setTimeout(r, this.opts.faults.delayMs));
     if (this.closed) return;
     const attempt = d.attempts + 1;
+    const copies = this.opts.faults.concurrentDuplicates ?? 0;
+    // --faults concurrent-duplicate=N: the same callback N more times at the same moment, as parallel retries arrive.
+    const extra = copies > 0 ? Array.from({ length: copies }, () => this.post(txn, d)) : [];
     const r = await this.post(txn, d);
+    for (const [i, dup] of (await Promise.all(extra)).entries()) {
+      await this.state.recordAttempt(d.id, d.attempts, d.state, d.nextAt, dup.result, { ...dup.detail, duplicate: true }).catch(() => undefined);
+      this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: dup.ok, result: `${dup.result} (concurrent copy ${i + 1} of ${copies})`, httpStatus: dup.httpStatus, ms: dup.ms, nextInMs: null, final: null, duplicate: true });
+    }
     const delay = r.ok ? undefined : this.opts.schedule[attempt - 1];
     const state = r.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
-    const nextAt = state === 'pending' ? Date.now() + delay! : null;
+    const nextAt = state === 'pending' ? this.opts.now().getTime() + delay! : null;
     let stored: Delivery;
     try {
       stored = await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result, r.detail);

@@ -24,7 +24,13 @@ export function tr(id: string, english: string, attrs = ''): string {
 export const STATUS_WORDS: Record<string, [string, string]> = {
   pending: ['Menunggu pembayaran', 'Waiting for payment'],
   berhasil: ['Berhasil', 'Paid'],
+  unsettled: ['Berhasil', 'Paid'],
+  escrow: ['Berhasil (escrow)', 'Paid (escrow)'],
   expired: ['Kedaluwarsa', 'Expired'],
+  batal: ['Dibatalkan', 'Cancelled'],
+  refund: ['Dikembalikan', 'Refunded'],
+  error: ['Error', 'Error'],
+  gagal: ['Gagal', 'Failed'],
 };
 
 /** Payment methods as the buyer pages name them: Indonesian, and English (payment-rules.ts labels). */

@@ -22,6 +22,7 @@ export function buildTransaction(req: PaymentRequest, account: SandboxAccount, i
     fee: feeFor(req.method, req.amount),
     ...(req.feeDirection === 'BUYER' ? { feeDirection: 'BUYER' as const } : {}),
     status: 'pending',
+    ...(req.escrow ? { escrow: true } : {}),
     createdAt: now,
     expiresAt: now + req.expiresInMs,
     notifyUrl: req.notifyUrl,

@@ -1,10 +1,14 @@
 import { EMULATOR_DEFAULT_API_KEY } from '../config/resolve.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { actionRefusal, crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
+import { crossSiteRefusal, hostRefusal, NO_FRAMING_HEADERS } from '../dashboard/html.js';
 import { actingAccount, type SandboxAccount } from './accounts.js';
 import { authenticate } from './authenticate.js';
+import { diagnoseAuth } from './auth-diagnosis.js';
+import { noteRequest, type RequestLog } from './request-log.js';
+import { clockView, lifecycleAdmin } from './admin-lifecycle.js';
+import type { SandboxClock } from './clock.js';
 import { decodeBody } from './request-body.js';
-import { advanceShipment, codLogistics } from './cod-routes.js';
+import { codLogistics } from './cod-routes.js';
 import { serviceDeps } from './service-deps.js';
 import { codRoute } from './cod-api.js';
 import { CLOSE_ROUTES, closeApi } from './close-api.js';
@@ -29,6 +33,8 @@ export interface RouteDeps {
   transitions: Transitions;
   merchant: MerchantApi;
   now(): Date;
+  clock: SandboxClock;
+  requests: RequestLog;
   /** The dashboard's pages, or null when it is off. */
   dashboard: DashboardContext | null;
   /** Host names answered besides IP literals, localhost and `*.internal` (hostRefusal). */
@@ -44,14 +50,18 @@ const BUYER_PAGE = /^\/(pay|payment|qr)\//;
  * dashboard, the admin API under /_sandbox/, and the rest of the API (merchant-api.ts).
  */
 export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void> {
-  const { state, regions, accounts, transitions, merchant, now, dashboard } = d;
+  const { state, regions, accounts, transitions, merchant, now, clock, requests, dashboard } = d;
   const byVa = new Map(accounts.map((a) => [a.va, a]));
+  const formatOf = (t: { merchantVa: string }) => byVa.get(t.merchantVa)?.callbackFormat ?? 'form';
   const { cod, ship, close } = serviceDeps({ state, regions, byVa, transitions, merchant, now });
+  const lifecycle = { state, transitions, clock, requests, ship, formatOf };
 
   /** Authenticates like the gateway (authenticate.ts), before any route logic: the account, or a 401 answered. */
   function authenticated(req: IncomingMessage, signed: Buffer[], res: ServerResponse): SandboxAccount | undefined {
     const result = authenticate(req, signed, byVa);
     if (typeof result !== 'string') return result;
+    // Why it failed, for `sandbox logs` (the answer stays the gateway's terse one).
+    noteRequest(res, { auth: diagnoseAuth(req, signed[0] ?? Buffer.alloc(0), byVa) });
     envelope(res, 401, result, null);
     return undefined;
   }
@@ -92,9 +102,9 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     if (path === '/api/v2/payment/direct') return directPayment(req, res, body, decoded.signed, method);
     const qr = /^\/qr\/(?:(template)\/)?(\d+)$/.exec(path);
     if (qr) return qrRoute(res, Number(qr[2]), qr[1] !== undefined);
-    const page = /^\/pay\/(\d+)(?:\/(pay|expire))?\/?$/.exec(path);
-    if (page) return paymentPage(res, method, Number(page[1]), page[2] as 'pay' | 'expire' | undefined);
-    if (path.startsWith('/_sandbox/')) return admin(req, url, method, res);
+    const page = /^\/pay\/(\d+)(?:\/(pay|expire|cancel))?\/?$/.exec(path);
+    if (page) return paymentPage(res, method, Number(page[1]), page[2] as 'pay' | 'expire' | 'cancel' | undefined);
+    if (path.startsWith('/_sandbox/')) return admin(req, url, method, res, body);
     if (path.startsWith('/api/v2/') || path.startsWith('/api/areas/')) {
       // The gateway's middleware authenticates these prefixes before routing.
       const account = authenticated(req, decoded.signed, res);
@@ -174,8 +184,8 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
   }
 
-  /** The buyer's payment page, and its pay / expire buttons (a transition, then back to the page). */
-  async function paymentPage(res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | undefined): Promise<void> {
+  /** The buyer's payment page, and its pay / expire / cancel buttons (a transition, then back to the page). */
+  async function paymentPage(res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | 'cancel' | undefined): Promise<void> {
     const t = state.get(id);
     if (!t) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment\n');
@@ -188,7 +198,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       }
       let r;
       try {
-        r = await transitions.transition(t, action === 'pay' ? 'berhasil' : 'expired', 'buyer');
+        r = await transitions.transition(t, action, 'buyer');
       } catch (err) {
         if (!(err instanceof StoreError)) throw err;
         r = { ok: false as const, status: 503, message: `${err.message}; nothing changed, try again` };
@@ -200,13 +210,13 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       res.writeHead(303, { location: `/pay/${t.id}` }).end();
       return;
     }
-    await transitions.expireDue();
+    await transitions.runDue();
     const html = await renderPaymentPage(state.get(t.id) ?? t, byVa.get(t.merchantVa)?.name ?? t.merchantVa, now().getTime());
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
   }
 
-  /** The admin API under /_sandbox/: health, transactions, and pay / expire / resend (POST, same-site only). */
-  async function admin(req: IncomingMessage, url: URL, method: string, res: ServerResponse): Promise<void> {
+  /** The admin API under /_sandbox/: health, clock, transactions, and their actions (POST, same-site only). */
+  async function admin(req: IncomingMessage, url: URL, method: string, res: ServerResponse, body: Buffer): Promise<void> {
     const path = url.pathname;
     const asset = channelAsset(path, method);
     if (asset) {
@@ -219,7 +229,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
     }
     if (path === '/_sandbox/health') {
       // defaultKey: whether the first merchant uses the documented (public) key, for `paycli sandbox env`; a key of its own is never told.
-      sendJson(res, 200, { ok: true, transactions: state.count(), accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts });
+      sendJson(res, 200, { ok: true, transactions: state.count(), accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts, clock: clockView(clock) });
       return;
     }
     const checks = /^\/_sandbox\/checks\/(\d{1,15})$/.exec(path);
@@ -237,49 +247,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       return;
     }
     if (await ledgerAdmin({ state, va: accounts[0]!.va, merchantName: accounts[0]!.name, now }, req, url, method, res)) return;
-    const m = /^\/_sandbox\/transactions\/([^/]+)(?:\/(pay|expire|resend|ship|deliver))?$/.exec(path);
-    if (m) {
-      let id: string;
-      try {
-        id = decodeURIComponent(m[1]!);
-      } catch {
-        sendJson(res, 400, { ok: false, error: 'malformed percent-encoding in the transaction id' });
-        return;
-      }
-      if (!m[2]) {
-        const t = state.find(id);
-        if (!t) sendJson(res, 404, { ok: false, error: `no transaction with id or payment number "${id}"` });
-        else sendJson(res, 200, { ok: true, transaction: transactionView(t, state) });
-        return;
-      }
-      if (method !== 'POST') {
-        res.setHeader('allow', 'POST');
-        sendJson(res, 405, { ok: false, error: 'use POST' });
-        return;
-      }
-      // A page of another site must not be able to make a browser pay or expire payments here.
-      const refused = actionRefusal(req);
-      if (refused) {
-        sendJson(res, 403, { ok: false, error: refused });
-        return;
-      }
-      if (m[2] === 'ship' || m[2] === 'deliver') {
-        const r = await advanceShipment(ship, id, m[2] === 'ship' ? 'next' : 'delivered');
-        if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-        else sendJson(res, 200, { ok: true, changed: r.changed, stage: r.stage, message: `${r.changed ? '' : 'already '}${r.stage.replace('_', ' ')}: trx ${r.txn.id}${r.stage === 'delivered' && r.changed ? ' (paid); callback queued' : ''}`, transaction: transactionView(r.txn, state) });
-        return;
-      }
-      if (m[2] === 'resend') {
-        const r = await transitions.resend(id);
-        if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-        else sendJson(res, 200, { ok: true, delivery: r.deliveryId, queued: r.queued, message: `callback ${r.deliveryId} of trx ${r.txn.id} (${r.txn.status}) ${r.queued ? 'queued' : 'sent'} now`, transaction: transactionView(r.txn, state) });
-        return;
-      }
-      const r = await transitions.act(id, m[2] === 'pay' ? 'berhasil' : 'expired', 'admin');
-      if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: r.txn ? transactionView(r.txn, state) : null });
-      else sendJson(res, 200, { ok: true, changed: r.changed, message: `${r.changed ? '' : 'already '}${m[2] === 'pay' ? 'paid' : 'expired'}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`, transaction: transactionView(r.txn, state) });
-      return;
-    }
+    if (await lifecycleAdmin(lifecycle, req, url, method, res, body)) return;
     sendJson(res, 404, { ok: false, error: 'unknown admin route' });
   }
 

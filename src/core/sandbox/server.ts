@@ -2,8 +2,9 @@ import { createServer } from 'node:http';
 import { BodyTooLarge, readBody } from '../http/read-body.js';
 import { serve } from '../http/serve.js';
 import { envelope } from './views.js';
+import { isoJakarta } from '../time.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
-import { Outbox, type CallbackAttemptEvent, type DeliveryFaults } from './outbox.js';
+import { Outbox } from './outbox.js';
 import { openDataDir, type OpenedDataDir } from './datadir.js';
 import { MerchantApi } from './merchant-api.js';
 import { loadRegions, type RegionIndex } from './regions.js';
@@ -11,97 +12,19 @@ import { SandboxState, StoreError, type Transaction } from './state.js';
 import { isLoopbackHost, LiveHub } from '../dashboard/html.js';
 import { isDashboardPath, type DashboardContext } from './dashboard.js';
 import { createRouter } from './routes.js';
-import { Transitions, type ResendResult, type StoreErrorEvent, type TransitionEvent, type TransitionResult } from './transitions.js';
-import { deepFreeze } from '../freeze.js';
+import { CLOCK_SETTING, SandboxClock } from './clock.js';
+import { RequestLog, noteOf, noteRequest } from './request-log.js';
+import { drawFaults } from './faults.js';
+import { Transitions } from './transitions.js';
 
 export { transactionView } from './views.js';
 export type { ResendResult, StoreErrorEvent, TransitionEvent, TransitionResult } from './transitions.js';
 export type { LockOwner } from './datadir.js';
-import type { LockOwner } from './datadir.js';
+export type { ClockResult } from './clock.js';
 
-export const DEFAULT_RETRY_SCHEDULE = deepFreeze([500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000]);
-
-export interface SandboxOptions {
-  /** Port; 4010 by default, 0 for any free port. */
-  port?: number;
-  host?: string;
-  /** The data directory (its ledger is `ledger.db`); in memory when absent. */
-  dataDir?: string;
-  /** This process, for the data dir's lock: its pid is recorded for others to name, its uid must own the files. */
-  lockOwner?: LockOwner;
-  va?: string;
-  apiKey?: string;
-  /** Several merchants (replaces va/apiKey). */
-  accounts?: SandboxAccount[];
-  callbackFormat?: 'form' | 'json';
-  /** `immediate` (default: settled, transaction_status_code 1) or `deferred` (unsettle, 6). */
-  settlement?: 'immediate' | 'deferred';
-  retrySchedule?: number[];
-  callbackTimeoutMs?: number;
-  faults?: DeliveryFaults;
-  /** The business clock (payment times, expiry); tests move it. */
-  now?: () => Date;
-  onEvent?: (e: SandboxEvent) => void;
-  maxBodyBytes?: number;
-  /** How often pending payments are checked for expiry. */
-  expirySweepMs?: number;
-  /** Serve the dashboard at `/` (default true; answered on loopback addresses only). */
-  dashboard?: boolean;
-  /**
-   * Host names the emulator answers to besides IP addresses, `localhost`, `*.localhost`, `*.internal`
-   * and the `host` it listens on (a name): any other Host is refused (DNS rebinding).
-   */
-  allowedHosts?: string[];
-}
-
-/** What start-up found in the data dir (logged by `paycli sandbox`). */
-export interface StartupEvent {
-  type: 'startup';
-  /** Lines of an older version's journal that could not be read and were skipped on its import. */
-  skippedLines: number;
-  /** Paid or expired transactions of an older journal found without a queued callback; queued now. */
-  reconciled: number;
-  /** Transactions imported from an older version's `journal.jsonl` (now `journal.jsonl.migrated`), if any. */
-  migrated?: number;
-}
-
-export interface RequestEvent {
-  type: 'request';
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
-  message?: string;
-}
-export type SandboxEvent = RequestEvent | TransitionEvent | CallbackAttemptEvent | StartupEvent | StoreErrorEvent;
-
-export interface SandboxHandle {
-  /** `http://host:port` */
-  url: string;
-  /** `http://host:port/api`, the base URL for paycli (`--base-url`). */
-  apiUrl: string;
-  /** The dashboard's address (`http://host:port/`), null when it is off. */
-  dashboardUrl: string | null;
-  port: number;
-  accounts: SandboxAccount[];
-  state: SandboxState;
-  regions: RegionIndex;
-  /** Check transaction, history, balance, channels and redirect payments, as the API answers them. */
-  merchant: MerchantApi;
-  /** Marks a pending payment paid and sends its callback. */
-  pay(idOrPaymentNo: string): Promise<TransitionResult>;
-  /** Expires a pending payment and sends its callback. */
-  expire(idOrPaymentNo: string): Promise<TransitionResult>;
-  /** Sends a paid or expired payment's callback again now (a retry that is due now, or a new delivery). */
-  resend(idOrPaymentNo: string): Promise<ResendResult>;
-  /** Expires every pending payment whose expiry has passed on the business clock. */
-  expireDue(): Promise<number>;
-  /** Resolves when every callback is delivered or has failed. */
-  idle(timeoutMs?: number): Promise<boolean>;
-  /** What start-up found in the data dir. */
-  startup: StartupEvent;
-  close(): Promise<void>;
-}
+export { DEFAULT_RETRY_SCHEDULE } from './server-types.js';
+export type { RequestEvent, SandboxEvent, SandboxHandle, SandboxOptions, StartupEvent } from './server-types.js';
+import { DEFAULT_RETRY_SCHEDULE, type SandboxHandle, type SandboxOptions, type StartupEvent } from './server-types.js';
 
 /**
  * Where a browser reaches the dashboard: the emulator's own address when it is a loopback one,
@@ -118,12 +41,13 @@ function dashboardAddress(origin: string, port: number): string | null {
  * a hosted payment page, an admin API under `/_sandbox`, and a durable callback outbox.
  *
  * A request flows: request (`readBody`, below) → route (routes.ts; merchant-api.ts for the rest of
- * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → journal (state.ts) →
+ * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → store (state.ts) →
  * enqueue the callback and deliver it (outbox.ts). They are set up here in the reverse order:
  * state, outbox, transitions, routes, then the server.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  const now = options.now ?? (() => new Date());
+  const clock = new SandboxClock(options.now);
+  const now = () => clock.now();
   const emit = options.onEvent ?? (() => undefined);
   const accounts: SandboxAccount[] = options.accounts ?? [
     { ...DEFAULT_ACCOUNT, va: options.va ?? DEFAULT_ACCOUNT.va, apiKey: options.apiKey ?? (options.va ? undefined : DEFAULT_ACCOUNT.apiKey), callbackFormat: options.callbackFormat ?? 'form' },
@@ -137,6 +61,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   try {
     [regions, opened] = await Promise.all([loadRegions(), options.dataDir ? openDataDir(options.dataDir, options.lockOwner) : undefined]);
     state = opened?.state ?? (await SandboxState.open());
+    clock.restore(Number(state.setting(CLOCK_SETTING) ?? 0));
   } catch (err) {
     await opened?.close();
     throw err;
@@ -157,31 +82,71 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (dashboardOn) state.onChange = () => hub.changed();
 
   // transition → store → enqueue callback → deliver
-  const transitions = new Transitions({ state, outbox, now, formatOf, emit });
+  const transitions = new Transitions({ state, outbox, now, formatOf, emit, settlement: options.settlement });
+  clock.persist = (ms) => state.setSetting(CLOCK_SETTING, String(ms));
+  clock.onMove = async () => {
+    await transitions.runDue();
+    outbox.reschedule();
+  };
 
   const merchant = new MerchantApi({
     state, accounts: byVa, now, settlement: options.settlement ?? 'immediate',
-    pay: (t) => transitions.transition(t, 'berhasil', 'buyer'),
+    pay: (t) => transitions.transition(t, 'pay', 'buyer'),
+    due: () => transitions.runDue().catch(() => undefined),
   });
   // The dashboard shows a transaction as check transaction answers it: the merchant API's own record.
   const dashboard: DashboardContext = {
-    state, hub, now: () => Date.now(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa,
+    state, hub, now: () => clock.nowMs(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa,
     checkTransaction: (t) => merchant.record(t),
   };
 
   // route: the gateway's API, the payment and QR pages, the dashboard and the admin API (routes.ts).
-  const route = createRouter({ state, regions, accounts, transitions, merchant, now, dashboard: dashboardOn ? dashboard : null,
+  const requests = new RequestLog();
+  dashboard.requests = requests;
+  const route = createRouter({ state, regions, accounts, transitions, merchant, now, clock, requests, dashboard: dashboardOn ? dashboard : null,
     allowedHosts: [...(options.allowedHosts ?? []), options.host ?? '127.0.0.1'],
   });
+  const apiFaults = options.apiFaults ?? [];
+  const random = options.random ?? Math.random;
+  const held = new Set<import('node:http').ServerResponse>();
 
   // request: read the body (size-limited), route it, and answer whatever went wrong in one place.
   const server = createServer((req, res) => {
     const started = performance.now();
     // The dashboard's own page loads are not API traffic: not logged.
     if (dashboardOn && isDashboardPath((req.url ?? '').split('?')[0]!)) return void readBody(req, limit).then((body) => route(req, res, body)).catch(() => res.destroy());
-    res.on('finish', () => emit({ type: 'request', method: req.method ?? '?', path: (req.url ?? '').split('?')[0]!, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }));
+    const path = (req.url ?? '').split('?')[0]!;
+    const logged = (status: number) => {
+      const e = { method: req.method ?? '?', path, status, ms: Math.round((performance.now() - started) * 10) / 10, ...noteOf(res) };
+      requests.add({ time: isoJakarta(clock.now()), ...e });
+      if (dashboardOn) hub.changed();
+      emit({ type: 'request', ...e });
+    };
+    res.on('finish', () => logged(res.statusCode));
+    // API faults are drawn before anything is read or routed: a faulted request changes no state.
+    const fault = apiFaults.length > 0 ? drawFaults(apiFaults, path, random) : { delayMs: 0 };
+    const handle = async (body: Buffer) => {
+      if (fault.delayMs > 0) {
+        noteRequest(res, { fault: 'api-slow' });
+        await new Promise((r) => setTimeout(r, fault.delayMs));
+      }
+      if (fault.fail === 'api-500') {
+        noteRequest(res, { fault: 'api-500' });
+        envelope(res, 500, 'internal server error (injected by --faults api-500; nothing was changed)', null);
+        return;
+      }
+      if (fault.fail === 'api-timeout') {
+        // No answer: the client's own timeout decides. Logged now, since it never finishes.
+        noteRequest(res, { fault: 'api-timeout' });
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        logged(0);
+        return;
+      }
+      await route(req, res, body);
+    };
     readBody(req, limit)
-      .then((body) => route(req, res, body))
+      .then(handle)
       .catch((err: unknown) => {
         if (res.headersSent) {
           res.destroy();
@@ -215,7 +180,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let reconciled = 0;
   for (const t of migrated ? state.unqueued() : []) {
     try {
-      outbox.start(await state.addDelivery(Outbox.entry(t, t.status, formatOf(t))));
+      outbox.start(await state.addDelivery(outbox.entry(t, t.status, formatOf(t))));
       reconciled++;
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
@@ -225,7 +190,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const startup: StartupEvent = { type: 'startup', skippedLines: migrated?.skipped ?? 0, reconciled, ...(migrated ? { migrated: migrated.imported } : {}) };
   emit(startup);
-  const sweep = setInterval(() => void transitions.expireDue().catch(() => undefined), options.expirySweepMs ?? 1000);
+  const sweep = setInterval(() => void transitions.runDue().catch(() => undefined), options.expirySweepMs ?? 1000);
   sweep.unref();
   return {
     url,
@@ -236,14 +201,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     state,
     regions,
     merchant,
-    pay: (id) => transitions.act(id, 'berhasil', 'admin'),
-    expire: (id) => transitions.act(id, 'expired', 'admin'),
-    resend: (id) => transitions.resend(id),
+    pay: (id) => transitions.act(id, 'pay', 'admin'),
+    expire: (id) => transitions.act(id, 'expire', 'admin'),
+    act: (id, action) => transitions.act(id, action, 'admin'),
+    resend: (id, to) => transitions.resend(id, to),
     expireDue: () => transitions.expireDue(),
+    clock,
+    advanceClock: (ms) => clock.advance(ms),
+    setClock: (at) => clock.set(at),
     idle: (ms) => outbox.idle(ms),
     startup,
+    requests,
     async close() {
       clearInterval(sweep);
+      for (const r of held) r.destroy();
       hub.close();
       await outbox.close();
       await new Promise<void>((resolve) => {

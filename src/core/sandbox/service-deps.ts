@@ -30,7 +30,7 @@ export function serviceDeps(o: { state: SandboxState; regions: RegionIndex; byVa
     record: (id, stage, at) => state.addParcelStep(id, stage, at),
     // The delivered step is stored with the transition and its callback (one SQLite transaction).
     pay: async (id) => {
-      const r = await transitions.act(id, 'berhasil', 'admin', 'delivered');
+      const r = await transitions.act(id, 'pay', 'admin', 'delivered');
       return r.ok ? { ok: true, changed: r.changed, txn: r.txn } : r;
     },
     now: cod.now,

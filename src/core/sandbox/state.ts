@@ -3,9 +3,10 @@ import { openDatabase, type Database } from '../db.js';
 import { chargeOf } from '../fees.js';
 import type { RedirectSession } from './redirect-session.js';
 import type { Member, PickupRequest, ShipmentEvent, ShipmentStage, Transfer } from './records.js';
+import { statusInfo, type StatusKey } from '../statuses.js';
 
-/** A payment's status, stored as text: a new status is a new value, not a schema change. */
-export type TxnStatus = 'pending' | 'berhasil' | 'expired';
+/** A payment's status (statuses.ts), stored as its key in text: a new status is a new value, not a schema change. */
+export type TxnStatus = StatusKey;
 
 export interface Transaction {
   id: number;
@@ -22,10 +23,14 @@ export interface Transaction {
   /** `BUYER`: the buyer pays the fee on top of the amount (total = amount + fee). */
   feeDirection?: 'BUYER';
   status: TxnStatus;
+  /** Created with `escrow: true`: held as escrow (7) when paid, until released. */
+  escrow?: boolean;
   /** Epoch milliseconds. */
   createdAt: number;
   expiresAt: number;
   paidAt?: number;
+  /** When it became settled (status 1). */
+  settledAt?: number;
   endedAt?: number;
   notifyUrl: string;
   buyer: { name: string; phone: string; email: string };
@@ -232,6 +237,14 @@ const MIGRATIONS = [
       );
     `);
   },
+  // 3: the lifecycle (statuses.ts): escrow payments, deferred settlement, and the emulator's settings (the clock's offset).
+  (db: Database) => {
+    db.exec(`
+      ALTER TABLE txns ADD COLUMN escrow INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE txns ADD COLUMN settled_at INTEGER;
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    `);
+  },
 ];
 
 interface TxnRow {
@@ -247,6 +260,8 @@ interface TxnRow {
   status: string;
   paid_at: number | null;
   ended_at: number | null;
+  escrow: number;
+  settled_at: number | null;
   body: string;
 }
 
@@ -312,7 +327,7 @@ export interface ServiceRecords {
   members: Member[];
 }
 
-const TXN_COLUMNS = 'id, merchant_va, reference_id, payment_no, via, amount, fee, status, created_at, expires_at, paid_at, ended_at, body';
+const TXN_COLUMNS = 'id, merchant_va, reference_id, payment_no, via, amount, fee, status, created_at, expires_at, paid_at, ended_at, escrow, settled_at, body';
 
 function txnOf(r: TxnRow): Transaction {
   const rest = JSON.parse(r.body) as Omit<Transaction, 'id' | 'merchantVa' | 'referenceId' | 'paymentNo' | 'via' | 'amount' | 'fee' | 'status' | 'createdAt' | 'expiresAt'>;
@@ -321,6 +336,8 @@ function txnOf(r: TxnRow): Transaction {
   };
   if (r.paid_at !== null) t.paidAt = r.paid_at;
   if (r.ended_at !== null) t.endedAt = r.ended_at;
+  if (r.escrow) t.escrow = true;
+  if (r.settled_at !== null) t.settledAt = r.settled_at;
   return t;
 }
 
@@ -335,7 +352,7 @@ const seqOf = (deliveryId: string): number => Number(/^cb-(\d+)$/.exec(deliveryI
 
 /** What of a transaction is not a column, as stored in `body`. */
 function bodyOf(t: Transaction): string {
-  const { id: _i, merchantVa: _m, referenceId: _r, paymentNo: _n, via: _v, amount: _a, fee: _f, status: _s, createdAt: _c, expiresAt: _x, paidAt: _p, endedAt: _e, ...rest } = t;
+  const { id: _i, merchantVa: _m, referenceId: _r, paymentNo: _n, via: _v, amount: _a, fee: _f, status: _s, createdAt: _c, expiresAt: _x, paidAt: _p, endedAt: _e, escrow: _w, settledAt: _t, ...rest } = t;
   return JSON.stringify(rest);
 }
 
@@ -377,10 +394,15 @@ export class SandboxState {
       linkSession: db.prepare<[number, string]>(`UPDATE sessions SET trx_id = ? WHERE sid = ? AND trx_id IS NULL`),
       nextId: db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'txns'`),
       insertTxn: db.prepare(
-        `INSERT INTO txns (id, merchant_va, reference_id, payment_no, via, amount, fee, paid_off, status, created_at, expires_at, paid_at, ended_at, body)
-         VALUES (@id, @merchantVa, @referenceId, @paymentNo, @via, @amount, @fee, @paidOff, @status, @createdAt, @expiresAt, @paidAt, @endedAt, @body)`,
+        `INSERT INTO txns (id, merchant_va, reference_id, payment_no, via, amount, fee, paid_off, status, created_at, expires_at, paid_at, ended_at, escrow, settled_at, body)
+         VALUES (@id, @merchantVa, @referenceId, @paymentNo, @via, @amount, @fee, @paidOff, @status, @createdAt, @expiresAt, @paidAt, @endedAt, @escrow, @settledAt, @body)`,
       ),
-      setStatus: db.prepare<[string, number | null, number, number]>(`UPDATE txns SET status = ?, paid_at = coalesce(?, paid_at), ended_at = ? WHERE id = ?`),
+      // The first paid status sets paid_at (kept through settlement, escrow release and refund); berhasil sets settled_at.
+      setStatus: db.prepare<[string, number | null, number | null, number, number]>(
+        `UPDATE txns SET status = ?, paid_at = coalesce(paid_at, ?), settled_at = coalesce(?, settled_at), ended_at = ? WHERE id = ?`,
+      ),
+      getSetting: db.prepare<[string], { value: string }>(`SELECT value FROM settings WHERE key = ?`),
+      putSetting: db.prepare<[string, string]>(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO UPDATE SET value = excluded.value`),
       countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; paid_off: number }>(`SELECT merchant_va, status, via, paid_off FROM txns WHERE id = ?`),
       bump: db.prepare<[string, string, string, number, number]>(
         `INSERT INTO txn_counts (merchant_va, status, via, n, net) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n, net = net + excluded.net`,
@@ -399,6 +421,7 @@ export class SandboxState {
         `SELECT attempt, state, next_at, result, detail FROM attempts WHERE delivery_seq = ? ORDER BY rowid`,
       ),
       due: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT 500`),
+      dueSettle: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'unsettled' AND coalesce(paid_at, created_at) <= ? ORDER BY paid_at LIMIT 500`),
       counts: db.prepare<[], { merchant_va: string; status: string; via: string; n: number; net: number }>(`SELECT * FROM txn_counts WHERE n <> 0`),
       insertSession: db.prepare<[string, string, string]>(`INSERT INTO sessions (sid, merchant_va, body) VALUES (?, ?, ?)`),
       session: db.prepare<[string], { body: string }>(`SELECT body FROM sessions WHERE sid = ?`),
@@ -463,7 +486,8 @@ export class SandboxState {
     const paidOff = chargeOf(t.amount, t.fee, t.feeDirection).paidOff;
     this.stmts.insertTxn.run({
       id: t.id, merchantVa: t.merchantVa, referenceId: t.referenceId, paymentNo: t.paymentNo, via: t.via, amount: t.amount, fee: t.fee, paidOff,
-      status: t.status, createdAt: t.createdAt, expiresAt: t.expiresAt, paidAt: t.paidAt ?? null, endedAt: t.endedAt ?? null, body: bodyOf(t),
+      status: t.status, createdAt: t.createdAt, expiresAt: t.expiresAt, paidAt: t.paidAt ?? null, endedAt: t.endedAt ?? null,
+      escrow: t.escrow ? 1 : 0, settledAt: t.settledAt ?? null, body: bodyOf(t),
     });
     return paidOff;
   }
@@ -508,15 +532,15 @@ export class SandboxState {
 
   /**
    * Changes a transaction's status and queues its callback in one SQLite transaction, so that no
-   * crash can leave a paid or expired transaction without a callback to send. `paidAt` is set when
-   * the new status is `berhasil`; `endedAt` always. A COD parcel's step that makes the change (its
+   * crash can leave a paid or expired transaction without a callback to send. `paidAt` is set by
+   * the first paid status (statuses.ts), `settledAt` by `berhasil`; `endedAt` always. A COD parcel's step that makes the change (its
    * delivery: the courier took the cash) is stored in the same transaction.
    */
   async transition(id: number, status: TxnStatus, at: number, callback?: Omit<Delivery, 'id'>, step?: ShipmentStage): Promise<Delivery | undefined> {
     return this.write(() => {
       const before = this.stmts.countRow.get(id);
       if (!before) throw new Error(`no transaction ${id}`);
-      this.stmts.setStatus.run(status, status === 'berhasil' ? at : null, at, id);
+      this.stmts.setStatus.run(status, statusInfo(status).paid ? at : null, status === 'berhasil' ? at : null, at, id);
       if (before.status !== status) {
         this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, -before.paid_off);
         this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.paid_off);
@@ -531,9 +555,26 @@ export class SandboxState {
     return { ...d, id: `cb-${Number(lastInsertRowid)}` };
   }
 
+  /** A durable setting of the emulator (the clock's offset), or undefined. */
+  setting(key: string): string | undefined {
+    return this.stmts.getSetting.get(key)?.value;
+  }
+
+  /** Stores a setting, committed before it resolves. */
+  async setSetting(key: string, value: string): Promise<void> {
+    await this.write(() => {
+      this.stmts.putSetting.run(key, value);
+    });
+  }
+
   /** Expires-due candidates: pending transactions whose expiry is at or before `at` (a batch). */
   dueForExpiry(at: number): Transaction[] {
     return this.stmts.due.all(at).map((r) => this.get(r.id)!).filter(Boolean);
+  }
+
+  /** Settlement-due candidates: paid-unsettled transactions (6) paid at or before `paidBy` (a batch). */
+  dueForSettlement(paidBy: number): Transaction[] {
+    return this.stmts.dueSettle.all(paidBy).map((r) => this.get(r.id)!).filter(Boolean);
   }
 
   /** A filter without its merchant when every transaction is that merchant's (the usual case): index-only queries. */

@@ -1,7 +1,11 @@
 import type { SandboxAccount } from './accounts.js';
-import { Outbox } from './outbox.js';
+import type { Outbox } from './outbox.js';
 import type { ShipmentStage } from './records.js';
 import { StoreError, type SandboxState, type Transaction } from './state.js';
+import { refusal, statusInfo, targetOf, type Action, type StatusKey } from '../statuses.js';
+
+/** With deferred settlement, a paid transaction settles one day after payment (on the clock). */
+export const DEFERRED_SETTLEMENT_MS = 86_400_000;
 
 export interface TransitionEvent {
   type: 'transition';
@@ -9,6 +13,7 @@ export interface TransitionEvent {
   from: string;
   to: string;
   by: 'buyer' | 'admin' | 'clock';
+  action?: Action;
 }
 
 /** The ledger could not take a change (a full disk): it was answered 503 and nothing changed. */
@@ -25,55 +30,59 @@ export interface TransitionDeps {
   state: SandboxState;
   outbox: Outbox;
   now(): Date;
+  /** How a paid payment settles: at once (1) or a day later (6, then 1). */
+  settlement?: 'immediate' | 'deferred';
   /** The callback body format of the payment's merchant. */
   formatOf(t: Transaction): SandboxAccount['callbackFormat'];
   emit(e: TransitionEvent | StoreErrorEvent): void;
 }
 
 /**
- * A payment's life after it is created: pending → paid (berhasil) or expired, each change stored
- * together with its callback (one SQLite transaction), and only then the callback's delivery started. Callers:
- * the buyer's payment page, the admin API, the expiry clock, and the redirect flow.
+ * A payment's life after it is created, by the table of statuses.ts: pending → paid (berhasil, or 6
+ * with deferred settlement, or 7 escrow), expired, cancelled, failed, error; paid → refund; 6 → 1
+ * (settle); 7 → paid (release). Each change is stored together with its callback (one SQLite transaction),
+ * and only then the callback's delivery started. Callers: the buyer's pages, the admin API, the
+ * clock (expiry, deferred settlement) and the redirect flow.
  */
 export class Transitions {
   constructor(private readonly d: TransitionDeps) {}
 
   /** Transition → store (status, callback and the parcel step making it, in one transaction) → deliver. */
-  private async change(t: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<void> {
+  private async change(t: Transaction, to: StatusKey, by: TransitionEvent['by'], action: Action, step?: ShipmentStage): Promise<void> {
     const { state, outbox, now, formatOf, emit } = this.d;
     const from = t.status;
-    const d = await state.transition(t.id, to, now().getTime(), Outbox.entry(t, to, formatOf(t)), step);
-    emit({ type: 'transition', trxId: t.id, from, to, by });
+    const d = await state.transition(t.id, to, now().getTime(), outbox.entry(t, to, formatOf(t)), step);
+    emit({ type: 'transition', trxId: t.id, from, to, by, action });
     if (d) outbox.start(d);
   }
 
-  /** A transition, checked and stored while no other transition of the same payment runs; `step`: the COD parcel step that makes it. */
-  transition(txn: Transaction, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
+  /** An action (pay, cancel, refund…), checked and stored while no other transition of the same payment runs; `step`: the COD parcel step that makes it. */
+  transition(txn: Transaction, action: Action, by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const { state, now } = this.d;
     return state.exclusive(txn.id, async (): Promise<TransitionResult> => {
       // As stored now (another transition may have run since the caller read it).
       const current = () => state.get(txn.id) ?? txn;
       let t = current();
-      if (t.status === 'pending' && to === 'berhasil' && t.expiresAt <= now().getTime()) {
-        await this.change(t, 'expired', 'clock');
+      // A pending payment past its expiry is expired first (once), whatever is asked.
+      if (t.status === 'pending' && action !== 'expire' && t.expiresAt <= now().getTime()) {
+        await this.change(t, 'expired', 'clock', 'expire');
         t = current();
       }
-      if (t.status === to) return { ok: true, txn: t, changed: false };
-      if (t.status !== 'pending') {
-        const message = t.status === 'expired' ? `transaction ${t.id} has expired and cannot be paid` : `transaction ${t.id} is already paid and cannot expire`;
-        return { ok: false, status: 409, message, txn: t };
-      }
-      await this.change(t, to, by, step);
+      const to = targetOf(action, { escrow: t.escrow, settlement: this.d.settlement });
+      if (t.status === to || (action === 'pay' && statusInfo(t.status).paid)) return { ok: true, txn: t, changed: false };
+      const refused = refusal(action, t.status, t.id);
+      if (refused) return { ok: false, status: 409, message: refused, txn: t };
+      await this.change(t, to, by, action, step);
       return { ok: true, txn: current(), changed: true };
     });
   }
 
-  /** A transition of the payment with this id or payment number; a full disk is a 503, nothing changed. */
-  async act(id: string, to: 'berhasil' | 'expired', by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
+  /** An action on the payment with this id or payment number; a full disk is a 503, nothing changed. */
+  async act(id: string, action: Action, by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
     const t = this.d.state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
     try {
-      return await this.transition(t, to, by, step);
+      return await this.transition(t, action, by, step);
     } catch (err) {
       return this.unstored(err, t);
     }
@@ -84,19 +93,21 @@ export class Transitions {
    * once; otherwise (delivered, or given up) a new delivery of the current status is stored and
    * sent, with the usual retries.
    */
-  async resend(id: string): Promise<ResendResult> {
+  async resend(id: string, to?: string): Promise<ResendResult> {
     const { state, outbox, formatOf } = this.d;
     const t = state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
     if (t.status === 'pending') return { ok: false, status: 409, message: `transaction ${t.id} is pending: it has no callback to send until it is paid or expires`, txn: t };
+    if (to !== undefined && !/^https?:\/\/\S+$/.test(to)) return { ok: false, status: 400, message: `invalid URL "${to}": http:// or https:// expected` };
     try {
       return await state.exclusive(t.id, async (): Promise<ResendResult> => {
-        const waiting = state.deliveriesOf(t.id).find((d) => d.state === 'pending' && d.status === t.status);
+        const waiting = to === undefined ? state.deliveriesOf(t.id).find((d) => d.state === 'pending' && d.status === t.status) : undefined;
         if (waiting) {
           outbox.sendNow(waiting);
           return { ok: true, txn: t, deliveryId: waiting.id, queued: false };
         }
-        const d = await state.addDelivery(Outbox.entry(t, t.status as 'berhasil' | 'expired', formatOf(t)));
+        const entry = outbox.entry(t, t.status, formatOf(t));
+        const d = await state.addDelivery(to === undefined ? entry : { ...entry, url: to });
         outbox.start(d);
         return { ok: true, txn: t, deliveryId: d.id, queued: true };
       });
@@ -105,7 +116,7 @@ export class Transitions {
     }
   }
 
-  /** Expires every pending payment whose expiry has passed on the business clock; returns how many. */
+  /** Expires every pending payment whose expiry has passed on the clock; returns how many. */
   async expireDue(): Promise<number> {
     const at = this.d.now().getTime();
     let n = 0;
@@ -114,12 +125,33 @@ export class Transitions {
       const due = this.d.state.dueForExpiry(at);
       let changed = 0;
       for (const t of due) {
-        const r = await this.transition(t, 'expired', 'clock');
+        const r = await this.transition(t, 'expire', 'clock');
         if (r.ok && r.changed) changed++;
       }
       n += changed;
       if (changed === 0) return n;
     }
+  }
+
+  /** Settles every paid-unsettled payment (6) a day after its payment on the clock; returns how many. */
+  async settleDue(): Promise<number> {
+    const at = this.d.now().getTime();
+    let n = 0;
+    for (;;) {
+      const due = this.d.state.dueForSettlement(at - DEFERRED_SETTLEMENT_MS);
+      let changed = 0;
+      for (const t of due) {
+        const r = await this.transition(t, 'settle', 'clock');
+        if (r.ok && r.changed) changed++;
+      }
+      n += changed;
+      if (changed === 0) return n;
+    }
+  }
+
+  /** Everything the clock makes due: expiry, then deferred settlement. */
+  async runDue(): Promise<{ expired: number; settled: number }> {
+    return { expired: await this.expireDue(), settled: await this.settleDue() };
   }
 
   private unstored(err: unknown, t: Transaction): { ok: false; status: number; message: string; txn: Transaction } {

@@ -30,9 +30,28 @@ export interface PaymentRequest {
   referenceId: string;
   comments?: string;
   feeDirection: 'MERCHANT' | 'BUYER';
+  /** `escrow: true`: held as escrow (7) when paid, until released. */
+  escrow: boolean;
   items: { product: string; qty: number; price: number }[];
   /** COD: the parcel's shipping fields. */
   shipment?: Shipment;
+}
+
+/**
+ * The expiry a payment gets when the request sends none, per method/channel where the gateway's
+ * sources state one (docs' direct-payment field table: BCA VA fixed at 12 hours, Alfamart at 24
+ * hours, BRI VA at most 2 and BSI VA at most 3 hours; QRIS: 5 minutes in the documentation, 24
+ * hours in the Postman collection, the documentation is followed); otherwise 24 hours (the
+ * Postman collection's default). See docs/gateway.md, "Statuses and time".
+ */
+export const DEFAULT_EXPIRY_MS: Record<string, number> = {
+  'va/bca': 12 * 3_600_000, 'va/bri': 2 * 3_600_000, 'va/bsi': 3 * 3_600_000, 'cstore/alfamart': 24 * 3_600_000, 'qris/mpm': 5 * 60_000, 'qris/qris': 5 * 60_000,
+};
+export const FALLBACK_EXPIRY_MS = 24 * 3_600_000;
+
+/** The default expiry of a method and channel (DEFAULT_EXPIRY_MS, else 24 hours). */
+export function defaultExpiryMs(method: string, channel: string): number {
+  return DEFAULT_EXPIRY_MS[`${method}/${channel}`] ?? FALLBACK_EXPIRY_MS;
 }
 
 export type ReadResult = { ok: true; request: PaymentRequest } | { ok: false; errors: FieldErrors };
@@ -121,10 +140,11 @@ function readAmount(r: BodyReader): number | undefined {
 }
 
 /** The expiry and who bears the fee. */
-function readTerms(r: BodyReader): { expiresInMs: number; feeDirection: 'MERCHANT' | 'BUYER' } {
+function readTerms(r: BodyReader, method: unknown, channel: string | undefined): { expiresInMs: number; feeDirection: 'MERCHANT' | 'BUYER' } {
   let expiresInMs = 0;
   const expires = expiry(r.body.expired, r.body.expiredType);
-  if (expires.ok) expiresInMs = expires.ms;
+  // No expiry sent: the channel's own default where the sources give one (DEFAULT_EXPIRY_MS).
+  if (expires.ok) expiresInMs = isAbsent(r.body.expired) ? (typeof method === 'string' && channel !== undefined ? defaultExpiryMs(method, channel) : FALLBACK_EXPIRY_MS) : expires.ms;
   else for (const [f, messages] of Object.entries(expires.errors)) for (const m of messages) r.add(f, m);
   let feeDirection: 'MERCHANT' | 'BUYER' = 'MERCHANT';
   if (!isAbsent(r.body.feeDirection)) {
@@ -133,6 +153,15 @@ function readTerms(r: BodyReader): { expiresInMs: number; feeDirection: 'MERCHAN
     else feeDirection = fd;
   }
   return { expiresInMs, feeDirection };
+}
+
+/** escrow: a boolean, or the Postman collection's "0"/"1", or "true"/"false". */
+function readEscrow(r: BodyReader): boolean {
+  const e = r.body.escrow;
+  if (isAbsent(e)) return false;
+  if (e === true || e === 1 || e === '1' || e === 'true') return true;
+  if (!(e === false || e === 0 || e === '0' || e === 'false')) r.add('escrow', 'escrow harus berupa boolean.');
+  return false;
 }
 
 /** Items: required for COD only; when any is sent, all three arrays must be, with equal lengths. */
@@ -209,7 +238,8 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
   const buyer = readBuyer(r);
   const amount = readAmount(r);
   const { method, channel } = readChannel(r);
-  const { expiresInMs, feeDirection } = readTerms(r);
+  const { expiresInMs, feeDirection } = readTerms(r, method, channel);
+  const escrow = readEscrow(r);
   const cod = method === 'cod';
   const items = readItems(r, cod);
   const shipment = readDelivery(r, cod, items);
@@ -219,7 +249,7 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
     request: {
       name: buyer.name!, phone: buyer.phone!, email: buyer.email!, amount: amount!, notifyUrl: buyer.notifyUrl!, method: method as string, channel: channel!,
       channelName: channel === 'qris' ? 'QRIS' : (CHANNEL_NAMES[channel!] ?? channel!),
-      expiresInMs, referenceId: buyer.referenceId, comments: buyer.comments, feeDirection, items, ...(shipment ? { shipment } : {}),
+      expiresInMs, referenceId: buyer.referenceId, comments: buyer.comments, feeDirection, escrow, items, ...(shipment ? { shipment } : {}),
     },
   };
 }

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { formatJakarta, isoJakarta } from '../time.js';
 import type { SandboxState, Transaction } from './state.js';
+import { statusInfo, statusLabel } from '../statuses.js';
+import { noteRequest } from './request-log.js';
 import { chargeOf, type Charge } from '../fees.js';
 
 /** Answers with the gateway's envelope (docs/gateway.md, "Answers"). */
@@ -21,6 +23,7 @@ export function jsonObjectBody(body: Buffer, res: ServerResponse, emptyAs: '{}' 
 }
 
 export function envelope(res: ServerResponse, status: number, message: string, data: unknown, extra?: Record<string, unknown>): void {
+  if (extra && typeof extra.Error === 'object' && extra.Error !== null) noteRequest(res, { fieldErrors: extra.Error as Record<string, unknown> });
   const body = JSON.stringify({ Status: status, Success: status < 400, Message: message, ...(extra ?? {}), Data: data });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
@@ -35,12 +38,15 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
 
 /** The view of a transaction that the admin API and `paycli sandbox list` show. */
 export function transactionView(t: Transaction, state: SandboxState, deliveries = state.deliveriesOf(t.id)): Record<string, unknown> {
+  const s = statusInfo(t.status);
   return {
-    id: t.id, sid: t.sid, referenceId: t.referenceId, status: t.status, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
+    id: t.id, sid: t.sid, referenceId: t.referenceId, status: t.status, statusCode: s.code, statusLabel: statusLabel(s), escrow: t.escrow === true, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
     amount: t.amount, fee: t.fee, buyer: t.buyer, notifyUrl: t.notifyUrl,
     // paycli's own JSON: ISO 8601 with the WIB offset (`2026-11-24T00:58:04+07:00`).
     createdAt: isoJakarta(new Date(t.createdAt)), expiresAt: isoJakarta(new Date(t.expiresAt)),
     paidAt: t.paidAt ? isoJakarta(new Date(t.paidAt)) : null,
+    settledAt: t.settledAt ? isoJakarta(new Date(t.settledAt)) : null,
+    endedAt: t.endedAt ? isoJakarta(new Date(t.endedAt)) : null,
     callbacks: deliveries.map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
   };
 }
