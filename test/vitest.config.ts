@@ -8,6 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    setupFiles: ['./test/helpers/close-databases.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

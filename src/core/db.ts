@@ -94,7 +94,30 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
     if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot open ${what} ${file}: ${(err as Error).message}`);
   }
+  OPEN.add(db);
   return db;
+}
+
+/**
+ * The databases this process opened and has not closed yet. better-sqlite3 12 aborts a Node 24
+ * process whose environment is torn down while prepared statements of an open database are still
+ * alive (`Assertion failed: (env) != nullptr` in Statement::~Statement, WiseLibs/better-sqlite3#1515);
+ * a host that ends an environment without exiting the process (a test runner's worker) closes what
+ * is left with `closeOpenDatabases` first. paycli's own process ends without a teardown.
+ */
+const OPEN = new Set<Database>();
+
+/** Closes every database still open in this process (see OPEN); returns how many were open. */
+export function closeOpenDatabases(): number {
+  let n = 0;
+  for (const db of OPEN) {
+    if (db.open) {
+      db.close();
+      n++;
+    }
+  }
+  OPEN.clear();
+  return n;
 }
 
 /** Brings the schema to `migrations.length`; a database newer than this paycli is refused. */

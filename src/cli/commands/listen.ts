@@ -250,7 +250,8 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
     },
     onForward: ({ id, result }) => print.forward(id, result),
     onStoreTrouble: (t) => print.storeTrouble(t),
-  }).catch((err: NodeJS.ErrnoException) => {
+  }).catch(async (err: NodeJS.ErrnoException) => {
+    await store?.close().catch(() => undefined); // nothing will be stored: the database is let go now
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 8080} is already in use`, { hint: 'pick another --port (0 for any free port)' });
     throw err;
   });
