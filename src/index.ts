@@ -2,7 +2,7 @@
  * paycli as a library: the same core the CLI uses, for merchants' own servers and tests.
  * The emulator is exported separately as `paycli/sandbox`.
  */
-export { signRequest, hashRequestBody, maskSecret } from './core/signing/request-signature.js';
+export { signRequest, hashRequestBody, maskApiKey, maskSecret } from './core/signing/request-signature.js';
 export { jakartaTimestamp, formatJakarta, isoJakarta } from './core/time.js';
 export type { RequestSignature, RequestSignatureInput } from './core/signing/request-signature.js';
 export { canonicalizeCallback, GATEWAY_CANONICAL } from './core/signing/callback-canonical.js';

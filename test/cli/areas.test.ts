@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
+import { shownKey } from '../helpers/key-mask.js';
 
 let sb: SandboxHandle;
 let home: ReturnType<typeof tempHome>;
@@ -128,7 +129,7 @@ describe('paycli sign request', () => {
     const out = JSON.parse(r.stdout);
     expect(out.bodyHash).toBe('192beb157a866f8bc76efb84a1e7925836693de8081ec53b48e4788ffa398294');
     expect(out.signature).toBe('1cbce267558d9bd4ff58a5ac020e8eba7dcea93670607f18603ae17219b25a6e');
-    expect(out.stringToSign).toBe('POST:0000…7890:192beb157a866f8bc76efb84a1e7925836693de8081ec53b48e4788ffa398294:YOUR…_KEY');
+    expect(out.stringToSign).toBe(`POST:0000…7890:192beb157a866f8bc76efb84a1e7925836693de8081ec53b48e4788ffa398294:${shownKey('YOUR_API_KEY')}`);
     expect(r.stdout).not.toContain('YOUR_API_KEY');
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync, statSync, writeFileSync, chmodSync, mkdirSync } from 'nod
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
+import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
 
 let home: ReturnType<typeof tempHome>;
 beforeEach(() => (home = tempHome()));
@@ -45,8 +46,8 @@ describe('paycli config', () => {
     expect((await runCli(['config', 'set', 'va', '1179000899'], { home: home.home })).code).toBe(0);
     const set = await runCli(['config', 'set', 'api-key', '-'], { home: home.home, stdin: KEY + '\n' });
     expect(set.code).toBe(0);
-    expect(set.stdout).toBe('set api-key = sk-l…wxyz in profile "default"\n');
-    expect((await runCli(['config', 'get', 'api-key'], { home: home.home })).stdout).toBe('sk-l…wxyz\n');
+    expect(set.stdout).toBe(`set api-key = ${shownKey(KEY)} in profile "default"\n`);
+    expect((await runCli(['config', 'get', 'api-key'], { home: home.home })).stdout).toBe(`${shownKey(KEY)}\n`);
     expect((await runCli(['config', 'get', 'api-key', '--reveal'], { home: home.home })).stdout).toBe(KEY + '\n');
     const list = await runCli(['config', 'list', '--show-origin', '--json'], { home: home.home, env: { PAYCLI_ENV: 'sandbox' } });
     const rows = JSON.parse(list.stdout) as { key: string; value: string; origin: string }[];
@@ -69,7 +70,8 @@ describe('paycli config', () => {
     const r = await runCli(['whoami', '--json'], { home: home.home, env: { PAYCLI_VA: '5550001111' } });
     const w = JSON.parse(r.stdout);
     expect(w.va).toEqual({ value: '…1111', origin: 'env PAYCLI_VA' });
-    expect(w.apiKey.value).toBe('sk-l…wxyz');
+    expect(w.apiKey.value).toBe(shownKey(KEY));
+    expect(leaksKeyPart(JSON.stringify(w), KEY)).toBe(false);
     expect(w.env).toEqual({ value: 'sandbox', origin: expect.stringMatching(/^profile "default"/) });
     expect(r.stdout).not.toContain(KEY);
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
+import { shownKey } from '../helpers/key-mask.js';
 
 let sb: SandboxHandle;
 beforeAll(async () => (sb = await sandbox()));
@@ -26,7 +27,7 @@ describe('paycli doctor', () => {
     expect(find(checks, 'Node.js').status).toBe('ok');
     expect(find(checks, 'user config')).toMatchObject({ status: 'ok', detail: expect.stringContaining('mode 0600') });
     expect(find(checks, 'VA').detail).toBe('…0899 from profile "default" (' + join(h.home, '.config/paycli/config.json') + ')');
-    expect(find(checks, 'API key').detail).toMatch(/^SAND…-KEY from /);
+    expect(find(checks, 'API key').detail).toBe(`${shownKey('SANDBOX-PAYCLI-LOCAL-0000-KEY')} from profile "default" (${join(h.home, '.config/paycli/config.json')})`);
     expect(find(checks, 'base URL')).toMatchObject({ status: 'ok', detail: expect.stringContaining('answered HTTP 401') });
     expect(find(checks, 'clock offset').status).toBe('ok');
     expect(code).toBe(0);

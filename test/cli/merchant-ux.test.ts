@@ -8,6 +8,7 @@ import { inEnglish, parseItem } from '../../src/cli/commands/pay-input.js';
 import { UsageError } from '../../src/core/errors.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_VA, sandbox } from '../helpers/sandbox.js';
+import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
 
 // Issue 19: money, profiles, --env local, one masking style, phone numbers, English messages.
 
@@ -158,8 +159,8 @@ describe('production is never the default by accident', () => {
     expect(use.stderr).toContain('the default profile is now production');
     const json = JSON.parse((await runCli(['config', 'profiles', '--json'], { home: h.home })).stdout);
     expect(json).toEqual([
-      { name: 'dev', active: false, default: false, env: 'sandbox', va: '…0899', apiKey: 'DEV-…7890' },
-      { name: 'prod', active: true, default: true, env: 'production', va: '…2220', apiKey: 'PROD…7890' },
+      { name: 'dev', active: false, default: false, env: 'sandbox', va: '…0899', apiKey: shownKey('DEV-KEY-1234567890') },
+      { name: 'prod', active: true, default: true, env: 'production', va: '…2220', apiKey: shownKey('PROD-KEY-1234567890') },
     ]);
     expect((await runCli(['config', 'use', 'nope'], { home: h.home })).code).toBe(2);
   });
@@ -196,7 +197,7 @@ describe('--env local works whatever else is configured', () => {
     const r = await runCli(['areas', 'province', '--no-cache'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: '5550001111', PAYCLI_API_KEY: 'WRONG-KEY-1234567890' }, home: h.home });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('sent VA …1111 to');
-    expect(r.stderr).toContain(`accepts its default merchant: VA ${EMULATOR_DEFAULT_VA}, API key SAND…-KEY`);
+    expect(r.stderr).toContain(`accepts its default merchant: VA ${EMULATOR_DEFAULT_VA}, API key ${shownKey('SANDBOX-PAYCLI-LOCAL-0000-KEY')}`);
   });
 });
 
@@ -206,7 +207,9 @@ describe('one masking style everywhere', () => {
     const human = await runCli(['areas', 'province', '--dry-run'], { env, home: h.home });
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('va: 0000…7890');
-    expect(human.stdout).toMatch(/# string to sign: GET:0000…7890:[0-9a-f]{64}:YOUR…2345/);
+    expect(human.stdout).toMatch(/# string to sign: GET:0000…7890:[0-9a-f]{64}:\[API key sha256=[0-9a-f]{8}\]/);
+    expect(human.stdout).toContain(shownKey('YOUR_API_KEY_12345'));
+    expect(leaksKeyPart(human.stdout, 'YOUR_API_KEY_12345')).toBe(false);
     expect(human.stdout).not.toContain('0000001234567890');
     const json = JSON.parse((await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--dry-run', '--json'], { env, home: h.home })).stdout);
     expect(json.stringToSign).toMatch(/^POST:0000…7890:/);

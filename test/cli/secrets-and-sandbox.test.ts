@@ -6,8 +6,9 @@ import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
 import { receiver } from '../helpers/receiver.js';
 import { sandbox } from '../helpers/sandbox.js';
+import { leaksKeyPart } from '../helpers/key-mask.js';
 
-const SECRET = 'SECRET-API-KEY-0123456789-zzzz';
+const SECRET = 'SECRET-API-KEY-7Qx9Vb2Lm4-zzzz';
 const VA = '7770007770';
 let sb: SandboxHandle;
 let home: ReturnType<typeof tempHome>;
@@ -47,6 +48,8 @@ describe('the API key appears in no output, log, store or error', () => {
     for (const argv of runs) {
       const r = await runCli(argv, { env, home: home.home });
       expect(r.stdout + r.stderr, argv.join(' ')).not.toContain(SECRET);
+      // Nor a part of it: a mask shows a fingerprint, not the first and last characters.
+      expect(leaksKeyPart(r.stdout + r.stderr, SECRET, 4), argv.join(' ')).toBe(false);
     }
     // Files paycli wrote (events, cache) hold no key; only the user config does, with mode 0600.
     for (const f of filesUnder(home.home)) {

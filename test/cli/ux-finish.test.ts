@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
+import { shownKey } from '../helpers/key-mask.js';
 
 // Issue 19, the items finished after the first pass.
 
@@ -40,7 +41,7 @@ describe('one answer to "which profile, and why"', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`refusing to set api-key of profile "prod": it is a production profile, selected by the project config ${join(project, '.paycli.json')}`);
       const named = await runCli(['config', 'set', 'api-key', 'NEW-KEY-1234567890', '--profile', 'prod'], { home: h.home, cwd: project });
-      expect(named.stdout).toBe('set api-key = NEW-…7890 in profile "prod"\n');
+      expect(named.stdout).toBe(`set api-key = ${shownKey('NEW-KEY-1234567890')} in profile "prod"\n`);
     } finally {
       h.cleanup();
     }

@@ -4,6 +4,7 @@ import { AuthError, NetworkError, PaycliError } from '../../src/core/errors.js';
 import type { HttpClient, HttpRequest, HttpResponse } from '../../src/core/http/client.js';
 import { hashRequestBody } from '../../src/core/signing/request-signature.js';
 import { hmacHex } from '../../src/core/signing/callback-signature.js';
+import { shownKey } from '../helpers/key-mask.js';
 
 // Issue 15 item 2: one core API client signs, sends, parses the envelope and maps errors.
 
@@ -62,7 +63,7 @@ describe('ApiClient', () => {
     const err = (await api.call('GET', 'areas/province').catch((e: unknown) => e)) as AuthError;
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toBe('the gateway refused the request (401): "unauthorized signature" — sent VA …2220 to 127.0.0.1:4010');
-    expect(err.hint).toContain('accepts its default merchant: VA 1179000899, API key SAND…-KEY');
+    expect(err.hint).toContain(`accepts its default merchant: VA 1179000899, API key ${shownKey('SANDBOX-PAYCLI-LOCAL-0000-KEY')}`);
     await api.close();
     expect(http.closed).toBe(1); // a transport it made on first use is closed with it
   });

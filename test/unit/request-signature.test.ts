@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hashRequestBody, maskSecret, signRequest } from '../../src/core/signing/request-signature.js';
 import { formatJakarta, isoJakarta, jakartaTimestamp } from '../../src/core/time.js';
 import { buildSignedRequest, toCurl } from '../../src/core/api/signed-request.js';
+import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
 
 const VA = '0000001234567890';
 const KEY = 'YOUR_API_KEY';
@@ -29,7 +30,9 @@ describe('request signature (docs/gateway.md, "Request signing"; test/fixtures/R
   it('never puts the API key in the printable string to sign', () => {
     const s = signRequest({ method: 'GET', va: VA, apiKey: 'sk-secret-1234567890-abcd' });
     expect(s.stringToSignMasked).not.toContain('sk-secret-1234567890-abcd');
-    expect(s.stringToSignMasked.endsWith(':sk-s…abcd')).toBe(true);
+    expect(s.stringToSignMasked.endsWith(`:${shownKey('sk-secret-1234567890-abcd')}`)).toBe(true);
+    // Not one run of 3 characters of the key in what stands for it (the old mask kept 8: sk-s…abcd).
+    expect(leaksKeyPart(s.stringToSignMasked.split(':').slice(3).join(':'), 'sk-secret-1234567890-abcd', 3)).toBe(false);
     expect(s.signature).not.toBe('sk-secret-1234567890-abcd');
   });
 

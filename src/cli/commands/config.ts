@@ -2,7 +2,7 @@ import { AuthError, UsageError } from '../../core/errors.js';
 import { cacheDir, configDir, dataDir } from '../../core/config/paths.js';
 import { ENVIRONMENTS, parseSetting, SETTING_KEYS, writeUserConfig, type Settings, type SettingKey, type UserConfig } from '../../core/config/profiles.js';
 import type { ProfileChoice, ResolvedConfig, Sourced } from '../../core/config/resolve.js';
-import { maskSecret } from '../../core/signing/request-signature.js';
+import { maskApiKey, maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { readStdin } from '../io.js';
 import { canPrompt } from '../interaction.js';
@@ -36,7 +36,8 @@ function checkKey(key: string): SettingKey {
 /** Secrets (the API key, and the VA: the callback signing key) are shown masked unless revealed. */
 function display(key: string, value: unknown, reveal = false): string {
   if (value === undefined) return '';
-  return (key === 'api-key' || key === 'va') && !reveal ? maskSecret(String(value)) : String(value);
+  if (reveal) return String(value);
+  return key === 'api-key' ? maskApiKey(String(value)) : key === 'va' ? maskSecret(String(value)) : String(value);
 }
 
 /**
@@ -72,7 +73,7 @@ export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = asyn
       settings.va = settings.va.trim();
     }
     if (!keyFromFlags) {
-      const key = await password({ message: settings.apiKey ? `API key (Enter keeps ${maskSecret(settings.apiKey)})` : 'API key', mask: '*' }, io);
+      const key = await password({ message: settings.apiKey ? `API key (Enter keeps ${maskApiKey(settings.apiKey)})` : 'API key', mask: '*' }, io);
       if (key.trim()) settings.apiKey = key.trim();
     }
   } else {
@@ -91,7 +92,7 @@ export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = asyn
   else if (settings.env !== 'production') user.defaultProfile ??= name;
   await writeUserConfig(session.userPath, user);
   const isDefault = user.defaultProfile === name;
-  const summary = { profile: name, env: settings.env, va: maskSecret(settings.va), apiKey: maskSecret(settings.apiKey), default: isDefault, path: session.userPath };
+  const summary = { profile: name, env: settings.env, va: maskSecret(settings.va), apiKey: maskApiKey(settings.apiKey), default: isDefault, path: session.userPath };
   if (out.json) out.data(summary);
   else {
     out.out(`saved profile "${name}" (${settings.env}, VA ${summary.va}, API key ${summary.apiKey}) to ${session.userPath}`);
@@ -175,7 +176,7 @@ export const configProfiles: Handler = async (env) => {
   const user = await session.userConfig();
   const active = (await session.profileChoice()).value;
   const rows = Object.entries(user.profiles).map(([name, p]) => ({
-    name, active: name === active, default: name === user.defaultProfile, env: p.env ?? 'sandbox', va: p.va ? maskSecret(p.va) : null, apiKey: p.apiKey ? maskSecret(p.apiKey) : null,
+    name, active: name === active, default: name === user.defaultProfile, env: p.env ?? 'sandbox', va: p.va ? maskSecret(p.va) : null, apiKey: p.apiKey ? maskApiKey(p.apiKey) : null,
   }));
   if (out.json) {
     out.data(rows);

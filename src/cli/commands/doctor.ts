@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { modeOf } from '../../core/config/secure-file.js';
 import { findProjectConfig } from '../../core/config/project-file.js';
-import { maskSecret } from '../../core/signing/request-signature.js';
+import { maskApiKey, maskSecret } from '../../core/signing/request-signature.js';
 import { redactUrl } from '../../core/http/client.js';
 import { EMULATOR_DEFAULT_API_KEY, type ResolvedConfig } from '../../core/config/resolve.js';
 import type { CommandEnv, Handler } from '../command-env.js';
@@ -161,7 +161,7 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
   checks.push(...(await fileChecks(env)));
   if (cfg) {
     checks.push({ check: 'VA', status: cfg.va ? 'ok' : 'fail', detail: cfg.va ? `${maskSecret(cfg.va.value)} from ${cfg.va.origin}` : 'not set (--va, PAYCLI_VA or `paycli config set va …`)' });
-    checks.push({ check: 'API key', status: cfg.apiKey ? 'ok' : 'fail', detail: cfg.apiKey ? `${maskSecret(cfg.apiKey.value)} from ${cfg.apiKey.origin}` : 'not set (PAYCLI_API_KEY or `paycli config set api-key -`)' });
+    checks.push({ check: 'API key', status: cfg.apiKey ? 'ok' : 'fail', detail: cfg.apiKey ? `${maskApiKey(cfg.apiKey.value)} from ${cfg.apiKey.origin}` : 'not set (PAYCLI_API_KEY or `paycli config set api-key -`)' });
     checks.push(await gitCheck(env, cfg.apiKey?.value));
     if (opts.offline) checks.push({ check: 'base URL', status: 'skip', detail: '--offline' });
     else checks.push(...(await networkChecks(env, cfg)));

@@ -1,4 +1,4 @@
-import { maskSecret } from '../../core/signing/request-signature.js';
+import { maskApiKey, maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -11,7 +11,7 @@ export const whoamiCommand: Handler = async (env) => {
     env: cfg.env,
     baseUrl: cfg.baseUrl,
     va: cfg.va ? { value: maskSecret(cfg.va.value), origin: cfg.va.origin } : null,
-    apiKey: cfg.apiKey ? { value: maskSecret(cfg.apiKey.value), origin: cfg.apiKey.origin } : null,
+    apiKey: cfg.apiKey ? { value: maskApiKey(cfg.apiKey.value), origin: cfg.apiKey.origin } : null,
   };
   if (env.out.json) {
     env.out.data(info);

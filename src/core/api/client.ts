@@ -2,7 +2,7 @@ import { AuthError, GatewayError, PaycliError } from '../errors.js';
 import type { HttpClient } from '../http/client.js';
 import { parseEnvelope, paymentMayExistHint, type Envelope, type EnvelopeExpectation } from '../http/envelope.js';
 import { isLoopbackUrl } from '../http/loopback.js';
-import { maskSecret } from '../signing/request-signature.js';
+import { maskApiKey, maskSecret } from '../signing/request-signature.js';
 import { formatJakarta } from '../time.js';
 import { buildSignedRequest, type Credentials, type SignedRequest } from './signed-request.js';
 
@@ -96,7 +96,7 @@ export class ApiClient {
   /** A 401 from a loopback base URL: say which VA was sent and what the emulator accepts. */
   private emulatorAuthError(err: AuthError, req: SignedRequest): AuthError {
     const m = this.opts.emulatorMerchant;
-    const accepts = m ? `a paycli sandbox started without --va/--accounts accepts its default merchant: VA ${m.va}, API key ${maskSecret(m.apiKey)} (what --env local uses when no local credentials are given); ` : '';
+    const accepts = m ? `a paycli sandbox started without --va/--accounts accepts its default merchant: VA ${m.va}, API key ${maskApiKey(m.apiKey)} (what --env local uses when no local credentials are given); ` : '';
     return new AuthError(`${err.message} — sent VA ${maskSecret(req.headers.va!)} to ${new URL(req.url).host}`, {
       details: err.details,
       hint: `${accepts}${err.hint ?? ''}`.replace(/; $/, ''),

@@ -95,10 +95,10 @@ export function toCurl(req: SignedRequest): string {
 
 /**
  * The string to sign as it may be shown: `METHOD:VA:sha256(body):API key` with the VA and the API
- * key both masked by maskSecret (the VA is the callback signing secret).
+ * key masked (maskSecret for the VA, the callback signing secret; maskApiKey for the key).
  */
 export function maskedStringToSign(req: SignedRequest): string {
   const { method, bodyHash, stringToSignMasked } = req.signature;
-  const maskedKey = stringToSignMasked.slice(stringToSignMasked.lastIndexOf(':') + 1);
+  const maskedKey = stringToSignMasked.slice(method.length + 1 + req.headers.va.length + 1 + bodyHash.length + 1);
   return `${method}:${maskSecret(req.headers.va)}:${bodyHash}:${maskedKey}`;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { hmacSha256Hex, sha256Hex } from '../signing/digest.js';
-import { hashRequestBody, maskSecret } from '../signing/request-signature.js';
+import { hashRequestBody, maskApiKey, maskSecret } from '../signing/request-signature.js';
 import { encodeJson, REQUEST_BODY } from '../signing/php-json.js';
 import type { SandboxAccount } from './accounts.js';
 
@@ -89,7 +89,7 @@ export function diagnoseAuth(req: IncomingMessage, body: Buffer, accounts: Reado
   return {
     check: 'signature-mismatch',
     reason: `signature mismatch${likelyMistake ? `: likely ${likelyMistake}` : ': no known mistake reproduces it (wrong API key, or the body changed after signing?)'}`,
-    expectedStringToSign: `${method}:${va}:${bodyHash}:${maskSecret(key)}`,
+    expectedStringToSign: `${method}:${va}:${bodyHash}:${maskApiKey(key)}`,
     receivedBodyHash: bodyHash,
     receivedBodyBytes: body.length,
     ...(likelyMistake ? { likelyMistake } : {}),

@@ -30,9 +30,19 @@ export function signRequest(input: RequestSignatureInput): RequestSignature {
   return {
     method,
     bodyHash,
-    stringToSignMasked: `${method}:${input.va}:${bodyHash}:${maskSecret(input.apiKey)}`,
+    stringToSignMasked: `${method}:${input.va}:${bodyHash}:${maskApiKey(input.apiKey)}`,
     signature,
   };
+}
+
+/**
+ * The API key as it may be shown: none of its characters, only a fingerprint (the first 8 hex digits
+ * of its SHA-256) that tells two keys apart: `[API key sha256=1a2b3c4d]`. A merchant compares it
+ * with `printf %s "$KEY" | sha256sum | cut -c1-8`. (The VA is shown as maskSecret shows it.)
+ */
+export function maskApiKey(key: string | undefined): string {
+  if (!key) return '';
+  return `[API key sha256=${sha256Hex(key).slice(0, 8)}]`;
 }
 
 /** Masks a secret as its first and last four characters (`abcd…wxyz`); shorter ones show less. */
