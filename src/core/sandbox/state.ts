@@ -420,7 +420,8 @@ export class SandboxState {
       attemptsOf: db.prepare<[number], { attempt: number; state: string; next_at: number | null; result: string; detail: string | null }>(
         `SELECT attempt, state, next_at, result, detail FROM attempts WHERE delivery_seq = ? ORDER BY rowid`,
       ),
-      due: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT 500`),
+      // A COD parcel the courier picked up no longer expires (cod-clock.ts): the buyer pays on delivery.
+      due: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? AND NOT EXISTS (SELECT 1 FROM parcel_steps s WHERE s.trx_id = txns.id) ORDER BY expires_at LIMIT 500`),
       dueSettle: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'unsettled' AND coalesce(paid_at, created_at) <= ? ORDER BY paid_at LIMIT 500`),
       counts: db.prepare<[], { merchant_va: string; status: string; via: string; n: number; net: number }>(`SELECT * FROM txn_counts WHERE n <> 0`),
       insertSession: db.prepare<[string, string, string]>(`INSERT INTO sessions (sid, merchant_va, body) VALUES (?, ?, ?)`),
