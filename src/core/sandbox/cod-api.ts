@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { statusInfo } from '../statuses.js';
 import { formatJakarta } from '../time.js';
 import { AREA_QUERY_MIN, areaById, searchAreas, shippingRates } from './cod-areas.js';
 import { pdfDocument } from './pdf.js';
 import type { RegionIndex } from './regions.js';
 import type { Transaction } from './state.js';
-import type { ShipmentEvent, ShipmentStage } from './records.js';
+import { awbOf } from './cod-clock.js';
 
 export { SHIPMENT_STAGES, type ShipmentEvent, type ShipmentStage } from './records.js';
+export { awbOf, trackingOf } from './cod-clock.js';
 import { envelope } from './views.js';
 
 /**
@@ -36,11 +36,6 @@ export function codRoute(method: string, path: string): { op: CodOperation; trx?
   const op = ROUTES[`${method} ${key}`];
   if (op) return label ? { op, trx: label[1] } : { op };
   return Object.keys(ROUTES).some((k) => k.endsWith(` ${key}`)) ? { op: 'method' } : undefined;
-}
-
-/** The waybill number of a COD payment in the emulator (one per payment, from its id). */
-export function awbOf(id: number): string {
-  return `PAYCLI${String(id).padStart(10, '0')}`;
 }
 
 /** The transaction id of an emulator waybill number, or undefined. */
@@ -106,26 +101,4 @@ export function labelPdf(t: Transaction, merchantName: string): Buffer {
     { text: 'paycli sandbox - not a real shipment', size: 8 },
   ];
   return pdfDocument(lines, `Label ${awbOf(t.id)}`);
-}
-
-const STAGE_WORDS: Record<ShipmentStage | 'waiting' | 'cancelled' | 'stopped', { status: string; note: string }> = {
-  waiting: { status: 'waiting for pickup', note: 'order received; the courier has not picked the parcel up yet' },
-  picked_up: { status: 'picked up', note: 'the courier picked the parcel up from the merchant' },
-  in_transit: { status: 'in transit', note: 'the parcel is on its way to the buyer' },
-  delivered: { status: 'delivered', note: 'delivered; the buyer paid the courier' },
-  cancelled: { status: 'cancelled', note: 'the payment ended before the parcel left' },
-  stopped: { status: 'cancelled', note: 'the payment ended while the parcel was on its way; it does not move on' },
-};
-
-/** The tracking answer's `Data`: the waybill, the current state and the history (newest first), times on the emulator's clock. */
-export function trackingOf(t: Transaction, events: readonly ShipmentEvent[]): { awb: string; transaction_id: number; status: string; history: { at: string; status: string; note: string }[] } {
-  const steps: { at: number; key: keyof typeof STAGE_WORDS }[] = [{ at: t.createdAt, key: 'waiting' }, ...events.map((e) => ({ at: e.at, key: e.stage }))];
-  const delivered = events.some((e) => e.stage === 'delivered');
-  // Paid another way (the payment page, `sandbox pay`): delivered when paid.
-  const paid = statusInfo(t.status).paid || t.paidAt !== undefined;
-  if (paid && !delivered) steps.push({ at: t.paidAt ?? t.createdAt, key: 'delivered' });
-  // Expired, cancelled, failed: the parcel stops where it was.
-  else if (!paid && t.status !== 'pending') steps.push({ at: t.endedAt ?? t.expiresAt, key: events.length > 0 ? 'stopped' : 'cancelled' });
-  const history = steps.map((s) => ({ at: formatJakarta(new Date(s.at)), status: STAGE_WORDS[s.key].status, note: STAGE_WORDS[s.key].note })).reverse();
-  return { awb: awbOf(t.id), transaction_id: t.id, status: history[0]!.status, history };
 }

@@ -5,8 +5,7 @@ import { formatJakarta } from '../time.js';
 import { esc, layout, type LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
 import type { AttemptInfo, Delivery, SandboxState, Transaction } from './state.js';
 import { totalOf } from './views.js';
-import { trackingOf } from './cod-api.js';
-import { nextStep } from './cod-clock.js';
+import { nextStep, trackingOf } from './cod-clock.js';
 
 /** Where the dashboard lives on the emulator: the list at `/`, the rest under `/dashboard/`. */
 export const DASHBOARD_EVENTS = '/dashboard/events';
