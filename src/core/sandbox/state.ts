@@ -156,6 +156,8 @@ export interface BulkExtra {
   mark?: string;
   /** COD parcels' steps and pickups, Close API transfers and members (an export's, or an older journal's). */
   records?: Partial<ServiceRecords>;
+  /** Settings stored in the same transaction (an export's clock offset). */
+  settings?: Record<string, string>;
 }
 
 const FIRST_ID = 100_001;
@@ -823,6 +825,7 @@ export class SandboxState {
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'deliveries'`).run(extra.reserve.deliverySeq);
       }
       if (extra.mark) this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(extra.mark, new Date().toISOString());
+      for (const [key, value] of Object.entries(extra.settings ?? {})) this.stmts.putSetting.run(key, value);
       return n;
     });
   }
