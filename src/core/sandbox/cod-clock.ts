@@ -5,7 +5,8 @@ import type { PickupRequest, ShipmentEvent, ShipmentStage } from './records.js';
 import type { Transaction } from './state.js';
 
 /**
- * When the emulator's clock moves a COD parcel on (docs/emulator-fidelity.md, "COD logistics"). The
+ * A COD parcel's journey: its waybill, its tracking answer, and when the emulator's clock moves it
+ * on (docs/emulator-fidelity.md, "COD logistics"). The
  * gateway documents no courier timings: these are assumptions, chosen to look like a domestic
  * courier and to be easy to reason about in a test.
  *
