@@ -16,7 +16,7 @@ beforeAll(() => (home = tempHome()));
 afterAll(() => home.cleanup());
 
 /** Grogol, Grogol Petamburan (Jakarta Barat): pickup and delivery in one district, RPX REG "1" day. */
-const AREA = '3173051001';
+const AREA = '3173021001';
 
 async function signed(apiUrl: string, path: string, body: unknown): Promise<any> {
   const text = JSON.stringify(body);

@@ -139,6 +139,18 @@ describe('the emulator\'s clock moves COD parcels (issue 28)', () => {
     expect(callbacksOf(late.id).map((e) => e.summary.status)).toEqual(['berhasil']);
   });
 
+  it('pay --method cod says the expiry holds until pickup and names the parcel\'s next commands', async () => {
+    const area = String(searchAreas(f.sb.regions, 'grogol petamburan')[0]!.id);
+    const r = await cli(['pay', '--method', 'cod', '--channel', 'rpx', '--name', 'Putu', '--phone', '081999501092', '--email', 'p@x.co', '--item', 'Kaos:1:75000:0.6:20:5:30',
+      '--delivery-area', area, '--delivery-address', 'Jl. Kemuning 1', '--shipping', 'RPX', '--shipping-service', 'REG', '--pickup-area', area, '--notify-url', listener.url]);
+    expect(r.code, r.stderr).toBe(0);
+    const id = /trx (\d+)/.exec(r.stdout)![1];
+    expect(r.stdout).toMatch(/expires .* unless picked up/);
+    expect(r.stdout).toContain(`paycli cod label ${id}`);
+    expect(r.stdout).toContain(`paycli cod track --trx ${id}`);
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
   it('a parcel on its way cannot be expired by the admin; the dashboard shows its step', async () => {
     const { id } = await codPayment();
     const ship = await runCli(['sandbox', 'ship', String(id), '--sandbox-url', f.sb.url], { home: f.home.home });

@@ -157,7 +157,7 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
  * unless `deliveryArea`/`pickupArea` say otherwise, by RPX REG unless `shipping`/`shippingService` do.
  */
 function codParcel(a: Record<string, unknown>): Record<string, unknown> {
-  const area = '3173051001';
+  const area = '3173021001';
   return {
     product: ['Parcel'], qty: [1], price: [a.amount ?? 100000], weight: [a.weight ?? 1], width: [20], length: [30], height: [10],
     deliveryArea: String(a.deliveryArea ?? area), deliveryAddress: 'Jl. Kemuning 1', pickupArea: String(a.pickupArea ?? area), pickupAddress: 'Jl. Daan Mogot 5',
