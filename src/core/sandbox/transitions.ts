@@ -166,14 +166,21 @@ export class Transitions {
    */
   moveParcels?: () => Promise<number>;
   private running: Promise<unknown> = Promise.resolve();
+  private queued?: Promise<{ parcels: number; expired: number; settled: number }>;
 
   /**
    * Everything the clock makes due: COD parcels' steps (a pickup due before an expiry happens
    * first), expiry, then deferred settlement. One run at a time (the sweep, a clock move and the
-   * merchant API all call it), so what is due is applied in that order.
+   * merchant API all call it), so what is due is applied in that order; callers that ask while a
+   * run waits to start share it (it starts after they asked).
    */
   runDue(): Promise<{ parcels: number; expired: number; settled: number }> {
-    const run = this.running.then(async () => ({ parcels: (await this.moveParcels?.()) ?? 0, expired: await this.expireDue(), settled: await this.settleDue() }));
+    if (this.queued) return this.queued;
+    const run = this.running.then(async () => {
+      this.queued = undefined;
+      return { parcels: (await this.moveParcels?.()) ?? 0, expired: await this.expireDue(), settled: await this.settleDue() };
+    });
+    this.queued = run;
     this.running = run.catch(() => undefined);
     return run;
   }
