@@ -124,8 +124,11 @@ export interface ShipDeps {
   pay(id: string, by: 'admin' | 'clock', at: number): Promise<{ ok: true; changed: boolean; txn: Transaction } | { ok: false; status: number; message: string; txn?: Transaction }>;
   /** Expires a pending payment past its expiry (with its callback), as every action does first. */
   expire(id: string): Promise<unknown>;
-  /** Pending COD payments with an id above `afterId`, by id (a page of the clock's sweep). */
-  pendingCod(afterId: number, limit: number): Transaction[];
+  /**
+   * The parcels whose next step is due at `at` on the clock, by due time then id, after `after`
+   * (a page of the clock's sweep, from the ledger's index of due times: parcels not due cost nothing).
+   */
+  dueParcels(at: number, after: { at: number; id: number } | undefined, limit: number): { id: number; at: number }[];
   now(): number;
 }
 
@@ -173,17 +176,22 @@ export async function advanceShipment(d: ShipDeps, id: string, to: 'next' | 'del
   }
 }
 
-/** The clock's sweep over every pending COD parcel: each step it has reached, in order, at its time; returns how many parcels moved. */
+/**
+ * The clock's sweep over the COD parcels it has reached: each step due, in order, at its time;
+ * returns how many parcels moved. Only parcels due now are read (the ledger keeps each pending
+ * parcel's next due time), so its cost does not grow with the parcels still waiting.
+ */
 export async function moveDueParcels(d: ShipDeps): Promise<number> {
   const PAGE = 500;
+  const now = d.now();
   let moved = 0;
-  for (let after = 0; ; ) {
-    const page = d.pendingCod(after, PAGE);
-    for (const t of page) {
-      const r = await advanceShipment(d, String(t.id), 'due');
+  for (let after: { at: number; id: number } | undefined; ; ) {
+    const page = d.dueParcels(now, after, PAGE);
+    for (const p of page) {
+      const r = await advanceShipment(d, String(p.id), 'due');
       if (r.ok && r.changed) moved++;
     }
     if (page.length < PAGE) return moved;
-    after = page.at(-1)!.id;
+    after = page.at(-1);
   }
 }

@@ -35,7 +35,7 @@ export function serviceDeps(o: { state: SandboxState; regions: RegionIndex; byVa
       return r.ok ? { ok: true, changed: r.changed, txn: r.txn } : r;
     },
     expire: (id) => transitions.act(id, 'expire', 'clock'),
-    pendingCod: (afterId, limit) => state.page({ status: 'pending', via: 'cod' }, { by: 'id', desc: false }, limit, afterId > 0 ? { cursor: { key: afterId, id: afterId } } : {}).rows,
+    dueParcels: (at, after, limit) => state.dueParcels(at, after, limit),
     now: cod.now,
   };
   // The clock moves COD parcels through the same code path as `sandbox ship|deliver` (cod-routes.ts).
