@@ -1,8 +1,22 @@
-import { statusInfo } from '../statuses.js';
+import { statusInfo, type StatusKey } from '../statuses.js';
 import { formatJakarta } from '../time.js';
 import { deliveryDays } from './cod-areas.js';
 import type { PickupRequest, ShipmentEvent, ShipmentStage } from './records.js';
-import type { Transaction } from './state.js';
+
+/**
+ * What of a COD payment (a `Transaction`) its parcel's journey reads. state.ts imports this module
+ * (the ledger keeps each pending parcel's next due time from `nextStep`), so it does not import
+ * state.ts back.
+ */
+export interface ParcelPayment {
+  id: number;
+  status: StatusKey;
+  createdAt: number;
+  expiresAt: number;
+  paidAt?: number;
+  endedAt?: number;
+  shipment?: { shipping: string; shippingService: string; deliveryArea: string; pickupArea?: string };
+}
 
 /**
  * A COD parcel's journey: its waybill, its tracking answer, and when the emulator's clock moves it
@@ -37,7 +51,7 @@ function pickupTime(p: PickupRequest): number {
 const areaId = (v: string | undefined): number | undefined => (v !== undefined && /^\d{10}$/.test(v) ? Number(v) : undefined);
 
 /** The days the courier takes from pickup to the buyer's door (the rate model's estimate). */
-export function deliveryDaysOf(t: Transaction): number {
+export function deliveryDaysOf(t: ParcelPayment): number {
   const s = t.shipment;
   if (!s) return DEFAULT_DELIVERY_DAYS;
   return deliveryDays(s.shipping, s.shippingService, areaId(s.pickupArea), areaId(s.deliveryArea)) ?? DEFAULT_DELIVERY_DAYS;
@@ -47,7 +61,7 @@ export function deliveryDaysOf(t: Transaction): number {
  * A pending COD parcel's next step and when it is due on the clock, from what is stored: its
  * payment, its steps so far and its pickup requests (the latest counts). Undefined when delivered.
  */
-export function nextStep(t: Transaction, steps: readonly ShipmentEvent[], pickups: readonly PickupRequest[]): { stage: ShipmentStage; at: number } | undefined {
+export function nextStep(t: ParcelPayment, steps: readonly ShipmentEvent[], pickups: readonly PickupRequest[]): { stage: ShipmentStage; at: number } | undefined {
   const at = (stage: ShipmentStage) => steps.find((s) => s.stage === stage)?.at;
   const pickedUp = at('picked_up');
   if (pickedUp === undefined) {
@@ -75,7 +89,7 @@ const STAGE_WORDS: Record<ShipmentStage | 'waiting' | 'cancelled' | 'stopped', {
 };
 
 /** The tracking answer's `Data`: the waybill, the current state and the history (newest first), times on the emulator's clock. */
-export function trackingOf(t: Transaction, events: readonly ShipmentEvent[]): { awb: string; transaction_id: number; status: string; history: { at: string; status: string; note: string }[] } {
+export function trackingOf(t: ParcelPayment, events: readonly ShipmentEvent[]): { awb: string; transaction_id: number; status: string; history: { at: string; status: string; note: string }[] } {
   const steps: { at: number; key: keyof typeof STAGE_WORDS }[] = [{ at: t.createdAt, key: 'waiting' }, ...events.map((e) => ({ at: e.at, key: e.stage }))];
   const delivered = events.some((e) => e.stage === 'delivered');
   // Paid another way (the payment page, `sandbox pay`): delivered when paid.
