@@ -120,7 +120,7 @@ _paycli_node() {
     'sandbox seed') subs=''; flags='--sandbox-url --data-dir --payments --paid --days' ;;
     'sandbox export') subs=''; flags='--sandbox-url --data-dir' ;;
     'sandbox import') subs=''; flags='--data-dir' ;;
-    'sandbox reset') subs=''; flags='--sandbox-url --data-dir --yes' ;;
+    'sandbox reset') subs=''; flags='--sandbox-url --data-dir --yes --keep-clock' ;;
     'scenario') subs='run'; flags='' ;;
     'scenario run') subs=''; flags='--junit --sandbox-url' ;;
     *) subs=''; flags='' ;;

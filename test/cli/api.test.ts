@@ -34,6 +34,9 @@ describe('paycli api: the body and path rules', () => {
 
   it('takes paths relative to the base URL only', () => {
     expect(readApiPath('/v2/balance')).toBe('v2/balance');
+    // A path as the gateway's docs write it, from the host: the base URL's /api is not doubled.
+    expect(readApiPath('/api/v2/cod/area?area=kuta')).toBe('v2/cod/area?area=kuta');
+    expect(readApiPath('api/areas/city/51')).toBe('areas/city/51');
     expect(readApiPath('areas/city/51?x=1')).toBe('areas/city/51?x=1');
     expect(() => readApiPath('https://my.ipaymu.com/api/v2/balance')).toThrow(/not a URL/);
     expect(() => readApiPath('//evil.example/v2')).toThrow(/not a URL/);

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { SandboxState } from '../../src/core/sandbox/state.js';
+import { formatJakarta } from '../../src/core/time.js';
 import { runCli } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 
@@ -37,7 +38,8 @@ describe('what the COD and Close API handlers answered is there after a restart 
       product: ['Kaos'], qty: [1], price: [50000], weight: [1], width: [1], length: [1], deliveryArea: '80361', deliveryAddress: 'Jl. Kuta', shipping: 'RPX', shippingService: 'REG',
     });
     const id = cod.json.Data.TransactionId as number;
-    expect((await api(first, 'v2/cod/pickup', { transaction_id: id, pickup_date: '2026-12-01', pickup_time: '09:00', pickup_vehicle: 'Mobil' })).status).toBe(200);
+    const when = formatJakarta(new Date(Date.now() + 12 * 3_600_000));
+    expect((await api(first, 'v2/cod/pickup', { transaction_id: id, pickup_date: when.slice(0, 10), pickup_time: when.slice(11, 16), pickup_vehicle: 'Mobil' })).status).toBe(200);
     const ship = await fetch(`${first.url}/_sandbox/transactions/${id}/ship`, { method: 'POST' });
     expect(ship.status).toBe(200);
     expect((await api(first, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-1' })).status).toBe(200);
@@ -49,7 +51,7 @@ describe('what the COD and Close API handlers answered is there after a restart 
     expect(again.startup.skippedLines).toBe(0);
     const track = await api(again, 'v2/cod/tracking', { transaction_id: id });
     expect(track.json.Data.status).toBe('picked up');
-    expect(again.state.pickupsOf(id)).toMatchObject([{ vehicle: 'Mobil', date: '2026-12-01' }]);
+    expect(again.state.pickupsOf(id)).toMatchObject([{ vehicle: 'Mobil', date: when.slice(0, 10) }]);
     expect((await api(again, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-1' })).json.Message).toBe('transaction already exists');
     const profile = await api(again, 'v2/profile', { account: member.json.Data.Va });
     expect(profile.json.Data).toMatchObject({ Email: 'putu@mail.com', Name: 'Putu' });
@@ -130,7 +132,9 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
       const paid = (await api(sb, 'v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 100000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' })).json.Data.TransactionId as number;
       await sb.pay(String(paid));
       const id = (await api(sb, 'v2/payment/direct', COD)).json.Data.TransactionId as number;
-      expect((await api(sb, 'v2/cod/pickup', { transaction_id: id, pickup_date: '2026-12-01', pickup_time: '09:00', pickup_vehicle: 'Motor' })).status).toBe(200);
+      // Within the payment's 24 hours (a pickup after its expiry is refused).
+      const when = formatJakarta(new Date(Date.now() + 12 * 3_600_000));
+      expect((await api(sb, 'v2/cod/pickup', { transaction_id: id, pickup_date: when.slice(0, 10), pickup_time: when.slice(11, 16), pickup_vehicle: 'Motor' })).status).toBe(200);
       expect((await fetch(`${sb.url}/_sandbox/transactions/${id}/ship`, { method: 'POST' })).status).toBe(200);
       expect((await api(sb, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-9' })).status).toBe(200);
       expect((await api(sb, 'v2/register', { name: 'Made', email: 'made@mail.com', phone: '08123456780', password: 'rahasia-sekali' })).status).toBe(200);
@@ -139,7 +143,7 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
       const exported = await runCli(['sandbox', 'export', '--data-dir', data], { env });
       expect(exported.code, exported.stderr).toBe(0);
       const kinds = exported.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { t: string }).t);
-      expect(kinds).toEqual(['payment', 'payment', 'ship', 'pickup', 'transfer', 'member']);
+      expect(kinds).toEqual(['payment', 'payment', 'ship', 'pickup', 'transfer', 'member', 'clock']);
       const file = join(home, 'ledger.jsonl');
       writeFileSync(file, exported.stdout);
 

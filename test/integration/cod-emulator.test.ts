@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
+import { formatJakarta } from '../../src/core/time.js';
 import { runCli } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
@@ -85,13 +86,16 @@ describe('COD from order to doorstep, against the emulator', () => {
   it('records a pickup, then moves the parcel: picked up → in transit → delivered (paid, callback)', async () => {
     const track = async () => JSON.parse((await cli(['cod', 'track', '--trx', String(trx), '--json'])).stdout) as { awb: string; status: string; history: unknown[] };
     expect((await track()).status).toBe('waiting for pickup');
-    const p = await cli(['cod', 'pickup', String(trx), '--date', '2026-12-01', '--time', '14:00', '--vehicle', 'motor']);
+    // Within the payment's 24 hours: a pickup after its expiry is refused (the payment would expire first).
+    const when = formatJakarta(new Date(Date.now() + 12 * 3_600_000));
+    const [date, time] = [when.slice(0, 10), when.slice(11, 16)];
+    const p = await cli(['cod', 'pickup', String(trx), '--date', date, '--time', time, '--vehicle', 'motor']);
     expect(p.code, p.stderr).toBe(0);
-    expect(f.sb.state.pickupsOf(trx)).toMatchObject([{ trxId: trx, date: '2026-12-01', time: '14:00', vehicle: 'Motor' }]);
+    expect(f.sb.state.pickupsOf(trx)).toMatchObject([{ trxId: trx, date, time, vehicle: 'Motor' }]);
     const ship = (cmd: string) => runCli(['sandbox', cmd, String(trx), '--json'], { env: { PAYCLI_SANDBOX_URL: f.sb.url }, home: f.home.home });
     expect(JSON.parse((await ship('ship')).stdout).stage).toBe('picked_up');
     expect((await track()).status).toBe('picked up');
-    expect((await cli(['cod', 'pickup', String(trx), '--date', '2026-12-01', '--time', '14:00', '--vehicle', 'Motor'])).code).toBe(3);
+    expect((await cli(['cod', 'pickup', String(trx), '--date', date, '--time', time, '--vehicle', 'Motor'])).code).toBe(3);
     expect(JSON.parse((await ship('ship')).stdout).stage).toBe('in_transit');
     const t = await track();
     expect(t.status).toBe('in transit');

@@ -219,7 +219,10 @@ describe('seed, export, import, reset', () => {
     expect(JSON.parse(seeded.stdout)).toMatchObject({ seeded: 300 });
     const exported = await runCli(['sandbox', 'export', '--data-dir', dir], { env });
     expect(exported.code).toBe(0);
-    const lines = exported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { t: string; txn: { id: number; status: string; paidAt?: number; createdAt: number }; deliveries: { delivery: { state: string; status: string } }[] });
+    const all = exported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { t: string; txn: { id: number; status: string; paidAt?: number; createdAt: number }; deliveries: { delivery: { state: string; status: string } }[] });
+    // The payments, then the clock they are on (real time: never moved).
+    expect(all.at(-1)).toEqual({ t: 'clock', offsetMs: 0 });
+    const lines = all.slice(0, -1);
     expect(lines).toHaveLength(300);
     const paid = lines.filter((l) => l.txn.status === 'berhasil');
     // 70 % paid (the generator is deterministic; a share near 0.7), each with a delivered callback.
@@ -242,7 +245,7 @@ describe('seed, export, import, reset', () => {
     expect(JSON.parse(reset.stdout)).toMatchObject({ removed: 300 });
     const imported = await runCli(['sandbox', 'import', file, '--data-dir', dir, '--json'], { env });
     expect(imported.code).toBe(0);
-    expect(JSON.parse(imported.stdout)).toEqual({ payments: 300, sessions: 0, skipped: 0 });
+    expect(JSON.parse(imported.stdout)).toEqual({ payments: 300, sessions: 0, skipped: 0, clockOffsetMs: 0 });
     expect((await runCli(['sandbox', 'export', '--data-dir', dir], { env })).stdout).toBe(exported.stdout);
 
     // After a reset, a new payment gets a new id: none is handed out twice.
@@ -274,7 +277,7 @@ describe('seed, export, import, reset', () => {
     expect(ids).toHaveLength(250);
     expect(new Set(ids).size).toBe(250);
     const exported = await runCli(['sandbox', 'export', ...url], { env });
-    expect(exported.stdout.trim().split('\n')).toHaveLength(250);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(251);
     const reset = await runCli(['sandbox', 'reset', '--yes', ...url, '--json'], { env });
     expect(JSON.parse(reset.stdout)).toMatchObject({ removed: 250 });
     expect(sb.state.count()).toBe(0);

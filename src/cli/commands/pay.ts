@@ -95,8 +95,14 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
   } else if (data.Url) {
     lines.push(`    ${c.bold(data.Url)}`, `    ${c.dim(`open to pay with ${data.PaymentName ?? data.Channel}`)}`);
   }
-  lines.push('', `  total    ${rupiah(data.Total)}   fee ${rupiah(data.Fee)}`, `  expires  ${data.Expired} WIB${timeLeft(data.Expired, ctx.now())}`);
+  // COD: the buyer pays the courier; the payment expires only if its parcel is not picked up by then.
+  const cod = data.Via === 'cod';
+  lines.push('', `  total    ${rupiah(data.Total)}   fee ${rupiah(data.Fee)}`, `  expires  ${data.Expired} WIB${timeLeft(data.Expired, ctx.now())}${cod ? ' unless picked up' : ''}`);
   if (data.Url && (data.PaymentNo || qr)) lines.push(`  page     ${data.Url}`);
+  if (cod) {
+    const id = data.TransactionId;
+    lines.push(`  label    paycli cod label ${id}`, `  pickup   paycli cod pickup ${id} --date D --time T --vehicle Motor`, `  track    paycli cod track --trx ${id}`);
+  }
   out.out(lines.join('\n'));
 }
 

@@ -424,25 +424,30 @@ export const sandboxImport: Handler<SandboxFlags> = async (env, file: string) =>
   const { importLedger } = await import('../../core/sandbox/ledger-jsonl.js');
   const r = await withDataDir(env, ({ state }) => state.bulkLoad(() => importLedger(state, file)));
   if (env.out.json) env.out.data(r);
-  else env.out.out(`imported ${r.payments} transactions and ${r.sessions} redirect sessions into ${sandboxDir(env)}${r.skipped ? ` (${r.skipped} unreadable lines skipped)` : ''}`);
+  else {
+    const { formatDuration } = await import('../../core/duration.js');
+    env.out.out(`imported ${r.payments} transactions and ${r.sessions} redirect sessions into ${sandboxDir(env)}${r.skipped ? ` (${r.skipped} unreadable lines skipped)` : ''}; the clock ${r.clockOffsetMs > 0 ? `is ${formatDuration(r.clockOffsetMs)} ahead of real time` : 'is real time'}`);
+  }
   return 'ok';
 };
 
-/** `paycli sandbox reset --yes`: empties the ledger (accounts stay; ids go on from where they were). */
-export const sandboxReset: Handler<SandboxFlags> = async (env) => {
+/** `paycli sandbox reset --yes [--keep-clock]`: empties the ledger and sets the clock back to real time (accounts stay; ids go on from where they were). */
+export const sandboxReset: Handler<SandboxFlags & { keepClock?: boolean }> = async (env) => {
   if (!env.opts.yes) throw new UsageError('`sandbox reset` deletes every transaction and callback of the emulator; add --yes to do it', { hint: 'keep a copy first with `paycli sandbox export > ledger.jsonl`' });
-  let removed: number;
+  let r: { removed: number; offsetMs: number };
   let where: string;
   if (env.opts.sandboxUrl) {
-    const { status, json } = await adminCall(env, 'POST', '/_sandbox/reset', 600_000);
+    const { status, json } = await adminCall(env, 'POST', `/_sandbox/reset${env.opts.keepClock ? '?keep-clock=1' : ''}`, 600_000);
     if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
-    removed = Number(json.removed);
+    r = { removed: Number(json.removed), offsetMs: Number(json.offsetMs ?? 0) };
     where = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   } else {
-    ({ removed, where } = await withDataDir(env, async ({ state, dir }) => ({ removed: await state.reset(), where: dir })));
+    const { resetSandbox } = await import('../../core/sandbox/clock.js');
+    ({ r, where } = await withDataDir(env, async ({ state, dir }) => ({ r: await resetSandbox(state, undefined, env.opts.keepClock === true), where: dir })));
   }
-  if (env.out.json) env.out.data({ removed, where });
-  else env.out.out(`removed ${removed} transactions from ${where}`);
+  const { formatDuration } = await import('../../core/duration.js');
+  if (env.out.json) env.out.data({ ...r, where });
+  else env.out.out(`removed ${r.removed} transactions from ${where}; the clock ${r.offsetMs > 0 ? `stays ${formatDuration(r.offsetMs)} ahead of real time` : 'is real time'}`);
   return 'ok';
 };
 
@@ -549,7 +554,7 @@ const defineSandbox: Define = (program, bind) => {
   bind(examples(dataDirFlag(sandboxUrl(sandbox.command('export').description('write the ledger as JSONL (one payment with its callbacks per line)'))), ['paycli sandbox export > ledger.jsonl', 'paycli sandbox export --sandbox-url http://127.0.0.1:4010 | jq -c .txn.id']), sandboxExport);
   bind(examples(dataDirFlag(sandbox.command('import <file>').description('load a ledger export (or an older journal.jsonl) into a stopped emulator\'s empty ledger')), ['paycli sandbox import ledger.jsonl', 'paycli sandbox import ledger.jsonl --data-dir ./sandbox-data']), sandboxImport);
   bind(
-    examples(dataDirFlag(sandboxUrl(sandbox.command('reset').description('empty the ledger: every transaction and callback (accounts stay)'))).option('--yes', 'really delete them'), ['paycli sandbox reset --yes', 'paycli sandbox reset --yes --sandbox-url http://127.0.0.1:4010']),
+    examples(dataDirFlag(sandboxUrl(sandbox.command('reset').description('empty the ledger (every transaction and callback; accounts stay) and set the clock back to real time'))).option('--yes', 'really delete them').option('--keep-clock', 'leave the clock where it is'), ['paycli sandbox reset --yes', 'paycli sandbox reset --yes --keep-clock --sandbox-url http://127.0.0.1:4010']),
     sandboxReset,
   );
 };

@@ -22,7 +22,8 @@ export function readApiMethod(text: string): ApiMethod {
  * is refused: the base URL decides where requests go (and so the production guard sees them).
  */
 export function readApiPath(text: string): string {
-  const path = text.trim().replace(/^\/+/, '');
+  // The base URL ends in /api; the gateway's docs write paths from the host (`/api/v2/balance`): both are taken.
+  const path = text.trim().replace(/^\/+/, '').replace(/^api\/(?=v\d+\/|areas\b)/, '');
   if (path === '') throw new UsageError('give an API path, for example v2/balance');
   // URL parsing reads `\` as `/` and drops tabs and line breaks: refused, so what is checked is what is sent.
   if (/[\\\s\x00-\x1f\x7f]/.test(path)) throw new UsageError(`the path may not contain a backslash, a space or a control character: ${JSON.stringify(text)}`);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal } from '../dashboard/html.js';
 import { readSeedSpec, seedLedger, sendExport } from './bulk.js';
+import { resetSandbox, type SandboxClock } from './clock.js';
 import type { SandboxState } from './state.js';
 import { sendJson } from './views.js';
 
@@ -10,6 +11,8 @@ export interface LedgerAdminDeps {
   va: string;
   merchantName: string;
   now(): Date;
+  /** The running emulator's clock (a reset sets it back to real time unless `?keep-clock=1`). */
+  clock?: SandboxClock;
 }
 
 /**
@@ -34,8 +37,8 @@ export async function ledgerAdmin(d: LedgerAdminDeps, req: IncomingMessage, url:
     return true;
   }
   if (path === '/_sandbox/reset') {
-    const removed = await d.state.reset();
-    sendJson(res, 200, { ok: true, removed });
+    const r = await resetSandbox(d.state, d.clock, url.searchParams.get('keep-clock') === '1');
+    sendJson(res, 200, { ok: true, ...r });
     return true;
   }
   const spec = readSeedSpec(Object.fromEntries(url.searchParams));

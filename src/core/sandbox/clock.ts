@@ -5,7 +5,26 @@
  * retry schedule, X-Timestamp, check transaction and history. The offset is stored through
  * SandboxState (one setting) so that a restart keeps the time the user set.
  */
+import type { SandboxState } from './state.js';
+
 export const CLOCK_SETTING = 'clock.offsetMs';
+
+/**
+ * `sandbox reset`: empties the ledger and, unless `keepClock`, sets the clock back to real time,
+ * so that a reset is a known state (as LocalStack's state reset and WireMock's reset drop
+ * everything they hold). `clock` is the running emulator's; on a stopped data dir only its stored
+ * offset is reset. The ledger is emptied first: a crash between the two leaves an empty ledger
+ * with the clock still ahead, and a second reset finishes the job.
+ */
+export async function resetSandbox(state: SandboxState, clock: SandboxClock | undefined, keepClock: boolean): Promise<{ removed: number; offsetMs: number }> {
+  const removed = await state.reset();
+  if (!keepClock) {
+    if (clock) await clock.reset();
+    else await state.setSetting(CLOCK_SETTING, '0');
+  }
+  const offsetMs = clock ? clock.offsetMs : Number(state.setting(CLOCK_SETTING) ?? 0);
+  return { removed, offsetMs };
+}
 
 export type ClockResult = { ok: true; now: Date; offsetMs: number; movedMs: number } | { ok: false; status: number; message: string };
 
@@ -34,6 +53,19 @@ export class SandboxClock {
   /** Restores an offset read from the data dir (at start-up, before anything reads the clock). */
   restore(offsetMs: number): void {
     if (Number.isSafeInteger(offsetMs) && offsetMs >= 0) this.offset = offsetMs;
+  }
+
+  /**
+   * Back to the base clock (offset 0), after whatever move is under way. Only `sandbox reset` does
+   * it, once the ledger is empty: nothing stored refers to a time the clock had reached.
+   */
+  reset(): Promise<void> {
+    const run = this.moving.then(async () => {
+      await this.persist?.(0);
+      this.offset = 0;
+    });
+    this.moving = run.catch(() => undefined);
+    return run;
   }
 
   /** Moves the clock forward by `ms` (> 0). */

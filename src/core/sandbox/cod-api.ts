@@ -4,9 +4,10 @@ import { AREA_QUERY_MIN, areaById, searchAreas, shippingRates } from './cod-area
 import { pdfDocument } from './pdf.js';
 import type { RegionIndex } from './regions.js';
 import type { Transaction } from './state.js';
-import type { ShipmentEvent, ShipmentStage } from './records.js';
+import { awbOf } from './cod-clock.js';
 
 export { SHIPMENT_STAGES, type ShipmentEvent, type ShipmentStage } from './records.js';
+export { awbOf, trackingOf } from './cod-clock.js';
 import { envelope } from './views.js';
 
 /**
@@ -35,11 +36,6 @@ export function codRoute(method: string, path: string): { op: CodOperation; trx?
   const op = ROUTES[`${method} ${key}`];
   if (op) return label ? { op, trx: label[1] } : { op };
   return Object.keys(ROUTES).some((k) => k.endsWith(` ${key}`)) ? { op: 'method' } : undefined;
-}
-
-/** The waybill number of a COD payment in the emulator (one per payment, from its id). */
-export function awbOf(id: number): string {
-  return `PAYCLI${String(id).padStart(10, '0')}`;
 }
 
 /** The transaction id of an emulator waybill number, or undefined. */
@@ -105,21 +101,4 @@ export function labelPdf(t: Transaction, merchantName: string): Buffer {
     { text: 'paycli sandbox - not a real shipment', size: 8 },
   ];
   return pdfDocument(lines, `Label ${awbOf(t.id)}`);
-}
-
-const STAGE_WORDS: Record<ShipmentStage | 'waiting' | 'cancelled', { status: string; note: string }> = {
-  waiting: { status: 'waiting for pickup', note: 'order received; the courier has not picked the parcel up yet' },
-  picked_up: { status: 'picked up', note: 'the courier picked the parcel up from the merchant' },
-  in_transit: { status: 'in transit', note: 'the parcel is on its way to the buyer' },
-  delivered: { status: 'delivered', note: 'delivered; the buyer paid the courier' },
-  cancelled: { status: 'cancelled', note: 'the payment expired before the parcel left' },
-};
-
-/** The tracking answer's `Data`: the waybill, the current state and the history (newest first). */
-export function trackingOf(t: Transaction, events: readonly ShipmentEvent[]): { awb: string; transaction_id: number; status: string; history: { at: string; status: string; note: string }[] } {
-  const steps: { at: number; key: keyof typeof STAGE_WORDS }[] = [{ at: t.createdAt, key: 'waiting' }, ...events.map((e) => ({ at: e.at, key: e.stage }))];
-  if (t.status === 'berhasil' && !events.some((e) => e.stage === 'delivered')) steps.push({ at: t.paidAt ?? t.createdAt, key: 'delivered' });
-  if (t.status === 'expired' && !events.some((e) => e.stage === 'delivered')) steps.push({ at: t.endedAt ?? t.expiresAt, key: 'cancelled' });
-  const history = steps.map((s) => ({ at: formatJakarta(new Date(s.at)), status: STAGE_WORDS[s.key].status, note: STAGE_WORDS[s.key].note })).reverse();
-  return { awb: awbOf(t.id), transaction_id: t.id, status: history[0]!.status, history };
 }

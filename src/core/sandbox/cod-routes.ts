@@ -1,4 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { statusInfo, statusLabel } from '../statuses.js';
+import { nextStep } from './cod-clock.js';
+import { formatJakarta } from '../time.js';
 import type { SandboxAccount } from './accounts.js';
 import { areaAnswer, awbOf, codRoute, labelPdf, rateAnswer, trackingOf, trxOfAwb } from './cod-api.js';
 import type { ShipmentEvent } from './records.js';
@@ -96,6 +99,11 @@ async function pickup(d: CodDeps, res: ServerResponse, t: Transaction, params: R
     envelope(res, 409, 'the parcel is no longer waiting for pickup', null);
     return;
   }
+  // The payment expires unless its parcel is picked up first (cod-clock.ts): a later pickup cannot happen.
+  if (Date.parse(`${date}T${time}:00+07:00`) >= t.expiresAt) {
+    envelope(res, 400, 'error - invalid request', null, { Error: { pickup_date: [`pickup_date dan pickup_time harus sebelum transaksi kedaluwarsa (${formatJakarta(new Date(t.expiresAt))} WIB).`] } });
+    return;
+  }
   const p: PickupRequest = { trxId: t.id, date, time, vehicle: vehicle!, requestedAt: d.now() };
   await d.addPickup(p);
   envelope(res, 200, 'Success', { transaction_id: t.id, awb: awbOf(t.id), pickup_date: date, pickup_time: time, pickup_vehicle: vehicle });
@@ -106,40 +114,84 @@ export type ShipResult = { ok: true; txn: Transaction; stage: string; changed: b
 export interface ShipDeps {
   find(id: string): Transaction | undefined;
   events(id: number): ShipmentEvent[];
-  /** Records a step durably (resolves once stored); false when the payment is no longer pending or the step was taken. */
+  pickups(id: number): PickupRequest[];
+  /** Records a step durably at `at` (resolves once stored); false when the payment is no longer pending or the step was taken. */
   record(id: number, stage: 'picked_up' | 'in_transit', at: number): Promise<boolean>;
-  /** Marks the payment paid: the courier handed the parcel over and took the cash (a transition with its callback and the `delivered` step). */
-  pay(id: string): Promise<{ ok: true; changed: boolean; txn: Transaction } | { ok: false; status: number; message: string; txn?: Transaction }>;
+  /**
+   * Marks the payment paid at `at`: the courier handed the parcel over and took the cash (a
+   * transition with its callback and the `delivered` step, in one SQLite transaction).
+   */
+  pay(id: string, by: 'admin' | 'clock', at: number): Promise<{ ok: true; changed: boolean; txn: Transaction } | { ok: false; status: number; message: string; txn?: Transaction }>;
+  /** Expires a pending payment past its expiry (with its callback), as every action does first. */
+  expire(id: string): Promise<unknown>;
+  /**
+   * The parcels whose next step is due at `at` on the clock, by due time then id, after `after`
+   * (a page of the clock's sweep, from the ledger's index of due times: parcels not due cost nothing).
+   */
+  dueParcels(at: number, after: { at: number; id: number } | undefined, limit: number): { id: number; at: number }[];
   now(): number;
 }
 
 /**
- * Moves a COD parcel on (admin: `paycli sandbox ship|deliver ID`): `ship` one step — waiting →
- * picked up → in transit → delivered —, `deliver` every remaining step. Delivered is the payment's
- * `berhasil`, with its callback, as a courier's cash collection is.
+ * Moves a COD parcel on: `next` one step and `delivered` every remaining step, now (admin: `paycli
+ * sandbox ship|deliver ID`, the dashboard); `due` every step the emulator's clock has reached, each
+ * at its own time (cod-clock.ts). Steps go waiting → picked up → in transit → delivered; delivered
+ * is the payment's paid status, with its callback, as a courier's cash collection is. Every step is
+ * stored once (a step taken is not taken again; a paid payment is not paid twice), so a sweep cut
+ * short by a crash goes on from what is stored.
  */
-export async function advanceShipment(d: ShipDeps, id: string, to: 'next' | 'delivered'): Promise<ShipResult> {
+export async function advanceShipment(d: ShipDeps, id: string, to: 'next' | 'delivered' | 'due'): Promise<ShipResult> {
   const t = d.find(id);
   if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
   if (t.via !== 'cod') return { ok: false, status: 409, message: `transaction ${t.id} is not a COD payment (via ${t.via})`, txn: t };
-  if (t.status === 'berhasil') return { ok: true, txn: t, stage: 'delivered', changed: false };
-  if (t.status !== 'pending') return { ok: false, status: 409, message: `transaction ${t.id} is ${t.status}: its parcel cannot move`, txn: t };
+  if (statusInfo(t.status).paid) return { ok: true, txn: t, stage: 'delivered', changed: false };
+  if (t.status !== 'pending') return { ok: false, status: 409, message: `transaction ${t.id} is ${statusLabel(statusInfo(t.status))}: its parcel cannot move`, txn: t };
+  const clock = to === 'due';
   let changed = false;
   for (;;) {
-    const done = d.events(t.id).map((e) => e.stage);
-    const next = !done.includes('picked_up') ? 'picked_up' : !done.includes('in_transit') ? 'in_transit' : 'delivered';
-    if (next === 'delivered') {
-      const r = await d.pay(String(t.id));
-      if (!r.ok) return r;
-      return { ok: true, txn: r.txn, stage: 'delivered', changed: true };
+    const steps = d.events(t.id);
+    const next = nextStep(t, steps, d.pickups(t.id));
+    if (!next) return { ok: true, txn: t, stage: 'delivered', changed };
+    if (next.stage === 'picked_up' && t.expiresAt <= (clock ? next.at : d.now())) {
+      // Not picked up before the payment expired: it expires (once), and the parcel never leaves.
+      if (clock) return { ok: true, txn: t, stage: 'waiting', changed };
+      await d.expire(String(t.id));
+      return { ok: false, status: 409, message: `transaction ${t.id} expired before its parcel was picked up: its parcel cannot move`, txn: d.find(String(t.id)) ?? t };
     }
-    if (!(await d.record(t.id, next, d.now()))) {
+    if (clock && next.at > d.now()) return { ok: true, txn: t, stage: steps.at(-1)?.stage ?? 'waiting', changed };
+    const at = clock ? next.at : d.now();
+    if (next.stage === 'delivered') {
+      const r = await d.pay(String(t.id), clock ? 'clock' : 'admin', at);
+      if (!r.ok) return r;
+      return { ok: true, txn: r.txn, stage: 'delivered', changed: r.changed };
+    }
+    if (!(await d.record(t.id, next.stage, at))) {
       // Another request moved it meanwhile: go on from what is stored now.
       const now = d.find(String(t.id));
       if (now?.status !== 'pending') return advanceShipment(d, id, to);
       continue;
     }
     changed = true;
-    if (to === 'next') return { ok: true, txn: t, stage: next, changed };
+    if (to === 'next') return { ok: true, txn: t, stage: next.stage, changed };
+  }
+}
+
+/**
+ * The clock's sweep over the COD parcels it has reached: each step due, in order, at its time;
+ * returns how many parcels moved. Only parcels due now are read (the ledger keeps each pending
+ * parcel's next due time), so its cost does not grow with the parcels still waiting.
+ */
+export async function moveDueParcels(d: ShipDeps): Promise<number> {
+  const PAGE = 500;
+  const now = d.now();
+  let moved = 0;
+  for (let after: { at: number; id: number } | undefined; ; ) {
+    const page = d.dueParcels(now, after, PAGE);
+    for (const p of page) {
+      const r = await advanceShipment(d, String(p.id), 'due');
+      if (r.ok && r.changed) moved++;
+    }
+    if (page.length < PAGE) return moved;
+    after = page.at(-1);
   }
 }

@@ -5,6 +5,7 @@ import { formatJakarta } from '../time.js';
 import { esc, layout, type LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
 import type { AttemptInfo, Delivery, SandboxState, Transaction } from './state.js';
 import { totalOf } from './views.js';
+import { nextStep, trackingOf } from './cod-clock.js';
 
 /** Where the dashboard lives on the emulator: the list at `/`, the rest under `/dashboard/`. */
 export const DASHBOARD_EVENTS = '/dashboard/events';
@@ -198,6 +199,19 @@ ${attempts.map((a) => renderAttempt(a, now)).join('\n') || `<p class="muted">${d
 </div>`;
 }
 
+/** A COD payment's parcel: its tracking history (as `cod track` answers it) and, while on its way, the step the clock takes next. */
+function renderParcel(ctx: DashboardContext, t: Transaction): string {
+  if (t.via !== 'cod') return '';
+  const steps = ctx.state.parcelSteps(t.id);
+  const track = trackingOf(t, steps);
+  const next = t.status === 'pending' ? nextStep(t, steps, ctx.state.pickupsOf(t.id)) : undefined;
+  const due = next && (next.stage !== 'picked_up' || next.at < t.expiresAt) ? `<p class="muted" id="parcel-next">Next on the emulator's clock: ${esc(next.stage.replace('_', ' '))} at ${esc(wib(next.at))} (<code>paycli sandbox clock advance</code>)</p>` : '';
+  const rows = track.history.map((h) => `<tr><td class="mono">${esc(h.at)}</td><td>${esc(h.status)}</td><td class="muted">${esc(h.note)}</td></tr>`).join('');
+  return `<h2>Parcel</h2>
+<div class="card" id="parcel" data-stage="${esc(track.status)}"><p><strong>${esc(track.status)}</strong> · AWB <span class="mono">${esc(track.awb)}</span></p>
+<table><thead><tr><th>Time (WIB)</th><th>Step</th><th></th></tr></thead><tbody>${rows}</tbody></table>${due}</div>`;
+}
+
 /** A transaction: its check-transaction fields, the payment page, every callback attempt, and actions. */
 export function renderTransaction(ctx: DashboardContext, t: Transaction): string {
   const data = ctx.checkTransaction(t);
@@ -215,7 +229,7 @@ export function renderTransaction(ctx: DashboardContext, t: Transaction): string
 <p class="muted">${esc(ctx.merchantName(t))} · ${esc(t.via)}/${esc(t.channel)} · ${esc(rupiah(totalOf(t)))} · <a href="/pay/${t.id}" id="payment-page">payment page</a> · notifyUrl <span class="mono">${esc(t.notifyUrl || '(none)')}</span></p>
 <div class="actions" id="actions">${actions}</div>
 <noscript><p class="muted">Actions need JavaScript; or run <code>paycli sandbox ${t.status === 'pending' ? 'pay' : 'list'} ${t.id}</code>.</p></noscript>
-<h2>Callbacks</h2>
+${renderParcel(ctx, t)}<h2>Callbacks</h2>
 ${deliveries.map((d) => renderDelivery(d, ctx.state.attemptsOf(d.id), now)).join('\n') || '<div class="empty">No callback yet: one is sent when the payment is paid or expires.</div>'}
 <h2>As check transaction answers it</h2>
 <div class="card"><dl class="fields" id="fields">${fields}</dl></div>`;

@@ -7,13 +7,15 @@ import { fsError } from '../fs-errors.js';
 import type { RedirectSession } from './redirect-session.js';
 import { SHIPMENT_STAGES, type Member, type PickupRequest, type Transfer } from './records.js';
 import { isStatusKey, statusInfo } from '../statuses.js';
+import { CLOCK_SETTING } from './clock.js';
 import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, ServiceRecords, Transaction } from './state.js';
 
 /**
  * The ledger as JSONL, both ways: `sandbox export` writes one `{"t":"payment", txn, deliveries}` line
  * per transaction (oldest first), one `{"t":"session", s}` line per redirect session, and the COD
  * and Close API records as the older journal wrote them: `{"t":"ship", id, stage, at}` (a parcel's
- * step), `{"t":"pickup", p}`, `{"t":"transfer", tr}` and `{"t":"member", m}`; `sandbox import` reads
+ * step), `{"t":"pickup", p}`, `{"t":"transfer", tr}` and `{"t":"member", m}`, and last the clock's
+ * offset, `{"t":"clock", offsetMs}`; `sandbox import` reads
  * those, and also the journal that paycli's emulator wrote before the ledger moved to SQLite
  * (`journal.jsonl`: `txn`, `status`, `delivery`, `attempt`, `ids` and those four records), which a
  * data dir imports once, on its first start with this version.
@@ -77,6 +79,8 @@ interface Reading {
   pickups: PickupRequest[];
   transfers: Map<number, Transfer>;
   members: Map<string, Member>;
+  /** The clock's offset (ms ahead of real time) of an export. */
+  clock?: number;
 }
 
 /** What a file held, ready to store in one transaction. */
@@ -89,10 +93,13 @@ export interface ReadLedger {
   records: ServiceRecords;
   /** Lines that could not be read or applied (a line torn by a crash, a hand edit). */
   skipped: number;
+  /** The exported emulator's clock offset (ms ahead of real time); undefined in an older file. */
+  clockOffsetMs?: number;
 }
 
 /** Applies one record (an export line or an older journal's record); false when it is not one this version reads. */
-function apply(r: unknown, { txns, deliveries, sessions, reserve, steps, pickups, transfers, members }: Reading): boolean {
+function apply(r: unknown, reading: Reading): boolean {
+  const { txns, deliveries, sessions, reserve, steps, pickups, transfers, members } = reading;
   if (!isObj(r)) return false;
   const seq = (id: string) => Number(id.slice(3));
   const addDelivery = (d: Delivery, attempts: Omit<AttemptInfo, 'deliveryId'>[] = []): boolean => {
@@ -165,6 +172,10 @@ function apply(r: unknown, { txns, deliveries, sessions, reserve, steps, pickups
       if (!validMember(r.m)) return false;
       members.set(r.m.va, r.m);
       return true;
+    case 'clock':
+      if (!isInt(r.offsetMs) || r.offsetMs < 0) return false;
+      reading.clock = r.offsetMs;
+      return true;
     default:
       return false;
   }
@@ -206,18 +217,24 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
   const emails = new Set<string>();
   const members = [...reading.members.values()].sort((a, b) => a.at - b.at).filter((m) => !emails.has(m.email) && emails.add(m.email));
   skipped += reading.transfers.size - transfers.length + reading.members.size - members.length;
-  return { payments, sessions: [...sessions.values()], reserve, records: { steps, pickups, transfers, members }, skipped };
+  return { payments, sessions: [...sessions.values()], reserve, records: { steps, pickups, transfers, members }, skipped, ...(reading.clock !== undefined ? { clockOffsetMs: reading.clock } : {}) };
 }
 
 /** Stores what a file held into an empty ledger, in one transaction; refuses a ledger with transactions. */
-export async function importLedger(state: SandboxState, file: string, mark?: string): Promise<{ payments: number; sessions: number; skipped: number }> {
+/**
+ * Stores what a file held into an empty ledger, in one transaction; refuses a ledger with
+ * transactions. The export's clock offset comes with it (the times in the file are on that clock);
+ * a file without one (an older paycli's) leaves the clock as it is.
+ */
+export async function importLedger(state: SandboxState, file: string, mark?: string): Promise<{ payments: number; sessions: number; skipped: number; clockOffsetMs: number }> {
   if (state.count() > 0) throw new UsageError(`the emulator ledger ${state.path} already holds ${state.count()} transactions`, { hint: 'empty it first with `paycli sandbox reset`' });
   const read = await readLedgerJsonl(file);
-  const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, records: read.records, mark });
-  return { payments, sessions: read.sessions.length, skipped: read.skipped };
+  const settings = read.clockOffsetMs !== undefined ? { [CLOCK_SETTING]: String(read.clockOffsetMs) } : undefined;
+  const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, records: read.records, mark, settings });
+  return { payments, sessions: read.sessions.length, skipped: read.skipped, clockOffsetMs: Number(state.setting(CLOCK_SETTING) ?? 0) };
 }
 
-/** The export lines of a ledger: one per transaction (with its callbacks and attempts), then one per redirect session. */
+/** The export lines of a ledger: one per transaction (with its callbacks and attempts), one per redirect session, the COD and Close API records, then the clock. */
 export function* ledgerLines(state: SandboxState): Generator<string> {
   for (const p of state.everything()) {
     const deliveries = p.deliveries.map(({ delivery, attempts }) => ({ delivery, attempts: attempts.map(({ deliveryId: _d, ...a }) => a) }));
@@ -229,6 +246,8 @@ export function* ledgerLines(state: SandboxState): Generator<string> {
   for (const p of r.pickups) yield `${JSON.stringify({ t: 'pickup', p })}\n`;
   for (const tr of r.transfers) yield `${JSON.stringify({ t: 'transfer', tr })}\n`;
   for (const m of r.members) yield `${JSON.stringify({ t: 'member', m })}\n`;
+  // Last: the clock the times above are on (how far `sandbox clock` moved it ahead of real time).
+  yield `${JSON.stringify({ t: 'clock', offsetMs: Number(state.setting(CLOCK_SETTING) ?? 0) })}\n`;
 }
 
 const MIGRATED_MARK = 'imported journal.jsonl';

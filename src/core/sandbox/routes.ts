@@ -246,7 +246,7 @@ export function createRouter(d: RouteDeps): (req: IncomingMessage, res: ServerRe
       }
       return;
     }
-    if (await ledgerAdmin({ state, va: accounts[0]!.va, merchantName: accounts[0]!.name, now }, req, url, method, res)) return;
+    if (await ledgerAdmin({ state, va: accounts[0]!.va, merchantName: accounts[0]!.name, now, clock }, req, url, method, res)) return;
     if (await lifecycleAdmin(lifecycle, req, url, method, res, body)) return;
     sendJson(res, 404, { ok: false, error: 'unknown admin route' });
   }

@@ -1,6 +1,6 @@
 import type { SandboxAccount } from './accounts.js';
 import type { CloseDeps } from './close-api.js';
-import type { CodDeps, ShipDeps } from './cod-routes.js';
+import { moveDueParcels, type CodDeps, type ShipDeps } from './cod-routes.js';
 import type { MerchantApi } from './merchant-api.js';
 import type { RegionIndex } from './regions.js';
 import type { SandboxState } from './state.js';
@@ -27,14 +27,19 @@ export function serviceDeps(o: { state: SandboxState; regions: RegionIndex; byVa
   const ship: ShipDeps = {
     find: (id) => state.find(id),
     events: cod.events,
+    pickups: cod.pickups,
     record: (id, stage, at) => state.addParcelStep(id, stage, at),
     // The delivered step is stored with the transition and its callback (one SQLite transaction).
-    pay: async (id) => {
-      const r = await transitions.act(id, 'pay', 'admin', 'delivered');
+    pay: async (id, by, at) => {
+      const r = await transitions.act(id, 'pay', by, 'delivered', at);
       return r.ok ? { ok: true, changed: r.changed, txn: r.txn } : r;
     },
+    expire: (id) => transitions.act(id, 'expire', 'clock'),
+    dueParcels: (at, after, limit) => state.dueParcels(at, after, limit),
     now: cod.now,
   };
+  // The clock moves COD parcels through the same code path as `sandbox ship|deliver` (cod-routes.ts).
+  transitions.moveParcels = () => moveDueParcels(ship);
   const memberVa = (n: number) => `${MEMBER_PREFIX}${String(n).padStart(6, '0')}`;
   const close: CloseDeps = {
     accounts: byVa,

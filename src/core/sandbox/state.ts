@@ -4,6 +4,7 @@ import { chargeOf } from '../fees.js';
 import type { RedirectSession } from './redirect-session.js';
 import type { Member, PickupRequest, ShipmentEvent, ShipmentStage, Transfer } from './records.js';
 import { statusInfo, type StatusKey } from '../statuses.js';
+import { nextStep } from './cod-clock.js';
 
 /** A payment's status (statuses.ts), stored as its key in text: a new status is a new value, not a schema change. */
 export type TxnStatus = StatusKey;
@@ -156,6 +157,8 @@ export interface BulkExtra {
   mark?: string;
   /** COD parcels' steps and pickups, Close API transfers and members (an export's, or an older journal's). */
   records?: Partial<ServiceRecords>;
+  /** Settings stored in the same transaction (an export's clock offset). */
+  settings?: Record<string, string>;
 }
 
 const FIRST_ID = 100_001;
@@ -244,6 +247,15 @@ const MIGRATIONS = [
       ALTER TABLE txns ADD COLUMN settled_at INTEGER;
       CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     `);
+  },
+  // 4: each pending COD parcel's next due time on the clock, so that the clock's sweep reads only the due ones (`parcelDue`).
+  (db: Database) => {
+    db.exec(`
+      CREATE TABLE parcel_due (trx_id INTEGER PRIMARY KEY REFERENCES txns (id) ON DELETE CASCADE, due_at INTEGER NOT NULL);
+      CREATE INDEX parcel_due_at ON parcel_due (due_at);
+    `);
+    const refresh = parcelDue(db);
+    for (const id of db.prepare(`SELECT id FROM txns WHERE status = 'pending' AND via = 'cod'`).pluck().all() as number[]) refresh(id);
   },
 ];
 
@@ -348,6 +360,26 @@ function deliveryOf(r: DeliveryRow): Delivery {
   };
 }
 
+/**
+ * Sets (or removes) one payment's row of `parcel_due`: a pending COD parcel's next step's time on
+ * the clock (cod-clock.ts `nextStep`), from its payment, steps and pickups as stored. Called in the
+ * same SQLite transaction as every change that moves it (the payment created, a step, a pickup, a
+ * transition, a bulk load), so the clock's sweep trusts it; no row once the payment is not pending.
+ */
+function parcelDue(db: Database): (trxId: number) => void {
+  const txn = db.prepare<[number], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE id = ?`);
+  const steps = db.prepare<[number], { stage: ShipmentStage; at: number }>(`SELECT stage, at FROM parcel_steps WHERE trx_id = ? ORDER BY at, rowid`);
+  const pickups = db.prepare<[number], PickupRow>(`SELECT * FROM pickups WHERE trx_id = ? ORDER BY id`);
+  const put = db.prepare<[number, number]>(`INSERT INTO parcel_due (trx_id, due_at) VALUES (?, ?) ON CONFLICT DO UPDATE SET due_at = excluded.due_at`);
+  const drop = db.prepare<[number]>(`DELETE FROM parcel_due WHERE trx_id = ?`);
+  return (trxId) => {
+    const r = txn.get(trxId);
+    const next = r?.via === 'cod' && r.status === 'pending' ? nextStep(txnOf(r), steps.all(trxId), pickups.all(trxId).map(pickupOf)) : undefined;
+    if (next) put.run(trxId, next.at);
+    else drop.run(trxId);
+  };
+}
+
 const seqOf = (deliveryId: string): number => Number(/^cb-(\d+)$/.exec(deliveryId)?.[1] ?? NaN);
 
 /** What of a transaction is not a column, as stored in `body`. */
@@ -372,9 +404,11 @@ export class SandboxState {
   reconciled = 0;
   private locks = new Map<number, Promise<unknown>>();
   private readonly stmts: ReturnType<SandboxState['prepare']>;
+  private readonly refreshDue: (trxId: number) => void;
 
   private constructor(readonly db: Database, readonly path: string) {
     this.stmts = this.prepare();
+    this.refreshDue = parcelDue(db);
   }
 
   /** Opens (creating) the ledger of a data dir, or an in-memory one. */
@@ -420,7 +454,8 @@ export class SandboxState {
       attemptsOf: db.prepare<[number], { attempt: number; state: string; next_at: number | null; result: string; detail: string | null }>(
         `SELECT attempt, state, next_at, result, detail FROM attempts WHERE delivery_seq = ? ORDER BY rowid`,
       ),
-      due: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT 500`),
+      // A COD parcel the courier picked up no longer expires (cod-clock.ts): the buyer pays on delivery.
+      due: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? AND NOT EXISTS (SELECT 1 FROM parcel_steps s WHERE s.trx_id = txns.id) ORDER BY expires_at LIMIT 500`),
       dueSettle: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'unsettled' AND coalesce(paid_at, created_at) <= ? ORDER BY paid_at LIMIT 500`),
       counts: db.prepare<[], { merchant_va: string; status: string; via: string; n: number; net: number }>(`SELECT * FROM txn_counts WHERE n <> 0`),
       insertSession: db.prepare<[string, string, string]>(`INSERT INTO sessions (sid, merchant_va, body) VALUES (?, ?, ?)`),
@@ -448,6 +483,9 @@ export class SandboxState {
       memberCount: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM members`),
       insertMember: db.prepare(
         `INSERT INTO members (seq, va, name, email, phone, parent, website_url, at) VALUES (@seq, @va, @name, @email, @phone, @parent, @websiteUrl, @at)`,
+      ),
+      dueParcels: db.prepare<[number, number, number, number], { trx_id: number; due_at: number }>(
+        `SELECT trx_id, due_at FROM parcel_due WHERE due_at <= ? AND (due_at, trx_id) > (?, ?) ORDER BY due_at, trx_id LIMIT ?`,
       ),
     };
   }
@@ -502,6 +540,7 @@ export class SandboxState {
     return this.write(() => {
       const t = typeof txn === 'function' ? txn(this.stmts.nextId.get()!.seq + 1) : txn;
       this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, this.insertTxn(t));
+      if (t.via === 'cod') this.refreshDue(t.id);
       // The transaction a redirect session becomes is linked to it; a session becomes one at most.
       if (session !== undefined && this.stmts.linkSession.run(t.id, session).changes === 0) throw new SessionTaken();
       return t;
@@ -546,6 +585,7 @@ export class SandboxState {
         this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.paid_off);
       }
       if (step) this.stmts.insertStep.run(id, step, at);
+      if (before.via === 'cod') this.refreshDue(id);
       return callback ? this.insertDelivery(callback) : undefined;
     });
   }
@@ -698,7 +738,11 @@ export class SandboxState {
 
   /** Records a step of a parcel still on its way (its payment pending); false when it was not (paid, expired, or the step taken). */
   async addParcelStep(trxId: number, stage: Exclude<ShipmentStage, 'delivered'>, at: number): Promise<boolean> {
-    return this.write(() => this.stmts.insertPendingStep.run(trxId, stage, at, trxId).changes > 0);
+    return this.write(() => {
+      if (this.stmts.insertPendingStep.run(trxId, stage, at, trxId).changes === 0) return false;
+      this.refreshDue(trxId);
+      return true;
+    });
   }
 
   /** A parcel's steps, oldest first (its delivery is stored with the payment's transition). */
@@ -707,7 +751,18 @@ export class SandboxState {
   }
 
   async addPickup(p: PickupRequest): Promise<void> {
-    this.write(() => this.stmts.insertPickup.run(p.trxId, p.date, p.time, p.vehicle, p.requestedAt));
+    this.write(() => {
+      this.stmts.insertPickup.run(p.trxId, p.date, p.time, p.vehicle, p.requestedAt);
+      this.refreshDue(p.trxId);
+    });
+  }
+
+  /**
+   * A page of the parcels due on the clock at `at` (their next step's time reached), by due time
+   * then id, after `after` (the last of the previous page): from the index of due times alone.
+   */
+  dueParcels(at: number, after: { at: number; id: number } | undefined, limit: number): { id: number; at: number }[] {
+    return this.stmts.dueParcels.all(at, after?.at ?? Number.MIN_SAFE_INTEGER, after?.id ?? 0, limit).map((r) => ({ id: r.trx_id, at: r.due_at }));
   }
 
   pickupsOf(trxId: number): PickupRequest[] {
@@ -791,9 +846,11 @@ export class SandboxState {
     return this.write(() => {
       let n = 0;
       const counts = new Map<string, [string, string, string, number, number]>();
+      const parcels = new Set<number>();
       for (const p of payments) {
         const { txn, deliveries } = typeof p === 'function' ? p(nextId()) : p;
         const paidOff = this.insertTxn(txn);
+        if (txn.via === 'cod' && txn.status === 'pending') parcels.add(txn.id);
         const key = `${txn.merchantVa}\0${txn.status}\0${txn.via}`;
         const c = counts.get(key) ?? counts.set(key, [txn.merchantVa, txn.status, txn.via, 0, 0]).get(key)!;
         c[3]++;
@@ -812,6 +869,9 @@ export class SandboxState {
       const r = extra.records ?? {};
       for (const st of r.steps ?? []) this.stmts.insertStep.run(st.trxId, st.stage, st.at);
       for (const p of r.pickups ?? []) this.stmts.insertPickup.run(p.trxId, p.date, p.time, p.vehicle, p.requestedAt);
+      // The due times of the parcels stored or moved here, from their steps and pickups as stored now.
+      for (const x of [...(r.steps ?? []), ...(r.pickups ?? [])]) parcels.add(x.trxId);
+      for (const id of parcels) this.refreshDue(id);
       for (const t of r.transfers ?? []) this.stmts.insertTransfer.run({ ...t, relatedId: t.relatedId ?? null });
       for (const m of r.members ?? []) this.stmts.insertMember.run({ ...m, seq: null, websiteUrl: m.websiteUrl ?? null });
       // A transfer's id came from the transactions' sequence: numbering goes on above it.
@@ -822,6 +882,7 @@ export class SandboxState {
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'deliveries'`).run(extra.reserve.deliverySeq);
       }
       if (extra.mark) this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(extra.mark, new Date().toISOString());
+      for (const [key, value] of Object.entries(extra.settings ?? {})) this.stmts.putSetting.run(key, value);
       return n;
     });
   }
@@ -880,7 +941,7 @@ export class SandboxState {
     return this.write(() => {
       const n = (this.db.prepare('SELECT count(*) AS n FROM txns').get() as { n: number }).n;
       this.db.exec(
-        'DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM parcel_steps; DELETE FROM pickups; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts; DELETE FROM transfers; DELETE FROM members;',
+        'DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM parcel_steps; DELETE FROM pickups; DELETE FROM parcel_due; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts; DELETE FROM transfers; DELETE FROM members;',
       );
       return n;
     });

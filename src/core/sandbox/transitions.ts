@@ -47,42 +47,53 @@ export interface TransitionDeps {
 export class Transitions {
   constructor(private readonly d: TransitionDeps) {}
 
-  /** Transition → store (status, callback and the parcel step making it, in one transaction) → deliver. */
-  private async change(t: Transaction, to: StatusKey, by: TransitionEvent['by'], action: Action, step?: ShipmentStage): Promise<void> {
+  /** Transition → store (status, callback and the parcel step making it, in one transaction) → deliver. `at`: when it happened on the clock (now by default). */
+  private async change(t: Transaction, to: StatusKey, by: TransitionEvent['by'], action: Action, step?: ShipmentStage, at?: number): Promise<void> {
     const { state, outbox, now, formatOf, emit } = this.d;
     const from = t.status;
-    const d = await state.transition(t.id, to, now().getTime(), outbox.entry(t, to, formatOf(t)), step);
+    const d = await state.transition(t.id, to, at ?? now().getTime(), outbox.entry(t, to, formatOf(t)), step);
     emit({ type: 'transition', trxId: t.id, from, to, by, action });
     if (d) outbox.start(d);
   }
 
-  /** An action (pay, cancel, refund…), checked and stored while no other transition of the same payment runs; `step`: the COD parcel step that makes it. */
-  transition(txn: Transaction, action: Action, by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
+  /**
+   * Whether a pending payment's expiry no longer applies: a COD parcel the courier picked up is paid
+   * at the door, whenever it gets there (cod-clock.ts). The ledger's expiry sweep skips them too.
+   */
+  private onItsWay(t: Transaction): boolean {
+    return t.via === 'cod' && this.d.state.parcelSteps(t.id).length > 0;
+  }
+
+  /**
+   * An action (pay, cancel, refund…), checked and stored while no other transition of the same
+   * payment runs; `step`: the COD parcel step that makes it, `at`: when on the clock (now by default).
+   */
+  transition(txn: Transaction, action: Action, by: TransitionEvent['by'], step?: ShipmentStage, at?: number): Promise<TransitionResult> {
     const { state, now } = this.d;
     return state.exclusive(txn.id, async (): Promise<TransitionResult> => {
       // As stored now (another transition may have run since the caller read it).
       const current = () => state.get(txn.id) ?? txn;
       let t = current();
       // A pending payment past its expiry is expired first (once), whatever is asked.
-      if (t.status === 'pending' && action !== 'expire' && t.expiresAt <= now().getTime()) {
+      if (t.status === 'pending' && action !== 'expire' && t.expiresAt <= now().getTime() && !this.onItsWay(t)) {
         await this.change(t, 'expired', 'clock', 'expire');
         t = current();
       }
       const to = targetOf(action, { escrow: t.escrow, settlement: this.d.settlement });
       if (t.status === to || (action === 'pay' && statusInfo(t.status).paid)) return { ok: true, txn: t, changed: false };
-      const refused = refusal(action, t.status, t.id);
+      const refused = action === 'expire' && t.status === 'pending' && this.onItsWay(t) ? `transaction ${t.id} cannot expire: its COD parcel was picked up and the buyer pays on delivery` : refusal(action, t.status, t.id);
       if (refused) return { ok: false, status: 409, message: refused, txn: t };
-      await this.change(t, to, by, action, step);
+      await this.change(t, to, by, action, step, at);
       return { ok: true, txn: current(), changed: true };
     });
   }
 
   /** An action on the payment with this id or payment number; a full disk is a 503, nothing changed. */
-  async act(id: string, action: Action, by: TransitionEvent['by'], step?: ShipmentStage): Promise<TransitionResult> {
+  async act(id: string, action: Action, by: TransitionEvent['by'], step?: ShipmentStage, at?: number): Promise<TransitionResult> {
     const t = this.d.state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
     try {
-      return await this.transition(t, action, by, step);
+      return await this.transition(t, action, by, step, at);
     } catch (err) {
       return this.unstored(err, t);
     }
@@ -149,9 +160,29 @@ export class Transitions {
     }
   }
 
-  /** Everything the clock makes due: expiry, then deferred settlement. */
-  async runDue(): Promise<{ expired: number; settled: number }> {
-    return { expired: await this.expireDue(), settled: await this.settleDue() };
+  /**
+   * Moves every COD parcel the clock has reached (cod-routes.ts `moveDueParcels`, through the same
+   * code path as `sandbox ship|deliver`); set where the courier's side is wired (service-deps.ts).
+   */
+  moveParcels?: () => Promise<number>;
+  private running: Promise<unknown> = Promise.resolve();
+  private queued?: Promise<{ parcels: number; expired: number; settled: number }>;
+
+  /**
+   * Everything the clock makes due: COD parcels' steps (a pickup due before an expiry happens
+   * first), expiry, then deferred settlement. One run at a time (the sweep, a clock move and the
+   * merchant API all call it), so what is due is applied in that order; callers that ask while a
+   * run waits to start share it (it starts after they asked).
+   */
+  runDue(): Promise<{ parcels: number; expired: number; settled: number }> {
+    if (this.queued) return this.queued;
+    const run = this.running.then(async () => {
+      this.queued = undefined;
+      return { parcels: (await this.moveParcels?.()) ?? 0, expired: await this.expireDue(), settled: await this.settleDue() };
+    });
+    this.queued = run;
+    this.running = run.catch(() => undefined);
+    return run;
   }
 
   private unstored(err: unknown, t: Transaction): { ok: false; status: number; message: string; txn: Transaction } {

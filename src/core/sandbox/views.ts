@@ -4,6 +4,7 @@ import type { SandboxState, Transaction } from './state.js';
 import { statusInfo, statusLabel } from '../statuses.js';
 import { noteRequest } from './request-log.js';
 import { chargeOf, type Charge } from '../fees.js';
+import { awbOf, trackingOf } from './cod-clock.js';
 
 /** Answers with the gateway's envelope (docs/gateway.md, "Answers"). */
 /**
@@ -48,7 +49,15 @@ export function transactionView(t: Transaction, state: SandboxState, deliveries 
     settledAt: t.settledAt ? isoJakarta(new Date(t.settledAt)) : null,
     endedAt: t.endedAt ? isoJakarta(new Date(t.endedAt)) : null,
     callbacks: deliveries.map((d) => ({ id: d.id, status: d.status, state: d.state, attempts: d.attempts, lastResult: d.lastResult ?? null })),
+    // A COD payment's parcel, as `cod track` answers it (its current state and steps on the clock).
+    ...(t.via === 'cod' ? { parcel: parcelView(t, state) } : {}),
   };
+}
+
+/** A COD parcel in paycli's own JSON: the waybill, its state (the tracking words) and its steps with their times. */
+function parcelView(t: Transaction, state: SandboxState): Record<string, unknown> {
+  const steps = state.parcelSteps(t.id);
+  return { awb: awbOf(t.id), state: trackingOf(t, steps).status, steps: steps.map((s) => ({ stage: s.stage, at: isoJakarta(new Date(s.at)) })) };
 }
 
 /** A transaction's money (fees.ts chargeOf): what the buyer pays, the fee, what the merchant receives. */

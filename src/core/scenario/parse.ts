@@ -8,9 +8,12 @@ import { ACTIONS } from '../statuses.js';
  * docs/scenarios.md describes the format.
  */
 
+/** A COD `create` step's parcel (the runner fills in the rest: one item, its size, the addresses). */
+export const COD_KEYS = ['shipping', 'shippingService', 'deliveryArea', 'pickupArea', 'weight'] as const;
+
 /** What each action takes: the keys of its map, or `trx` for an action given a transaction alone. */
 const ACTION_KEYS: Record<string, readonly string[] | 'trx'> = {
-  create: ['method', 'channel', 'amount', 'notifyUrl', 'referenceId', 'expired', 'expiredType', 'escrow', 'name', 'phone', 'email', 'comments', 'feeDirection'],
+  create: ['method', 'channel', 'amount', 'notifyUrl', 'referenceId', 'expired', 'expiredType', 'escrow', 'name', 'phone', 'email', 'comments', 'feeDirection', ...COD_KEYS],
   // The buyer (on the payment page) and the clock.
   pay: 'trx',
   cancel: 'trx',
@@ -21,6 +24,7 @@ const ACTION_KEYS: Record<string, readonly string[] | 'trx'> = {
   resend: ['trx', 'to'],
   expect_callback: ['trx', 'url', 'fields', 'answered', 'timeout'],
   expect_status: ['trx', 'status'],
+  expect_parcel: ['trx', 'state'],
   expect_http: ['method', 'url', 'headers', 'body', 'status', 'json', 'timeout'],
 };
 export const STEP_ACTIONS = Object.keys(ACTION_KEYS);
@@ -184,6 +188,7 @@ function checkArg(action: string, a: Record<string, unknown>, at: string, proble
   }
   if ((action === 'resend' || action === 'expect_status' || action === 'expect_callback') && a.trx === undefined) problems.push(`${at}: "trx" is required`);
   if (action === 'expect_status' && a.status === undefined) problems.push(`${at}: "status" is required`);
+  if (action === 'expect_parcel' && (a.trx === undefined || typeof a.state !== 'string')) problems.push(`${at}: "trx" and "state" (waiting for pickup, picked up, in transit, delivered, cancelled) are required`);
   if (action === 'expect_callback' && a.fields !== undefined && !isObj(a.fields)) problems.push(`${at}.fields: a map of callback fields`);
   if (action === 'expect_http') {
     if (a.url === undefined) problems.push(`${at}: "url" is required`);

@@ -73,6 +73,7 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
         notifyUrl: a.notifyUrl, referenceId: a.referenceId ?? `SCN-${step.id ?? step.index}-${o.now().getTime()}`, paymentMethod: a.method, paymentChannel: a.channel,
         ...(a.expired !== undefined ? { expired: a.expired } : {}), ...(a.expiredType !== undefined ? { expiredType: a.expiredType } : {}),
         ...(a.escrow !== undefined ? { escrow: a.escrow } : {}), ...(a.comments !== undefined ? { comments: a.comments } : {}), ...(a.feeDirection !== undefined ? { feeDirection: a.feeDirection } : {}),
+        ...(a.method === 'cod' ? codParcel(a) : {}),
       };
       const text = JSON.stringify(body);
       const req = buildSignedRequest({ baseUrl: `${base}/api`, path: 'v2/payment/direct', method: 'POST', body: text, credentials: o.credentials, now: o.now() });
@@ -125,6 +126,12 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
       if (got.key !== want.key) throw new StepFailed(`trx ${String(a.trx)} is ${statusLabel(got)} (${got.code}), expected ${statusLabel(want)} (${want.code})`);
       return `trx ${String(a.trx)} is ${statusLabel(got)}`;
     },
+    async expect_parcel(a: Record<string, unknown>) {
+      const t = (await admin('GET', `/_sandbox/transactions/${trxOf(a.trx)}`)).transaction as { parcel?: { state: string; steps: { stage: string; at: string }[] } };
+      if (!t.parcel) throw new StepFailed(`trx ${String(a.trx)} is not a COD payment: it has no parcel`);
+      if (t.parcel.state !== String(a.state)) throw new StepFailed(`the parcel of trx ${String(a.trx)} is ${t.parcel.state}, expected ${String(a.state)}`);
+      return `parcel of trx ${String(a.trx)} ${t.parcel.state}${t.parcel.steps.length > 0 ? ` (${t.parcel.steps.map((s) => `${s.stage.replace('_', ' ')} ${s.at}`).join(', ')})` : ''}`;
+    },
     expect_callback: (a: Record<string, unknown>) => expectCallback(kit, a),
     expect_http: (a: Record<string, unknown>) => expectHttp(kit, a),
   };
@@ -142,6 +149,20 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
     return `buyer ${action === 'pay' ? 'paid' : 'cancelled'} trx ${trx}`;
   }
   return run;
+}
+
+/**
+ * A COD payment's parcel fields (the direct payment requires them): one item of the amount, a
+ * `weight` kg parcel of 20 × 30 × 10 cm, delivered and picked up within Grogol (Jakarta Barat)
+ * unless `deliveryArea`/`pickupArea` say otherwise, by RPX REG unless `shipping`/`shippingService` do.
+ */
+function codParcel(a: Record<string, unknown>): Record<string, unknown> {
+  const area = '3173021001';
+  return {
+    product: ['Parcel'], qty: [1], price: [a.amount ?? 100000], weight: [a.weight ?? 1], width: [20], length: [30], height: [10],
+    deliveryArea: String(a.deliveryArea ?? area), deliveryAddress: 'Jl. Kemuning 1', pickupArea: String(a.pickupArea ?? area), pickupAddress: 'Jl. Daan Mogot 5',
+    shipping: a.shipping ?? 'RPX', shippingService: a.shippingService ?? 'REG',
+  };
 }
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
