@@ -48,7 +48,8 @@ export async function createListenerUi(o: ListenerUiOptions): Promise<ListenerUi
     try {
       id = decodeURIComponent(rawId);
     } catch {
-      return json(res, 400, { ok: false, error: 'malformed event id' });
+      json(res, 400, { ok: false, error: 'malformed event id' });
+      return;
     }
     void replay(req, res, id, o, find).catch((err: unknown) => json(res, 500, { ok: false, error: (err as Error).message }));
   }
