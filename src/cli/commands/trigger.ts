@@ -7,7 +7,7 @@ import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import { escapeControl } from '../../core/terminal-text.js';
-import type { Handler } from '../command-env.js';
+import type { CommandEnv, Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
 import { Option, collect, examples, storeFlag, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -29,17 +29,13 @@ interface TriggerFlags {
   settlement?: 'immediate' | 'deferred';
 }
 
-/** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
-export const triggerCommand: Handler<TriggerFlags> = async (env) => {
-  const { opts, out, ctx } = env;
-  if (opts.to === undefined && opts.trx === undefined) throw new UsageError('trigger needs --to URL (or --trx ID: a transaction of the running emulator)');
-  if (opts.to !== undefined) parseHttpUrl(opts.to, '--to');
-  const { status, method, channel } = checkCallbackFlags(opts);
-  const format = opts.format ?? 'form';
-  if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
-  const repeat = opts.repeat === undefined ? 1 : Number(opts.repeat);
-  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10_000) throw new UsageError(`invalid --repeat "${opts.repeat}": 1 to 10000`);
-  const amount = opts.amount === undefined ? undefined : parseRupiah(opts.amount, '--amount');
+/**
+ * What to send and where: the callback of an emulator transaction (--trx, signed with its merchant's
+ * VA unless --va says otherwise), or a sample one for --to; then the --set overrides.
+ */
+async function callbackToSend(env: CommandEnv<TriggerFlags>, sample: ReturnType<typeof checkCallbackFlags> & { amount: number | undefined }): Promise<{ to: string; va: string; fields: Record<string, string> }> {
+  const { opts, ctx } = env;
+  const { status, method, channel, amount } = sample;
   let to: string;
   let va: string;
   let fields: Record<string, string>;
@@ -66,6 +62,21 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
     if (!CALLBACK_FIELD_NAMES.includes(field)) throw new UsageError(`--set ${field}: not a callback field`, { hint: `fields: ${CALLBACK_FIELD_NAMES.join(', ')}` });
     fields[field] = assignment.slice(eq + 1);
   }
+  return { to, va, fields };
+}
+
+/** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
+export const triggerCommand: Handler<TriggerFlags> = async (env) => {
+  const { opts, out, ctx } = env;
+  if (opts.to === undefined && opts.trx === undefined) throw new UsageError('trigger needs --to URL (or --trx ID: a transaction of the running emulator)');
+  if (opts.to !== undefined) parseHttpUrl(opts.to, '--to');
+  const { status, method, channel } = checkCallbackFlags(opts);
+  const format = opts.format ?? 'form';
+  if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
+  const repeat = opts.repeat === undefined ? 1 : Number(opts.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10_000) throw new UsageError(`invalid --repeat "${opts.repeat}": 1 to 10000`);
+  const amount = opts.amount === undefined ? undefined : parseRupiah(opts.amount, '--amount');
+  const { to, va, fields } = await callbackToSend(env, { status, method, channel, amount });
   const store = opts.persist === false ? null : eventStore(env);
   let failures = 0;
   const results: Record<string, unknown>[] = [];

@@ -74,22 +74,16 @@ async function queueUnqueued(state: SandboxState, outbox: Outbox, formatOf: (t: 
 }
 
 /**
- * Starts the emulator: spec endpoints 1–5 and check transaction with the gateway's authentication,
- * a hosted payment page, an admin API under `/_sandbox`, and a durable callback outbox.
- *
- * A request flows: request (request-intake.ts) → route (routes.ts; merchant-api.ts for the rest of
- * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → store (state.ts) →
- * enqueue the callback and deliver it (outbox.ts). They are set up here in the reverse order:
- * state, outbox, transitions, routes, then the server.
+ * The emulator's parts, wired in the reverse order of a request's flow: state, outbox, transitions,
+ * the merchant API and the dashboard, routes, then the request step and its server (not listening yet).
  */
-export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+async function assemble(options: SandboxOptions) {
   const clock = new SandboxClock(options.now);
   const now = () => clock.now();
   const emit = options.onEvent ?? (() => undefined);
   const accounts = accountsOf(options);
   const byVa = new Map(accounts.map((a) => [a.va, a]));
   const { regions, opened, state } = await openStores(options, clock);
-  const migrated = opened?.migrated;
   const outbox = new Outbox(state, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     attemptTimeoutMs: options.callbackTimeoutMs ?? 5000,
@@ -135,6 +129,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     limit: options.maxBodyBytes ?? 1024 * 1024, apiFaults: options.apiFaults ?? [], random: options.random ?? Math.random,
   });
   const server = createServer((req, res) => intake.handle(req, res));
+  return { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server };
+}
+
+/**
+ * Starts the emulator: spec endpoints 1–5 and check transaction with the gateway's authentication,
+ * a hosted payment page, an admin API under `/_sandbox`, and a durable callback outbox.
+ *
+ * A request flows: request (request-intake.ts) → route (routes.ts; merchant-api.ts for the rest of
+ * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → store (state.ts) →
+ * enqueue the callback and deliver it (outbox.ts). `assemble` sets them up in the reverse order.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server } = await assemble(options);
   let url: string;
   let port: number;
   try {
@@ -144,6 +151,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw err;
   }
   outbox.resume();
+  const migrated = opened?.migrated;
   const reconciled = migrated ? await queueUnqueued(state, outbox, formatOf, emit) : 0;
   const startup: StartupEvent = { type: 'startup', skippedLines: migrated?.skipped ?? 0, reconciled, ...(migrated ? { migrated: migrated.imported } : {}) };
   emit(startup);
