@@ -1,7 +1,7 @@
 import { contactError, expiry, isAbsent, METHOD_NAMES, PAYMENT_LIMITS, quantity, rupiahAmount } from '../payment-rules.js';
 import { normalizePhoneIfMobile } from '../phone.js';
 import type { RedirectSession } from './redirect-session.js';
-import { isWebUrl } from './validate.js';
+import { isWebUrl } from './web-url.js';
 
 // The emulator's reading of a redirect-payment request (`POST /api/v2/payment`).
 
