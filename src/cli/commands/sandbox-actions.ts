@@ -2,7 +2,7 @@ import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
 import type { Action } from '../../core/statuses.js';
 import type { Handler } from '../command-env.js';
 import { rupiah, wib } from '../output.js';
-import { adminCall } from '../sandbox-admin.js';
+import { adminCall, transactionAction } from '../sandbox-admin.js';
 import { exportLines, sandboxAdminBase, sandboxExports } from '../sandbox-service.js';
 import type { SandboxFlags } from './sandbox-flags.js';
 
@@ -10,9 +10,7 @@ import type { SandboxFlags } from './sandbox-flags.js';
 function transitionCommand(kind: Action): Handler<SandboxFlags & { error?: boolean }> {
   return async (env, id: string) => {
     const action: Action = kind === 'fail' && env.opts.error ? 'error' : kind;
-    const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${action}`);
-    if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
-    if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+    const json = await transactionAction(env, id, action);
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
     else env.out.out(`${json.changed ? '' : 'already '}${String(t.statusLabel)}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)}${json.changed ? ` → callback to ${t.notifyUrl}` : ''}`);
@@ -54,11 +52,8 @@ export const sandboxRelease = transitionCommand('release');
 export const sandboxResend: Handler<SandboxFlags & { to?: string }> = async (env, id: string) => {
   const to = env.opts.to;
   if (to !== undefined && !/^https?:\/\/\S+$/.test(to)) throw new UsageError(`invalid --to "${to}": an http:// or https:// URL expected`);
-  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/resend`, to === undefined ? undefined : { to });
-  if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
   // As pay and expire: the emulator refused (exit 3), with what to do.
-  if (status === 409) throw new GatewayError(409, String(json.error), { hint: `pay or expire it first: paycli sandbox pay ${id}` });
-  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+  const json = await transactionAction(env, id, 'resend', to === undefined ? undefined : { to }, { 409: `pay or expire it first: paycli sandbox pay ${id}` });
   const t = json.transaction as Record<string, unknown>;
   if (env.out.json) env.out.data(json);
   else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${String(t.statusLabel)}) → ${to ?? t.notifyUrl}`);

@@ -2,7 +2,7 @@ import { NetworkError, GatewayError, UsageError } from '../../core/errors.js';
 import { parseRupiah } from '../../core/money.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/sample.js';
-import { newEventId } from '../../core/listener/event-store.js';
+import { EventIds } from '../../core/listener/event-id.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
@@ -78,6 +78,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   const amount = opts.amount === undefined ? undefined : parseRupiah(opts.amount, '--amount');
   const { to, va, fields } = await callbackToSend(env, { status, method, channel, amount });
   const store = opts.persist === false ? null : eventStore(env);
+  const ids = new EventIds();
   let failures = 0;
   const results: Record<string, unknown>[] = [];
   try {
@@ -92,7 +93,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       }
       if (res.status !== 200) failures++;
       await store?.append({
-        id: newEventId(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        id: ids.next(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
         body: signed.body, verdict: 'valid', variant: null, reason: null, duplicate: i > 1, trx_id: fields.trx_id ?? null, status: fields.status ?? null, answer: res.status, source: 'trigger',
       });
       const result = { attempt: i, url: to, trx_id: fields.trx_id, status: fields.status, signature: signed.signature, answer: res.status, ms: res.ms, body: res.body };

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { NO_SUMMARY } from '../callback/verifier.js';
 import { serve } from '../http/serve.js';
-import { newEventId, type EventStore, type StoredEvent } from './event-store.js';
+import type { EventStore, StoredEvent } from './event-store.js';
+import { EventIds } from './event-id.js';
 import { Forwarder, forwardResult } from './forward.js';
 import { collectBody, headerMap, isUiPath } from './receive.js';
 import type { ForwardResult, ListenerHandle, ListenerOptions, ListenerSummary, StoreTrouble } from './types.js';
@@ -74,6 +75,7 @@ class Listener {
   private readonly verifier: RequestVerifier;
   private readonly forwarder: Forwarder;
   private readonly health: StoreHealth;
+  private readonly ids = new EventIds();
   // receivedAt's text for the last millisecond seen: under load many requests arrive within one.
   private isoMs = Number.NaN;
   private isoText = '';
@@ -123,7 +125,7 @@ class Listener {
     // Decoded once, for the parser and the stored event.
     const text = body === null ? null : body.toString('utf8');
     const o = this.verifier.verify(method, path, headers, text);
-    const id = newEventId(receivedAt);
+    const id = this.ids.next(receivedAt);
     if (!o.accepted || this.forwarder.targets.length === 0 || body === null) {
       this.storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', started, []);
       return;
