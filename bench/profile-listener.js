@@ -63,7 +63,7 @@ const AREAS = [
   ['HMAC and compare', /callback-signature|digest|createHmac|crypto|timingSafeEqual/],
   // JSON.stringify's own frame names no module: it is counted with its caller (store line, NDJSON line, …).
   ['NDJSON output', /commands\/listen|output/],
-  ['listener logic', /listener\/server|listener\/forward|newEventId/],
+  ['listener logic', /listener\/server|listener\/forward|listener\/event-id|listener\/verify-request|listener\/receive/],
   ['HTTP (node:http, net, streams)', /_http_|node:http|internal\/http|net\.js|node:net|stream|internal\/streams|llhttp|parserOnHeaders|onParser|socket/],
 ];
 function area(id) {

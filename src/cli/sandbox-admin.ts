@@ -1,4 +1,4 @@
-import { NetworkError } from '../core/errors.js';
+import { GatewayError, NetworkError, UsageError } from '../core/errors.js';
 import { describeSendError, sendRaw } from '../core/http/raw-post.js';
 import { WHOLE_ANSWER_MAX_BYTES } from '../core/http/bounded-read.js';
 import type { CommandEnv } from './command-env.js';
@@ -24,4 +24,16 @@ export async function adminCall(env: CommandEnv<{ sandboxUrl?: string }>, method
   } catch {
     throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${res.status})`, { hint: 'check --sandbox-url' });
   }
+}
+
+/**
+ * An admin action on one transaction (`POST /_sandbox/transactions/ID/ACTION`): the emulator's answer
+ * when it did it; a usage error (exit 2) for an unknown transaction, a gateway error (exit 3) for any
+ * other refusal, with what to do when `hints` names the status.
+ */
+export async function transactionAction(env: CommandEnv<{ sandboxUrl?: string }>, id: string, action: string, body?: Record<string, unknown>, hints: Record<number, string> = {}): Promise<Record<string, unknown>> {
+  const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${action}`, body);
+  if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
+  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`), hints[status] ? { hint: hints[status] } : undefined);
+  return json;
 }

@@ -1,34 +1,18 @@
 import { NetworkError, UsageError } from '../../core/errors.js';
 import { parseBindHost, parseHttpUrl } from '../../core/http/serve.js';
 import type { EventStore } from '../../core/listener/event-store.js';
-import type { ForwardResult, ListenerEvent, ListenerSummary, StoreTrouble } from '../../core/listener/server.js';
 import type { ListenerUi } from '../../core/listener/ui.js';
 import type { CandidateKey } from '../../core/signing/variants.js';
-import { maskSecret } from '../../core/signing/request-signature.js';
-import { escapeControl as esc } from '../../core/terminal-text.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { rupiah, wib } from '../output.js';
 import { callbackVa, diagnosisKeys, eventStore } from '../callback-shared.js';
 import { parsePort } from '../flag-values.js';
 import { collect, examples, RUN_DURATION_TIMEOUT, storeFlag, type Define } from '../command-kit.js';
 import { listenerStatePath, removeListenerState, writeListenerState } from '../listener-state.js';
 import { startTunnel, tunnelProgram, type Tunnel } from '../tunnel.js';
+import { ListenPrinter, type ListenFlags } from './listen-output.js';
 import { topCommand } from './heads.js';
 
-interface ListenFlags {
-  port?: string;
-  host?: string;
-  path?: string;
-  forwardTo?: string[];
-  store?: string;
-  maxBody?: string;
-  exitAfter?: string;
-  timeout?: string;
-  persist?: boolean;
-  ui?: boolean;
-  fsync?: boolean;
-  tunnel?: string;
-}
+export { listenJsonLine } from './listen-output.js';
 
 /** Parses `1mb`, `512kb`, `2048` into bytes. */
 export function parseSize(text: string): number {
@@ -38,24 +22,6 @@ export function parseSize(text: string): number {
   const bytes = Math.round(Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1));
   if (bytes < 1) throw new UsageError(`invalid size "${text}": it must be at least 1 byte`);
   return bytes;
-}
-
-const jsonString = (text: string) => JSON.stringify(text);
-const jsonOrNull = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-
-/**
- * The `--json` line of one request: exactly `JSON.stringify` of
- * `{ id, receivedAt, trx_id, status, via, channel, amount, verdict, variant, reason, duplicate, answer, stored, forwards, ms }`,
- * written out field by field (one per request under load; the tests compare it with JSON.stringify).
- */
-export function listenJsonLine(e: ListenerEvent): string {
-  const ev = e.event;
-  const s = e.summary;
-  return (
-    `{"id":${jsonString(ev.id)},"receivedAt":${jsonString(ev.receivedAt)},"trx_id":${jsonOrNull(ev.trx_id)},"status":${jsonOrNull(ev.status)},"via":${jsonOrNull(s.via)},"channel":${jsonOrNull(s.channel)},"amount":${jsonOrNull(s.amount)}` +
-    `,"verdict":${jsonString(ev.verdict)},"variant":${jsonOrNull(ev.variant)},"reason":${jsonOrNull(ev.reason)},"duplicate":${ev.duplicate},"answer":${JSON.stringify(ev.answer)},"stored":${e.stored}` +
-    `,"forwards":${e.forwards.length === 0 ? '[]' : JSON.stringify(e.forwards)},"ms":${JSON.stringify(e.ms)}}`
-  );
 }
 
 /** The flags of `listen` checked before anything is opened (usage errors first). */
@@ -81,97 +47,6 @@ async function readListenFlags(opts: ListenFlags, pathEnv: string | undefined) {
   // Through a tunnel every request comes from a loopback peer (the tunnel program): the dashboard would be public.
   if (tunnel && opts.ui) throw new UsageError('--ui cannot be used with --tunnel: through the tunnel anyone could read the dashboard', { hint: 'run `paycli events list` (or a second `paycli listen --ui` without a tunnel) to see what arrived' });
   return { host, maxBody, exitAfter, stopAfterMs, path, tunnel };
-}
-
-/** What `listen` prints: a line per request on stdout (written once per event-loop turn), notices on stderr. */
-class ListenPrinter {
-  private pending: string[] = [];
-  constructor(private readonly env: CommandEnv<ListenFlags>, private readonly storePath: string | undefined) {}
-
-  /** Lines are written once per event-loop turn: the store answers a whole group write in one turn. */
-  emit(line: string): void {
-    if (this.pending.push(line) === 1) setImmediate(() => this.flush());
-  }
-
-  flush(): void {
-    if (this.pending.length === 0) return;
-    const text = this.pending.join('\n') + '\n';
-    this.pending = [];
-    this.env.ctx.stdout.write(text);
-  }
-
-  request(e: ListenerEvent): void {
-    const { out } = this.env;
-    const ev = e.event;
-    if (out.json) {
-      this.emit(listenJsonLine(e));
-      return;
-    }
-    const c = out.c;
-    // Everything below but our own words comes from the sender: control characters are escaped.
-    const reason = esc(ev.reason ?? '');
-    const verdict =
-      ev.verdict === 'valid' ? c.green('✓ valid') : ev.verdict === 'valid-variant' ? c.yellow(`✓ valid (${esc(ev.variant ?? '')}: ${reason})`) : ev.verdict === 'invalid' ? c.red(`✗ invalid: ${reason}`) : c.red(`✗ ${reason || 'malformed'}`);
-    const parts = [
-      c.dim(wib(ev.receivedAt, 'time')),
-      ev.trx_id ? `trx ${esc(ev.trx_id)}` : esc(ev.method),
-      esc(ev.status ?? ''),
-      e.summary.via ? `${esc(e.summary.via)}/${esc(e.summary.channel ?? '')}` : '',
-      e.summary.amount ? esc(rupiah(e.summary.amount)) : '',
-      verdict,
-      ev.duplicate ? c.cyan('duplicate') : '',
-      ...e.forwards.map((f) => (f.status === null ? c.red(`→ ${f.url} failed: ${esc(f.error ?? '')}`) : `→ ${f.url} ${f.status} ${f.ms}ms`)),
-      c.dim(`${ev.answer} ${e.ms}ms`),
-    ].filter(Boolean);
-    // The time, then the rest wrapped under it to the terminal's width.
-    this.emit(out.fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
-  }
-
-  forward(id: string, f: ForwardResult): void {
-    const { out } = this.env;
-    if (out.json) this.emit(JSON.stringify({ forward: id, url: f.url, status: f.status, ms: f.ms, ...(f.error ? { error: f.error } : {}) }));
-    else this.emit(f.status === null ? out.c.red(`  ↳ ${id} → ${f.url} failed: ${esc(f.error ?? '')}`) : out.c.dim(`  ↳ ${id} → ${f.url} ${f.status} ${f.ms}ms`));
-  }
-
-  /** Once per episode, not per request. */
-  storeTrouble(t: StoreTrouble): void {
-    const { out, ctx } = this.env;
-    if (out.json) ctx.stderr.write(JSON.stringify({ event: t.failing ? 'store-failing' : 'store-recovered', store: this.storePath, ...t }) + '\n');
-    else if (t.failing) ctx.stderr.write(`${out.e.red('cannot store requests')} in ${this.storePath}: ${t.error}; answering 503 (the gateway retries) until it can\n`);
-    else ctx.stderr.write(`${out.e.green('storing again')} in ${this.storePath}; ${t.refused} request${t.refused === 1 ? ' was' : 's were'} answered 503 meanwhile\n`);
-  }
-
-  banner(url: string, va: string, uiUrl: string | null, tunnel?: { kind: string; publicUrl: string }): void {
-    const { out, ctx, opts } = this.env;
-    const banner = { event: 'listening', url, ...(tunnel ? { publicUrl: tunnel.publicUrl, tunnel: tunnel.kind } : {}), va: maskSecret(va), store: this.storePath ?? null, forwardTo: opts.forwardTo ?? [], ...(uiUrl !== null ? { ui: uiUrl } : {}) };
-    if (out.json) {
-      ctx.stderr.write(JSON.stringify(banner) + '\n');
-      return;
-    }
-    ctx.stderr.write(
-      [
-        `${out.e.bold('paycli listen')} — receiving callbacks`,
-        `  notifyUrl  ${tunnel?.publicUrl ?? url}`,
-        ...(tunnel ? [`  tunnel     ${tunnel.kind} → ${url}  (paycli pay --notify-url auto uses it)`] : []),
-        `  VA         ${maskSecret(va)} (the callback signing key)`,
-        `  store      ${this.storePath ?? 'off'}`,
-        ...(opts.forwardTo ?? []).map((u) => `  forward    ${u}`),
-        ...(uiUrl ? [`  dashboard  ${uiUrl} (loopback only)`] : []),
-        ...(tunnel
-          ? [`  Give the gateway the notifyUrl above; callbacks arrive here unchanged.`]
-          : [`  The emulator (paycli sandbox) can call this URL directly;`, `  the real gateway needs a public URL: --tunnel cloudflared (or ngrok).`]),
-        `  Times are WIB (Asia/Jakarta). Ctrl-C to stop`,
-        '',
-      ].join('\n'),
-    );
-  }
-
-  stopped(summary: ListenerSummary): void {
-    const { out, ctx } = this.env;
-    this.flush();
-    if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
-    else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
-  }
 }
 
 /** `--ui`: the dashboard's pages, served by the listener under its prefix. */

@@ -1,7 +1,6 @@
-import { GatewayError, UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
-import { adminCall } from '../sandbox-admin.js';
+import { transactionAction } from '../sandbox-admin.js';
 
 /**
  * `paycli sandbox ship ID` and `paycli sandbox deliver ID`: the courier's side of a COD payment in
@@ -10,9 +9,7 @@ import { adminCall } from '../sandbox-admin.js';
  */
 function shipCommand(kind: 'ship' | 'deliver'): Handler<{ sandboxUrl?: string }> {
   return async (env, id: string) => {
-    const { status, json } = await adminCall(env, 'POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${kind}`);
-    if (status === 404) throw new UsageError(String(json.error ?? `no transaction "${id}"`), { hint: 'list them with `paycli sandbox list`' });
-    if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
+    const json = await transactionAction(env, id, kind);
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
     else env.out.out(`${String(json.message)} · ${rupiah(t.amount as number)}${json.stage === 'delivered' ? ` → callback to ${String(t.notifyUrl)}` : ''}`);

@@ -5,7 +5,7 @@ import { formatJakarta } from '../../core/time.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import { durationFlag } from '../duration-flag.js';
 import { wholeNumberFlag } from '../flag-values.js';
-import type { Handler } from '../command-env.js';
+import type { CommandEnv, Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags } from '../callback-shared.js';
 import { runHttpChecks } from '../handler-suite/basic.js';
 import { runEffectChecks } from '../handler-suite/effects.js';
@@ -35,13 +35,37 @@ interface TestFlags {
 }
 
 
+/** The suite's last check (every answer in time), the JUnit file, and the verdict: how many failed. */
+async function report(env: CommandEnv<TestFlags>, suite: Suite, url: string, deadline: number, shape: Shape): Promise<number> {
+  const { opts, out } = env;
+  const outcomes = suite.outcomes;
+  const timed = outcomes.filter((o) => o.observation !== 'not run');
+  const slowest = Math.max(0, ...timed.map((o) => o.ms ?? 0));
+  suite.show({ name: `every answer within ${deadline} ms`, format: shape, expectation: `≤ ${deadline} ms`, observation: timed.some((o) => o.ms === null) ? 'some requests got no answer' : `slowest ${slowest} ms`, passed: timed.every((o) => o.ms !== null), ms: slowest });
+
+  if (opts.junit) await writeFile(opts.junit, junitXml(url, outcomes));
+  const failed = outcomes.filter((o) => !o.passed).length;
+  const unseen = outcomes.filter((o) => o.passed && o.unobserved);
+  const c = out.c;
+  if (out.json) out.data({ url, passed: failed === 0, effectsSeen: unseen.length === 0, total: outcomes.length, failed, unobserved: unseen.map((o) => `${o.name} (${o.format}): ${o.unobserved}`), checks: outcomes });
+  else if (failed > 0) out.out(c.red(`\n${failed} of ${outcomes.length} checks failed`));
+  else if (unseen.length === 0) out.out(c.green(`\nall ${outcomes.length} checks passed`));
+  else {
+    const names = [...new Set(unseen.map((o) => o.name))];
+    out.out(c.yellow(`\n${outcomes.length - unseen.length} of ${outcomes.length} checks passed; ${unseen.length} could not see their effect (~):`));
+    for (const n of names) out.out(c.dim(`  ${n.length > 76 ? n.slice(0, 75) + '…' : n}`));
+    out.out(c.dim(opts.orderUrl ? 'give more orders (--create-order-url) to run them all' : 'add --order-url with --create-order-url (or --trx) to see each effect'));
+  }
+  return failed;
+}
+
 /**
  * `paycli test-handler URL`: a conformance suite for the merchant's own callback handler. Without
  * --order-url it judges HTTP answers in every body shape (and says which effects it could not see);
  * with it, real emulator orders and the app's order probe judge what each callback did.
  */
 export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) => {
-  const { opts, out, ctx } = env;
+  const { opts, ctx } = env;
   parseHttpUrl(url, 'URL');
   const formats: ('form' | 'json')[] = opts.format === undefined || opts.format === 'both' ? ['form', 'json'] : opts.format === 'form' || opts.format === 'json' ? [opts.format] : [];
   if (formats.length === 0) throw new UsageError(`invalid --format "${opts.format}": form, json or both`);
@@ -81,24 +105,7 @@ export const testHandlerCommand: Handler<TestFlags> = async (env, url: string) =
     suite.stop();
     await source?.close();
   }
-  const outcomes = suite.outcomes;
-  const timed = outcomes.filter((o) => o.observation !== 'not run');
-  const slowest = Math.max(0, ...timed.map((o) => o.ms ?? 0));
-  suite.show({ name: `every answer within ${deadline} ms`, format: shapes[0]!, expectation: `≤ ${deadline} ms`, observation: timed.some((o) => o.ms === null) ? 'some requests got no answer' : `slowest ${slowest} ms`, passed: timed.every((o) => o.ms !== null), ms: slowest });
-
-  if (opts.junit) await writeFile(opts.junit, junitXml(url, outcomes));
-  const failed = outcomes.filter((o) => !o.passed).length;
-  const unseen = outcomes.filter((o) => o.passed && o.unobserved);
-  const c = out.c;
-  if (out.json) out.data({ url, passed: failed === 0, effectsSeen: unseen.length === 0, total: outcomes.length, failed, unobserved: unseen.map((o) => `${o.name} (${o.format}): ${o.unobserved}`), checks: outcomes });
-  else if (failed > 0) out.out(c.red(`\n${failed} of ${outcomes.length} checks failed`));
-  else if (unseen.length === 0) out.out(c.green(`\nall ${outcomes.length} checks passed`));
-  else {
-    const names = [...new Set(unseen.map((o) => o.name))];
-    out.out(c.yellow(`\n${outcomes.length - unseen.length} of ${outcomes.length} checks passed; ${unseen.length} could not see their effect (~):`));
-    for (const n of names) out.out(c.dim(`  ${n.length > 76 ? n.slice(0, 75) + '…' : n}`));
-    out.out(c.dim(opts.orderUrl ? 'give more orders (--create-order-url) to run them all' : 'add --order-url with --create-order-url (or --trx) to see each effect'));
-  }
+  const failed = await report(env, suite, url, deadline, shapes[0]!);
   return failed === 0 ? 'ok' : 'signature';
 };
 

@@ -2,12 +2,12 @@ import { NetworkError, GatewayError, UsageError } from '../../core/errors.js';
 import { parseRupiah } from '../../core/money.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/sample.js';
-import { newEventId } from '../../core/listener/event-store.js';
+import { EventIds } from '../../core/listener/event-id.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import { escapeControl } from '../../core/terminal-text.js';
-import type { Handler } from '../command-env.js';
+import type { CommandEnv, Handler } from '../command-env.js';
 import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
 import { Option, collect, examples, storeFlag, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
@@ -29,17 +29,13 @@ interface TriggerFlags {
   settlement?: 'immediate' | 'deferred';
 }
 
-/** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
-export const triggerCommand: Handler<TriggerFlags> = async (env) => {
-  const { opts, out, ctx } = env;
-  if (opts.to === undefined && opts.trx === undefined) throw new UsageError('trigger needs --to URL (or --trx ID: a transaction of the running emulator)');
-  if (opts.to !== undefined) parseHttpUrl(opts.to, '--to');
-  const { status, method, channel } = checkCallbackFlags(opts);
-  const format = opts.format ?? 'form';
-  if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
-  const repeat = opts.repeat === undefined ? 1 : Number(opts.repeat);
-  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10_000) throw new UsageError(`invalid --repeat "${opts.repeat}": 1 to 10000`);
-  const amount = opts.amount === undefined ? undefined : parseRupiah(opts.amount, '--amount');
+/**
+ * What to send and where: the callback of an emulator transaction (--trx, signed with its merchant's
+ * VA unless --va says otherwise), or a sample one for --to; then the --set overrides.
+ */
+async function callbackToSend(env: CommandEnv<TriggerFlags>, sample: ReturnType<typeof checkCallbackFlags> & { amount: number | undefined }): Promise<{ to: string; va: string; fields: Record<string, string> }> {
+  const { opts, ctx } = env;
+  const { status, method, channel, amount } = sample;
   let to: string;
   let va: string;
   let fields: Record<string, string>;
@@ -66,7 +62,23 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
     if (!CALLBACK_FIELD_NAMES.includes(field)) throw new UsageError(`--set ${field}: not a callback field`, { hint: `fields: ${CALLBACK_FIELD_NAMES.join(', ')}` });
     fields[field] = assignment.slice(eq + 1);
   }
+  return { to, va, fields };
+}
+
+/** `paycli trigger`: sends one realistic, correctly signed callback as the gateway would. */
+export const triggerCommand: Handler<TriggerFlags> = async (env) => {
+  const { opts, out, ctx } = env;
+  if (opts.to === undefined && opts.trx === undefined) throw new UsageError('trigger needs --to URL (or --trx ID: a transaction of the running emulator)');
+  if (opts.to !== undefined) parseHttpUrl(opts.to, '--to');
+  const { status, method, channel } = checkCallbackFlags(opts);
+  const format = opts.format ?? 'form';
+  if (format !== 'form' && format !== 'json') throw new UsageError(`invalid --format "${format}": form or json`);
+  const repeat = opts.repeat === undefined ? 1 : Number(opts.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10_000) throw new UsageError(`invalid --repeat "${opts.repeat}": 1 to 10000`);
+  const amount = opts.amount === undefined ? undefined : parseRupiah(opts.amount, '--amount');
+  const { to, va, fields } = await callbackToSend(env, { status, method, channel, amount });
   const store = opts.persist === false ? null : eventStore(env);
+  const ids = new EventIds();
   let failures = 0;
   const results: Record<string, unknown>[] = [];
   try {
@@ -81,7 +93,7 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       }
       if (res.status !== 200) failures++;
       await store?.append({
-        id: newEventId(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        id: ids.next(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
         body: signed.body, verdict: 'valid', variant: null, reason: null, duplicate: i > 1, trx_id: fields.trx_id ?? null, status: fields.status ?? null, answer: res.status, source: 'trigger',
       });
       const result = { attempt: i, url: to, trx_id: fields.trx_id, status: fields.status, signature: signed.signature, answer: res.status, ms: res.ms, body: res.body };

@@ -73,7 +73,8 @@ function checker(o: EffectOptions) {
 
 export async function runEffectChecks(o: EffectOptions): Promise<void> {
   const { suite, shape, maker, source, emulator } = o;
-  const { check, skip, fields, sign, pay, NOT_PAID, paidOnce } = checker(o);
+  const k = checker(o);
+  const { check, fields, sign, pay, NOT_PAID, paidOnce } = k;
   const a = await source.next();
   if (!a) return;
   const paidA = fields(a, 'berhasil');
@@ -112,6 +113,13 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
   await check('out of order: expired after paid keeps it paid', a, [sign(fields(a, 'expired'))], 'accept', paidOnce(a));
   await check('out of order: pending after paid keeps it paid', a, [sign(fields(a, 'pending'))], 'accept', paidOnce(a));
 
+  await otherOrderChecks(o, k);
+}
+
+/** The checks that need orders of their own (copies at once, refund, codes 6 and 7), and a stranger's trx. */
+async function otherOrderChecks(o: EffectOptions, k: ReturnType<typeof checker>): Promise<void> {
+  const { maker, source } = o;
+  const { check, skip, fields, sign, pay, NOT_PAID, paidOnce } = k;
   const more = 'needs another order: --create-order-url, or one more --trx';
   const b = await source.next();
   if (!b) {

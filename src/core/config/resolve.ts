@@ -1,21 +1,16 @@
 import { AuthError, UsageError } from '../errors.js';
-import { BASE_URLS, ENVIRONMENTS, lineOf, parseSetting, type Environment, type Settings, type UserConfig } from './profiles.js';
+import { BASE_URLS, ENVIRONMENTS, lineOf, type Environment, type Settings, type UserConfig } from './profiles.js';
 import type { Env } from '../env.js';
 import { isLoopbackUrl } from '../http/loopback.js';
 import { isOfficialProduction, OFFICIAL_PRODUCTION_BASE_URL, targetsProduction } from './production.js';
+import { parseSettingAt, PUBLIC_NAMES, readProjectSettings, type ProjectConfig } from './project-settings.js';
 
 export { isProductionHostUrl, OFFICIAL_PRODUCTION_BASE_URL, targetsProduction } from './production.js';
+export { isSecretKey, readProjectSettings, type ProjectConfig } from './project-settings.js';
 
 /** The emulator's documented default merchant (used with `--env local` when nothing is configured). */
 export const EMULATOR_DEFAULT_VA = '1179000899';
 export const EMULATOR_DEFAULT_API_KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
-
-export interface ProjectConfig {
-  filepath: string;
-  config: Record<string, unknown>;
-  /** The file's text, to report line numbers. */
-  text?: string;
-}
 
 export interface ResolveInput {
   flags: Settings & { profile?: string };
@@ -46,73 +41,10 @@ export interface ResolvedConfig {
   unusedProfile?: { name: string; env: string };
 }
 
-const PROJECT_KEYS: Record<string, keyof Settings | 'profile'> = {
-  env: 'env', va: 'va', baseUrl: 'baseUrl', 'base-url': 'baseUrl', timeout: 'timeout',
-  notifyUrl: 'notifyUrl', 'notify-url': 'notifyUrl', profile: 'profile',
-};
-/**
- * Whether a config key names a secret: any spelling of "API key" (apiKey, API_KEY, api-key, ApiKey,
- * APIKEY…), a bare `key` or anything ending in "key" (merchantKey, ipaymu_key), and secret,
- * password, token, credential or private-key names, in any case and with any separator.
- */
-export function isSecretKey(key: string): boolean {
-  const norm = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return norm.endsWith('key') || norm.endsWith('keys') || /apikey|secret|passw|token|credential|privatekey|signature/.test(norm);
-}
-
-/** The first secret-looking key in a (possibly nested) config value, as a dotted path. */
-function findSecretKey(value: unknown, path: string[] = [], depth = 0): string[] | undefined {
-  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (!Array.isArray(value) && isSecretKey(k)) return [...path, k];
-    const inner = findSecretKey(v, [...path, k], depth + 1);
-    if (inner) return inner;
-  }
-  return undefined;
-}
-
 const ENV_NAMES: Record<keyof Settings | 'profile', string> = {
   env: 'PAYCLI_ENV', va: 'PAYCLI_VA', apiKey: 'PAYCLI_API_KEY', baseUrl: 'PAYCLI_BASE_URL',
   timeout: 'PAYCLI_TIMEOUT', notifyUrl: 'PAYCLI_NOTIFY_URL', profile: 'PAYCLI_PROFILE',
 };
-const PUBLIC_NAMES: Record<keyof Settings, string> = {
-  env: 'env', va: 'va', apiKey: 'api-key', baseUrl: 'base-url', timeout: 'timeout', notifyUrl: 'notify-url',
-};
-
-/** Checks a project config: refuses an API key, reports unknown keys. Returns settings and warnings. */
-export function readProjectSettings(project: ProjectConfig): { settings: Settings & { profile?: string }; warnings: string[] } {
-  const settings: Settings & { profile?: string } = {};
-  const warnings: string[] = [];
-  const secret = findSecretKey(project.config);
-  if (secret) {
-    const key = secret[secret.length - 1]!;
-    throw new AuthError(`the project config ${project.filepath}${lineOf(project.text, key)} holds a secret ("${secret.join('.')}"); paycli refuses to read secrets from project files`, {
-      hint: 'remove it, rotate the key if the file was committed, and use `paycli config set api-key -` or PAYCLI_API_KEY instead',
-    });
-  }
-  for (const [key, value] of Object.entries(project.config)) {
-    const field = PROJECT_KEYS[key];
-    if (!field) {
-      warnings.push(`${project.filepath}${lineOf(project.text, key)}: unknown key "${key}" ignored (known: env, va, baseUrl, timeout, notifyUrl, profile)`);
-      continue;
-    }
-    if (value === undefined || value === null) continue;
-    const publicName = field === 'profile' ? 'profile' : PUBLIC_NAMES[field];
-    const parsed = field === 'profile' ? String(value) : parseSettingAt(publicName, String(value), `${project.filepath}${lineOf(project.text, key)}`);
-    (settings as Record<string, unknown>)[field] = parsed;
-  }
-  return { settings, warnings };
-}
-
-function parseSettingAt(key: string, value: string, where: string): string | number {
-  try {
-    return parseSetting(key, value);
-  } catch (err) {
-    if (err instanceof UsageError) throw new UsageError(`${where}: ${err.message}`, { hint: err.hint });
-    throw err;
-  }
-}
-
 /** The profile a command uses, and where that choice came from. */
 export interface ProfileChoice extends Sourced<string> {
   /** What chose it: --profile, PAYCLI_PROFILE, the project config, the user config's default, or nothing (`default`). */
@@ -148,20 +80,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     return v === undefined || v === '' ? undefined : v;
   };
 
-  const choice = selectProfile({ flag: flags.profile, env, projectProfile: project.settings.profile, projectPath: input.project?.filepath, user, userPath });
-  const profile: Sourced<string> = { value: choice.value, origin: choice.origin };
-
-  const explicitProfile = profile.origin !== 'default' && profile.origin !== `user config ${userPath}`;
-  // A production profile is used only when named or made the default: a profile called "default"
-  // that holds production settings is not picked up just because of its name.
-  const implicitProduction = profile.origin === 'default' && user.profiles[profile.value]?.env === 'production';
-  const profileSettings = implicitProduction ? undefined : user.profiles[profile.value];
-  if (!profileSettings && explicitProfile) {
-    const known = Object.keys(user.profiles);
-    throw new AuthError(`profile "${profile.value}" (from ${profile.origin}) does not exist in ${userPath}`, {
-      hint: known.length ? `known profiles: ${known.join(', ')}` : `create it with \`paycli config init --profile ${profile.value}\``,
-    });
-  }
+  const { profile, implicitProduction, profileSettings } = chosenProfile(input, project.settings.profile);
   const profileOrigin = `profile "${profile.value}" (${userPath})`;
 
   /**
@@ -220,11 +139,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     warnings.push(`${projectOrigin}${lineOf(input.project?.text, 'notifyUrl')} sets the notify URL to ${projectNotify}, not used: a project config cannot choose where production callbacks go (pass --notify-url, set PAYCLI_NOTIFY_URL, or set notify-url in your profile)`);
   }
   const skipped = (['va', 'apiKey'] as const).filter((f) => !(f === 'va' ? va : apiKey) && profileSettings?.[f] && (profileSettings.env ?? 'sandbox') !== environment);
-  const otherVas: { label: string; va: string }[] = [];
-  for (const [name, s] of Object.entries(user.profiles)) {
-    if (s.va && s.va !== va?.value) otherVas.push({ label: `the VA of profile "${name}"${s.env ? ` (${s.env})` : ''}`, va: s.va });
-  }
-  if (EMULATOR_DEFAULT_VA !== va?.value) otherVas.push({ label: 'the emulator default VA', va: EMULATOR_DEFAULT_VA });
+  const otherVas = otherVasOf(user, va?.value);
   return {
     profile,
     env: { value: environment, origin: envPicked?.origin ?? 'default' },
@@ -237,6 +152,39 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     otherVas,
     ...(skipped.length ? { unusedProfile: { name: profile.value, env: profileSettings?.env ?? 'sandbox' } } : {}),
   };
+}
+
+/**
+ * The profile in use and its settings: a named one must exist; a production profile is used only
+ * when named or made the default (`implicitProduction`: skipped, with a warning).
+ */
+function chosenProfile(input: ResolveInput, projectProfile: string | undefined): { profile: Sourced<string>; implicitProduction: boolean; profileSettings: Settings | undefined } {
+  const { flags, env, user, userPath } = input;
+  const choice = selectProfile({ flag: flags.profile, env, projectProfile, projectPath: input.project?.filepath, user, userPath });
+  const profile: Sourced<string> = { value: choice.value, origin: choice.origin };
+
+  const explicitProfile = profile.origin !== 'default' && profile.origin !== `user config ${userPath}`;
+  // A production profile is used only when named or made the default: a profile called "default"
+  // that holds production settings is not picked up just because of its name.
+  const implicitProduction = profile.origin === 'default' && user.profiles[profile.value]?.env === 'production';
+  const profileSettings = implicitProduction ? undefined : user.profiles[profile.value];
+  if (!profileSettings && explicitProfile) {
+    const known = Object.keys(user.profiles);
+    throw new AuthError(`profile "${profile.value}" (from ${profile.origin}) does not exist in ${userPath}`, {
+      hint: known.length ? `known profiles: ${known.join(', ')}` : `create it with \`paycli config init --profile ${profile.value}\``,
+    });
+  }
+  return { profile, implicitProduction, profileSettings };
+}
+
+/** The VAs of the other profiles and the emulator's default, for a callback's diagnosis. */
+function otherVasOf(user: UserConfig, va: string | undefined): { label: string; va: string }[] {
+  const otherVas: { label: string; va: string }[] = [];
+  for (const [name, s] of Object.entries(user.profiles)) {
+    if (s.va && s.va !== va) otherVas.push({ label: `the VA of profile "${name}"${s.env ? ` (${s.env})` : ''}`, va: s.va });
+  }
+  if (EMULATOR_DEFAULT_VA !== va) otherVas.push({ label: 'the emulator default VA', va: EMULATOR_DEFAULT_VA });
+  return otherVas;
 }
 
 /**

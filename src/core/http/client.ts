@@ -124,53 +124,65 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
         throw err;
       }
     }
-    return nodeRequest(req, headers);
-  }
-
-  /** One request through node:http or node:https (sendRaw) on a keep-alive agent per protocol. */
-  async function nodeRequest(req: HttpRequest, headers: Record<string, string>): Promise<Omit<HttpResponse, 'attempts'>> {
-    const { protocol } = new URL(req.url);
-    if (protocol !== 'http:' && protocol !== 'https:') throw Object.assign(new Error(`unsupported protocol ${protocol}`), { code: 'ERR_INVALID_URL' });
-    let agent = agents.get(protocol);
-    if (!agent) {
-      const { Agent } = protocol === 'https:' ? await import('node:https') : await import('node:http');
-      agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
-    }
-    const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs: options.timeoutMs, agent, signal: req.signal, maxAnswerBytes: API_ANSWER_MAX_BYTES, overLimit: 'fail' });
-    return { status: res.status, headers: res.headers, text: res.body, bytes: res.bytes };
+    return nodeRequest(req, headers, agents, options.timeoutMs);
   }
 
   return {
-    async send(req) {
-      const retriable = req.method.toUpperCase() === 'GET';
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const res = await once(req);
-          if (retriable && attempt <= retries && TRANSIENT_STATUS.has(res.status)) {
-            await sleep(baseDelay * 2 ** (attempt - 1));
-            continue;
-          }
-          return { ...res, attempts: attempt };
-        } catch (err) {
-          if (req.signal?.aborted) {
-            throw new PaycliError('interrupted', `${req.method.toUpperCase()} ${redactUrl(req.url)} interrupted: the request was aborted`, { cause: err });
-          }
-          if (retriable && attempt <= retries && isTransient(err)) {
-            await sleep(baseDelay * 2 ** (attempt - 1));
-            continue;
-          }
-          throw new NetworkError(`${req.method.toUpperCase()} ${redactUrl(req.url)} failed: ${describeNetworkError(err, options.timeoutMs)}`, {
-            cause: err,
-            hint: hintFor(err, req.url, Boolean(undici && !options.dispatcher)),
-          });
-        }
-      }
-    },
+    send: (req) => sendWithRetries(req, once, { retries, baseDelay, sleep, timeoutMs: options.timeoutMs, proxied: () => Boolean(undici && !options.dispatcher) }),
     async close() {
       for (const agent of agents.values()) agent.destroy();
       await ownedDispatcher?.close();
     },
   };
+}
+
+/** One request through node:http or node:https (sendRaw) on a keep-alive agent per protocol. */
+async function nodeRequest(req: HttpRequest, headers: Record<string, string>, agents: Map<string, HttpAgent>, timeoutMs: number): Promise<Omit<HttpResponse, 'attempts'>> {
+  const { protocol } = new URL(req.url);
+  if (protocol !== 'http:' && protocol !== 'https:') throw Object.assign(new Error(`unsupported protocol ${protocol}`), { code: 'ERR_INVALID_URL' });
+  let agent = agents.get(protocol);
+  if (!agent) {
+    const { Agent } = protocol === 'https:' ? await import('node:https') : await import('node:http');
+    agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
+  }
+  const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs, agent, signal: req.signal, maxAnswerBytes: API_ANSWER_MAX_BYTES, overLimit: 'fail' });
+  return { status: res.status, headers: res.headers, text: res.body, bytes: res.bytes };
+}
+
+interface RetryPolicy {
+  retries: number;
+  baseDelay: number;
+  sleep(ms: number): Promise<void>;
+  timeoutMs: number;
+  /** Whether the request went through a proxy (for the hint of a failure). */
+  proxied(): boolean;
+}
+
+/** Sends `req` with `once`, retrying a GET with backoff on a transient status or error; failures become NetworkError. */
+async function sendWithRetries(req: HttpRequest, once: (req: HttpRequest) => Promise<Omit<HttpResponse, 'attempts'>>, p: RetryPolicy): Promise<HttpResponse> {
+  const retriable = req.method.toUpperCase() === 'GET';
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await once(req);
+      if (retriable && attempt <= p.retries && TRANSIENT_STATUS.has(res.status)) {
+        await p.sleep(p.baseDelay * 2 ** (attempt - 1));
+        continue;
+      }
+      return { ...res, attempts: attempt };
+    } catch (err) {
+      if (req.signal?.aborted) {
+        throw new PaycliError('interrupted', `${req.method.toUpperCase()} ${redactUrl(req.url)} interrupted: the request was aborted`, { cause: err });
+      }
+      if (retriable && attempt <= p.retries && isTransient(err)) {
+        await p.sleep(p.baseDelay * 2 ** (attempt - 1));
+        continue;
+      }
+      throw new NetworkError(`${req.method.toUpperCase()} ${redactUrl(req.url)} failed: ${describeNetworkError(err, p.timeoutMs)}`, {
+        cause: err,
+        hint: hintFor(err, req.url, p.proxied()),
+      });
+    }
+  }
 }
 
 /** `work()`, or a rejection with the signal's reason as soon as the signal aborts, whichever is first. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, openSync, readSync, closeSync, renameSync, readFileSync } from 'node:fs';
 import { openDatabase, type Database, type Migration } from '../db.js';
 import { UsageError } from '../errors.js';
@@ -24,26 +23,6 @@ export interface StoredEvent {
   /** HTTP status the listener answered. */
   answer: number;
   source?: 'listen' | 'trigger';
-}
-
-// Random per process, so that several writers of one store (listen, trigger) never collide. Made on
-// the first id, so that merely importing this module does not load node:crypto.
-let processTag: string | undefined;
-let sequence = 0;
-
-/** `evt_`, the time in base 36 and the tag, for the last millisecond an id was made in (a listener makes many per ms). */
-let lastMs = Number.NaN;
-let lastPrefix = '';
-
-/** A sortable, unique event id: time in base 36, a per-process tag and a counter. */
-export function newEventId(now: Date): string {
-  sequence = (sequence + 1) % 1_679_616; // 36^4
-  const ms = now.getTime();
-  if (ms !== lastMs) {
-    lastPrefix = `evt_${ms.toString(36)}${(processTag ??= randomBytes(3).toString('hex'))}`;
-    lastMs = ms;
-  }
-  return `${lastPrefix}${sequence.toString(36).padStart(4, '0')}`;
 }
 
 /** What makes a retry of a callback a duplicate: its transaction, status and signature. */

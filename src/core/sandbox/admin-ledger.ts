@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { actionRefusal } from '../dashboard/html.js';
 import { readSeedSpec, seedLedger, sendExport } from './bulk.js';
 import { resetSandbox, type SandboxClock } from './clock.js';
 import type { SandboxState } from './state.js';
-import { sendJson } from './views.js';
+import { postAllowed, sendJson } from './views.js';
 
 export interface LedgerAdminDeps {
   state: SandboxState;
@@ -26,16 +25,7 @@ export async function ledgerAdmin(d: LedgerAdminDeps, req: IncomingMessage, url:
     return true;
   }
   if (path !== '/_sandbox/seed' && path !== '/_sandbox/reset') return false;
-  if (method !== 'POST') {
-    res.setHeader('allow', 'POST');
-    sendJson(res, 405, { ok: false, error: 'use POST' });
-    return true;
-  }
-  const refused = actionRefusal(req);
-  if (refused) {
-    sendJson(res, 403, { ok: false, error: refused });
-    return true;
-  }
+  if (!postAllowed(req, method, res)) return true;
   if (path === '/_sandbox/reset') {
     const r = await resetSandbox(d.state, d.clock, url.searchParams.get('keep-clock') === '1');
     sendJson(res, 200, { ok: true, ...r });

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { actionRefusal } from '../dashboard/html.js';
 import { parseDuration } from '../duration.js';
 import { isAction, parseStatus, STATUS_CHOICES, statusInfo, statusLabel } from '../statuses.js';
 import { isoJakarta } from '../time.js';
@@ -9,7 +8,7 @@ import { callbackFieldsOf } from './outbox.js';
 import type { RequestLog } from './request-log.js';
 import type { SandboxState } from './state.js';
 import type { Transitions } from './transitions.js';
-import { sendJson, transactionView } from './views.js';
+import { postAllowed, sendJson, transactionView } from './views.js';
 
 /** The longest single clock move (ten years). */
 export const MAX_ADVANCE_MS = 3650 * 86_400_000;
@@ -40,21 +39,6 @@ function adminBody(body: Buffer, res: ServerResponse): Record<string, unknown> |
   }
   sendJson(res, 400, { ok: false, error: 'the body must be a JSON object' });
   return undefined;
-}
-
-/** An admin change: POST only, and never from a page of another site (a browser must not act here for it). */
-function postAllowed(req: IncomingMessage, method: string, res: ServerResponse): boolean {
-  if (method !== 'POST') {
-    res.setHeader('allow', 'POST');
-    sendJson(res, 405, { ok: false, error: 'use POST' });
-    return false;
-  }
-  const refused = actionRefusal(req);
-  if (refused) {
-    sendJson(res, 403, { ok: false, error: refused });
-    return false;
-  }
-  return true;
 }
 
 /**

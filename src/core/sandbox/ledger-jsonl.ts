@@ -5,8 +5,9 @@ import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
 import type { RedirectSession } from './redirect-session.js';
-import { SHIPMENT_STAGES, type Member, type PickupRequest, type Transfer } from './records.js';
-import { isStatusKey, statusInfo } from '../statuses.js';
+import type { Member, PickupRequest, Transfer } from './records.js';
+import { statusInfo } from '../statuses.js';
+import { DELIVERY_STATES, isInt, isObj, isStr, STAGES, STATUSES, validAttempt, validDelivery, validDetail, validMember, validPickup, validSession, validTransfer, validTxn } from './ledger-records.js';
 import { CLOCK_SETTING } from './clock.js';
 import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, ServiceRecords, Transaction } from './state.js';
 
@@ -20,52 +21,6 @@ import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, S
  * (`journal.jsonl`: `txn`, `status`, `delivery`, `attempt`, `ids` and those four records), which a
  * data dir imports once, on its first start with this version.
  */
-
-/** The nine statuses of statuses.ts. */
-const STATUSES = { has: isStatusKey };
-const DELIVERY_STATES = new Set(['pending', 'delivered', 'failed']);
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
-const isStr = (v: unknown): v is string => typeof v === 'string';
-
-function validTxn(t: unknown): t is Transaction {
-  return isObj(t) && isInt(t.id) && t.id > 0 && isStr(t.merchantVa) && isStr(t.via) && isStr(t.channel) && isStr(t.paymentNo) && isInt(t.amount) && isInt(t.fee) &&
-    isStr(t.status) && STATUSES.has(t.status) && isInt(t.createdAt) && isInt(t.expiresAt) && isStr(t.notifyUrl) && isObj(t.buyer) && Array.isArray(t.items);
-}
-
-function validDelivery(d: unknown): d is Delivery {
-  return isObj(d) && isStr(d.id) && /^cb-\d+$/.test(d.id) && isInt(d.trxId) && isStr(d.status) && STATUSES.has(d.status) && isStr(d.url) &&
-    (d.format === 'form' || d.format === 'json') && isInt(d.attempts) && isStr(d.state) && DELIVERY_STATES.has(d.state) && (d.nextAt === null || isInt(d.nextAt));
-}
-
-function validDetail(a: unknown): a is AttemptDetail {
-  return isObj(a) && isInt(a.at) && isStr(a.url) && isObj(a.headers) && Object.values(a.headers).every(isStr) && isStr(a.body) &&
-    (a.httpStatus === null || isInt(a.httpStatus)) && (a.ms === null || typeof a.ms === 'number') && isStr(a.answer) && (a.truncated === undefined || typeof a.truncated === 'boolean') &&
-    (a.duplicate === undefined || typeof a.duplicate === 'boolean');
-}
-
-function validAttempt(a: unknown): a is Omit<AttemptInfo, 'deliveryId'> {
-  return isObj(a) && isInt(a.attempt) && isStr(a.state) && DELIVERY_STATES.has(a.state) && (a.nextAt === null || isInt(a.nextAt)) && isStr(a.result) && (a.detail === undefined || validDetail(a.detail));
-}
-
-const STAGES = new Set<string>(SHIPMENT_STAGES);
-
-function validPickup(p: unknown): p is PickupRequest {
-  return isObj(p) && isInt(p.trxId) && isStr(p.date) && isStr(p.time) && isStr(p.vehicle) && isInt(p.requestedAt);
-}
-
-function validTransfer(t: unknown): t is Transfer {
-  return isObj(t) && isInt(t.id) && t.id > 0 && isStr(t.by) && isStr(t.sender) && isStr(t.receiver) && isInt(t.amount) && t.amount > 0 && isStr(t.referenceId) &&
-    (t.relatedId === undefined || isStr(t.relatedId)) && isStr(t.notes) && isInt(t.at);
-}
-
-function validMember(m: unknown): m is Member {
-  return isObj(m) && isStr(m.va) && isStr(m.name) && isStr(m.email) && isStr(m.phone) && isStr(m.parent) && (m.websiteUrl === undefined || isStr(m.websiteUrl)) && isInt(m.at);
-}
-
-function validSession(s: unknown): s is RedirectSession {
-  return isObj(s) && isStr(s.sid) && isStr(s.merchantVa) && isInt(s.createdAt) && isInt(s.expiresAt) && isInt(s.amount) && Array.isArray(s.items) && isObj(s.buyer) && isStr(s.notifyUrl);
-}
 
 type Queued = { delivery: Delivery; attempts: Omit<AttemptInfo, 'deliveryId'>[] };
 type Entry = { txn: Transaction; deliveries: Map<string, Queued> };

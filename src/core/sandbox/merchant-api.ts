@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHANNEL_NAMES, channelsOf, contactError, METHOD_NAMES } from '../payment-rules.js';
 import { parseRedirectRequest } from './redirect-request.js';
-import { locationOf } from './validate.js';
 import { actingAccount, type SandboxAccount } from './accounts.js';
 import { balanceOf, historyPage, paymentChannels, paymentMethodList, transactionRecord, type Settlement } from './ledger.js';
 import { parseHistoryQuery } from './history-query.js';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { normalizePhoneIfMobile } from '../phone.js';
-import { renderChoicePage } from './redirect-page.js';
+import { hostedPage } from './redirect-routes.js';
 import { SessionTaken, type SandboxState, type Transaction } from './state.js';
 import { envelope, jsonObjectBody } from './views.js';
 import type { RedirectSession } from './redirect-session.js';
@@ -217,52 +216,19 @@ export class MerchantApi {
     return false;
   }
 
-  /** The hosted page of redirect payments: `/payment/SID` (choose, then pay), no authentication. */
-  async page(_req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
-    const m = /^\/payment\/([0-9A-Fa-f-]{36})(?:\/(choose|pay|cancel))?\/?$/.exec(path);
-    if (!m) return false;
-    const s = this.session(m[1]!.toUpperCase());
-    if (!s) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment session\n');
-      return true;
-    }
-    const action = m[2];
-    if (!action) {
-      const html = await renderChoicePage(s, this.sessionTransaction(s), this.merchantName(s.merchantVa), this.nowMs());
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
-      return true;
-    }
-    if (method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return true;
-    }
-    const text = (status: number, message: string) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(message + '\n');
-    const back = (location: string) => res.writeHead(303, { location }).end();
-    if (action === 'choose') {
-      const form = new URLSearchParams(body.toString('utf8'));
-      const [chosenMethod, channel] = (form.get('channel') ?? '').split(':');
-      const r = await this.choose(s, chosenMethod ?? '', channel ?? '', { name: form.get('name') ?? undefined, phone: form.get('phone') ?? undefined, email: form.get('email') ?? undefined });
-      if (!r.ok && r.status === 400) {
-        // Shown on the page itself, above the form, with the 400 the API would answer.
-        const html = await renderChoicePage(s, undefined, this.merchantName(s.merchantVa), this.nowMs(), r.message);
-        res.writeHead(400, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
-      } else if (!r.ok) text(r.status, r.message);
-      else back(`/payment/${s.sid}`);
-      return true;
-    }
-    if (action === 'cancel') {
-      back(locationOf(s.cancelUrl) ?? `/payment/${s.sid}`);
-      return true;
-    }
-    const t = this.sessionTransaction(s);
-    if (!t) {
-      text(409, 'choose a payment method first');
-      return true;
-    }
-    const r = await this.deps.pay(t);
-    if (!r.ok) text(r.status ?? 409, r.message ?? 'cannot pay');
-    else back(locationOf(s.returnUrl) ?? `/payment/${s.sid}`);
-    return true;
+  /** The hosted page of redirect payments: `/payment/SID` (choose, then pay), no authentication (redirect-routes.ts). */
+  page(_req: IncomingMessage, res: ServerResponse, body: Buffer, path: string, method: string): Promise<boolean> {
+    return hostedPage(
+      {
+        session: (sid) => this.session(sid),
+        sessionTransaction: (t) => this.sessionTransaction(t),
+        choose: (t, m, c, buyer) => this.choose(t, m, c, buyer),
+        pay: (t) => this.deps.pay(t),
+        merchantName: (va) => this.merchantName(va),
+        nowMs: () => this.nowMs(),
+      },
+      res, body, path, method,
+    );
   }
 
 }

@@ -1,8 +1,13 @@
 import { Agent } from 'node:http';
-import { buildCallbackFields, externalId, signCallbackRequest } from '../callback/build.js';
+import { externalId, signCallbackRequest } from '../callback/build.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { StatusKey } from '../statuses.js';
+import { callbackFieldsOf } from './callback-fields.js';
+import type { OutboxOptions } from './outbox-types.js';
 import type { AttemptDetail, Delivery, SandboxState, Transaction } from './state.js';
+
+export { callbackFieldsOf } from './callback-fields.js';
+export type { CallbackAttemptEvent, DeliveryFaults, OutboxOptions } from './outbox-types.js';
 
 /** How much of a handler's answer an attempt record keeps. */
 export const ANSWER_KEEP_BYTES = 1024;
@@ -12,53 +17,6 @@ function firstBytes(text: string, max: number): { answer: string; truncated: boo
   if (buf.length <= max) return { answer: text, truncated: false };
   // Cut on a character boundary: a partial UTF-8 sequence at the end is dropped.
   return { answer: buf.subarray(0, max).toString('utf8').replace(/\uFFFD$/, ''), truncated: true };
-}
-
-/** The fields of a transaction's callback in a status, from the emulator's record (the outbox and `trigger --trx` use it). */
-export function callbackFieldsOf(txn: Transaction, status: StatusKey, settlement?: 'immediate' | 'deferred'): Record<string, string> {
-  return buildCallbackFields({
-    trxId: txn.id, sid: txn.sid, referenceId: txn.referenceId, status, amount: txn.amount, fee: txn.fee,
-    via: txn.via, channel: txn.channel, paymentNo: txn.paymentNo, createdAt: new Date(txn.createdAt), expiredAt: new Date(txn.expiresAt),
-    paidAt: txn.paidAt ? new Date(txn.paidAt) : undefined, buyerName: txn.buyer.name, buyerEmail: txn.buyer.email, buyerPhone: txn.buyer.phone, url: txn.notifyUrl,
-    // `berhasil` with `deferred` is the paid-unsettled callback (6), as `unsettled` is.
-    settlement, feeDirection: txn.feeDirection, isEscrow: txn.escrow && status !== 'berhasil' && status !== 'unsettled',
-  });
-}
-
-export interface DeliveryFaults {
-  /** Deliver every successful callback a second time (a retry the merchant must treat as duplicate). */
-  duplicate?: boolean;
-  /** Wait this long before every attempt. */
-  delayMs?: number;
-  /** Send every callback attempt this many more times at the same moment (parallel retries). */
-  concurrentDuplicates?: number;
-}
-
-export interface CallbackAttemptEvent {
-  type: 'callback';
-  deliveryId: string;
-  trxId: number;
-  status: string;
-  attempt: number;
-  url: string;
-  ok: boolean;
-  result: string;
-  httpStatus?: number;
-  ms?: number;
-  /** Milliseconds until the next attempt; null when finished. */
-  nextInMs: number | null;
-  final: 'delivered' | 'failed' | null;
-  duplicate?: boolean;
-}
-
-export interface OutboxOptions {
-  schedule: number[];
-  /** How paid transactions settle in their callbacks. */
-  settlement?: 'immediate' | 'deferred';
-  attemptTimeoutMs: number;
-  now: () => Date;
-  faults: DeliveryFaults;
-  onEvent: (e: CallbackAttemptEvent) => void;
 }
 
 /**

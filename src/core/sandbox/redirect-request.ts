@@ -1,7 +1,7 @@
 import { contactError, expiry, isAbsent, METHOD_NAMES, PAYMENT_LIMITS, quantity, rupiahAmount } from '../payment-rules.js';
 import { normalizePhoneIfMobile } from '../phone.js';
 import type { RedirectSession } from './redirect-session.js';
-import { isWebUrl } from './validate.js';
+import { isWebUrl } from './web-url.js';
 
 // The emulator's reading of a redirect-payment request (`POST /api/v2/payment`).
 
@@ -24,30 +24,7 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
   const add = (f: string, m: string): void => {
     errors[f] = [...(errors[f] ?? []), m];
   };
-  const list = (f: string): unknown[] | undefined => {
-    const v = body[f];
-    if (!present(v)) return undefined;
-    return Array.isArray(v) ? v : [v];
-  };
-  const products = list('product');
-  const qtys = list('qty');
-  const prices = list('price');
-  const descriptions = list('description');
-  const images = list('imageUrl');
-  for (const [f, v] of [['product', products], ['qty', qtys], ['price', prices]] as const) if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
-  const items: RedirectSession['items'] = [];
-  if (products && qtys && prices) {
-    if (qtys.length !== products.length || prices.length !== products.length) add('product', 'product, qty dan price harus sama panjang.');
-    products.forEach((p, i) => {
-      const qty = quantity(`qty.${i}`, qtys[i]);
-      const price = rupiahAmount(`price.${i}`, prices[i]);
-      if (typeof p !== 'string' || p.trim() === '') add(`product.${i}`, `product.${i} wajib diisi.`);
-      if (!qty.ok) add(`qty.${i}`, qty.message);
-      if (!price.ok) add(`price.${i}`, price.message);
-      const d = descriptions?.[i];
-      items.push({ product: String(p), qty: qty.ok ? qty.value : 0, price: price.ok ? price.value : 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}), ...imageOf(images?.[i], i, add) });
-    });
-  }
+  const items = readItems(body, add);
   // The total is an amount like a direct payment's: whole Rupiah up to the limit (each item's are).
   const amount = items.reduce((s, it) => s + it.qty * it.price, 0);
   if (amount > PAYMENT_LIMITS.maxAmount) add('amount', `amount maksimal ${PAYMENT_LIMITS.maxAmount}.`);
@@ -112,6 +89,35 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
       ...extras,
     },
   };
+}
+
+/** The items: `product`/`qty`/`price` (and `description`, `imageUrl`) arrays of one length, or single values. */
+function readItems(body: Record<string, unknown>, add: (f: string, m: string) => void): RedirectSession['items'] {
+  const list = (f: string): unknown[] | undefined => {
+    const v = body[f];
+    if (!present(v)) return undefined;
+    return Array.isArray(v) ? v : [v];
+  };
+  const products = list('product');
+  const qtys = list('qty');
+  const prices = list('price');
+  const descriptions = list('description');
+  const images = list('imageUrl');
+  for (const [f, v] of [['product', products], ['qty', qtys], ['price', prices]] as const) if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
+  const items: RedirectSession['items'] = [];
+  if (products && qtys && prices) {
+    if (qtys.length !== products.length || prices.length !== products.length) add('product', 'product, qty dan price harus sama panjang.');
+    products.forEach((p, i) => {
+      const qty = quantity(`qty.${i}`, qtys[i]);
+      const price = rupiahAmount(`price.${i}`, prices[i]);
+      if (typeof p !== 'string' || p.trim() === '') add(`product.${i}`, `product.${i} wajib diisi.`);
+      if (!qty.ok) add(`qty.${i}`, qty.message);
+      if (!price.ok) add(`price.${i}`, price.message);
+      const d = descriptions?.[i];
+      items.push({ product: String(p), qty: qty.ok ? qty.value : 0, price: price.ok ? price.value : 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}), ...imageOf(images?.[i], i, add) });
+    });
+  }
+  return items;
 }
 
 /** An item's picture (`imageUrl[]`, the collection's redirect form): an http(s) URL, or a field error. */

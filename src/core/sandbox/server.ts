@@ -1,8 +1,5 @@
 import { createServer } from 'node:http';
-import { BodyTooLarge, readBody } from '../http/read-body.js';
 import { serve } from '../http/serve.js';
-import { envelope } from './views.js';
-import { isoJakarta } from '../time.js';
 import { DEFAULT_ACCOUNT, type SandboxAccount } from './accounts.js';
 import { Outbox } from './outbox.js';
 import { openDataDir, type OpenedDataDir } from './datadir.js';
@@ -10,12 +7,12 @@ import { MerchantApi } from './merchant-api.js';
 import { loadRegions, type RegionIndex } from './regions.js';
 import { SandboxState, StoreError, type Transaction } from './state.js';
 import { isLoopbackHost, LiveHub } from '../dashboard/html.js';
-import { isDashboardPath, type DashboardContext } from './dashboard.js';
+import type { DashboardContext } from './dashboard.js';
 import { createRouter } from './routes.js';
 import { CLOCK_SETTING, SandboxClock } from './clock.js';
-import { RequestLog, noteOf, noteRequest } from './request-log.js';
-import { drawFaults } from './faults.js';
-import { Transitions } from './transitions.js';
+import { RequestLog } from './request-log.js';
+import { RequestIntake } from './request-intake.js';
+import { Transitions, type StoreErrorEvent } from './transitions.js';
 
 export { transactionView } from './views.js';
 export type { ResendResult, StoreErrorEvent, TransitionEvent, TransitionResult } from './transitions.js';
@@ -36,37 +33,57 @@ function dashboardAddress(origin: string, port: number): string | null {
   return isLoopbackHost(host) ? `${origin}/` : null;
 }
 
-/**
- * Starts the emulator: spec endpoints 1–5 and check transaction with the gateway's authentication,
- * a hosted payment page, an admin API under `/_sandbox`, and a durable callback outbox.
- *
- * A request flows: request (`readBody`, below) → route (routes.ts; merchant-api.ts for the rest of
- * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → store (state.ts) →
- * enqueue the callback and deliver it (outbox.ts). They are set up here in the reverse order:
- * state, outbox, transitions, routes, then the server.
- */
-export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  const clock = new SandboxClock(options.now);
-  const now = () => clock.now();
-  const emit = options.onEvent ?? (() => undefined);
+/** The accounts the emulator answers for: `accounts`, or the default merchant (with `va` and `apiKey`). */
+function accountsOf(options: SandboxOptions): SandboxAccount[] {
   const accounts: SandboxAccount[] = options.accounts ?? [
     { ...DEFAULT_ACCOUNT, va: options.va ?? DEFAULT_ACCOUNT.va, apiKey: options.apiKey ?? (options.va ? undefined : DEFAULT_ACCOUNT.apiKey), callbackFormat: options.callbackFormat ?? 'form' },
   ];
   if (options.callbackFormat && options.accounts) for (const a of accounts) a.callbackFormat = options.callbackFormat;
-  const byVa = new Map(accounts.map((a) => [a.va, a]));
-  const limit = options.maxBodyBytes ?? 1024 * 1024;
+  return accounts;
+}
+
+/** The region data and the ledger (the data directory's, locked, or one in memory), the clock restored from it. */
+async function openStores(options: SandboxOptions, clock: SandboxClock): Promise<{ regions: RegionIndex; opened: OpenedDataDir | undefined; state: SandboxState }> {
   let opened: OpenedDataDir | undefined;
-  let regions: RegionIndex;
-  let state: SandboxState;
   try {
-    [regions, opened] = await Promise.all([loadRegions(), options.dataDir ? openDataDir(options.dataDir, options.lockOwner) : undefined]);
-    state = opened?.state ?? (await SandboxState.open());
+    const [regions, dir] = await Promise.all([loadRegions(), options.dataDir ? openDataDir(options.dataDir, options.lockOwner) : undefined]);
+    opened = dir;
+    const state = opened?.state ?? (await SandboxState.open());
     clock.restore(Number(state.setting(CLOCK_SETTING) ?? 0));
+    return { regions, opened, state };
   } catch (err) {
     await opened?.close();
     throw err;
   }
-  const migrated = opened?.migrated;
+}
+
+/** An older version's journal could hold a transition whose callback was never queued: queue it now. */
+async function queueUnqueued(state: SandboxState, outbox: Outbox, formatOf: (t: Transaction) => NonNullable<SandboxAccount['callbackFormat']>, emit: (e: StoreErrorEvent) => void): Promise<number> {
+  let reconciled = 0;
+  for (const t of state.unqueued()) {
+    try {
+      outbox.start(await state.addDelivery(outbox.entry(t, t.status, formatOf(t))));
+      reconciled++;
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      emit({ type: 'store-error', message: `${err.message}; the callback of trx ${t.id} was not queued` });
+      break;
+    }
+  }
+  return reconciled;
+}
+
+/**
+ * The emulator's parts, wired in the reverse order of a request's flow: state, outbox, transitions,
+ * the merchant API and the dashboard, routes, then the request step and its server (not listening yet).
+ */
+async function assemble(options: SandboxOptions) {
+  const clock = new SandboxClock(options.now);
+  const now = () => clock.now();
+  const emit = options.onEvent ?? (() => undefined);
+  const accounts = accountsOf(options);
+  const byVa = new Map(accounts.map((a) => [a.va, a]));
+  const { regions, opened, state } = await openStores(options, clock);
   const outbox = new Outbox(state, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     attemptTimeoutMs: options.callbackTimeoutMs ?? 5000,
@@ -106,67 +123,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const route = createRouter({ state, regions, accounts, transitions, merchant, now, clock, requests, dashboard: dashboardOn ? dashboard : null,
     allowedHosts: [...(options.allowedHosts ?? []), options.host ?? '127.0.0.1'],
   });
-  const apiFaults = options.apiFaults ?? [];
-  const random = options.random ?? Math.random;
-  const held = new Set<import('node:http').ServerResponse>();
-
   // request: read the body (size-limited), route it, and answer whatever went wrong in one place.
-  const server = createServer((req, res) => {
-    const started = performance.now();
-    // The dashboard's own page loads are not API traffic: not logged.
-    if (dashboardOn && isDashboardPath((req.url ?? '').split('?')[0]!)) return void readBody(req, limit).then((body) => route(req, res, body)).catch(() => res.destroy());
-    const path = (req.url ?? '').split('?')[0]!;
-    const logged = (status: number) => {
-      const e = { method: req.method ?? '?', path, status, ms: Math.round((performance.now() - started) * 10) / 10, ...noteOf(res) };
-      requests.add({ time: isoJakarta(clock.now()), ...e });
-      if (dashboardOn) hub.changed();
-      emit({ type: 'request', ...e });
-    };
-    res.on('finish', () => logged(res.statusCode));
-    // API faults are drawn before anything is read or routed: a faulted request changes no state.
-    const fault = apiFaults.length > 0 ? drawFaults(apiFaults, path, random) : { delayMs: 0 };
-    const handle = async (body: Buffer) => {
-      if (fault.delayMs > 0) {
-        noteRequest(res, { fault: 'api-slow' });
-        await new Promise((r) => setTimeout(r, fault.delayMs));
-      }
-      if (fault.fail === 'api-500') {
-        noteRequest(res, { fault: 'api-500' });
-        envelope(res, 500, 'internal server error (injected by --faults api-500; nothing was changed)', null);
-        return;
-      }
-      if (fault.fail === 'api-timeout') {
-        // No answer: the client's own timeout decides. Logged now, since it never finishes.
-        noteRequest(res, { fault: 'api-timeout' });
-        held.add(res);
-        res.on('close', () => held.delete(res));
-        logged(0);
-        return;
-      }
-      await route(req, res, body);
-    };
-    readBody(req, limit)
-      .then(handle)
-      .catch((err: unknown) => {
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        if (err instanceof BodyTooLarge) {
-          res.setHeader('connection', 'close');
-          envelope(res, 413, `request body over ${limit} bytes`, null);
-          return;
-        }
-        if (err instanceof StoreError) {
-          // Nothing was stored and nothing changed: the client may retry once there is room.
-          emit({ type: 'store-error', message: err.message });
-          res.setHeader('retry-after', '5');
-          envelope(res, 503, 'service unavailable - the emulator cannot store this request now; nothing was changed', null);
-          return;
-        }
-        envelope(res, 500, `internal emulator error: ${(err as Error).message}`, null);
-      });
+  const intake = new RequestIntake({
+    route, requests, clock, hub: dashboardOn ? hub : null, emit,
+    limit: options.maxBodyBytes ?? 1024 * 1024, apiFaults: options.apiFaults ?? [], random: options.random ?? Math.random,
   });
+  const server = createServer((req, res) => intake.handle(req, res));
+  return { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server };
+}
+
+/**
+ * Starts the emulator: spec endpoints 1–5 and check transaction with the gateway's authentication,
+ * a hosted payment page, an admin API under `/_sandbox`, and a durable callback outbox.
+ *
+ * A request flows: request (request-intake.ts) → route (routes.ts; merchant-api.ts for the rest of
+ * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → store (state.ts) →
+ * enqueue the callback and deliver it (outbox.ts). `assemble` sets them up in the reverse order.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server } = await assemble(options);
   let url: string;
   let port: number;
   try {
@@ -176,18 +151,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw err;
   }
   outbox.resume();
-  // An older version's journal could hold a transition whose callback was never queued: queue it now.
-  let reconciled = 0;
-  for (const t of migrated ? state.unqueued() : []) {
-    try {
-      outbox.start(await state.addDelivery(outbox.entry(t, t.status, formatOf(t))));
-      reconciled++;
-    } catch (err) {
-      if (!(err instanceof StoreError)) throw err;
-      emit({ type: 'store-error', message: `${err.message}; the callback of trx ${t.id} was not queued` });
-      break;
-    }
-  }
+  const migrated = opened?.migrated;
+  const reconciled = migrated ? await queueUnqueued(state, outbox, formatOf, emit) : 0;
   const startup: StartupEvent = { type: 'startup', skippedLines: migrated?.skipped ?? 0, reconciled, ...(migrated ? { migrated: migrated.imported } : {}) };
   emit(startup);
   const sweep = setInterval(() => void transitions.runDue().catch(() => undefined), options.expirySweepMs ?? 1000);
@@ -214,7 +179,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requests,
     async close() {
       clearInterval(sweep);
-      for (const r of held) r.destroy();
+      intake.dropHeld();
       hub.close();
       await outbox.close();
       await new Promise<void>((resolve) => {

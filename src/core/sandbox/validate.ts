@@ -1,4 +1,6 @@
-import { CHANNEL_NAMES, METHOD_NAMES, channelsOf, contactError, dimension, expiry, isAbsent, PAYMENT_LIMITS as LIMITS, quantity, rupiahAmount, type FieldErrors, type RuleResult } from '../payment-rules.js';
+import { CHANNEL_NAMES, METHOD_NAMES, channelsOf, contactError, dimension, expiry, isAbsent, PAYMENT_LIMITS as LIMITS, quantity, rupiahAmount, type FieldErrors } from '../payment-rules.js';
+import { BodyReader } from './body-reader.js';
+import { isWebUrl } from './web-url.js';
 import type { Shipment } from './state.js';
 
 /**
@@ -55,48 +57,6 @@ export function defaultExpiryMs(method: string, channel: string): number {
 }
 
 export type ReadResult = { ok: true; request: PaymentRequest } | { ok: false; errors: FieldErrors };
-
-/** A request body being read: its fields (`null` dropped: absent) and the field errors so far. */
-class BodyReader {
-  readonly body: Record<string, unknown> = {};
-  readonly errors: FieldErrors = {};
-
-  constructor(raw: Record<string, unknown>) {
-    for (const [k, v] of Object.entries(raw)) if (v !== null) this.body[k] = v;
-  }
-
-  add(field: string, message: string): void {
-    (this.errors[field] ??= []).push(message);
-  }
-
-  /** A text field (a number is taken as its text), at most `max` characters. */
-  text(field: string, required: boolean, max: number = LIMITS.maxText): string | undefined {
-    const v = this.body[field];
-    if (isAbsent(v)) {
-      if (required) this.add(field, `${field} wajib diisi.`);
-      return undefined;
-    }
-    if (typeof v !== 'string' && typeof v !== 'number') {
-      this.add(field, `${field} harus berupa teks.`);
-      return undefined;
-    }
-    const s = String(v);
-    if (s.length > max) this.add(field, `${field} maksimal ${max} karakter.`);
-    return s;
-  }
-
-  /** A rule's value, or its message added under `field`. */
-  checked(field: string, r: RuleResult): number | undefined {
-    if (r.ok) return r.value;
-    this.add(field, r.message);
-    return undefined;
-  }
-
-  /** Whether a field whose name matches has an error. */
-  hasErrorIn(fields: RegExp): boolean {
-    return Object.keys(this.errors).some((k) => fields.test(k));
-  }
-}
 
 /** The buyer and the merchant's own fields: names, contact, notify URL, reference, comments. */
 function readBuyer(r: BodyReader) {
@@ -252,27 +212,4 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
       expiresInMs, referenceId: buyer.referenceId, comments: buyer.comments, feeDirection, escrow, items, ...(shipment ? { shipment } : {}),
     },
   };
-}
-
-/**
- * Whether a text is an http(s) URL a merchant may give (notifyUrl, returnUrl, cancelUrl): it parses
- * as a URL with a host, and holds no space or control character (they cannot go in a Location
- * header or a request line). Characters outside ASCII are allowed: `locationOf` percent-encodes them.
- */
-export function isWebUrl(text: string): boolean {
-  if (!/^https?:\/\/[^\s\x00-\x1f\x7f\u0080-\u009f]+$/i.test(text)) return false;
-  try {
-    return new URL(text).host !== '';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A merchant's URL as a redirect's Location: percent-encoded (and its host in punycode) so that it
- * is ASCII whatever it held; undefined when it is not a web URL (an older journal's session).
- */
-export function locationOf(url: string | undefined): string | undefined {
-  if (url === undefined || !isWebUrl(url)) return undefined;
-  return new URL(url).href;
 }

@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { actionRefusal } from '../dashboard/html.js';
 import { formatJakarta, isoJakarta } from '../time.js';
 import type { SandboxState, Transaction } from './state.js';
 import { statusInfo, statusLabel } from '../statuses.js';
@@ -35,6 +36,24 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/**
+ * An admin change: POST only, and never from a page of another site (a browser must not act here for
+ * it). False when refused (405 or 403 answered).
+ */
+export function postAllowed(req: IncomingMessage, method: string, res: ServerResponse): boolean {
+  if (method !== 'POST') {
+    res.setHeader('allow', 'POST');
+    sendJson(res, 405, { ok: false, error: 'use POST' });
+    return false;
+  }
+  const refused = actionRefusal(req);
+  if (refused) {
+    sendJson(res, 403, { ok: false, error: refused });
+    return false;
+  }
+  return true;
 }
 
 /** The view of a transaction that the admin API and `paycli sandbox list` show. */

@@ -71,22 +71,14 @@ function refsIn(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** Parses and checks a scenario file's text; throws ScenarioError listing every problem. */
-export async function parseScenario(text: string, fileName = 'scenario'): Promise<Scenario> {
-  const problems: string[] = [];
-  // Loaded on use: the bundled CLI keeps packages external, behind import().
-  const { parseDocument } = await import('yaml');
-  const doc = parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length > 0) throw new ScenarioError(doc.errors.map((e) => `${fileName}: ${e.message.split('\n')[0]}`));
-  const root = doc.toJS() as unknown;
-  if (!isObj(root)) throw new ScenarioError([`${fileName}: a scenario is a map with "steps"`]);
-  for (const k of Object.keys(root)) if (!TOP_KEYS.includes(k)) problems.push(`unknown key "${k}" (keys: ${TOP_KEYS.join(', ')})`);
+/** The `sandbox` map: the emulator's settings for the run. */
+function readSandbox(value: unknown, problems: string[]): Scenario['sandbox'] {
   const sandbox: Scenario['sandbox'] = {};
-  if (root.sandbox !== undefined) {
-    if (!isObj(root.sandbox)) problems.push('"sandbox" must be a map');
+  if (value !== undefined) {
+    if (!isObj(value)) problems.push('"sandbox" must be a map');
     else {
-      for (const k of Object.keys(root.sandbox)) if (!SANDBOX_KEYS.includes(k)) problems.push(`sandbox: unknown key "${k}" (keys: ${SANDBOX_KEYS.join(', ')})`);
-      const s = root.sandbox;
+      for (const k of Object.keys(value)) if (!SANDBOX_KEYS.includes(k)) problems.push(`sandbox: unknown key "${k}" (keys: ${SANDBOX_KEYS.join(', ')})`);
+      const s = value;
       if (s.settlement !== undefined) {
         if (s.settlement !== 'immediate' && s.settlement !== 'deferred') problems.push('sandbox.settlement: immediate or deferred');
         else sandbox.settlement = s.settlement;
@@ -105,11 +97,16 @@ export async function parseScenario(text: string, fileName = 'scenario'): Promis
       }
     }
   }
+  return sandbox;
+}
+
+/** The `receivers` map: named callback receivers and the statuses they answer, in turn. */
+function readReceivers(value: unknown, problems: string[]): Scenario['receivers'] {
   const receivers: Scenario['receivers'] = {};
-  if (root.receivers !== undefined) {
-    if (!isObj(root.receivers)) problems.push('"receivers" must be a map of names');
+  if (value !== undefined) {
+    if (!isObj(value)) problems.push('"receivers" must be a map of names');
     else
-      for (const [name, r] of Object.entries(root.receivers)) {
+      for (const [name, r] of Object.entries(value)) {
         if (!/^[A-Za-z][\w-]*$/.test(name)) problems.push(`receivers.${name}: a name of letters, digits, - and _`);
         const conf = r ?? {};
         if (!isObj(conf)) {
@@ -123,6 +120,21 @@ export async function parseScenario(text: string, fileName = 'scenario'): Promis
         } else receivers[name] = { answers: answers as number[] };
       }
   }
+  return receivers;
+}
+
+/** Parses and checks a scenario file's text; throws ScenarioError listing every problem. */
+export async function parseScenario(text: string, fileName = 'scenario'): Promise<Scenario> {
+  const problems: string[] = [];
+  // Loaded on use: the bundled CLI keeps packages external, behind import().
+  const { parseDocument } = await import('yaml');
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0) throw new ScenarioError(doc.errors.map((e) => `${fileName}: ${e.message.split('\n')[0]}`));
+  const root = doc.toJS() as unknown;
+  if (!isObj(root)) throw new ScenarioError([`${fileName}: a scenario is a map with "steps"`]);
+  for (const k of Object.keys(root)) if (!TOP_KEYS.includes(k)) problems.push(`unknown key "${k}" (keys: ${TOP_KEYS.join(', ')})`);
+  const sandbox = readSandbox(root.sandbox, problems);
+  const receivers = readReceivers(root.receivers, problems);
   const steps: ScenarioStep[] = [];
   if (!Array.isArray(root.steps) || root.steps.length === 0) problems.push('"steps" must be a non-empty list');
   else {

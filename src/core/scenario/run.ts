@@ -63,39 +63,43 @@ export async function runScenario(sc: Scenario, o: RunOptions): Promise<StepResu
   return results;
 }
 
+/** `create`: a direct payment through the API, signed like a merchant's; its ids are kept under the step's id. */
+async function createStep(o: RunOptions, base: string, kit: StepKit, values: Map<string, unknown>, a: Record<string, unknown>, step: ScenarioStep): Promise<string> {
+  const { http } = kit;
+  const body = {
+    name: a.name ?? 'Putu Ayu', phone: a.phone ?? '08123456789', email: a.email ?? 'putu@example.com', amount: a.amount ?? 100000,
+    notifyUrl: a.notifyUrl, referenceId: a.referenceId ?? `SCN-${step.id ?? step.index}-${o.now().getTime()}`, paymentMethod: a.method, paymentChannel: a.channel,
+    ...(a.expired !== undefined ? { expired: a.expired } : {}), ...(a.expiredType !== undefined ? { expiredType: a.expiredType } : {}),
+    ...(a.escrow !== undefined ? { escrow: a.escrow } : {}), ...(a.comments !== undefined ? { comments: a.comments } : {}), ...(a.feeDirection !== undefined ? { feeDirection: a.feeDirection } : {}),
+    ...(a.method === 'cod' ? codParcel(a) : {}),
+  };
+  const text = JSON.stringify(body);
+  const req = buildSignedRequest({ baseUrl: `${base}/api`, path: 'v2/payment/direct', method: 'POST', body: text, credentials: o.credentials, now: o.now() });
+  const res = await http('POST', req.url, text, req.headers);
+  let json: Record<string, any> = {};
+  try {
+    json = JSON.parse(res.body) as Record<string, any>;
+  } catch {
+    /* reported below */
+  }
+  if (res.status !== 200 || !isObj(json.Data)) throw new StepFailed(`the API answered ${res.status}: ${json.Message ?? res.body.slice(0, 200)}${json.Error ? ` ${JSON.stringify(json.Error)}` : ''}`);
+  const d = json.Data as Record<string, unknown>;
+  if (step.id) {
+    values.set(`${step.id}.trx`, d.TransactionId);
+    values.set(`${step.id}.paymentNo`, d.PaymentNo);
+    values.set(`${step.id}.referenceId`, d.ReferenceId);
+    values.set(`${step.id}.sessionId`, d.SessionId);
+    values.set(`${step.id}.url`, d.Url);
+    values.set(`${step.id}.total`, d.Total);
+  }
+  return `trx ${d.TransactionId} ${String(a.method)}/${String(a.channel)}`;
+}
+
 /** Every step's action, by name; `values` takes what a step produces for later references. */
 function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<string, unknown>): Record<string, (arg: any, step: ScenarioStep) => Promise<string>> {
   const { http, admin, trxOf } = kit;
   const run: Record<string, (arg: any, step: ScenarioStep) => Promise<string>> = {
-    async create(a: Record<string, unknown>, step) {
-      const body = {
-        name: a.name ?? 'Putu Ayu', phone: a.phone ?? '08123456789', email: a.email ?? 'putu@example.com', amount: a.amount ?? 100000,
-        notifyUrl: a.notifyUrl, referenceId: a.referenceId ?? `SCN-${step.id ?? step.index}-${o.now().getTime()}`, paymentMethod: a.method, paymentChannel: a.channel,
-        ...(a.expired !== undefined ? { expired: a.expired } : {}), ...(a.expiredType !== undefined ? { expiredType: a.expiredType } : {}),
-        ...(a.escrow !== undefined ? { escrow: a.escrow } : {}), ...(a.comments !== undefined ? { comments: a.comments } : {}), ...(a.feeDirection !== undefined ? { feeDirection: a.feeDirection } : {}),
-        ...(a.method === 'cod' ? codParcel(a) : {}),
-      };
-      const text = JSON.stringify(body);
-      const req = buildSignedRequest({ baseUrl: `${base}/api`, path: 'v2/payment/direct', method: 'POST', body: text, credentials: o.credentials, now: o.now() });
-      const res = await http('POST', req.url, text, req.headers);
-      let json: Record<string, any> = {};
-      try {
-        json = JSON.parse(res.body) as Record<string, any>;
-      } catch {
-        /* reported below */
-      }
-      if (res.status !== 200 || !isObj(json.Data)) throw new StepFailed(`the API answered ${res.status}: ${json.Message ?? res.body.slice(0, 200)}${json.Error ? ` ${JSON.stringify(json.Error)}` : ''}`);
-      const d = json.Data as Record<string, unknown>;
-      if (step.id) {
-        values.set(`${step.id}.trx`, d.TransactionId);
-        values.set(`${step.id}.paymentNo`, d.PaymentNo);
-        values.set(`${step.id}.referenceId`, d.ReferenceId);
-        values.set(`${step.id}.sessionId`, d.SessionId);
-        values.set(`${step.id}.url`, d.Url);
-        values.set(`${step.id}.total`, d.Total);
-      }
-      return `trx ${d.TransactionId} ${String(a.method)}/${String(a.channel)}`;
-    },
+    create: (a: Record<string, unknown>, step) => createStep(o, base, kit, values, a, step),
     async pay(trx) {
       return buyer(trxOf(trx), 'pay');
     },
