@@ -8,7 +8,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    setupFiles: ['./test/helpers/close-databases.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });
