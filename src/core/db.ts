@@ -71,7 +71,8 @@ function prepareFile(file: string, what: string, uid: number | undefined): void 
  * 0700 directory, never through a symlink or a file another user owns (SQLite's `-wal` and `-shm`
  * companions included), WAL journal, `synchronous = FULL` (a committed transaction survives a power
  * cut), a busy timeout, and the schema brought to the newest version by numbered migrations, each in
- * its own transaction (`PRAGMA user_version`).
+ * its own transaction (`PRAGMA user_version`). The database is kept from the garbage collector (see
+ * `keepUntilExit`).
  */
 export async function openDatabase(file: string, options: OpenDatabaseOptions): Promise<Database> {
   const { what, uid } = options;
@@ -79,7 +80,7 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
   const { default: Sqlite } = await import('better-sqlite3');
   let db: Database;
   try {
-    db = new Sqlite(file);
+    db = keepUntilExit(new Sqlite(file));
   } catch (err) {
     throw new UsageError(`cannot open ${what} ${file}: ${(err as Error).message}`);
   }
@@ -94,30 +95,147 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
     if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot open ${what} ${file}: ${(err as Error).message}`);
   }
-  OPEN.add(db);
   return db;
 }
 
 /**
- * The databases this process opened and has not closed yet. better-sqlite3 12 aborts a Node 24
- * process whose environment is torn down while prepared statements of an open database are still
- * alive (`Assertion failed: (env) != nullptr` in Statement::~Statement, WiseLibs/better-sqlite3#1515);
- * a host that ends an environment without exiting the process (a test runner's worker) closes what
- * is left with `closeOpenDatabases` first. paycli's own process ends without a teardown.
+ * What is never left to the garbage collector: every better-sqlite3 object (database, statement,
+ * iterator) paycli creates stays reachable from here until the process ends. better-sqlite3 12 wraps
+ * them in node::ObjectWrap, whose destructor, as Node 24 builds it, needs a current Node context,
+ * and V8 runs that destructor in whichever collection finds the object unreachable, including one set
+ * off by an allocation inside a V8 builtin, where there is none: the process aborts (`Assertion
+ * failed: (env) != nullptr` in Statement::~Statement, WiseLibs/better-sqlite3#1515), however long
+ * ago the database was closed. (better-sqlite3 13 has no such destructor, but needs Node 22.) When
+ * the process ends, Node's environment cleanup frees them, in a context; `process.exit` frees nothing.
  */
-const OPEN = new Set<Database>();
+const KEPT: unknown[] = [];
 
-/** Closes every database still open in this process (see OPEN); returns how many were open. */
-export function closeOpenDatabases(): number {
-  let n = 0;
-  for (const db of OPEN) {
-    if (db.open) {
-      db.close();
-      n++;
-    }
+type Mode = 'flat' | 'pluck' | 'raw' | 'expand';
+type Native = BetterSqlite3.Statement<unknown[], unknown>;
+
+/** The prepared statements of one SQL text on one database: more than one only while one is being iterated. */
+class Prepared {
+  readonly natives: Native[] = [];
+  private readonly modes: Mode[] = [];
+
+  constructor(private readonly create: () => Native) {
+    this.add();
   }
-  OPEN.clear();
-  return n;
+
+  private add(): number {
+    this.natives.push(this.create());
+    this.modes.push('flat');
+    return this.natives.length - 1;
+  }
+
+  /** A statement of this text that no iterator holds, its rows shaped by `mode`. */
+  take(mode: Mode): Native {
+    let i = this.natives.findIndex((s) => !s.busy);
+    if (i < 0) i = this.add();
+    const stmt = this.natives[i]!;
+    const was = this.modes[i]!;
+    if (was !== mode) {
+      if (mode === 'flat') stmt[was as Exclude<Mode, 'flat'>](false);
+      else stmt[mode](true);
+      this.modes[i] = mode;
+    }
+    return stmt;
+  }
+}
+
+/**
+ * What `prepare` returns: better-sqlite3's Statement over the database's statement of that text,
+ * with a row shape (`pluck`, `raw`, `expand`) of its own. `bind` and `safeIntegers`, which would
+ * change the shared statement for every holder, are refused.
+ */
+class CachedStatement {
+  private mode: Mode = 'flat';
+
+  constructor(
+    private readonly prepared: Prepared,
+    readonly database: Database,
+  ) {}
+
+  get source(): string {
+    return this.prepared.natives[0]!.source;
+  }
+  get reader(): boolean {
+    return this.prepared.natives[0]!.reader;
+  }
+  get readonly(): boolean {
+    return this.prepared.natives[0]!.readonly;
+  }
+  run(...params: unknown[]): BetterSqlite3.RunResult {
+    return this.prepared.take(this.mode).run(...params);
+  }
+  get(...params: unknown[]): unknown {
+    return this.prepared.take(this.mode).get(...params);
+  }
+  all(...params: unknown[]): unknown[] {
+    return this.prepared.take(this.mode).all(...params);
+  }
+  iterate(...params: unknown[]): IterableIterator<unknown> {
+    const it = this.prepared.take(this.mode).iterate(...params);
+    KEPT.push(it);
+    return it;
+  }
+  columns(): BetterSqlite3.ColumnDefinition[] {
+    return this.prepared.natives[0]!.columns();
+  }
+  pluck(on = true): this {
+    return this.shape('pluck', on);
+  }
+  raw(on = true): this {
+    return this.shape('raw', on);
+  }
+  expand(on = true): this {
+    return this.shape('expand', on);
+  }
+  bind(): never {
+    throw new TypeError('bind() is not available on a statement paycli prepared: pass the parameters to run, get, all or iterate');
+  }
+  safeIntegers(): never {
+    throw new TypeError('safeIntegers() is not available on a statement paycli prepared');
+  }
+
+  private shape(mode: Exclude<Mode, 'flat'>, on: boolean): this {
+    if (!this.reader) throw new TypeError(`The ${mode}() method is only for statements that return data`);
+    if (on) this.mode = mode;
+    else if (this.mode === mode) this.mode = 'flat';
+    return this;
+  }
+}
+
+/**
+ * Keeps `db` and everything it prepares from the garbage collector until the process ends (see
+ * KEPT): its `prepare` and `pragma` prepare each SQL text once and reuse it, so that what is kept
+ * grows with the texts, not with the calls. Every better-sqlite3 database paycli (or a test) opens
+ * goes through here; returns `db`.
+ */
+export function keepUntilExit(db: Database): Database {
+  KEPT.push(db);
+  const native = db.prepare.bind(db) as (source: string) => Native;
+  const cache = new Map<string, Prepared>();
+  const prepare = (source: string): CachedStatement => {
+    if (!db.open) native(source); // better-sqlite3's own error
+    let prepared = cache.get(source);
+    if (!prepared) {
+      prepared = new Prepared(() => native(source));
+      cache.set(source, prepared);
+    }
+    return new CachedStatement(prepared, db);
+  };
+  db.prepare = prepare as unknown as Database['prepare'];
+  // better-sqlite3's own pragma() prepares a new statement each time.
+  db.pragma = (source: string, options?: { simple?: boolean }): unknown => {
+    const stmt = prepare(`PRAGMA ${source}`);
+    if (!stmt.reader) {
+      stmt.run();
+      return options?.simple ? undefined : [];
+    }
+    return options?.simple ? stmt.pluck().get() : stmt.all();
+  };
+  return db;
 }
 
 /** Brings the schema to `migrations.length`; a database newer than this paycli is refused. */

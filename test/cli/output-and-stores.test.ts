@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync, mkdirSync, statSync, existsSync } from 'no
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colorLevel } from '../../src/cli/output.js';
+import { keepUntilExit } from '../../src/core/db.js';
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { run } from '../../src/cli/run.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
@@ -230,7 +231,7 @@ describe('events prune', () => {
     expect(await ids(store)).toHaveLength(1); // stored after the clear, in the same database
     // Another connection in a write transaction (a stopped process, a sqlite3 shell): prune waits its busy timeout, then says so.
     const { default: Sqlite } = await import('better-sqlite3');
-    const holder = new Sqlite(store);
+    const holder = keepUntilExit(new Sqlite(store));
     holder.exec('BEGIN IMMEDIATE');
     const r = await prune(store, '--keep', '0');
     expect(r.code).toBe(2);

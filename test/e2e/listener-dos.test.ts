@@ -20,6 +20,12 @@ function rssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
+// The bound of docs/callbacks.md: 200 MiB, 300 on Node 24 and later, whose V8 lets the young
+// generation grow to 128 MiB (32 on Node 20 and 22) and so collects the flood's dead 1 MiB bodies
+// later: measured there 194 to 282 MiB (Node 20: 138 to 147), 229 with the young generation held
+// to Node 20's size. Either is far below the half a gigabyte of a diagnosed forged body.
+const MAX_RSS_MIB = Number(process.versions.node.split('.')[0]) >= 24 ? 300 : 200;
+
 const haveProc = (() => {
   try {
     readFileSync('/proc/self/status');
@@ -30,7 +36,7 @@ const haveProc = (() => {
 })();
 
 describe('listen under forged 1 MiB callbacks', () => {
-  it.skipIf(!haveProc)(`answers valid callbacks in the middle of a flood of forged ones and stays under 200 MiB RSS${haveProc ? '' : ' (skipped: no /proc to read the RSS from)'}`, async () => {
+  it.skipIf(!haveProc)(`answers valid callbacks in the middle of a flood of forged ones and stays under ${MAX_RSS_MIB} MiB RSS${haveProc ? '' : ' (skipped: no /proc to read the RSS from)'}`, async () => {
     const l = spawnPaycli(['listen', '--port', '0', '--json', '--va', VA, '--no-persist']);
     try {
       let url = '';
@@ -107,7 +113,7 @@ describe('listen under forged 1 MiB callbacks', () => {
       expect([...forgedAnswers]).toEqual([400]);
       expect(forgedEvents.length).toBeGreaterThan(0);
       for (const e of forgedEvents) expect(e).toContain('not diagnosed');
-      expect(maxRss).toBeLessThan(200);
+      expect(maxRss).toBeLessThan(MAX_RSS_MIB);
     } finally {
       l.child.kill('SIGTERM');
       await l.exited;

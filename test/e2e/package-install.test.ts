@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // then `paycli demo` from that prefix. The tarball carries a LICENSE and no V8 code cache (that
 // one is built on the first run, in the user's cache directory), and installing it prints no
 // warning. The install resolves dependencies from npm's cache first (--prefer-offline); without a
-// registry or a cache it is skipped outside CI and says so.
+// registry or a cache it is skipped outside CI and says so. better-sqlite3's install script (the one
+// the install runs) finds its binary as a user's finds the one it downloads, a prebuilt tarball,
+// here made from this checkout's own build for this Node (prebuild-install's local prebuilds), so
+// that SQLite is not compiled again for minutes; compiling is better-sqlite3's fallback, not paycli's.
 const ROOT = new URL('../..', import.meta.url).pathname;
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let work: string;
@@ -26,13 +29,28 @@ beforeAll(() => {
   const manifest = JSON.parse(readFileSync(join(src, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   manifest.scripts.build = 'node -e 0';
   writeFileSync(join(src, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  const env = { ...process.env, npm_config_loglevel: 'warn', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  const env = { ...process.env, npm_config_loglevel: 'warn', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...localPrebuild(join(work, 'prebuilds')) };
   execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: src, env, stdio: 'pipe' });
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
   const r = spawnSync(NPM, ['install', '-g', '--allow-scripts=better-sqlite3', '--prefix', join(work, 'prefix'), '--prefer-offline', tarball], { cwd: work, env, encoding: 'utf8', timeout: 420_000 });
   installed = { status: r.status, stderr: r.stderr ?? '' };
 }, 480_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/**
+ * better-sqlite3's binary for this Node, as the prebuilt tarball prebuild-install looks for
+ * ({name}-v{version}-node-v{abi}-{platform}{libc}-{arch}.tar.gz) in `dir`, and the setting that
+ * points its install script there; none where the name could not be told (not glibc Linux).
+ */
+function localPrebuild(dir: string): Record<string, string> {
+  const pkg = join(ROOT, 'node_modules/better-sqlite3');
+  const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+  if (process.platform !== 'linux' || !glibc || !existsSync(join(pkg, 'build/Release/better_sqlite3.node'))) return {};
+  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
+  mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['-C', pkg, '-czf', join(dir, `better-sqlite3-v${version}-node-v${process.versions.modules}-linux-${process.arch}.tar.gz`), 'build/Release/better_sqlite3.node']);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
+}
 
 const offline = () => installed.status !== 0 && /ENOTCACHED|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|network/i.test(installed.stderr);
 

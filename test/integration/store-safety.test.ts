@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import Sqlite from 'better-sqlite3';
+import { keepUntilExit } from '../../src/core/db.js';
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener, type StoreTrouble } from '../../src/core/listener/server.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
@@ -80,7 +81,7 @@ describe('a store another process holds locked', () => {
     const store = new EventStore(path, { busyTimeoutMs: 0, writeWaitMs: 300 });
     const errs: string[] = [];
     const l = await startListener({ port: 0, va: VA, store, onStoreTrouble: (t) => errs.push(t.failing ? `failing ${t.code}` : `recovered after ${t.refused}`) });
-    const holder = new Sqlite(path);
+    const holder = keepUntilExit(new Sqlite(path));
     holder.exec('BEGIN IMMEDIATE'); // a stopped process in a write transaction
     const waiting = Array.from({ length: 3 }, () => callback()).map((cb) => post(l.url, cb.headers, cb.body));
     expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([503, 503, 503]);
@@ -100,7 +101,7 @@ describe('a store another process holds locked', () => {
     const path = join(home.home, 'wait.db');
     const store = new EventStore(path, { busyTimeoutMs: 0, writeWaitMs: 120_000 });
     const l = await startListener({ port: 0, va: VA, store });
-    const holder = new Sqlite(path);
+    const holder = keepUntilExit(new Sqlite(path));
     holder.exec('BEGIN IMMEDIATE');
     let answered = 0;
     const cbs = Array.from({ length: 3 }, () => callback());
@@ -140,7 +141,7 @@ describe('paycli listen when its store breaks', () => {
     }
     const first = callback();
     expect((await post(url, first.headers, first.body)).status).toBe(200);
-    const holder = new Sqlite(path);
+    const holder = keepUntilExit(new Sqlite(path));
     holder.exec('BEGIN IMMEDIATE');
     const held = await Promise.all(Array.from({ length: 3 }, () => callback()).map((cb) => post(url, cb.headers, cb.body)));
     expect(held.map((r) => r.status)).toEqual([503, 503, 503]);
