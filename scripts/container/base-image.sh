@@ -13,6 +13,10 @@ major="${1:-22}"
 cache="${PAYCLI_CI_CACHE:-$HOME/.cache/paycli-ci}/images"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 mkdir -p "$cache"
+# One maker at a time (the container and compose tests may both ask at once): the second waits,
+# then finds the images made.
+exec 9>"$cache/.node-$major.lock"
+flock 9
 slim="node:$major-bookworm-slim"
 full="node:$major-bookworm"
 have() { podman image exists "$1"; }

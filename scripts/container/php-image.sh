@@ -11,6 +11,9 @@ mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 image="php:8.2-cli"
 tarball="$cache/php-8.2-cli.tar"
 mkdir -p "$cache"
+# One maker at a time (see base-image.sh).
+exec 9>"$cache/.php.lock"
+flock 9
 podman image exists "$image" && exit 0
 changes=(--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["php", "-a"]')
 if [ ! -f "$tarball" ]; then
