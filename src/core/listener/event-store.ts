@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, openSync, readSync, closeSync, renameSync, readFileSync } from 'node:fs';
 import { openDatabase, type Database, type Migration } from '../db.js';
 import { UsageError } from '../errors.js';
+import { startWalCheckpointer, type WalCheckpointer } from '../wal-checkpointer.js';
 
 export type Verdict = 'valid' | 'valid-variant' | 'invalid' | 'malformed';
 
@@ -323,6 +324,9 @@ export class EventStore {
   private retryDelay = 1;
   private drained?: () => void;
   private closed = false;
+  /** Checkpoints in a worker thread, started by the first group write (the listener's hot path). */
+  private checkpointer?: Promise<WalCheckpointer | undefined>;
+  private checkpoints?: WalCheckpointer;
   private stmts?: {
     insert: import('better-sqlite3').Statement;
     seen: import('better-sqlite3').Statement;
@@ -456,9 +460,20 @@ export class EventStore {
   appendWith(event: StoredEvent, done: (err?: unknown) => void): void {
     if (!this.stmts) throw new Error('EventStore.appendWith before prepare()');
     this.queue.push({ params: insertParams(event), done });
+    this.checkpointer ??= this.startCheckpoints();
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
+    }
+  }
+
+  /** Moves WAL checkpoints off the listener's thread (wal-checkpointer.ts); without a worker, SQLite's own go on. */
+  private async startCheckpoints(): Promise<WalCheckpointer | undefined> {
+    try {
+      this.checkpoints = await startWalCheckpointer(this.db!, this.path, { synchronous: this.options.fsync ? 'FULL' : 'NORMAL' });
+      return this.checkpoints;
+    } catch {
+      return undefined;
     }
   }
 
@@ -468,6 +483,7 @@ export class EventStore {
     let error: unknown;
     try {
       this.stmts!.insertMany.immediate(batch);
+      this.checkpoints?.poke();
     } catch (err) {
       const wait = this.options.writeWaitMs ?? 5000;
       if (isBusy(err) && !this.closed) {
@@ -647,6 +663,8 @@ export class EventStore {
     if (this.opening) await this.opening.catch(() => undefined);
     if (this.scheduled) await new Promise<void>((resolve) => (this.drained = resolve));
     this.closed = true;
+    await (await this.checkpointer)?.close();
+    this.checkpointer = this.checkpoints = undefined;
     this.db?.close();
     this.db = undefined;
     this.stmts = undefined;
