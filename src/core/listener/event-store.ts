@@ -179,6 +179,9 @@ function insertParams(e: StoredEvent): unknown[] {
   ];
 }
 
+/** How long one prune chunk holds the write lock: a listener waiting for it answers that much later at most. */
+const PRUNE_CHUNK_MS = 15;
+
 const INSERT_SQL = 'INSERT INTO events (id, received_at, method, path, headers, body, verdict, variant, reason, duplicate, trx_id, status, answer, source, seen_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** SQLite's result codes, as the errno codes the rest of paycli speaks (`cannot store the request (ENOSPC)`). */
@@ -579,7 +582,7 @@ export class EventStore {
 
   /**
    * Deletes the events received before `notBefore`, then all but the newest `keepNewest`, in chunks
-   * of ~30 ms each, so that a listener writing meanwhile waits for one chunk at most.
+   * of ~15 ms each, so that a listener writing meanwhile waits for one chunk at most.
    * Events stored while it runs are newer than its rules and stay.
    */
   async prune(rule: { keepNewest?: number; notBefore?: Date }): Promise<PruneResult> {
@@ -595,7 +598,7 @@ export class EventStore {
     const deadline = () => Date.now() + (this.options.busyTimeoutMs ?? 5000);
     db.pragma('cache_size = -16384'); // a chunk's pages fit in memory: no spill to the WAL mid-transaction
     db.pragma('wal_autocheckpoint = 0');
-    /** Runs `step(chunk)` (rows removed, or -1 when done) in transactions of ~30 ms of lock each. */
+    /** Runs `step(chunk)` (rows removed, or -1 when done) in transactions of ~15 ms of lock each. */
     const deleteChunks = async (step: (chunk: number) => number) => {
       for (;;) {
         let n: number | undefined;
@@ -611,9 +614,9 @@ export class EventStore {
         }
         if (n < 0) return;
         removed += n;
-        // Aim at ~30 ms of lock per chunk, whatever the disk; then let a waiting writer in.
+        // Aim at ~15 ms of lock per chunk, whatever the disk; then let a waiting writer in.
         const ms = performance.now() - t0;
-        chunk = Math.max(100, Math.min(20_000, Math.round((chunk * 30) / Math.max(ms, 1))));
+        chunk = Math.max(100, Math.min(20_000, Math.round((chunk * PRUNE_CHUNK_MS) / Math.max(ms, 1))));
         await new Promise((r) => setTimeout(r, 2));
         // The chunk's pages, copied from the WAL into the database here, without the write lock: else
         // the listener's next commit would find a large WAL to checkpoint and answer late.
