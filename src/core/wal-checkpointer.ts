@@ -6,7 +6,8 @@ import type { Worker } from 'node:worker_threads';
  * (the listener's group commits) would otherwise copy the WAL back into the database itself every
  * 1 000 pages, syncing both files while its callers wait. Here its own automatic checkpoint is moved
  * far out (a backstop that bounds the WAL if this thread cannot keep up), and a worker thread with
- * its own connection runs PASSIVE checkpoints after commits, at most one every `intervalMs`. A
+ * its own connection runs PASSIVE checkpoints after commits, at most one every `intervalMs` (100 ms:
+ * about SQLite's own cadence at the listener's full rate, so no more syncs than before). A
  * PASSIVE checkpoint takes no lock that a writer waits for, so commits go on meanwhile; durability
  * is unchanged (a commit is in the WAL before it returns, as before, and the checkpoint syncs the
  * WAL before it copies it, as SQLite's own does).
@@ -57,7 +58,7 @@ export async function startWalCheckpointer(
 ): Promise<WalCheckpointer> {
   const { Worker: WorkerClass } = await import('node:worker_threads');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker: Worker = new WorkerClass(WORKER_SOURCE, { eval: true, workerData: { driver, path, synchronous: opts.synchronous, intervalMs: opts.intervalMs ?? 20 } });
+  const worker: Worker = new WorkerClass(WORKER_SOURCE, { eval: true, workerData: { driver, path, synchronous: opts.synchronous, intervalMs: opts.intervalMs ?? 100 } });
   worker.unref();
   let busy = false;
   let dirty = false;
