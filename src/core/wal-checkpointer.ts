@@ -54,7 +54,7 @@ parentPort.on('message', (m) => {
 export async function startWalCheckpointer(
   db: import('better-sqlite3').Database,
   path: string,
-  opts: { synchronous: 'NORMAL' | 'FULL'; intervalMs?: number; backstopPages?: number },
+  opts: { synchronous: 'NORMAL' | 'FULL'; intervalMs?: number; backstopPages?: number; onCheckpoint?: () => void },
 ): Promise<WalCheckpointer> {
   const { Worker: WorkerClass } = await import('node:worker_threads');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -67,6 +67,7 @@ export async function startWalCheckpointer(
   worker.on('message', (m) => {
     if (m === 'closed') return onClosed?.();
     busy = false;
+    opts.onCheckpoint?.();
     if (dirty && !ended) {
       dirty = false;
       busy = true;
