@@ -255,7 +255,9 @@ if (want('emulator')) {
   const status = spawnSync('ps', ['-o', 'rss=', '-p', String(child.pid)], { encoding: 'utf8' });
   child.kill('SIGTERM');
   // village lookups and payments against the in-process emulator
-  const villages = [...sb.regions.children.keys()].filter((k) => k.length === 6).slice(0, 2000);
+  // District codes (a district's villages are what a village lookup answers), province by province.
+  const cities = sb.regions.provinces.flatMap((p) => sb.regions.children.get(p.code) ?? []);
+  const villages = cities.flatMap((c) => sb.regions.children.get(c.code) ?? []).map((d) => d.code).slice(0, 2000);
   const { Pool } = await import('undici');
   const pool = new Pool(new URL(sb.apiUrl).origin, { connections: 20 });
   let i = 0;

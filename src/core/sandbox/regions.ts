@@ -11,7 +11,7 @@ import { readCsv } from '../csv.js';
  *
  * Read when first asked, never at start: provinces, cities and districts (~200 KB) at the first
  * lookup; the villages (2.8 MB, 83 763 of them) as text with the line range of each district, a
- * district's villages parsed when that district is asked for. Building all of them as objects took
+ * district's villages parsed when that district is asked for; the counts by counting lines. Building all of them as objects took
  * ~170 ms and ~75 MiB, paid by every emulator start whether or not an area was ever looked up.
  */
 export interface RegionIndex {
@@ -42,34 +42,45 @@ function parseRows(text: string, onRow: (code: string, parent: string, name: str
 interface VillageText {
   text: string;
   ranges: Map<string, [number, number]>;
-  count: number;
 }
 
 function indexVillages(text: string): VillageText {
   const ranges = new Map<string, [number, number]>();
-  let count = 0;
+  let current: [number, number] | undefined;
+  let dotted = ''; // the current district's code as the file writes it
   let at = text.indexOf('\n') + 1; // after the header
   while (at > 0 && at < text.length) {
     const nl = text.indexOf('\n', at);
     const end = nl < 0 ? text.length : nl + 1;
     const c1 = text.indexOf(',', at);
-    const c2 = c1 < 0 ? -1 : text.indexOf(',', c1 + 1);
-    if (c2 > 0 && c2 < end) {
-      // A name with a quote goes through the CSV reader like the rest: its parent still sits between the first two commas.
-      const district = undotted(text.slice(c1 + 1, c2));
-      const r = ranges.get(district);
-      if (r && r[1] === at) r[1] = end;
-      else if (!r) ranges.set(district, [at, end]);
-      else throw new Error(`region data: the villages of district ${district} are not contiguous`);
-      count++;
+    // A name with a quote goes through the CSV reader like the rest: its parent still sits between the first two commas.
+    if (c1 >= 0 && c1 < end) {
+      if (current && text.startsWith(dotted, c1 + 1) && text.charCodeAt(c1 + 1 + dotted.length) === 44) current[1] = end;
+      else {
+        const c2 = text.indexOf(',', c1 + 1);
+        dotted = text.slice(c1 + 1, c2 < 0 || c2 > end ? end : c2);
+        const district = undotted(dotted);
+        if (ranges.has(district)) throw new Error(`region data: the villages of district ${district} are not contiguous`);
+        ranges.set(district, (current = [at, end]));
+      }
     }
     at = end;
   }
-  return { text, ranges, count };
+  return { text, ranges };
+}
+
+/** Records of a data file without parsing it (the emulator's start-up banner names the counts): its lines but the header. */
+function countRows(file: string): number {
+  const buf = readFileSync(file);
+  let lines = 0;
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) lines++;
+  if (buf.length > 0 && buf[buf.length - 1] !== 10) lines++;
+  return Math.max(0, lines - 1);
 }
 
 class LazyRegions implements RegionIndex {
-  private upper?: { provinces: Region[]; children: Map<string, Region[]>; counts: { provinces: number; cities: number; districts: number } };
+  private upper?: { provinces: Region[]; children: Map<string, Region[]> };
+  private counted?: RegionIndex['counts'];
   private villageText?: VillageText;
   private readonly villages = new Map<string, Region[]>();
 
@@ -85,13 +96,11 @@ class LazyRegions implements RegionIndex {
       else children.set(parent, [region]);
     };
     const provinces: Region[] = [];
-    const counts = {
-      provinces: parseRows(read('provinces.csv'), (code, _parent, name) => provinces.push({ code, name }), false),
-      cities: parseRows(read('regencies.csv'), (code, parent, name) => add(parent, { code, name }), true),
-      districts: parseRows(read('districts.csv'), (code, parent, name) => add(parent, { code, name }), true),
-    };
+    parseRows(read('provinces.csv'), (code, _parent, name) => provinces.push({ code, name }), false);
+    parseRows(read('regencies.csv'), (code, parent, name) => add(parent, { code, name }), true);
+    parseRows(read('districts.csv'), (code, parent, name) => add(parent, { code, name }), true);
     provinces.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return (this.upper = { provinces, children, counts });
+    return (this.upper = { provinces, children });
   }
 
   private get villageIndex(): VillageText {
@@ -102,8 +111,9 @@ class LazyRegions implements RegionIndex {
     return this.top.provinces;
   }
 
-  get counts() {
-    return { ...this.top.counts, villages: this.villageIndex.count };
+  get counts(): RegionIndex['counts'] {
+    const at = (f: string) => countRows(join(this.dir, f));
+    return (this.counted ??= { provinces: at('provinces.csv'), cities: at('regencies.csv'), districts: at('districts.csv'), villages: at('villages.csv') });
   }
 
   readonly children = {
