@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, openSync, readSync, closeSync, renameSync, readFileSync } from 'node:fs';
 import { openDatabase, type Database, type Migration } from '../db.js';
 import { UsageError } from '../errors.js';
+import { startWalCheckpointer, type WalCheckpointer } from '../wal-checkpointer.js';
 
 export type Verdict = 'valid' | 'valid-variant' | 'invalid' | 'malformed';
 
@@ -157,6 +158,9 @@ function insertParams(e: StoredEvent): unknown[] {
   ];
 }
 
+/** How long one prune chunk holds the write lock: a listener waiting for it answers that much later at most. */
+const PRUNE_CHUNK_MS = 15;
+
 const INSERT_SQL = 'INSERT INTO events (id, received_at, method, path, headers, body, verdict, variant, reason, duplicate, trx_id, status, answer, source, seen_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** SQLite's result codes, as the errno codes the rest of paycli speaks (`cannot store the request (ENOSPC)`). */
@@ -302,6 +306,9 @@ export class EventStore {
   private retryDelay = 1;
   private drained?: () => void;
   private closed = false;
+  /** Checkpoints in a worker thread, started by the first group write (the listener's hot path). */
+  private checkpointer?: Promise<WalCheckpointer | undefined>;
+  private checkpoints?: WalCheckpointer;
   private stmts?: {
     insert: import('better-sqlite3').Statement;
     seen: import('better-sqlite3').Statement;
@@ -435,9 +442,20 @@ export class EventStore {
   appendWith(event: StoredEvent, done: (err?: unknown) => void): void {
     if (!this.stmts) throw new Error('EventStore.appendWith before prepare()');
     this.queue.push({ params: insertParams(event), done });
+    this.checkpointer ??= this.startCheckpoints();
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
+    }
+  }
+
+  /** Moves WAL checkpoints off the listener's thread (wal-checkpointer.ts); without a worker, SQLite's own go on. */
+  private async startCheckpoints(): Promise<WalCheckpointer | undefined> {
+    try {
+      this.checkpoints = await startWalCheckpointer(this.db!, this.path, { synchronous: this.options.fsync ? 'FULL' : 'NORMAL' });
+      return this.checkpoints;
+    } catch {
+      return undefined;
     }
   }
 
@@ -447,6 +465,7 @@ export class EventStore {
     let error: unknown;
     try {
       this.stmts!.insertMany.immediate(batch);
+      this.checkpoints?.poke();
     } catch (err) {
       const wait = this.options.writeWaitMs ?? 5000;
       if (isBusy(err) && !this.closed) {
@@ -542,7 +561,7 @@ export class EventStore {
 
   /**
    * Deletes the events received before `notBefore`, then all but the newest `keepNewest`, in chunks
-   * of ~30 ms each, so that a listener writing meanwhile waits for one chunk at most.
+   * of ~15 ms each, so that a listener writing meanwhile waits for one chunk at most.
    * Events stored while it runs are newer than its rules and stay.
    */
   async prune(rule: { keepNewest?: number; notBefore?: Date }): Promise<PruneResult> {
@@ -558,7 +577,7 @@ export class EventStore {
     const deadline = () => Date.now() + (this.options.busyTimeoutMs ?? 5000);
     db.pragma('cache_size = -16384'); // a chunk's pages fit in memory: no spill to the WAL mid-transaction
     db.pragma('wal_autocheckpoint = 0');
-    /** Runs `step(chunk)` (rows removed, or -1 when done) in transactions of ~30 ms of lock each. */
+    /** Runs `step(chunk)` (rows removed, or -1 when done) in transactions of ~15 ms of lock each. */
     const deleteChunks = async (step: (chunk: number) => number) => {
       for (;;) {
         let n: number | undefined;
@@ -574,9 +593,9 @@ export class EventStore {
         }
         if (n < 0) return;
         removed += n;
-        // Aim at ~30 ms of lock per chunk, whatever the disk; then let a waiting writer in.
+        // Aim at ~15 ms of lock per chunk, whatever the disk; then let a waiting writer in.
         const ms = performance.now() - t0;
-        chunk = Math.max(100, Math.min(20_000, Math.round((chunk * 30) / Math.max(ms, 1))));
+        chunk = Math.max(100, Math.min(20_000, Math.round((chunk * PRUNE_CHUNK_MS) / Math.max(ms, 1))));
         await new Promise((r) => setTimeout(r, 2));
         // The chunk's pages, copied from the WAL into the database here, without the write lock: else
         // the listener's next commit would find a large WAL to checkpoint and answer late.
@@ -626,6 +645,8 @@ export class EventStore {
     if (this.opening) await this.opening.catch(() => undefined);
     if (this.scheduled) await new Promise<void>((resolve) => (this.drained = resolve));
     this.closed = true;
+    await (await this.checkpointer)?.close();
+    this.checkpointer = this.checkpoints = undefined;
     this.db?.close();
     this.db = undefined;
     this.stmts = undefined;

@@ -1,0 +1,107 @@
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
+
+/**
+ * WAL checkpoints off the request path. A connection that commits small transactions at a high rate
+ * (the listener's group commits) would otherwise copy the WAL back into the database itself every
+ * 1 000 pages, syncing both files while its callers wait. Here its own automatic checkpoint is moved
+ * far out (a backstop that bounds the WAL if this thread cannot keep up), and a worker thread with
+ * its own connection runs PASSIVE checkpoints after commits, at most one every `intervalMs` (100 ms:
+ * about SQLite's own cadence at the listener's full rate, so no more syncs than before). A
+ * PASSIVE checkpoint takes no lock that a writer waits for, so commits go on meanwhile; durability
+ * is unchanged (a commit is in the WAL before it returns, as before, and the checkpoint syncs the
+ * WAL before it copies it, as SQLite's own does).
+ */
+export interface WalCheckpointer {
+  /** Tells the worker that something was committed (cheap: one message per checkpoint at most). */
+  poke(): void;
+  /** Closes the worker's connection and ends the worker. */
+  close(): Promise<void>;
+}
+
+/** The worker, as text (the CLI runs from one bundle: no file of its own to locate). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Sqlite = require(workerData.driver);
+const db = new Sqlite(workerData.path, { fileMustExist: true });
+db.pragma('busy_timeout = 0');
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('wal_autocheckpoint = 0');
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+let closed = false;
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    closed = true;
+    db.close();
+    parentPort.postMessage('closed');
+    parentPort.close();
+    return;
+  }
+  try {
+    checkpoint.run();
+  } catch {
+    // Busy (another process checkpoints or holds an exclusive lock) or a failing disk: the next
+    // commit asks again, and the writer's own backstop checkpoint reports what it must.
+  }
+  setTimeout(() => { if (!closed) parentPort.postMessage('done'); }, workerData.intervalMs);
+});
+`;
+
+/**
+ * Starts a checkpoint worker for the database at `path` (already open in WAL mode by `db`, the
+ * writing connection). `synchronous` is the writer's setting, for the checkpoint's own syncs.
+ */
+export async function startWalCheckpointer(
+  db: import('better-sqlite3').Database,
+  path: string,
+  opts: { synchronous: 'NORMAL' | 'FULL'; intervalMs?: number; backstopPages?: number; onCheckpoint?: () => void },
+): Promise<WalCheckpointer> {
+  const { Worker: WorkerClass } = await import('node:worker_threads');
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker: Worker = new WorkerClass(WORKER_SOURCE, { eval: true, workerData: { driver, path, synchronous: opts.synchronous, intervalMs: opts.intervalMs ?? 100 } });
+  worker.unref();
+  let busy = false;
+  let dirty = false;
+  let ended = false;
+  let onClosed: (() => void) | undefined;
+  worker.on('message', (m) => {
+    if (m === 'closed') return onClosed?.();
+    busy = false;
+    opts.onCheckpoint?.();
+    if (dirty && !ended) {
+      dirty = false;
+      busy = true;
+      worker.postMessage(0);
+    }
+  });
+  worker.on('error', () => {
+    // Without the worker, the writer's own automatic checkpoint takes over (at the usual size).
+    ended = true;
+    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    onClosed?.();
+  });
+  worker.on('exit', () => {
+    ended = true;
+    onClosed?.();
+  });
+  db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? 8192}`);
+  return {
+    poke() {
+      if (ended) return;
+      if (busy) dirty = true;
+      else {
+        busy = true;
+        worker.postMessage(0);
+      }
+    },
+    async close() {
+      if (ended) return;
+      ended = true;
+      await new Promise<void>((resolve) => {
+        onClosed = resolve;
+        worker.postMessage('close');
+      });
+      if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    },
+  };
+}
