@@ -29,7 +29,25 @@ for (const withDir of [false, true]) {
   const shipment = { shipping: 'RPX', shippingService: 'REG', deliveryArea: '3173021001', deliveryAddress: 'x', pickupArea: '3173021001', weightKg: 1 };
   let first;
   for (let i = 0; i < n; i++) {
-    const t = await sb.state.addTransaction((id) => ({ id, sid: `s${i}`, merchantVa: VA, referenceId: `R${i}`, via: 'cod', channel: 'rpx', paymentNo: `RPX${id}`, paymentName: 'RPX', amount: 10000, fee: 4000, status: 'pending', createdAt: base, expiresAt: base + 86_400_000, notifyUrl: 'http://127.0.0.1:9/none', buyer: { name: 'A', phone: '08123456789', email: 'a@b.co' }, items: [{ product: 'K', qty: 1, price: 10000 }], shipment }));
+    const t = await sb.state.addTransaction((id) => ({
+      id,
+      sid: `s${i}`,
+      merchantVa: VA,
+      referenceId: `R${i}`,
+      via: 'cod',
+      channel: 'rpx',
+      paymentNo: `RPX${id}`,
+      paymentName: 'RPX',
+      amount: 10000,
+      fee: 4000,
+      status: 'pending',
+      createdAt: base,
+      expiresAt: base + 86_400_000,
+      notifyUrl: 'http://127.0.0.1:9/none',
+      buyer: { name: 'A', phone: '08123456789', email: 'a@b.co' },
+      items: [{ product: 'K', qty: 1, price: 10000 }],
+      shipment,
+    }));
     first ??= t.id;
   }
   const idleMs = await medianMs(21, () => sb.advanceClock(60_000));
@@ -43,7 +61,9 @@ for (const withDir of [false, true]) {
   const t0 = performance.now();
   await sb.advanceClock(3 * 86_400_000);
   const ms = performance.now() - t0;
-  console.log(`${withDir ? 'data dir ' : 'in memory'}: ${sb.state.count({ status: 'berhasil' })}/${n} COD parcels delivered by one advance in ${ms.toFixed(0)} ms (${((ms * 1000) / n).toFixed(0)} us each, 3 steps); ${n} waiting, none due: a clock move ${idleMs} ms, v2/transaction ${apiMs} ms`);
+  console.log(
+    `${withDir ? 'data dir ' : 'in memory'}: ${sb.state.count({ status: 'berhasil' })}/${n} COD parcels delivered by one advance in ${ms.toFixed(0)} ms (${((ms * 1000) / n).toFixed(0)} us each, 3 steps); ${n} waiting, none due: a clock move ${idleMs} ms, v2/transaction ${apiMs} ms`,
+  );
   await sb.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }

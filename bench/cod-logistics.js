@@ -17,7 +17,20 @@ const time = (fn) => {
 const index = await loadRegions();
 const firstSearchMs = time(() => searchAreas(index, 'grogol')); // builds the village list once
 const search = {};
-for (const q of ['grogol petamburan', 'kuta utara', 'jakarta', 'no such place']) search[q] = median(Array.from({ length: RUNS }, () => time(() => searchAreas(index, q))));
-const lines = [{ text: 'IDEXPRESS STD', size: 16 }, { text: 'AWB PAYCLI0000100001', size: 14 }, ...Array.from({ length: 14 }, (_, i) => ({ text: `line ${i} `.repeat(6) }))];
+for (const q of ['grogol petamburan', 'kuta utara', 'jakarta', 'no such place'])
+  search[q] = median(Array.from({ length: RUNS }, () => time(() => searchAreas(index, q))));
+const lines = [
+  { text: 'IDEXPRESS STD', size: 16 },
+  { text: 'AWB PAYCLI0000100001', size: 14 },
+  ...Array.from({ length: 14 }, (_, i) => ({ text: `line ${i} `.repeat(6) })),
+];
 const labelMs = median(Array.from({ length: RUNS }, () => time(() => pdfDocument(lines, 'Label'))));
-console.log(JSON.stringify({ villages: index.counts.villages, firstSearchMs: +firstSearchMs.toFixed(1), searchMedianMs: Object.fromEntries(Object.entries(search).map(([k, v]) => [k, +v.toFixed(2)])), labelMedianMs: +labelMs.toFixed(3), labelBytes: pdfDocument(lines).length }));
+console.log(
+  JSON.stringify({
+    villages: index.counts.villages,
+    firstSearchMs: +firstSearchMs.toFixed(1),
+    searchMedianMs: Object.fromEntries(Object.entries(search).map(([k, v]) => [k, +v.toFixed(2)])),
+    labelMedianMs: +labelMs.toFixed(3),
+    labelBytes: pdfDocument(lines).length,
+  }),
+);

@@ -26,8 +26,28 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const t0 = performance.now();
 // Each signed as the gateway would, with transaction ids that grow with time, as the gateway's do.
 const callbackAt = (i, at) => {
-  const s = signCallbackRequest(sampleCallbackFields({ status: i % 5 === 0 ? 'pending' : 'berhasil', method: 'va', channel: 'bca', now: at, url: 'https://shop.example/cb', trxId: 100000 + i }), VA, i % 2 ? 'json' : 'form', at, String(i));
-  const headers = { host: '127.0.0.1:8080', 'content-type': s.headers['Content-Type'], 'x-signature': s.signature, 'x-timestamp': s.headers['X-Timestamp'], 'x-external-id': s.headers['X-External-ID'], 'content-length': String(Buffer.byteLength(s.body)) };
+  const s = signCallbackRequest(
+    sampleCallbackFields({
+      status: i % 5 === 0 ? 'pending' : 'berhasil',
+      method: 'va',
+      channel: 'bca',
+      now: at,
+      url: 'https://shop.example/cb',
+      trxId: 100000 + i,
+    }),
+    VA,
+    i % 2 ? 'json' : 'form',
+    at,
+    String(i),
+  );
+  const headers = {
+    host: '127.0.0.1:8080',
+    'content-type': s.headers['Content-Type'],
+    'x-signature': s.signature,
+    'x-timestamp': s.headers['X-Timestamp'],
+    'x-external-id': s.headers['X-External-ID'],
+    'content-length': String(Buffer.byteLength(s.body)),
+  };
   return { headers, body: s.body, trx: s.fields.trx_id, status: s.fields.status };
 };
 const es = new EventStore(store);
@@ -42,7 +62,22 @@ for (let i = 0; i < N; i++) {
   const valid = i % 10 < 7;
   const id = `evt_${at.getTime().toString(36)}b${i.toString(36).padStart(5, '0')}`;
   if (i % 1000 === 500) ids.push(id);
-  await es.append({ id, receivedAt: at.toISOString(), method: 'POST', path: '/', headers: valid ? t.headers : { ...t.headers, 'x-signature': 'ab'.repeat(32) }, body: t.body, verdict: valid ? 'valid' : 'invalid', variant: null, reason: valid ? null : 'no known variant or key reproduces it', duplicate: false, trx_id: t.trx, status: t.status, answer: valid ? 200 : 400, source: 'listen' });
+  await es.append({
+    id,
+    receivedAt: at.toISOString(),
+    method: 'POST',
+    path: '/',
+    headers: valid ? t.headers : { ...t.headers, 'x-signature': 'ab'.repeat(32) },
+    body: t.body,
+    verdict: valid ? 'valid' : 'invalid',
+    variant: null,
+    reason: valid ? null : 'no known variant or key reproduces it',
+    duplicate: false,
+    trx_id: t.trx,
+    status: t.status,
+    answer: valid ? 200 : 400,
+    source: 'listen',
+  });
   if (i % 50_000 === 49_999) {
     db.exec('COMMIT');
     db.exec('BEGIN');
@@ -64,7 +99,15 @@ function timeCommand(args) {
   run();
   return r2(median(Array.from({ length: RUNS }, run)));
 }
-const nodeMs = r2(median(Array.from({ length: RUNS }, () => { const a = performance.now(); spawnSync(process.execPath, ['-e', '0']); return performance.now() - a; })));
+const nodeMs = r2(
+  median(
+    Array.from({ length: RUNS }, () => {
+      const a = performance.now();
+      spawnSync(process.execPath, ['-e', '0']);
+      return performance.now() - a;
+    }),
+  ),
+);
 const prefix = ids[Math.floor(ids.length / 2)].slice(0, 13); // the time part: unique, one event per ms
 const listMs = timeCommand(['events', 'list', '--store', store]);
 const listJsonMs = timeCommand(['events', 'list', '--store', store, '--json', '--invalid', '--limit', '20']);
@@ -73,7 +116,12 @@ const showMs = timeCommand(['events', 'show', prefix, '--store', store, '--va', 
 // 3. A listener on that store: start-up (retries are looked up, not read) and RSS.
 const t1 = performance.now();
 const listener = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', store, '--va', VA], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-const url = await new Promise((resolve) => createInterface({ input: listener.stderr }).on('line', (l) => { const m = /"url":"([^"]+)"/.exec(l); if (m) resolve(m[1]); }));
+const url = await new Promise((resolve) =>
+  createInterface({ input: listener.stderr }).on('line', (l) => {
+    const m = /"url":"([^"]+)"/.exec(l);
+    if (m) resolve(m[1]);
+  }),
+);
 const listenerStartMs = r2(performance.now() - t1);
 const listenerRssMiB = r2(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${listener.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 
@@ -86,7 +134,13 @@ const statuses = new Map();
 const send = async () => {
   while (!stop) {
     const now = new Date();
-    const s = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now, url: 'https://shop.example/cb', trxId: trx++ }), VA, 'form', now, String(trx));
+    const s = signCallbackRequest(
+      sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now, url: 'https://shop.example/cb', trxId: trx++ }),
+      VA,
+      'form',
+      now,
+      String(trx),
+    );
     const a = performance.now();
     const res = await request(url, { method: 'POST', headers: s.headers, body: s.body });
     await res.body.text();

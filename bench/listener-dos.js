@@ -18,14 +18,25 @@ const rssMiB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pi
 const pct = (xs, f) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(f * xs.length))];
 const r1 = (x) => Math.round(x * 10) / 10;
 
-const child = spawn(process.execPath, [join(ROOT, 'bin/paycli.js'), 'listen', '--port', '0', '--json', '--va', VA, '--no-persist'], { env: { PATH: process.env.PATH, HOME: '/nonexistent' }, stdio: ['ignore', 'ignore', 'pipe'] });
-const url = await new Promise((resolve) => createInterface({ input: child.stderr }).on('line', (l) => /"url":"([^"]+)"/.exec(l) && resolve(/"url":"([^"]+)"/.exec(l)[1])));
+const child = spawn(process.execPath, [join(ROOT, 'bin/paycli.js'), 'listen', '--port', '0', '--json', '--va', VA, '--no-persist'], {
+  env: { PATH: process.env.PATH, HOME: '/nonexistent' },
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
+const url = await new Promise((resolve) =>
+  createInterface({ input: child.stderr }).on('line', (l) => /"url":"([^"]+)"/.exec(l) && resolve(/"url":"([^"]+)"/.exec(l)[1])),
+);
 
 async function validRound(offset) {
   const ms = [];
   for (let i = 0; i < VALID; i++) {
     const trxId = offset + i;
-    const s = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url, trxId }), VA, i % 2 ? 'json' : 'form', new Date(), String(trxId));
+    const s = signCallbackRequest(
+      sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url, trxId }),
+      VA,
+      i % 2 ? 'json' : 'form',
+      new Date(),
+      String(trxId),
+    );
     const t0 = performance.now();
     const res = await request(url, { method: 'POST', headers: s.headers, body: s.body });
     await res.body.text();
@@ -41,7 +52,10 @@ const head = 'trx_id=1&status=berhasil&status_code=1&amount=1000&buyer_name=';
 const bodies = [
   { type: 'application/x-www-form-urlencoded', body: head + 'x'.repeat(size - head.length) },
   { type: 'application/x-www-form-urlencoded', body: head + '%C3%96%2F'.repeat(Math.floor((size - head.length) / 9)) },
-  { type: 'application/json', body: JSON.stringify({ trx_id: 1, status: 'berhasil', status_code: 1, amount: '1000', buyer_name: 'Ö"/'.repeat(Math.floor(size / 5)) }) },
+  {
+    type: 'application/json',
+    body: JSON.stringify({ trx_id: 1, status: 'berhasil', status_code: 1, amount: '1000', buyer_name: 'Ö"/'.repeat(Math.floor(size / 5)) }),
+  },
 ];
 let stop = false;
 let forged = 0;

@@ -13,17 +13,47 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const VA = '1179000899';
 const seconds = Number(process.argv[2] ?? 5);
 const tmp = mkdtempSync(join(tmpdir(), 'paycli-prof-'));
-const S = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now: new Date('2026-11-22T07:07:01Z'), url: 'https://shop.example/ipaymu/callback', trxId: 183148 }), VA, 'form', new Date('2026-11-22T07:07:01Z'), '20261122070701000001');
+const S = signCallbackRequest(
+  sampleCallbackFields({
+    status: 'berhasil',
+    method: 'qris',
+    channel: 'mpm',
+    now: new Date('2026-11-22T07:07:01Z'),
+    url: 'https://shop.example/ipaymu/callback',
+    trxId: 183148,
+  }),
+  VA,
+  'form',
+  new Date('2026-11-22T07:07:01Z'),
+  '20261122070701000001',
+);
 const lua = (s) => `[==[${s}]==]`;
 const script = join(tmp, 'cb.lua');
-writeFileSync(script, ['wrk.method = "POST"', `wrk.body = ${lua(S.body)}`, ...Object.entries(S.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join('\n') + '\n');
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${tmp}`, join(ROOT, 'bin/paycli.js'), 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.db'), '--va', VA], { env: { PATH: process.env.PATH, HOME: tmp }, stdio: ['ignore', 'ignore', 'pipe'] });
-const url = await new Promise((resolve) => createInterface({ input: child.stderr }).on('line', (l) => /"url":"([^"]+)"/.exec(l) && resolve(/"url":"([^"]+)"/.exec(l)[1])));
+writeFileSync(
+  script,
+  ['wrk.method = "POST"', `wrk.body = ${lua(S.body)}`, ...Object.entries(S.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join('\n') + '\n',
+);
+const child = spawn(
+  process.execPath,
+  ['--cpu-prof', `--cpu-prof-dir=${tmp}`, join(ROOT, 'bin/paycli.js'), 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.db'), '--va', VA],
+  { env: { PATH: process.env.PATH, HOME: tmp }, stdio: ['ignore', 'ignore', 'pipe'] },
+);
+const url = await new Promise((resolve) =>
+  createInterface({ input: child.stderr }).on('line', (l) => /"url":"([^"]+)"/.exec(l) && resolve(/"url":"([^"]+)"/.exec(l)[1])),
+);
 const out = spawnSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' }).stdout;
 const requests = Number(/(\d+) requests in/.exec(out)[1]);
 child.kill('SIGINT');
 await new Promise((r) => child.on('exit', r));
-const profile = JSON.parse(readFileSync(join(tmp, readdirSync(tmp).find((f) => f.endsWith('.cpuprofile'))), 'utf8'));
+const profile = JSON.parse(
+  readFileSync(
+    join(
+      tmp,
+      readdirSync(tmp).find((f) => f.endsWith('.cpuprofile')),
+    ),
+    'utf8',
+  ),
+);
 
 // Self time per node, from the samples and their time deltas.
 const self = new Map();
@@ -80,12 +110,23 @@ const totals = new Map();
 for (const [id, us] of self) totals.set(area(id), (totals.get(area(id)) ?? 0) + us);
 const busy = [...totals].filter(([k]) => k !== '(idle)').reduce((a, [, v]) => a + v, 0);
 if (process.env.PROFILE_JSON) {
-  console.log(JSON.stringify({ requests, seconds, usPerRequest: Math.round((10 * busy) / requests) / 10, areas: [...totals].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).map(([k, v]) => ({ area: k, us: Math.round((10 * v) / requests) / 10, share: Math.round((1000 * v) / busy) / 10 })) }));
+  console.log(
+    JSON.stringify({
+      requests,
+      seconds,
+      usPerRequest: Math.round((10 * busy) / requests) / 10,
+      areas: [...totals]
+        .filter(([k]) => k !== '(idle)')
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => ({ area: k, us: Math.round((10 * v) / requests) / 10, share: Math.round((1000 * v) / busy) / 10 })),
+    }),
+  );
   rmSync(tmp, { recursive: true, force: true });
   process.exit(0);
 }
 console.log(`${requests} requests in ${seconds}s; ${(busy / requests).toFixed(1)} µs of listener CPU (sampled, main thread) per request`);
-for (const [k, v] of [...totals].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1])) console.log(`${k.padEnd(34)} ${(v / requests).toFixed(1).padStart(6)} µs  ${((100 * v) / busy).toFixed(1).padStart(5)} %`);
+for (const [k, v] of [...totals].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]))
+  console.log(`${k.padEnd(34)} ${(v / requests).toFixed(1).padStart(6)} µs  ${((100 * v) / busy).toFixed(1).padStart(5)} %`);
 if (process.env.PROFILE_TOP) {
   const frames = new Map();
   for (const [id, us] of self) {
@@ -94,6 +135,7 @@ if (process.env.PROFILE_TOP) {
     const key = `${area(id)} | ${f.functionName || '(anonymous)'} ${moduleOf(f).split('/').slice(-2).join('/')}:${f.lineNumber} < ${p}`;
     frames.set(key, (frames.get(key) ?? 0) + us);
   }
-  for (const [k, v] of [...frames].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP))) console.log(`${(v / requests).toFixed(2).padStart(6)} µs  ${k}`);
+  for (const [k, v] of [...frames].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP)))
+    console.log(`${(v / requests).toFixed(2).padStart(6)} µs  ${k}`);
 }
 rmSync(tmp, { recursive: true, force: true });

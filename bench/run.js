@@ -26,18 +26,37 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const want = (section) => !ONLY || ONLY.has(section);
 // One signed QRIS form callback, as the gateway sends it: the body for verify-callback and for wrk.
-const SAMPLE = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now: new Date('2026-11-22T07:07:01Z'), url: 'https://shop.example/ipaymu/callback', trxId: 183148 }), VA, 'form', new Date('2026-11-22T07:07:01Z'), '20261122070701000001');
+const SAMPLE = signCallbackRequest(
+  sampleCallbackFields({
+    status: 'berhasil',
+    method: 'qris',
+    channel: 'mpm',
+    now: new Date('2026-11-22T07:07:01Z'),
+    url: 'https://shop.example/ipaymu/callback',
+    trxId: 183148,
+  }),
+  VA,
+  'form',
+  new Date('2026-11-22T07:07:01Z'),
+  '20261122070701000001',
+);
 // verify-callback's cold start checks the real gateway capture when the repository has it (its
 // X-Signature, made by the sandbox with this VA, is below), else the generated callback.
 const SAMPLE_FILE = join(tmp, 'callback.form');
 writeFileSync(SAMPLE_FILE, SAMPLE.body);
-const VERIFY = existsSync(FIXTURE) ? { file: FIXTURE, signature: 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024' } : { file: SAMPLE_FILE, signature: SAMPLE.signature };
+const VERIFY = existsSync(FIXTURE)
+  ? { file: FIXTURE, signature: 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024' }
+  : { file: SAMPLE_FILE, signature: SAMPLE.signature };
 const r2 = (x) => Math.round(x * 100) / 100;
 // Each round measures both sides back to back, so the ratio of one round is a fair pair; the spread of
 // these per-round ratios (and how many rounds meet a target) says how reliably a median meets it.
 const pairRatios = (xs, ys) => xs.map((x, i) => r2(x / ys[i]));
 const rounds = (perRound, ok) => `in ${perRound.filter(ok).length} of ${perRound.length} rounds`;
-const quartiles = (xs) => { const s = [...xs].sort((a, b) => a - b); const q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))]; return [r2(q(0.25)), r2(q(0.75))]; };
+const quartiles = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
+  return [r2(q(0.25)), r2(q(0.75))];
+};
 
 function timeOnce(args, env = {}) {
   const t0 = process.hrtime.bigint();
@@ -88,7 +107,20 @@ if (want('batch')) {
   const file = join(tmp, 'captures.jsonl');
   const lines = [];
   for (let i = 0; i < 50_000; i++) {
-    const s = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: i % 3 ? 'va' : 'qris', channel: i % 3 ? 'bca' : 'mpm', now: new Date(), url: 'https://shop.example/ipaymu/callback', trxId: 200000 + i }), VA, i % 2 ? 'json' : 'form', new Date(), String(i));
+    const s = signCallbackRequest(
+      sampleCallbackFields({
+        status: 'berhasil',
+        method: i % 3 ? 'va' : 'qris',
+        channel: i % 3 ? 'bca' : 'mpm',
+        now: new Date(),
+        url: 'https://shop.example/ipaymu/callback',
+        trxId: 200000 + i,
+      }),
+      VA,
+      i % 2 ? 'json' : 'form',
+      new Date(),
+      String(i),
+    );
     lines.push(JSON.stringify({ headers: s.headers, body: s.body }));
   }
   writeFileSync(file, lines.join('\n') + '\n');
@@ -137,7 +169,9 @@ function wrkBinary() {
     const again = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).stdout.trim();
     if (again) return again;
   }
-  throw new Error('bench: wrk is needed for the listener benchmark: `apt-get install wrk` (Debian/Ubuntu), `brew install wrk` (macOS), or build it from https://github.com/wg/wrk');
+  throw new Error(
+    'bench: wrk is needed for the listener benchmark: `apt-get install wrk` (Debian/Ubuntu), `brew install wrk` (macOS), or build it from https://github.com/wg/wrk',
+  );
 }
 
 function cpuMs(pid) {
@@ -165,16 +199,23 @@ if (want('listener')) {
   const lua = (s) => `[==[${s}]==]`;
   writeFileSync(
     script,
-    ['wrk.method = "POST"', `wrk.body = ${lua(SAMPLE.body)}`, ...Object.entries(SAMPLE.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join('\n') + '\n',
+    ['wrk.method = "POST"', `wrk.body = ${lua(SAMPLE.body)}`, ...Object.entries(SAMPLE.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join(
+      '\n',
+    ) + '\n',
   );
   const bareSrv = await spawnJsonLine([join(ROOT, 'bench/bare-server.js')]);
   const bareUrl = `http://127.0.0.1:${bareSrv.first.port}/`;
   const storePath = join(tmp, 'events.db');
-  const listenProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise((resolve) => createInterface({ input: listenProc.stderr }).on('line', (l) => {
-    const m = /"url":"([^"]+)"/.exec(l);
-    if (m) resolve(m[1]);
-  }));
+  const listenProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], {
+    env: baseEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise((resolve) =>
+    createInterface({ input: listenProc.stderr }).on('line', (l) => {
+      const m = /"url":"([^"]+)"/.exec(l);
+      if (m) resolve(m[1]);
+    }),
+  );
   runWrk(wrk, bareUrl, 2, script, bareSrv.child.pid); // warm-up
   runWrk(wrk, url, 2, script, listenProc.pid);
   const bareRuns = [];
@@ -187,11 +228,16 @@ if (want('listener')) {
   await new Promise((r) => listenProc.on('exit', r));
   // The same with `listen --fsync` (every commit synced to the disk), two rounds.
   const fsyncStore = join(tmp, 'events-fsync.db');
-  const fsyncProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--fsync', '--store', fsyncStore, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-  const fsyncUrl = await new Promise((resolve) => createInterface({ input: fsyncProc.stderr }).on('line', (l) => {
-    const m = /"url":"([^"]+)"/.exec(l);
-    if (m) resolve(m[1]);
-  }));
+  const fsyncProc = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--fsync', '--store', fsyncStore, '--va', VA], {
+    env: baseEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const fsyncUrl = await new Promise((resolve) =>
+    createInterface({ input: fsyncProc.stderr }).on('line', (l) => {
+      const m = /"url":"([^"]+)"/.exec(l);
+      if (m) resolve(m[1]);
+    }),
+  );
   const fsyncRuns = [];
   for (let i = 0; i < 2; i++) {
     const bare = runWrk(wrk, bareUrl, SECONDS, script, bareSrv.child.pid);
@@ -208,7 +254,10 @@ if (want('listener')) {
   const answered = paycliRuns.reduce((n, r) => n + r.requests, 0);
   // A restart on that store (retries of earlier callbacks are looked up in it, not read at start).
   const t0 = performance.now();
-  const again = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], { env: baseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const again = spawn(process.execPath, [BIN, 'listen', '--port', '0', '--json', '--store', storePath, '--va', VA], {
+    env: baseEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise((resolve) => createInterface({ input: again.stderr }).on('line', (l) => l.includes('"listening"') && resolve()));
   const restartMs = performance.now() - t0;
   const restartRssMiB = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${again.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
@@ -221,7 +270,10 @@ if (want('listener')) {
     bareRps: Math.round(med(bareRuns, 'rps')),
     paycliRps: Math.round(med(paycliRuns, 'rps')),
     ratio: r2(med(paycliRuns, 'rps') / med(bareRuns, 'rps')),
-    perRound: pairRatios(paycliRuns.map((r) => r.rps), bareRuns.map((r) => r.rps)),
+    perRound: pairRatios(
+      paycliRuns.map((r) => r.rps),
+      bareRuns.map((r) => r.rps),
+    ),
     bareCpuUs: med(bareRuns, 'cpuUsPerRequest'),
     paycliCpuUs: med(paycliRuns, 'cpuUsPerRequest'),
     cpuRatio: r2(med(bareRuns, 'cpuUsPerRequest') / med(paycliRuns, 'cpuUsPerRequest')),
@@ -238,7 +290,10 @@ if (want('listener')) {
     storeMiB: r2((statSync(storePath).size + (existsSync(`${storePath}-wal`) ? statSync(`${storePath}-wal`).size : 0)) / 2 ** 20),
   };
   // Where the listener's CPU goes (a separate run under --cpu-prof, same load).
-  results.listener.profile = JSON.parse(spawnSync(process.execPath, [join(ROOT, 'bench/profile-listener.js'), String(SECONDS)], { encoding: 'utf8', env: { ...process.env, PROFILE_JSON: '1' } }).stdout);
+  results.listener.profile = JSON.parse(
+    spawnSync(process.execPath, [join(ROOT, 'bench/profile-listener.js'), String(SECONDS)], { encoding: 'utf8', env: { ...process.env, PROFILE_JSON: '1' } })
+      .stdout,
+  );
   console.error('listener', JSON.stringify(results.listener));
 }
 
@@ -257,23 +312,40 @@ if (want('emulator')) {
   // village lookups and payments against the in-process emulator
   // District codes (a district's villages are what a village lookup answers), province by province.
   const cities = sb.regions.provinces.flatMap((p) => sb.regions.children.get(p.code) ?? []);
-  const villages = cities.flatMap((c) => sb.regions.children.get(c.code) ?? []).map((d) => d.code).slice(0, 2000);
+  const villages = cities
+    .flatMap((c) => sb.regions.children.get(c.code) ?? [])
+    .map((d) => d.code)
+    .slice(0, 2000);
   const { Pool } = await import('undici');
   const pool = new Pool(new URL(sb.apiUrl).origin, { connections: 20 });
   let i = 0;
   const t1 = performance.now();
-  await Promise.all(Array.from({ length: 20 }, async () => {
-    while (i < 10_000) {
-      const code = villages[i++ % villages.length];
-      const r = buildSignedRequest({ baseUrl: sb.apiUrl, path: `areas/village/${code}`, method: 'GET', credentials: { va: VA, apiKey: KEY }, now: new Date() });
-      const x = await pool.request({ path: new URL(r.url).pathname, method: 'GET', headers: r.headers });
-      await x.body.text();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (i < 10_000) {
+        const code = villages[i++ % villages.length];
+        const r = buildSignedRequest({
+          baseUrl: sb.apiUrl,
+          path: `areas/village/${code}`,
+          method: 'GET',
+          credentials: { va: VA, apiKey: KEY },
+          now: new Date(),
+        });
+        const x = await pool.request({ path: new URL(r.url).pathname, method: 'GET', headers: r.headers });
+        await x.body.text();
+      }
+    }),
+  );
   const lookupsPerSecond = Math.round(10_000 / ((performance.now() - t1) / 1000));
   const { createServer } = await import('node:http');
   let delivered = 0;
-  const rx = createServer((q, s) => { q.resume(); q.on('end', () => { delivered++; s.end('ok'); }); });
+  const rx = createServer((q, s) => {
+    q.resume();
+    q.on('end', () => {
+      delivered++;
+      s.end('ok');
+    });
+  });
   await new Promise((r) => rx.listen(0, '127.0.0.1', r));
   const notifyUrl = `http://127.0.0.1:${rx.address().port}/cb`;
   const persistent = await startSandbox({ port: 0, dataDir: join(tmp, 'sb') });
@@ -281,15 +353,35 @@ if (want('emulator')) {
   let j = 0;
   const ids = [];
   const t2 = performance.now();
-  await Promise.all(Array.from({ length: 20 }, async () => {
-    while (j < 2000) {
-      j++;
-      const body = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'p@x.co', amount: 10000, notifyUrl, paymentMethod: 'va', paymentChannel: 'bca', product: ['A'], qty: [1], price: [10000] });
-      const r = buildSignedRequest({ baseUrl: persistent.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
-      const x = await p2.request({ path: new URL(r.url).pathname, method: 'POST', headers: r.headers, body });
-      ids.push((await x.body.json()).Data.TransactionId);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (j < 2000) {
+        j++;
+        const body = JSON.stringify({
+          name: 'Putu',
+          phone: '08123456789',
+          email: 'p@x.co',
+          amount: 10000,
+          notifyUrl,
+          paymentMethod: 'va',
+          paymentChannel: 'bca',
+          product: ['A'],
+          qty: [1],
+          price: [10000],
+        });
+        const r = buildSignedRequest({
+          baseUrl: persistent.apiUrl,
+          path: 'v2/payment/direct',
+          method: 'POST',
+          body,
+          credentials: { va: VA, apiKey: KEY },
+          now: new Date(),
+        });
+        const x = await p2.request({ path: new URL(r.url).pathname, method: 'POST', headers: r.headers, body });
+        ids.push((await x.body.json()).Data.TransactionId);
+      }
+    }),
+  );
   await Promise.all(ids.map((id) => persistent.pay(String(id))));
   await persistent.idle(60_000);
   const paymentsPerSecond = Math.round(2000 / ((performance.now() - t2) / 1000));
@@ -297,12 +389,24 @@ if (want('emulator')) {
   await pool.close();
   await persistent.close();
   rx.close();
-  results.emulator = { startupMs: r2(startupMs), startupRatio: r2(startupMs / nodeStart), rssMiB: r2(Number(status.stdout.trim()) / 1024), lookupsPerSecond, paymentsPerSecond, callbacksDelivered: delivered };
+  results.emulator = {
+    startupMs: r2(startupMs),
+    startupRatio: r2(startupMs / nodeStart),
+    rssMiB: r2(Number(status.stdout.trim()) / 1024),
+    lookupsPerSecond,
+    paymentsPerSecond,
+    callbacksDelivered: delivered,
+  };
   await sb.close();
 }
 // 5. The event store with a long history (bench/events-store.js: 1 000 000 events unless BENCH_EVENTS says otherwise).
 if (want('events')) {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bench/events-store.js')], { encoding: 'utf8', env: process.env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench/events-store.js')], {
+    encoding: 'utf8',
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
   if (r.status !== 0) throw new Error(`bench/events-store.js exited ${r.status}`);
   results.events = JSON.parse(r.stdout.trim().split('\n').at(-1));
   console.error('events', JSON.stringify(results.events));
@@ -322,7 +426,10 @@ if (ONLY) {
 const cold = (name) => results.cold.find((c) => c.name === name);
 
 const targets = [
-  ['paycli --version', 1.25], ['paycli --help', 1.5], ['paycli verify-callback <fixture>', 1.6], ['paycli areas province (emulator, no cache)', 2.5],
+  ['paycli --version', 1.25],
+  ['paycli --help', 1.5],
+  ['paycli verify-callback <fixture>', 1.6],
+  ['paycli areas province (emulator, no cache)', 2.5],
 ];
 const mark = (ok) => (ok ? 'met' : '**missed**');
 const md = `# Benchmarks
@@ -334,7 +441,12 @@ Every figure is a ratio against bare Node in the same run; absolute times are fo
 
 | command | median ms | above \`node -e 0\` | ratio | per-round ratios (middle half) | target |
 |---|---:|---:|---:|---:|---|
-${results.cold.map((c) => { const t = targets.find(([n]) => n === c.name); return `| \`${c.name}\` | ${c.medianMs} | ${c.name === 'node -e 0' ? '' : `${r2(c.medianMs - results.cold[0].medianMs)} ms`} | ${c.ratio}× | ${c.name === 'node -e 0' ? '' : `${c.middleHalf.join('–')}×`} | ${t ? `≤ ${t[1]}× — ${mark(c.ratio <= t[1])} (${rounds(c.perRound, (r) => r <= t[1])})` : ''} |`; }).join('\n')}
+${results.cold
+  .map((c) => {
+    const t = targets.find(([n]) => n === c.name);
+    return `| \`${c.name}\` | ${c.medianMs} | ${c.name === 'node -e 0' ? '' : `${r2(c.medianMs - results.cold[0].medianMs)} ms`} | ${c.ratio}× | ${c.name === 'node -e 0' ? '' : `${c.middleHalf.join('–')}×`} | ${t ? `≤ ${t[1]}× — ${mark(c.ratio <= t[1])} (${rounds(c.perRound, (r) => r <= t[1])})` : ''} |`;
+  })
+  .join('\n')}
 
 A round runs every command once, in turn; a round's ratio is its paycli time ÷ its \`node -e 0\` time. The
 middle half of those ratios, and the number of rounds within the target, show how reliably the median meets it.
@@ -402,6 +514,12 @@ A SQLite store of ${results.events.events.toLocaleString('en')} signed callbacks
 
 ${results.store ? storeSection(results.store) : ''}
 `;
-const previous = (() => { try { return readFileSync(join(ROOT, 'BENCHMARKS.md'), 'utf8').split('\n## What changed')[1]; } catch { return undefined; } })();
+const previous = (() => {
+  try {
+    return readFileSync(join(ROOT, 'BENCHMARKS.md'), 'utf8').split('\n## What changed')[1];
+  } catch {
+    return undefined;
+  }
+})();
 writeFileSync(join(ROOT, 'BENCHMARKS.md'), md + (previous ? `\n## What changed${previous}` : ''));
 console.log(md);

@@ -16,10 +16,20 @@ const VA = '1179000899';
 const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
 const r2 = (x) => Math.round(x * 100) / 100;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const dirSize = (dir) => ['ledger.db', 'ledger.db-wal'].reduce((n, f) => { try { return n + statSync(join(dir, f)).size; } catch { return n; } }, 0);
+const dirSize = (dir) =>
+  ['ledger.db', 'ledger.db-wal'].reduce((n, f) => {
+    try {
+      return n + statSync(join(dir, f)).size;
+    } catch {
+      return n;
+    }
+  }, 0);
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 /** CPU time (user + system) a process has used, in ms: what a request costs the server, whatever else runs on the machine. */
-const cpuMs = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK; };
+const cpuMs = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+};
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** Seeds a data dir; wall seconds, and the CPU seconds the command used (from bash's `times`: the machine may be shared). */
@@ -28,19 +38,27 @@ function seed(env, dataDir, payments, paid) {
   const cmd = `"${process.execPath}" "${BIN}" sandbox seed --payments ${payments} --paid ${paid} --days 90 --data-dir "${dataDir}" --json >/dev/null && times`;
   const r = spawnSync('bash', ['-c', cmd], { env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`seed exited ${r.status}: ${r.stderr}`);
-  const [user, sys] = (r.stdout.trim().split('\n').at(-1) ?? '').split(/\s+/).map((t) => { const m = /(\d+)m([\d.]+)s/.exec(t); return m ? Number(m[1]) * 60 + Number(m[2]) : 0; });
+  const [user, sys] = (r.stdout.trim().split('\n').at(-1) ?? '').split(/\s+/).map((t) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t);
+    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
+  });
   return { wallS: (performance.now() - t0) / 1000, cpuS: (user ?? 0) + (sys ?? 0) };
 }
 
 /** Emulators this bench started: stopped when it ends, however it ends. */
 const children = new Set();
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
 
 /** Starts the emulator on a data dir; resolves at its first answered API request. */
 async function start(env, dataDir) {
   spawnSync('sync');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--data-dir', dataDir, '--json', '--retry-schedule', '1h'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--data-dir', dataDir, '--json', '--retry-schedule', '1h'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const first = await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l))));
   const pool = new Pool(first.url, { connections: 4 });
   const call = async (method, path, body) => {
@@ -140,7 +158,11 @@ export async function benchStore({ n = Number(process.env.BENCH_STORE_N ?? 1_000
     const small = await start(env, listDir);
     const listEnv = { ...env, PAYCLI_SANDBOX_URL: small.first.url };
     const t0 = performance.now();
-    const all = spawnSync(process.execPath, [BIN, 'sandbox', 'list', '--all', '--json', '--limit', '1000'], { env: listEnv, encoding: 'utf8', maxBuffer: 1 << 30 });
+    const all = spawnSync(process.execPath, [BIN, 'sandbox', 'list', '--all', '--json', '--limit', '1000'], {
+      env: listEnv,
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    });
     const listAllS = (performance.now() - t0) / 1000;
     if (all.status !== 0) throw new Error(`sandbox list --all exited ${all.status}: ${all.stderr}`);
     const listed = all.stdout.trim().split('\n').length;
@@ -152,8 +174,17 @@ export async function benchStore({ n = Number(process.env.BENCH_STORE_N ?? 1_000
     small.child.kill('SIGTERM');
     await new Promise((r) => small.child.on('exit', r));
     return {
-      payments: n, seedS: r2(seeded.wallS), seedCpuS: r2(seeded.cpuS), emptyFirstAnswerMs: r2(emptyFirstAnswerMs), emptyRssMiB: r2(emptyRssMiB), ledgerMiB: r2(ledgerMiB), firstAnswerMs: r2(sb.firstAnswerMs), restartRssMiB: r2(restartRssMiB), afterQueriesRssMiB: r2(afterRssMiB),
-      ...figures, maxEventLoopBlockMs: r2(maxPingMs),
+      payments: n,
+      seedS: r2(seeded.wallS),
+      seedCpuS: r2(seeded.cpuS),
+      emptyFirstAnswerMs: r2(emptyFirstAnswerMs),
+      emptyRssMiB: r2(emptyRssMiB),
+      ledgerMiB: r2(ledgerMiB),
+      firstAnswerMs: r2(sb.firstAnswerMs),
+      restartRssMiB: r2(restartRssMiB),
+      afterQueriesRssMiB: r2(afterRssMiB),
+      ...figures,
+      maxEventLoopBlockMs: r2(maxPingMs),
       list51k: { listed, allPagesS: r2(listAllS), onePageCommandMs: r2(listOneMs) },
     };
   } finally {
@@ -164,7 +195,8 @@ export async function benchStore({ n = Number(process.env.BENCH_STORE_N ?? 1_000
 /** BENCHMARKS.md's section for these figures (`npm run bench` writes it; `node bench/store.js --markdown` prints it). */
 export function storeSection(st) {
   const mark = (ok) => (ok ? 'met' : '**missed**');
-  const row = (name, f, target) => `| ${name} | ${f.medianMs} | ${f.maxMs} | ${f.serverCpuMs} | ${target ? `≤ ${target} ms — ${mark(f.medianMs <= target)}` : ''} |`;
+  const row = (name, f, target) =>
+    `| ${name} | ${f.medianMs} | ${f.maxMs} | ${f.serverCpuMs} | ${target ? `≤ ${target} ms — ${mark(f.medianMs <= target)}` : ''} |`;
   return `## 7. Emulator ledger (SQLite, ${st.payments.toLocaleString('en')} payments, 70 % paid with a delivered callback)
 
 | | figure | target |

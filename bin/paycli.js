@@ -5,7 +5,23 @@
 // loaded; everything else runs from the single-file bundle dist/cli/paycli.cjs, compiled with V8's
 // code cache (written by `npm run build`), or from the compiled modules (dist/cli/main.js) when the
 // bundle is absent. BENCHMARKS.md has what each step buys.
-const { readFileSync, writeFileSync, writeSync, renameSync, existsSync, unlinkSync, mkdirSync, readdirSync, openSync, closeSync, fstatSync, lstatSync, statSync, chmodSync, constants: fsConstants } = require('node:fs');
+const {
+  readFileSync,
+  writeFileSync,
+  writeSync,
+  renameSync,
+  existsSync,
+  unlinkSync,
+  mkdirSync,
+  readdirSync,
+  openSync,
+  closeSync,
+  fstatSync,
+  lstatSync,
+  statSync,
+  chmodSync,
+  constants: fsConstants,
+} = require('node:fs');
 const { join, dirname } = require('node:path');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'cli', 'paycli.cjs');
@@ -16,7 +32,8 @@ const BUNDLE_ID = '// paycli-bundle ';
  * every other option given to Node, on its command line or in NODE_OPTIONS, may change V8's flags,
  * and V8 rejects a code cache made under other flags.
  */
-const NEUTRAL_OPTIONS = /^--(require|import|loader|experimental-loader|env-file|title|inspect[\w-]*|debug-port|enable-source-maps|no-warnings|trace-warnings|pending-deprecation|no-deprecation|unhandled-rejections|use-openssl-ca|use-bundled-ca|openssl-[\w-]+|tls-[\w-]+|dns-result-order)\b|^-r$/;
+const NEUTRAL_OPTIONS =
+  /^--(require|import|loader|experimental-loader|env-file|title|inspect[\w-]*|debug-port|enable-source-maps|no-warnings|trace-warnings|pending-deprecation|no-deprecation|unhandled-rejections|use-openssl-ca|use-bundled-ca|openssl-[\w-]+|tls-[\w-]+|dns-result-order)\b|^-r$/;
 const TAKES_VALUE = /^(--require|--import|--loader|--experimental-loader|--env-file|--title|-r)$/;
 
 /**
@@ -191,7 +208,10 @@ function loadBundle(argv = []) {
   const beside = join(dirname(BUNDLE), name);
   const user = userCacheFile(name);
   const bundleOwner = UID === undefined ? undefined : statSync(BUNDLE).uid;
-  const cachedData = readUserCache(user) ?? readPackagedCache(beside, bundleOwner) ?? (shape === 'common' ? undefined : readPackagedCache(join(dirname(BUNDLE), cacheName(source, 'common')), bundleOwner));
+  const cachedData =
+    readUserCache(user) ??
+    readPackagedCache(beside, bundleOwner) ??
+    (shape === 'common' ? undefined : readPackagedCache(join(dirname(BUNDLE), cacheName(source, 'common')), bundleOwner));
   // The bundle's import() calls (undici, inquirer, ora, … stay external) are routed to this module's
   // own import(): code compiled by vm.Script cannot import, least of all when it comes from a cache.
   // Its require() calls are all for Node built-ins, so this module's own require serves them.
@@ -214,7 +234,8 @@ function loadBundle(argv = []) {
       if (!writeAtomically(user, data, 0o600)) return false;
       // Caches of other builds of paycli are dead weight.
       try {
-        for (const other of readdirSync(dirname(user))) if (/^paycli\.cjs\.[^.]+\..*cache$/.test(other) && other.split('.')[2] !== header.id) unlinkSync(join(dirname(user), other));
+        for (const other of readdirSync(dirname(user)))
+          if (/^paycli\.cjs\.[^.]+\..*cache$/.test(other) && other.split('.')[2] !== header.id) unlinkSync(join(dirname(user), other));
       } catch {
         /* best effort */
       }

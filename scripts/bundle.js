@@ -24,7 +24,9 @@ const lazyBuiltins = {
     const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|').replace('/', '\\/')})$`);
     b.onResolve({ filter }, (args) =>
       // The stand-in's own require() is the real built-in.
-      args.namespace === 'paycli-lazy-builtin' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'paycli-lazy-builtin' },
+      args.namespace === 'paycli-lazy-builtin'
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ''), namespace: 'paycli-lazy-builtin' },
     );
     b.onLoad({ filter: /.*/, namespace: 'paycli-lazy-builtin' }, async (args) => {
       const names = Object.keys(await import(`node:${args.path}`)).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k));
@@ -74,7 +76,8 @@ const routed = bundled
 if (/\bimport\(/.test(routed)) throw new Error(`${OUT}: a dynamic import() with a computed specifier cannot be routed through __paycliImport`);
 // bin/paycli.js hands the bundle its own require(), which is right only for Node built-ins.
 const packages = [...routed.matchAll(/\brequire\((["'])([^"']+)\1\)/g)].map((m) => m[2]).filter((id) => !id.startsWith('node:'));
-if (packages.length > 0) throw new Error(`${OUT}: require() of ${packages.join(', ')}; only node: built-ins may be required (keep packages external behind import())`);
+if (packages.length > 0)
+  throw new Error(`${OUT}: require() of ${packages.join(', ')}; only node: built-ins may be required (keep packages external behind import())`);
 // Pure ASCII: one non-ASCII character (in a comment) makes Node decode the whole file into a
 // two-byte string, which is slower to read, hash and scan. \uXXXX means the same character in a
 // string, template, regular expression or identifier (esbuild escapes the rest itself); in a comment
@@ -95,5 +98,14 @@ writeFileSync(OUT, `// paycli-bundle ${createHash('sha256').update(content).dige
 await build({ ...common, entryPoints: ['dist/cli/commands/verify-batch-worker.js'], outfile: 'dist/cli/verify-batch-worker.js', format: 'esm' });
 // `paycli/callback`: one ES module in place of tsc's, importing nothing but node:crypto, so that a
 // merchant can deploy it alone (test/e2e/package-exports.test.ts checks its imports).
-await build({ bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', entryPoints: ['dist/callback.js'], outfile: 'dist/callback.js', allowOverwrite: true, format: 'esm' });
-await import("./train-code-cache.js");
+await build({
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  entryPoints: ['dist/callback.js'],
+  outfile: 'dist/callback.js',
+  allowOverwrite: true,
+  format: 'esm',
+});
+await import('./train-code-cache.js');

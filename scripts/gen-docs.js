@@ -8,7 +8,19 @@ import { buildProgram } from '../dist/cli/program.js';
 import { commandDocs } from '../dist/cli/command-docs.js';
 
 const dir = new URL('../docs/commands/', import.meta.url);
-const ctx = { stdin: new PassThrough(), stdout: process.stdout, stderr: process.stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, env: {}, cwd: process.cwd(), homedir: '/', now: () => new Date(), interrupts: () => new AbortController().signal };
+const ctx = {
+  stdin: new PassThrough(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdinIsTTY: false,
+  stdoutIsTTY: false,
+  stderrIsTTY: false,
+  env: {},
+  cwd: process.cwd(),
+  homedir: '/',
+  now: () => new Date(),
+  interrupts: () => new AbortController().signal,
+};
 const program = await buildProgram(ctx, { code: 0 });
 const prose = (name) => {
   const file = new URL(`prose/${name}.md`, dir);

@@ -18,10 +18,17 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../bin/paycli.js', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist/cli/', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'paycli-train-'));
-const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local/share') };
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, '.config'),
+  XDG_CACHE_HOME: join(home, '.cache'),
+  XDG_DATA_HOME: join(home, '.local/share'),
+};
 const VA = '1179000899';
 const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
-const FORM = 'trx_id=184854&sid=a&reference_id=REF1&status=berhasil&status_code=1&sub_total=102000&total=102000&amount=102000&fee=714&paid_off=101286&created_at=2025-11-11+10%3A10%3A52&expired_at=2025-11-12+10%3A10%3A52&paid_at=2025-11-11+10%3A10%3A52&settlement_status=settled&transaction_status_code=1&is_escrow=0&system_notes=&via=qris&channel=mpm&payment_no=&buyer_name=Putu&buyer_email=putu%40mail.com&buyer_phone=08123456789&additional_info=%5B%5D&url=https%3A%2F%2Fexample.com%2Fcb';
+const FORM =
+  'trx_id=184854&sid=a&reference_id=REF1&status=berhasil&status_code=1&sub_total=102000&total=102000&amount=102000&fee=714&paid_off=101286&created_at=2025-11-11+10%3A10%3A52&expired_at=2025-11-12+10%3A10%3A52&paid_at=2025-11-11+10%3A10%3A52&settlement_status=settled&transaction_status_code=1&is_escrow=0&system_notes=&via=qris&channel=mpm&payment_no=&buyer_name=Putu&buyer_email=putu%40mail.com&buyer_phone=08123456789&additional_info=%5B%5D&url=https%3A%2F%2Fexample.com%2Fcb';
 
 function paycli(args, extraEnv = {}, mode = 'write') {
   const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, PAYCLI_CODE_CACHE: mode, ...extraEnv }, encoding: 'utf8', timeout: 20_000 });
@@ -31,7 +38,10 @@ function paycli(args, extraEnv = {}, mode = 'write') {
 try {
   // Caches of earlier builds are dead weight (their names carry another content id).
   for (const name of readdirSync(DIST)) if (/^paycli\.cjs\.(.*\.)?cache$/.test(name)) unlinkSync(join(DIST, name));
-  const emulator = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--in-memory', '--json'], { env: { ...env, PAYCLI_CODE_CACHE: 'off' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const emulator = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--in-memory', '--json'], {
+    env: { ...env, PAYCLI_CODE_CACHE: 'off' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const started = await new Promise((resolve, reject) => {
     emulator.once('error', reject);
     emulator.once('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
@@ -61,7 +71,27 @@ try {
       [[...local, 'areas', 'province', '--no-cache'], keyEnv],
       [[...local, 'areas', 'province'], keyEnv],
       [[...local, 'areas', 'city', '51', '--json'], keyEnv],
-      [[...local, 'pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu', '--phone', '08123456789', '--email', 'putu@mail.com', '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/'], keyEnv],
+      [
+        [
+          ...local,
+          'pay',
+          '--method',
+          'va',
+          '--channel',
+          'bca',
+          '--name',
+          'Putu',
+          '--phone',
+          '08123456789',
+          '--email',
+          'putu@mail.com',
+          '--item',
+          'Kopi:1:10000',
+          '--notify-url',
+          'http://127.0.0.1:9/',
+        ],
+        keyEnv,
+      ],
       [['areas', '--help']],
       [['pay', '--help']],
       [['whoami'], keyEnv],

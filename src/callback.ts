@@ -52,9 +52,13 @@ export const OK_ANSWER = '{"status":"OK"}';
  * in constant time. Throws MissingVaError when `va` is missing or empty; never for a body.
  */
 export function verifyCallbackRequest(request: CallbackRequest): CallbackResult {
-  const body = typeof request.rawBody === 'string' ? request.rawBody : Buffer.from(request.rawBody.buffer, request.rawBody.byteOffset, request.rawBody.byteLength).toString('utf8');
+  const body =
+    typeof request.rawBody === 'string'
+      ? request.rawBody
+      : Buffer.from(request.rawBody.buffer, request.rawBody.byteOffset, request.rawBody.byteLength).toString('utf8');
   const v = new CallbackVerifier().verify(body, request.headers, request.va);
-  if (v.verdict === 'malformed') return { verdict: 'malformed', ok: false, reason: v.error instanceof Error ? v.error.message : String(v.error), fields: undefined, summary: v.summary };
+  if (v.verdict === 'malformed')
+    return { verdict: 'malformed', ok: false, reason: v.error instanceof Error ? v.error.message : String(v.error), fields: undefined, summary: v.summary };
   if (v.verdict === 'unsigned') return { verdict: 'invalid', ok: false, reason: 'missing X-Signature header', fields: v.fields, summary: v.summary };
   const fields = v.fields ?? parseCallbackBody(body, v.format === 'json' ? 'application/json' : 'application/x-www-form-urlencoded').fields;
   if (v.verdict === 'valid') return { verdict: 'valid', ok: true, reason: null, fields, summary: v.summary };

@@ -8,7 +8,10 @@ import { readInput } from './io.js';
  * The callback payload of `verify-callback` and `sign-callback`: from --data, --event (a request in
  * the event store, at --store), a FILE or stdin (`-` or none).
  */
-export async function readCallbackPayload(env: CommandEnv<{ data?: string; event?: string; store?: string }>, file: string | undefined): Promise<ParsedCallback> {
+export async function readCallbackPayload(
+  env: CommandEnv<{ data?: string; event?: string; store?: string }>,
+  file: string | undefined,
+): Promise<ParsedCallback> {
   const { opts } = env;
   const sources = [opts.data !== undefined, opts.event !== undefined, file !== undefined].filter(Boolean).length;
   if (sources > 1) throw new UsageError('give the payload one way: FILE, --data or --event');

@@ -14,7 +14,10 @@ export async function callbackVa(env: CommandEnv): Promise<string> {
   if (env.opts.va !== undefined) return String(parseSetting('va', env.opts.va));
   const cfg = await env.session.config();
   if (!cfg.va) {
-    throw new AuthError('no merchant VA to check callbacks with (callbacks are signed with the VA)', { hint: 'pass --va, set PAYCLI_VA, or `paycli config set va …`', code: 'ERR_MISSING_VA' });
+    throw new AuthError('no merchant VA to check callbacks with (callbacks are signed with the VA)', {
+      hint: 'pass --va, set PAYCLI_VA, or `paycli config set va …`',
+      code: 'ERR_MISSING_VA',
+    });
   }
   return cfg.va.value;
 }
@@ -42,19 +45,28 @@ export async function withStore<R>(fn: () => Promise<R>): Promise<R> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof StoreBusyError) throw new UsageError(err.message, { hint: 'resume or stop that process (`fg`, `kill -CONT PID`), then run this again; its lock is never taken over', code: 'ERR_STORE_BUSY' });
+    if (err instanceof StoreBusyError)
+      throw new UsageError(err.message, {
+        hint: 'resume or stop that process (`fg`, `kill -CONT PID`), then run this again; its lock is never taken over',
+        code: 'ERR_STORE_BUSY',
+      });
     throw err;
   }
 }
 
 /** Checks --status, --method/--channel and --format of trigger and test-handler. */
-export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): { status: StatusKey; method: string; channel: string } {
+export function checkCallbackFlags(o: { status?: string; method?: string; channel?: string; format?: string }): {
+  status: StatusKey;
+  method: string;
+  channel: string;
+} {
   const info = parseStatus(o.status ?? 'berhasil');
   if (!info) throw new UsageError(`invalid --status "${o.status}"`, { hint: STATUS_CHOICES });
   const status = info.key;
   const method = o.method ?? 'va';
   if (!METHOD_NAMES.includes(method)) throw new UsageError(`unknown --method "${method}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
   const channel = o.channel ?? channelsOf(method)[method === 'va' ? 1 : 0]!;
-  if (!channelsOf(method).includes(channel)) throw new UsageError(`channel "${channel}" is not a channel of ${method}`, { hint: `channels of ${method}: ${channelsOf(method).join(', ')}` });
+  if (!channelsOf(method).includes(channel))
+    throw new UsageError(`channel "${channel}" is not a channel of ${method}`, { hint: `channels of ${method}: ${channelsOf(method).join(', ')}` });
   return { status, method, channel };
 }

@@ -31,7 +31,13 @@ export function commandDocs(program: Command, prose: (name: string) => string | 
       '',
       ...reference(cmd, 3),
     ];
-    pages.set(`${name}.md`, `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`);
+    pages.set(
+      `${name}.md`,
+      `${lines
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trimEnd()}\n`,
+    );
   }
   const help = program.createHelp();
   const index = [

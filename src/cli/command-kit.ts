@@ -33,7 +33,10 @@ export function typed(cmd: PlainCommand): Command {
  * must accept the options the definition declares (a handler reading a flag the definition does not
  * declare, or with another type, does not compile).
  */
-export type Bind = <Args extends unknown[], Opts extends OptionValues>(cmd: TypedCommand<Args, Opts>, handler: (env: CommandEnv<NoInfer<Opts>>, ...args: never[]) => Promise<Outcome>) => void;
+export type Bind = <Args extends unknown[], Opts extends OptionValues>(
+  cmd: TypedCommand<Args, Opts>,
+  handler: (env: CommandEnv<NoInfer<Opts>>, ...args: never[]) => Promise<Outcome>,
+) => void;
 
 /** Defines one top-level command (with its subcommands) on the root program. */
 export type Define = (program: PlainCommand, bind: Bind) => void;
@@ -56,7 +59,9 @@ export function apiFlags<A extends unknown[], O extends OptionValues>(cmd: Typed
 
 /** `--dry-run` and `--curl`: show the signed request (or a curl command) instead of sending it. */
 export function sendNothingFlags<A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) {
-  return cmd.option('--dry-run', 'print the signed request; send nothing').option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
+  return cmd
+    .option('--dry-run', 'print the signed request; send nothing')
+    .option('--curl', 'print an equivalent curl command (secrets as $PAYCLI_* placeholders); send nothing');
 }
 
 /** `--store`: the event store of `listen`, `trigger` and `events`. */

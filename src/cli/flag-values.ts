@@ -13,6 +13,7 @@ export function parsePort(value: string | undefined, fallback: number): number {
 /** Parses a whole-number flag from `min` (to `max` when given); undefined when the flag is absent. */
 export function wholeNumberFlag(v: string | undefined, flag: string, min: number, max?: number): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min || (max !== undefined && Number(v) > max)) throw new UsageError(`invalid ${flag} "${v}" (a whole number from ${min}${max !== undefined ? ` to ${max}` : ''})`);
+  if (!/^\d+$/.test(v) || Number(v) < min || (max !== undefined && Number(v) > max))
+    throw new UsageError(`invalid ${flag} "${v}" (a whole number from ${min}${max !== undefined ? ` to ${max}` : ''})`);
   return Number(v);
 }

@@ -1,5 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { checkHistoryData, checkTransactionData, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, readHistory, TRANSACTION_PATH, type HistoryRequest, type TransactionRecord } from '../core/api/merchant.js';
+import {
+  checkHistoryData,
+  checkTransactionData,
+  encodeHistoryBody,
+  encodeTransactionBody,
+  HISTORY_PATH,
+  readHistory,
+  TRANSACTION_PATH,
+  type HistoryRequest,
+  type TransactionRecord,
+} from '../core/api/merchant.js';
 import { readOrders, type Order } from '../core/api/orders.js';
 import { lookupsFor, type GatewayRecords } from '../core/api/reconcile.js';
 import { GatewayError, UsageError } from '../core/errors.js';
@@ -50,7 +60,8 @@ export async function gatewayRecordsFor(env: CommandEnv, orders: Order[]): Promi
       else byRef.set(ref, [r]);
     }
     // History rows may be shorter than check transaction's: the full record of each.
-    for (const list of byRef.values()) for (const r of list) if (!byTrx.has(r.TransactionId)) byTrx.set(r.TransactionId, (await lookupTransaction(env, r.TransactionId)) ?? r);
+    for (const list of byRef.values())
+      for (const r of list) if (!byTrx.has(r.TransactionId)) byTrx.set(r.TransactionId, (await lookupTransaction(env, r.TransactionId)) ?? r);
   }
   return { byTrx, byRef };
 }

@@ -126,7 +126,8 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
         const over = total() - limit;
         if (over <= 0) break;
         let pick = -1;
-        for (let i = 0; i < columns; i++) if (eligible(i) && widths[i]! > floor[i]! && (pick < 0 || widths[i]! - floor[i]! > widths[pick]! - floor[pick]!)) pick = i;
+        for (let i = 0; i < columns; i++)
+          if (eligible(i) && widths[i]! > floor[i]! && (pick < 0 || widths[i]! - floor[i]! > widths[pick]! - floor[pick]!)) pick = i;
         if (pick < 0) break;
         widths[pick] = Math.max(floor[pick]!, widths[pick]! - over);
       }
@@ -140,7 +141,12 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
     const last = cells.length - 1;
     // The last column wraps at spaces; a single word (an id, a reference, a URL) is shortened
     // with … instead of being split across lines.
-    const lastLines = last !== columns - 1 ? [cells[last]!] : /\s/.test(plainText(cells[last]!).trim()) ? wrap(cells[last]!, widths[last]!) : [truncate(cells[last]!, widths[last]!)];
+    const lastLines =
+      last !== columns - 1
+        ? [cells[last]!]
+        : /\s/.test(plainText(cells[last]!).trim())
+          ? wrap(cells[last]!, widths[last]!)
+          : [truncate(cells[last]!, widths[last]!)];
     let line = [...cells.slice(0, last), lastLines[0]!].join('  ').trimEnd();
     if (r === 0 && header && style) line = style(line);
     lines.push(line);
@@ -163,6 +169,13 @@ function safeCell(cell: string): string {
  * a row stays one line.
  */
 function plainTable(rows: string[][]): string {
-  const line = (row: string[]) => row.map((cell) => plainText(cell).replace(/[\t\r\n]+/g, ' ').trim()).join('\t');
+  const line = (row: string[]) =>
+    row
+      .map((cell) =>
+        plainText(cell)
+          .replace(/[\t\r\n]+/g, ' ')
+          .trim(),
+      )
+      .join('\t');
   return rows.map(line).join('\n');
 }

@@ -44,7 +44,14 @@ export async function readListenerState(file: string): Promise<ListenerState | u
   try {
     const s = JSON.parse(text) as Partial<ListenerState>;
     if (typeof s.pid !== 'number' || typeof s.url !== 'string' || typeof s.path !== 'string') return undefined;
-    return { pid: s.pid, url: s.url, publicUrl: typeof s.publicUrl === 'string' ? s.publicUrl : null, tunnel: typeof s.tunnel === 'string' ? s.tunnel : null, path: s.path, startedAt: String(s.startedAt ?? '') };
+    return {
+      pid: s.pid,
+      url: s.url,
+      publicUrl: typeof s.publicUrl === 'string' ? s.publicUrl : null,
+      tunnel: typeof s.tunnel === 'string' ? s.tunnel : null,
+      path: s.path,
+      startedAt: String(s.startedAt ?? ''),
+    };
   } catch {
     return undefined;
   }
@@ -67,7 +74,9 @@ function alive(pid: number): boolean {
 export async function autoNotifyUrl(env: Record<string, string | undefined>, homedir: string, baseUrl: string): Promise<string> {
   const state = await readListenerState(listenerStatePath(env, homedir));
   if (!state || !alive(state.pid)) {
-    throw new UsageError('--notify-url auto: no `paycli listen` is running', { hint: 'start one first: `paycli listen --tunnel cloudflared` (or `paycli listen` for the emulator)' });
+    throw new UsageError('--notify-url auto: no `paycli listen` is running', {
+      hint: 'start one first: `paycli listen --tunnel cloudflared` (or `paycli listen` for the emulator)',
+    });
   }
   const path = state.path === '*' ? '/' : state.path;
   if (state.publicUrl) return state.publicUrl + path;
@@ -78,12 +87,18 @@ export async function autoNotifyUrl(env: Record<string, string | undefined>, hom
     // not a URL: not loopback
   }
   if (!loopback) {
-    throw new UsageError(`--notify-url auto: the running listener has no public URL (${state.url}), and the gateway at ${baseUrl} cannot reach this machine`, { hint: 'restart it with `paycli listen --tunnel cloudflared` (or ngrok)' });
+    throw new UsageError(`--notify-url auto: the running listener has no public URL (${state.url}), and the gateway at ${baseUrl} cannot reach this machine`, {
+      hint: 'restart it with `paycli listen --tunnel cloudflared` (or ngrok)',
+    });
   }
   return new URL(path, state.url).toString();
 }
 
 /** The notify URL a payment sends: `auto` resolved through the running listener, anything else as given. */
-export async function notifyUrlOf(env: { ctx: { env: Record<string, string | undefined>; homedir: string } }, value: string | undefined, baseUrl: string): Promise<string | undefined> {
+export async function notifyUrlOf(
+  env: { ctx: { env: Record<string, string | undefined>; homedir: string } },
+  value: string | undefined,
+  baseUrl: string,
+): Promise<string | undefined> {
   return value === 'auto' ? autoNotifyUrl(env.ctx.env, env.ctx.homedir, baseUrl) : value;
 }

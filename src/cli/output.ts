@@ -60,7 +60,12 @@ export class Output {
   readonly tablePlain: boolean;
 
   /** `c` styles stdout, `e` styles stderr; each follows its own stream's color decision. */
-  private constructor(readonly ctx: CliContext, readonly flags: GlobalFlags, readonly c: Colors, readonly e: Colors) {
+  private constructor(
+    readonly ctx: CliContext,
+    readonly flags: GlobalFlags,
+    readonly c: Colors,
+    readonly e: Colors,
+  ) {
     this.json = Boolean(flags.json);
     this.debug = Boolean(flags.debug);
     this.errWidth = ctx.stderrIsTTY ? Math.max(40, terminalWidth(ctx.columns)) : undefined;
@@ -178,7 +183,8 @@ export class Output {
       this.ctx.stderr.write(this.errLine(this.e.red('error: '), escapeControl(message)) + '\n');
       if (hint) this.ctx.stderr.write(this.errLine(this.e.dim('hint: '), escapeControl(hint)) + '\n');
     }
-    if (this.debug && err instanceof Error && err.stack) this.ctx.stderr.write(err.stack + '\n' + (err.cause instanceof Error ? `cause: ${err.cause.stack}\n` : ''));
+    if (this.debug && err instanceof Error && err.stack)
+      this.ctx.stderr.write(err.stack + '\n' + (err.cause instanceof Error ? `cause: ${err.cause.stack}\n` : ''));
     return outcome;
   }
 }

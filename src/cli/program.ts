@@ -134,7 +134,9 @@ export async function buildProgram(ctx: CliContext, state: RunState, argv?: read
     });
   };
 
-  const valueOptions = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f))));
+  const valueOptions = new Set(
+    program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f))),
+  );
   if (argv && needsOnlyHeads(argv, valueOptions)) {
     for (const entry of REGISTRY) {
       program.commandsGroup(entry.group);
@@ -172,7 +174,6 @@ function* allCommands(cmd: Command): Generator<Command> {
     yield* allCommands(sub);
   }
 }
-
 
 /** The command's words after `paycli` (`sandbox list`). */
 function commandWords(cmd: Command): string {

@@ -25,7 +25,10 @@ export function findingReport({ record: _r, ...f }: Finding): Omit<Finding, 'rec
 const CSV_HEADER = ['kind', 'lines', 'trx_id', 'reference_id', 'local', 'local_amount', 'gateway', 'gateway_amount', 'message'];
 
 export function findingsCsv(findings: Finding[]): string {
-  return csvDocument([CSV_HEADER, ...findings.map((f) => [f.kind, f.lines.join(' '), f.trxId, f.referenceId, f.local, f.localAmount, f.gateway, f.gatewayAmount, f.message])]);
+  return csvDocument([
+    CSV_HEADER,
+    ...findings.map((f) => [f.kind, f.lines.join(' '), f.trxId, f.referenceId, f.local, f.localAmount, f.gateway, f.gatewayAmount, f.message]),
+  ]);
 }
 
 /** Prints a reconciliation (table, --json or --csv); returns the outcome: ok when all agree, a check failure (exit 6) otherwise. */
@@ -38,7 +41,20 @@ export function renderReconciliation(env: CommandEnv, r: Reconciliation, csv: bo
   else if (!agree) {
     const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
     // Fits 80 columns: KIND ≤ 20, LINE ≤ 8, TRX, REFERENCE ≤ 14, LOCAL ≤ 9, GATEWAY ≤ 14 (--json has everything).
-    out.out(out.table(r.findings.map((f) => [f.kind, cut(f.lines.join(','), 8), f.trxId === undefined ? '-' : String(f.trxId), cut(f.referenceId ?? '-', 14), cut(f.local, 9), cut(f.gateway ?? '-', 14)]), ['KIND', 'LINE', 'TRX', 'REFERENCE', 'LOCAL', 'GATEWAY'], (s) => out.c.bold(s)));
+    out.out(
+      out.table(
+        r.findings.map((f) => [
+          f.kind,
+          cut(f.lines.join(','), 8),
+          f.trxId === undefined ? '-' : String(f.trxId),
+          cut(f.referenceId ?? '-', 14),
+          cut(f.local, 9),
+          cut(f.gateway ?? '-', 14),
+        ]),
+        ['KIND', 'LINE', 'TRX', 'REFERENCE', 'LOCAL', 'GATEWAY'],
+        (s) => out.c.bold(s),
+      ),
+    );
     for (const f of r.findings) out.info(out.e.dim(`  ${f.message}`));
   }
   if (agree) {
@@ -46,6 +62,12 @@ export function renderReconciliation(env: CommandEnv, r: Reconciliation, csv: bo
     return 'ok';
   }
   const parts = (Object.keys(counts) as Finding['kind'][]).filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${KIND_TEXT[k]}`);
-  return out.fail(new SignatureError(`${r.orders - r.agreeing} of ${r.orders} orders disagree with the gateway: ${parts.join('; ')}`, counts['paid-at-gateway'] > 0 ? { hint: 'paycli recover --orders FILE --deliver-to URL re-delivers the callbacks of orders paid at the gateway' } : undefined));
+  return out.fail(
+    new SignatureError(
+      `${r.orders - r.agreeing} of ${r.orders} orders disagree with the gateway: ${parts.join('; ')}`,
+      counts['paid-at-gateway'] > 0
+        ? { hint: 'paycli recover --orders FILE --deliver-to URL re-delivers the callbacks of orders paid at the gateway' }
+        : undefined,
+    ),
+  );
 }
-

@@ -25,7 +25,10 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
       if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       const raw = (state.commanderMessage ?? err.message).trim().split('\n');
       const message = raw[0]!.replace(/^error:\s*/, '');
-      const suggestion = raw.slice(1).join(' ').replace(/^\((.*)\)$/, '$1');
+      const suggestion = raw
+        .slice(1)
+        .join(' ')
+        .replace(/^\((.*)\)$/, '$1');
       return exitCodeOf(out.fail(new UsageError(message, { hint: suggestion || 'see `paycli --help` or `paycli <command> --help`' })));
     }
     return exitCodeOf(out.fail(err));

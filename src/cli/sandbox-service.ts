@@ -44,7 +44,23 @@ function envBool(env: Env, name: string): boolean | undefined {
  * The flags with what the environment adds: each setting a flag did not give is taken from its
  * PAYCLI_SANDBOX_* variable (an empty variable counts as unset).
  */
-export function withSandboxEnv<O extends { allowHost?: string[]; port?: string; host?: string; va?: string; dataDir?: string; inMemory?: boolean; accounts?: string; callbackFormat?: string; retrySchedule?: string; faults?: string; settlement?: string; readyFile?: string; dashboard?: boolean }>(opts: O, env: Env, dashboardFromFlag: boolean): O {
+export function withSandboxEnv<
+  O extends {
+    allowHost?: string[];
+    port?: string;
+    host?: string;
+    va?: string;
+    dataDir?: string;
+    inMemory?: boolean;
+    accounts?: string;
+    callbackFormat?: string;
+    retrySchedule?: string;
+    faults?: string;
+    settlement?: string;
+    readyFile?: string;
+    dashboard?: boolean;
+  },
+>(opts: O, env: Env, dashboardFromFlag: boolean): O {
   const out: O = { ...opts };
   const str = (key: 'port' | 'host' | 'va' | 'dataDir' | 'accounts' | 'callbackFormat' | 'retrySchedule' | 'faults' | 'readyFile') => {
     const v = env[SANDBOX_ENV[key]];
@@ -53,7 +69,8 @@ export function withSandboxEnv<O extends { allowHost?: string[]; port?: string; 
   for (const key of ['port', 'host', 'va', 'dataDir', 'accounts', 'callbackFormat', 'retrySchedule', 'faults', 'readyFile'] as const) str(key);
   const settlement = env[SANDBOX_ENV.settlement];
   if (out.settlement === undefined && settlement) {
-    if (settlement !== 'immediate' && settlement !== 'deferred') throw new UsageError(`invalid ${SANDBOX_ENV.settlement}="${settlement}": immediate or deferred`);
+    if (settlement !== 'immediate' && settlement !== 'deferred')
+      throw new UsageError(`invalid ${SANDBOX_ENV.settlement}="${settlement}": immediate or deferred`);
     (out as Record<string, unknown>).settlement = settlement;
   }
   if (out.inMemory === undefined) {
@@ -61,7 +78,11 @@ export function withSandboxEnv<O extends { allowHost?: string[]; port?: string; 
     if (v !== undefined) (out as Record<string, unknown>).inMemory = v;
   }
   const hosts = env[SANDBOX_ENV.allowHost];
-  if (out.allowHost === undefined && hosts) (out as Record<string, unknown>).allowHost = hosts.split(',').map((h) => h.trim()).filter(Boolean);
+  if (out.allowHost === undefined && hosts)
+    (out as Record<string, unknown>).allowHost = hosts
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
   if (!dashboardFromFlag) {
     const v = envBool(env, SANDBOX_ENV.dashboard);
     if (v !== undefined) (out as Record<string, unknown>).dashboard = v;
@@ -90,7 +111,8 @@ export function sandboxAdminBase(flag: string | undefined, env: Env): string {
   } catch {
     throw new UsageError(`invalid --sandbox-url "${raw}": an http:// URL such as http://127.0.0.1:4010`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`invalid --sandbox-url "${raw}": an http:// URL such as http://127.0.0.1:4010`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`invalid --sandbox-url "${raw}": an http:// URL such as http://127.0.0.1:4010`);
   return raw.replace(/\/+$/, '').replace(/\/api$/, '');
 }
 

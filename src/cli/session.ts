@@ -3,7 +3,17 @@ import { AuthError, UsageError } from '../core/errors.js';
 import { ApiClient } from '../core/api/client.js';
 import { userConfigPath } from '../core/config/paths.js';
 import { readUserConfig, parseSetting, userConfigWarnings, type UserConfig } from '../core/config/profiles.js';
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, requireCredentials, resolveConfig, selectProfile, targetsProduction, type ProfileChoice, type ProjectConfig, type ResolvedConfig } from '../core/config/resolve.js';
+import {
+  EMULATOR_DEFAULT_API_KEY,
+  EMULATOR_DEFAULT_VA,
+  requireCredentials,
+  resolveConfig,
+  selectProfile,
+  targetsProduction,
+  type ProfileChoice,
+  type ProjectConfig,
+  type ResolvedConfig,
+} from '../core/config/resolve.js';
 import { findProjectConfig } from '../core/config/project-file.js';
 import { modeOf } from '../core/config/secure-file.js';
 import type { HttpClient } from '../core/http/client.js';
@@ -51,7 +61,11 @@ export class Session {
   private warnedUserConfig = false;
   readonly userPath: string;
 
-  constructor(readonly ctx: CliContext, readonly out: Output, readonly opts: CommonOptions) {
+  constructor(
+    readonly ctx: CliContext,
+    readonly out: Output,
+    readonly opts: CommonOptions,
+  ) {
     this.userPath = userConfigPath(ctx.env, ctx.homedir);
   }
 
@@ -104,7 +118,14 @@ export class Session {
   async profileChoice(): Promise<ProfileChoice> {
     const [project, user] = await Promise.all([this.projectConfig(), this.userConfig()]);
     const raw = project?.config.profile;
-    return selectProfile({ flag: this.opts.profile, env: this.ctx.env, projectProfile: raw === undefined || raw === null ? undefined : String(raw), projectPath: project?.filepath, user, userPath: this.userPath });
+    return selectProfile({
+      flag: this.opts.profile,
+      env: this.ctx.env,
+      projectProfile: raw === undefined || raw === null ? undefined : String(raw),
+      projectPath: project?.filepath,
+      user,
+      userPath: this.userPath,
+    });
   }
 
   private async loadConfig(): Promise<ResolvedConfig> {
@@ -213,7 +234,9 @@ export class Session {
     if (!targetsProduction(cfg) || this.opts.yes || this.opts.dryRun || this.opts.curl) return;
     const where = cfg.env.value === 'production' ? '' : ` (${cfg.baseUrl.value}, from ${cfg.baseUrl.origin}, is the production gateway)`;
     if (!canPrompt(this.ctx, this.opts)) {
-      throw new AuthError(`refusing to ${action.refuse} without confirmation: ${summary}${where}`, { hint: 'add --yes to confirm in scripts, or run it in a terminal' });
+      throw new AuthError(`refusing to ${action.refuse} without confirmation: ${summary}${where}`, {
+        hint: 'add --yes to confirm in scripts, or run it in a terminal',
+      });
     }
     const { confirm } = await import('@inquirer/prompts');
     const ok = await confirm({ message: `PRODUCTION${where}: ${summary}. ${action.ask}`, default: false }, { input: this.ctx.stdin, output: this.ctx.stderr });

@@ -21,7 +21,8 @@ export const TUNNELS = ['cloudflared', 'ngrok'] as const;
 export type TunnelKind = (typeof TUNNELS)[number];
 
 const INSTALL: Record<TunnelKind, string> = {
-  cloudflared: 'install cloudflared (https://developers.cloudflare.com/cloudflare-one/connections/connect-networks/downloads/; brew install cloudflared) and put it on PATH; quick tunnels need no account',
+  cloudflared:
+    'install cloudflared (https://developers.cloudflare.com/cloudflare-one/connections/connect-networks/downloads/; brew install cloudflared) and put it on PATH; quick tunnels need no account',
   ngrok: 'install ngrok (https://ngrok.com/download; brew install ngrok) and run `ngrok config add-authtoken TOKEN` once',
 };
 
@@ -65,7 +66,14 @@ const TRYCLOUDFLARE = /https:\/\/(?!api\.)[a-z0-9-]+\.trycloudflare\.com\b/i;
  * Starts the tunnel program towards `localUrl` and resolves once it has told its public URL; a
  * network error (exit 5) when it exits first or says nothing within `timeoutMs`, with its last line.
  */
-export async function startTunnel(o: { kind: TunnelKind; file: string; localUrl: string; env: Record<string, string | undefined>; secrets: (string | undefined)[]; timeoutMs?: number }): Promise<Tunnel> {
+export async function startTunnel(o: {
+  kind: TunnelKind;
+  file: string;
+  localUrl: string;
+  env: Record<string, string | undefined>;
+  secrets: (string | undefined)[];
+  timeoutMs?: number;
+}): Promise<Tunnel> {
   const args = o.kind === 'cloudflared' ? ['tunnel', '--no-autoupdate', '--url', o.localUrl] : ['http', o.localUrl, '--log', 'stdout', '--log-format', 'json'];
   const child: ChildProcess = spawn(o.file, args, { env: childEnv(o.env, o.secrets), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -110,11 +118,26 @@ export async function startTunnel(o: { kind: TunnelKind; file: string; localUrl:
         void ngrokPublicUrl(ngrokApi ?? '127.0.0.1:4040', o.localUrl).then((api) => resolve((api ?? ngrokLogUrl!).replace(/\/+$/, '')), reject);
       }
     });
-    void exited.then(({ code, signal }) => reject(new NetworkError(`${o.kind} exited (${signal ?? `code ${code}`}) before it gave a public URL${last ? `: ${escapeControl(last).slice(0, 300)}` : ''}`, { hint: INSTALL[o.kind] })));
+    void exited.then(({ code, signal }) =>
+      reject(
+        new NetworkError(`${o.kind} exited (${signal ?? `code ${code}`}) before it gave a public URL${last ? `: ${escapeControl(last).slice(0, 300)}` : ''}`, {
+          hint: INSTALL[o.kind],
+        }),
+      ),
+    );
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NetworkError(`${o.kind} gave no public URL within ${Math.round((o.timeoutMs ?? 30_000) / 1000)} s${last ? `; its last line: ${escapeControl(last).slice(0, 300)}` : ''}`, { hint: 'check its output by running it yourself' })), o.timeoutMs ?? 30_000);
+    timer = setTimeout(
+      () =>
+        reject(
+          new NetworkError(
+            `${o.kind} gave no public URL within ${Math.round((o.timeoutMs ?? 30_000) / 1000)} s${last ? `; its last line: ${escapeControl(last).slice(0, 300)}` : ''}`,
+            { hint: 'check its output by running it yourself' },
+          ),
+        ),
+      o.timeoutMs ?? 30_000,
+    );
   });
   try {
     const publicUrl = await Promise.race([found, timeout]);

@@ -5,4 +5,6 @@ declare const __PAYCLI_VERSION__: string | undefined;
 
 /** The package version: built into the bundle, else read once from package.json next to dist/. */
 export const VERSION: string =
-  typeof __PAYCLI_VERSION__ === 'string' ? __PAYCLI_VERSION__ : (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  typeof __PAYCLI_VERSION__ === 'string'
+    ? __PAYCLI_VERSION__
+    : (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -40,10 +40,20 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const parts: string[] = [];
   let rest = Math.floor(ms / 1000);
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const n = Math.floor(rest / size);
     rest -= n * size;
     if (n > 0 || parts.length > 0) parts.push(`${n}${unit}`);
   }
-  return parts.filter((p) => !/^0/.test(p)).slice(0, 2).join(' ') || '0s';
+  return (
+    parts
+      .filter((p) => !/^0/.test(p))
+      .slice(0, 2)
+      .join(' ') || '0s'
+  );
 }

@@ -58,5 +58,7 @@ export interface Charge {
  * receives the amount (as the gateway's published callback sample). The fee is taken once.
  */
 export function chargeOf(amount: number, fee: number, direction: FeeDirection | undefined): Charge {
-  return direction === 'BUYER' ? { subTotal: amount, fee, total: amount + fee, paidOff: amount } : { subTotal: amount, fee, total: amount, paidOff: amount - fee };
+  return direction === 'BUYER'
+    ? { subTotal: amount, fee, total: amount + fee, paidOff: amount }
+    : { subTotal: amount, fee, total: amount, paidOff: amount - fee };
 }

@@ -14,7 +14,10 @@ const HOW = 'Rupiah are whole numbers: write 25000, 25.000 or Rp 25.000 (dots gr
  */
 export function parseRupiah(text: string, label: string): number {
   const raw = String(text);
-  const t = raw.trim().replace(/^rp\.?\s*/i, '').replace(/,(00|-)$/, '');
+  const t = raw
+    .trim()
+    .replace(/^rp\.?\s*/i, '')
+    .replace(/,(00|-)$/, '');
   if (!/^(\d+|\d{1,3}(\.\d{3})+)$/.test(t)) {
     throw new UsageError(`invalid ${label} "${raw}": ${/[.,]\d{1,2}$/.test(t) ? 'a fractional amount; ' : ''}${HOW}`);
   }
@@ -34,5 +37,10 @@ export function parseQuantity(text: string, label: string): number {
 
 /** Rupiah as Indonesians read them, thousands grouped with dots: `Rp 102.000`. */
 export function formatRupiah(amount: number): string {
-  return 'Rp ' + Math.round(amount).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return (
+    'Rp ' +
+    Math.round(amount)
+      .toString()
+      .replace(/\B(?=(\d{3})+(?!\d))/g, '.')
+  );
 }

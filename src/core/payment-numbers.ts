@@ -1,7 +1,17 @@
 /** Per-bank VA prefixes; leading zeros are part of the number and kept (docs/gateway.md, "Callbacks"). */
 const VA_PREFIX: Record<string, string> = {
-  bag: '0098', bca: '8868', bpd_bali: '0129', bni: '8848', cimb: '5919', mandiri: '8950', bmi: '7789',
-  bri: '2620', bsi: '9347', permata: '8625', danamon: '7915', btn: '9485',
+  bag: '0098',
+  bca: '8868',
+  bpd_bali: '0129',
+  bni: '8848',
+  cimb: '5919',
+  mandiri: '8950',
+  bmi: '7789',
+  bri: '2620',
+  bsi: '9347',
+  permata: '8625',
+  danamon: '7915',
+  btn: '9485',
 };
 
 function crc16(text: string): string {
@@ -20,10 +30,16 @@ function tlv(tag: string, value: string): string {
 /** A dynamic QRIS payload (EMVCo merchant-presented, with CRC) for a transaction. */
 export function qrisPayload(merchantName: string, amount: number, trxId: number): string {
   const body =
-    tlv('00', '01') + tlv('01', '12') +
+    tlv('00', '01') +
+    tlv('01', '12') +
     tlv('26', tlv('00', 'ID.CO.IPAYMU.WWW') + tlv('01', '936008980000000' + String(trxId).slice(-3)) + tlv('02', String(trxId)) + tlv('03', 'UMI')) +
-    tlv('52', '5999') + tlv('53', '360') + tlv('54', String(amount)) + tlv('58', 'ID') +
-    tlv('59', merchantName.slice(0, 25)) + tlv('60', 'DENPASAR') + tlv('62', tlv('05', String(trxId)));
+    tlv('52', '5999') +
+    tlv('53', '360') +
+    tlv('54', String(amount)) +
+    tlv('58', 'ID') +
+    tlv('59', merchantName.slice(0, 25)) +
+    tlv('60', 'DENPASAR') +
+    tlv('62', tlv('05', String(trxId)));
   const withCrcTag = body + '6304';
   return withCrcTag + crc16(withCrcTag);
 }

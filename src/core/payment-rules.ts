@@ -28,12 +28,30 @@ export type CallbackStatus = keyof typeof CALLBACK_STATUSES;
  * Display names of channels, as the gateway's PaymentName: a frozen object without a prototype, so a
  * channel named `constructor` or `__proto__` (from a request, a URL) has no name and no entry.
  */
-export const CHANNEL_NAMES: Readonly<Record<string, string>> = Object.freeze(Object.assign(Object.create(null) as Record<string, string>, {
-  bag: 'Bank Artha Graha', bca: 'BCA', bpd_bali: 'BPD Bali', bni: 'BNI', cimb: 'CIMB Niaga', mandiri: 'Mandiri',
-  bmi: 'Bank Muamalat', bri: 'BRI', bsi: 'BSI', permata: 'Permata', danamon: 'Danamon', btn: 'BTN',
-  alfamart: 'Alfamart', indomaret: 'Indomaret', rpx: 'RPX (COD)', mpm: 'QRIS', cc: 'Credit Card',
-  akulaku: 'Akulaku', dana: 'DANA', shopeepay: 'ShopeePay',
-}));
+export const CHANNEL_NAMES: Readonly<Record<string, string>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, string>, {
+    bag: 'Bank Artha Graha',
+    bca: 'BCA',
+    bpd_bali: 'BPD Bali',
+    bni: 'BNI',
+    cimb: 'CIMB Niaga',
+    mandiri: 'Mandiri',
+    bmi: 'Bank Muamalat',
+    bri: 'BRI',
+    bsi: 'BSI',
+    permata: 'Permata',
+    danamon: 'Danamon',
+    btn: 'BTN',
+    alfamart: 'Alfamart',
+    indomaret: 'Indomaret',
+    rpx: 'RPX (COD)',
+    mpm: 'QRIS',
+    cc: 'Credit Card',
+    akulaku: 'Akulaku',
+    dana: 'DANA',
+    shopeepay: 'ShopeePay',
+  }),
+);
 
 export function channelsOf(method: string): readonly string[] {
   return PAYMENT_METHODS.find((m) => m.method === method)?.channels ?? [];
@@ -161,7 +179,11 @@ export function dimension(field: string, v: unknown): RuleResult {
  * values take the default), at most PAYMENT_LIMITS.maxExpiryMs. `units`: the units taken (the
  * emulator takes all of EXPIRY_UNITS_MS; pay offers the documented EXPIRED_TYPES).
  */
-export function expiry(expired: unknown, expiredType: unknown, units: readonly string[] = Object.keys(EXPIRY_UNITS_MS)): { ok: true; ms: number } | { ok: false; errors: FieldErrors } {
+export function expiry(
+  expired: unknown,
+  expiredType: unknown,
+  units: readonly string[] = Object.keys(EXPIRY_UNITS_MS),
+): { ok: true; ms: number } | { ok: false; errors: FieldErrors } {
   const errors: FieldErrors = {};
   let unit: string = DEFAULT_EXPIRY.unit;
   if (!isAbsent(expiredType)) {

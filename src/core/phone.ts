@@ -8,7 +8,9 @@ import { UsageError } from './errors.js';
  * refused with a UsageError naming `label`.
  */
 export function normalizePhone(text: string, label = '--phone'): string {
-  const compact = String(text).trim().replace(/[\s\-().]/g, '');
+  const compact = String(text)
+    .trim()
+    .replace(/[\s\-().]/g, '');
   const local = compact.startsWith('+62') ? `0${compact.slice(3)}` : compact.startsWith('62') ? `0${compact.slice(2)}` : compact;
   if (!/^08[1-9]\d{7,10}$/.test(local)) {
     throw new UsageError(`invalid ${label} "${text}": expected an Indonesian mobile number such as 08123456789, 628123456789 or +628123456789`);

@@ -33,8 +33,32 @@ export interface StatusInfo {
   documented: boolean;
 }
 
-const row = (key: StatusKey, code: number, word: string, gloss: string, desc: string, tsc: number, settled: boolean, escrow: boolean, paid: boolean, balance: StatusInfo['balance'], documented: boolean, statusCode = code): StatusInfo => ({
-  key, code, word, gloss, desc, statusCode, transactionStatusCode: tsc, settlementStatus: settled ? 'settled' : 'unsettle', isEscrow: escrow, paid, balance, documented,
+const row = (
+  key: StatusKey,
+  code: number,
+  word: string,
+  gloss: string,
+  desc: string,
+  tsc: number,
+  settled: boolean,
+  escrow: boolean,
+  paid: boolean,
+  balance: StatusInfo['balance'],
+  documented: boolean,
+  statusCode = code,
+): StatusInfo => ({
+  key,
+  code,
+  word,
+  gloss,
+  desc,
+  statusCode,
+  transactionStatusCode: tsc,
+  settlementStatus: settled ? 'settled' : 'unsettle',
+  isEscrow: escrow,
+  paid,
+  balance,
+  documented,
 });
 
 /** Every status, in the docs' order. */
@@ -81,8 +105,20 @@ export function labelOfCode(code: number): string {
 
 /** What users type for a status: the key, the gateway's word, the gloss, older paycli words, the code. */
 const ALIASES: Record<string, StatusKey> = {
-  paid: 'berhasil', success: 'berhasil', settled: 'berhasil', 'paid-unsettled': 'unsettled', unsettle: 'unsettled', deferred: 'unsettled',
-  cancelled: 'batal', canceled: 'batal', dibatalkan: 'batal', cancel: 'batal', refunded: 'refund', failed: 'gagal', fail: 'gagal', held: 'escrow',
+  paid: 'berhasil',
+  success: 'berhasil',
+  settled: 'berhasil',
+  'paid-unsettled': 'unsettled',
+  unsettle: 'unsettled',
+  deferred: 'unsettled',
+  cancelled: 'batal',
+  canceled: 'batal',
+  dibatalkan: 'batal',
+  cancel: 'batal',
+  refunded: 'refund',
+  failed: 'gagal',
+  fail: 'gagal',
+  held: 'escrow',
 };
 
 /** A status from a word or code; undefined when it is none of them. Note: `berhasil` is 1 (settled). */
@@ -94,7 +130,8 @@ export function parseStatus(text: string): StatusInfo | undefined {
 }
 
 /** What `--status` accepts, for help and errors. */
-export const STATUS_CHOICES = 'pending, berhasil|paid, unsettled, expired, batal|cancelled, refund, error, gagal|failed, escrow, or a code (0, 1, 2, 3, 4, 5, 6, 7, -2)';
+export const STATUS_CHOICES =
+  'pending, berhasil|paid, unsettled, expired, batal|cancelled, refund, error, gagal|failed, escrow, or a code (0, 1, 2, 3, 4, 5, 6, 7, -2)';
 
 // ── Transitions ────────────────────────────────────────────────────────────────────────────────
 
@@ -147,7 +184,14 @@ export function targetOf(action: Action, opts: { escrow?: boolean; settlement?: 
 }
 
 const WHAT: Record<Action, string> = {
-  pay: 'be paid', expire: 'expire', cancel: 'be cancelled', fail: 'fail', error: 'end in error', refund: 'be refunded', settle: 'be settled', release: 'be released from escrow',
+  pay: 'be paid',
+  expire: 'expire',
+  cancel: 'be cancelled',
+  fail: 'fail',
+  error: 'end in error',
+  refund: 'be refunded',
+  settle: 'be settled',
+  release: 'be released from escrow',
 };
 
 /** Why an action is refused from this status (undefined: allowed). */

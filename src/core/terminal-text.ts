@@ -35,4 +35,3 @@ export function escapeControl(text: string, options: EscapeOptions = {}): string
   re.lastIndex = 0;
   return text.replace(re, visible);
 }
-

@@ -58,7 +58,10 @@ export async function startWalCheckpointer(
 ): Promise<WalCheckpointer> {
   const { Worker: WorkerClass } = await import('node:worker_threads');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker: Worker = new WorkerClass(WORKER_SOURCE, { eval: true, workerData: { driver, path, synchronous: opts.synchronous, intervalMs: opts.intervalMs ?? 100 } });
+  const worker: Worker = new WorkerClass(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver, path, synchronous: opts.synchronous, intervalMs: opts.intervalMs ?? 100 },
+  });
   worker.unref();
   let busy = false;
   let dirty = false;

@@ -75,7 +75,16 @@ describe('paycli api against the emulator', () => {
     const ch = await cli(['api', 'GET', 'v2/payment-channels']);
     expect(ch.code, ch.stderr).toBe(0);
     expect(ch.stderr).toMatch(/HTTP 200 · GET /);
-    const body = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'putu@mail.com', amount: 25000, notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'API-1', paymentMethod: 'va', paymentChannel: 'bca' });
+    const body = JSON.stringify({
+      name: 'Putu',
+      phone: '08123456789',
+      email: 'putu@mail.com',
+      amount: 25000,
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      referenceId: 'API-1',
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+    });
     const pay = await cli(['api', 'post', '/v2/payment/direct', '--data', '-'], {});
     expect(pay.code).toBe(2); // stdin is empty in runCli: not JSON
     const made = await cli(['api', 'POST', 'v2/payment/direct', '--data', body, '--json']);
@@ -103,7 +112,7 @@ describe('paycli api against the emulator', () => {
     expect(dry.stdout).toContain('{"amount":1000}');
     expect(dry.stdout).toContain(`# body sha256:   ${hashRequestBody('{"amount":1000}')}`);
     const curl = await cli(['api', 'POST', 'v2/payment', '--form', '--field', 'product[]=Kopi', '--curl']);
-    expect(curl.stdout).toContain("Content-Type: application/x-www-form-urlencoded");
+    expect(curl.stdout).toContain('Content-Type: application/x-www-form-urlencoded');
     for (const r of [dry, curl]) expect(r.stdout + r.stderr).not.toContain(EMULATOR_DEFAULT_API_KEY);
     expect((await cli(['history', '--json'])).stdout).toBe(before);
   });
@@ -122,7 +131,7 @@ describe('paycli api and production', () => {
 });
 
 describe('paycli api sends exactly what it signs', () => {
-  it('a form body goes with the form content type, signed over its fields\' JSON as the collection does', async () => {
+  it("a form body goes with the form content type, signed over its fields' JSON as the collection does", async () => {
     let seen: { headers: IncomingMessage['headers']; body: string } | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -146,6 +155,8 @@ describe('paycli api sends exactly what it signs', () => {
     expect(seen!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(seen!.body).toBe('product%5B%5D=Ayu+%C3%B6&price%5B%5D=5000');
     // Signed as the gateway's Postman collection signs a form: over the JSON of its fields (strings).
-    expect(seen!.headers.signature).toBe(signRequest({ method: 'POST', va: '1179000899', apiKey: 'SANDBOXKEY-0123456789', body: '{"product":["Ayu ö"],"price":["5000"]}' }).signature);
+    expect(seen!.headers.signature).toBe(
+      signRequest({ method: 'POST', va: '1179000899', apiKey: 'SANDBOXKEY-0123456789', body: '{"product":["Ayu ö"],"price":["5000"]}' }).signature,
+    );
   });
 });

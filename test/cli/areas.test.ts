@@ -99,7 +99,11 @@ describe('paycli areas against the emulator', () => {
     expect(r.stderr).toContain('hint:');
     const json = await cli(['areas', 'province', '--no-cache', '--json'], { PAYCLI_VA: '4040404040', PAYCLI_API_KEY: 'WRONG-KEY-0123456789' });
     expect(json.stdout).toBe('');
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'ERR_AUTH', kind: 'auth', message: 'the gateway refused the request (401): "unauthorized credential" — sent VA …4040 to ' + new URL(sb.apiUrl).host });
+    expect(JSON.parse(json.stderr).error).toMatchObject({
+      code: 'ERR_AUTH',
+      kind: 'auth',
+      message: 'the gateway refused the request (401): "unauthorized credential" — sent VA …4040 to ' + new URL(sb.apiUrl).host,
+    });
   });
 
   it('asks for credentials outside the local environment', async () => {
@@ -123,8 +127,13 @@ describe('paycli areas against the emulator', () => {
 
 describe('paycli sign request', () => {
   it('reproduces the fixture POST vector from a body on stdin', async () => {
-    const body = '{"name":"Buyer","phone":"08123456789","email":"buyer@mail.com","amount":10000,"notifyUrl":"https://mywebsite.com/callback","referenceId":"REF123456","paymentMethod":"va","paymentChannel":"bca"}';
-    const r = await runCli(['sign', 'request', '--method', 'post', '--path', 'v2/payment/direct', '--body', '-', '--json'], { env: { PAYCLI_VA: '0000001234567890', PAYCLI_API_KEY: 'YOUR_API_KEY' }, stdin: body, home: home.home });
+    const body =
+      '{"name":"Buyer","phone":"08123456789","email":"buyer@mail.com","amount":10000,"notifyUrl":"https://mywebsite.com/callback","referenceId":"REF123456","paymentMethod":"va","paymentChannel":"bca"}';
+    const r = await runCli(['sign', 'request', '--method', 'post', '--path', 'v2/payment/direct', '--body', '-', '--json'], {
+      env: { PAYCLI_VA: '0000001234567890', PAYCLI_API_KEY: 'YOUR_API_KEY' },
+      stdin: body,
+      home: home.home,
+    });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.bodyHash).toBe('192beb157a866f8bc76efb84a1e7925836693de8081ec53b48e4788ffa398294');

@@ -19,8 +19,16 @@ describe('--host of listen and sandbox', () => {
   const cases: [string[], number, RegExp][] = [
     [['listen', '--host', '256.1.1.1', '--port', '0'], 2, /^error: invalid --host "256\.1\.1\.1": not an IP address or a host name$/],
     [['sandbox', '--host', '256.1.1.1', '--port', '0'], 2, /^error: invalid --host "256\.1\.1\.1": not an IP address or a host name$/],
-    [['listen', '--host', '8.8.8.8', '--port', '0'], 2, /^error: cannot listen on 8\.8\.8\.8:0: address not available \(it is not an address of this machine\)$/],
-    [['sandbox', '--host', '8.8.8.8', '--port', '0'], 2, /^error: cannot listen on 8\.8\.8\.8:0: address not available \(it is not an address of this machine\)$/],
+    [
+      ['listen', '--host', '8.8.8.8', '--port', '0'],
+      2,
+      /^error: cannot listen on 8\.8\.8\.8:0: address not available \(it is not an address of this machine\)$/,
+    ],
+    [
+      ['sandbox', '--host', '8.8.8.8', '--port', '0'],
+      2,
+      /^error: cannot listen on 8\.8\.8\.8:0: address not available \(it is not an address of this machine\)$/,
+    ],
   ];
   for (const [argv, code, line] of cases) {
     it(`${argv.join(' ')}: one line, exit ${code}`, async () => {
@@ -42,14 +50,17 @@ describe('--host of listen and sandbox', () => {
 });
 
 describe('sandbox banner', () => {
-  it('shows a merchant\'s own --va masked (the documented default stays whole)', async () => {
+  it("shows a merchant's own --va masked (the documented default stays whole)", async () => {
     const h = tempHome();
     try {
       const keyFile = join(h.home, 'key.txt');
       writeFileSync(keyFile, 'MY-OWN-SECRET-KEY-0123456789\n');
       const stop = new AbortController();
       stop.abort('test');
-      const own = await runCli(['sandbox', '--port', '0', '--in-memory', '--va', '1234567890', '--api-key-file', keyFile], { home: h.home, signal: stop.signal });
+      const own = await runCli(['sandbox', '--port', '0', '--in-memory', '--va', '1234567890', '--api-key-file', keyFile], {
+        home: h.home,
+        signal: stop.signal,
+      });
       expect(own.code, own.stderr).toBe(0);
       expect(own.stderr).toMatch(/^ {2}VA {9}…7890$/m);
       expect(own.stderr).not.toContain('1234567890');

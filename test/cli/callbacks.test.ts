@@ -31,10 +31,25 @@ describe('paycli verify-callback', () => {
   });
 
   it('prints the documented JSON shape', async () => {
-    const r = await cli(['verify-callback', FIXTURE_PATH, '--va', VA, '--signature', '360eeb4b0cf1ae77c0ae95d190417f93188f5c5f6a8091423fb994d67955d5ba', '--json', '--show-canonical']);
+    const r = await cli([
+      'verify-callback',
+      FIXTURE_PATH,
+      '--va',
+      VA,
+      '--signature',
+      '360eeb4b0cf1ae77c0ae95d190417f93188f5c5f6a8091423fb994d67955d5ba',
+      '--json',
+      '--show-canonical',
+    ]);
     expect(r.code).toBe(6);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ valid: false, verdict: 'invalid', received: '360eeb4b0cf1ae77c0ae95d190417f93188f5c5f6a8091423fb994d67955d5ba', expected: SIG, variant: 'amounts-as-integers+escrow-as-number' });
+    expect(doc).toMatchObject({
+      valid: false,
+      verdict: 'invalid',
+      received: '360eeb4b0cf1ae77c0ae95d190417f93188f5c5f6a8091423fb994d67955d5ba',
+      expected: SIG,
+      variant: 'amounts-as-integers+escrow-as-number',
+    });
     expect(doc.diagnosis[0]).toMatch(/integers/);
     expect(doc.canonical).toMatch(/^\{"additional_info":\[\]/);
   });
@@ -107,6 +122,6 @@ describe('paycli sign-callback', () => {
     const r = await cli(['sign-callback', FIXTURE_PATH, '--va', VA, '--curl', 'http://127.0.0.1:3000/cb']);
     expect(r.stdout).toContain(`-H 'X-Signature: ${SIG}'`);
     expect(r.stdout).toContain(`--data-binary '${FIXTURE}'`);
-    expect(r.stdout).toContain("Content-Type: application/x-www-form-urlencoded");
+    expect(r.stdout).toContain('Content-Type: application/x-www-form-urlencoded');
   });
 });

@@ -16,7 +16,7 @@ describe('childEnv', () => {
 });
 
 describe.skipIf(process.platform !== 'linux')('pay --redirect --open', () => {
-  it('starts the opener without the API key or VA in its environment, and only with the gateway\'s http(s) page', async () => {
+  it("starts the opener without the API key or VA in its environment, and only with the gateway's http(s) page", async () => {
     const sb = await sandbox();
     const h = tempHome();
     try {
@@ -25,8 +25,17 @@ describe.skipIf(process.platform !== 'linux')('pay --redirect --open', () => {
       const seen = join(h.home, 'opener.txt');
       writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\n{ printf 'ARG=%s\\n' "$@"; env; } > '${seen}'\n`);
       chmodSync(join(bin, 'xdg-open'), 0o755);
-      const env = localEnv(sb, { PATH: `${bin}:${process.env.PATH}`, DISPLAY: ':0', PAYCLI_VA: EMULATOR_DEFAULT_VA, PAYCLI_API_KEY: EMULATOR_DEFAULT_API_KEY, SHOP_KEY: EMULATOR_DEFAULT_API_KEY });
-      const r = await runCli(['pay', '--redirect', '--open', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok'], { home: h.home, env });
+      const env = localEnv(sb, {
+        PATH: `${bin}:${process.env.PATH}`,
+        DISPLAY: ':0',
+        PAYCLI_VA: EMULATOR_DEFAULT_VA,
+        PAYCLI_API_KEY: EMULATOR_DEFAULT_API_KEY,
+        SHOP_KEY: EMULATOR_DEFAULT_API_KEY,
+      });
+      const r = await runCli(
+        ['pay', '--redirect', '--open', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok'],
+        { home: h.home, env },
+      );
       expect(r.code, r.stderr).toBe(0);
       const until = Date.now() + 5000;
       while (!existsSync(seen) && Date.now() < until) await new Promise((res) => setTimeout(res, 20));

@@ -19,7 +19,13 @@ function closeGateway(granted: boolean) {
         return res.end('{"Status":403,"Success":false,"Message":"forbidden"}');
       }
       const data: Record<string, unknown> = {
-        '/api/v2/profile': { Name: 'Putu', ApiKey: 'LIVE-SECRET-KEY-abcdef', Nik: '5171000000000001', BankNumber: '1234567890123', Va: JSON.parse(body || '{}').account },
+        '/api/v2/profile': {
+          Name: 'Putu',
+          ApiKey: 'LIVE-SECRET-KEY-abcdef',
+          Nik: '5171000000000001',
+          BankNumber: '1234567890123',
+          Va: JSON.parse(body || '{}').account,
+        },
         '/api/v2/banklist': { bank: [{ id: '014', code: '014', name: 'BCA' }] },
         '/api/v2/business-category': [{ Code: 'edukasi', Name: 'Edukasi', NameEn: 'Education' }],
         '/api/v2/transferva': { TransactionId: 473615, ReferenceId: 'SPLIT-1', Amount: '100', Fee: 0 },
@@ -82,11 +88,33 @@ describe('paycli close (the private Close API)', () => {
   });
 
   it('transferva sends the documented body; register reads the password from stdin, never argv', async () => {
-    const t = await cli(granted.server, ['close', 'transferva', '--close-api', '--receiver', '1179000900', '--amount', '100', '--reference-id', 'SPLIT-1', '--related-id', '100001']);
+    const t = await cli(granted.server, [
+      'close',
+      'transferva',
+      '--close-api',
+      '--receiver',
+      '1179000900',
+      '--amount',
+      '100',
+      '--reference-id',
+      'SPLIT-1',
+      '--related-id',
+      '100001',
+    ]);
     expect(t.code, t.stderr).toBe(0);
-    expect(JSON.parse(granted.seen.at(-1)!.body)).toEqual({ sender: '1179000899', receiver: '1179000900', amount: 100, relatedId: '100001', referenceId: 'SPLIT-1' });
+    expect(JSON.parse(granted.seen.at(-1)!.body)).toEqual({
+      sender: '1179000899',
+      receiver: '1179000900',
+      amount: 100,
+      relatedId: '100001',
+      referenceId: 'SPLIT-1',
+    });
     expect(t.stdout).toMatch(/transferred Rp\s?100 · trx 473615/);
-    const reg = await cli(granted.server, ['close', 'register', '--close-api', '--name', 'Putu', '--email', 'putu@mail.com', '--phone', '08123456789', '--password-stdin', '--json'], 'rahasia-sekali\n');
+    const reg = await cli(
+      granted.server,
+      ['close', 'register', '--close-api', '--name', 'Putu', '--email', 'putu@mail.com', '--phone', '08123456789', '--password-stdin', '--json'],
+      'rahasia-sekali\n',
+    );
     expect(reg.code, reg.stderr).toBe(0);
     expect(JSON.parse(granted.seen.at(-1)!.body).password).toBe('rahasia-sekali');
     const noPrompt = await cli(granted.server, ['close', 'register', '--close-api', '--name', 'P', '--email', 'p@mail.com', '--phone', '0812']);
@@ -106,7 +134,11 @@ describe('paycli close (the private Close API)', () => {
     expect(curl.code).toBe(2);
     expect(curl.stdout + curl.stderr).not.toContain('rahasia-sekali');
     expect(granted.seen.length).toBe(before);
-    const prod = await runCli(args, { env: { PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'LIVE-KEY-0123456789' }, home: home.home, stdin: 'rahasia-sekali\n' });
+    const prod = await runCli(args, {
+      env: { PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'LIVE-KEY-0123456789' },
+      home: home.home,
+      stdin: 'rahasia-sekali\n',
+    });
     expect(prod.code).toBe(4);
   });
 

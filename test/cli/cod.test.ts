@@ -11,7 +11,22 @@ import { runCli, tempHome } from '../helpers/cli.js';
 
 const VA = '1179000899';
 const KEY = 'SANDBOX-KEY-0123456789';
-const AREA = { status: 200, success: true, status_title: 'success', message: 'Success', data: [{ id: 17473, label: 'GROGOL, GROGOL PETAMBURAN, JAKARTA BARAT, 11450', subdistrict_name: 'GROGOL', district_name: 'GROGOL PETAMBURAN', city_name: 'JAKARTA BARAT', zip_code: '11450' }] };
+const AREA = {
+  status: 200,
+  success: true,
+  status_title: 'success',
+  message: 'Success',
+  data: [
+    {
+      id: 17473,
+      label: 'GROGOL, GROGOL PETAMBURAN, JAKARTA BARAT, 11450',
+      subdistrict_name: 'GROGOL',
+      district_name: 'GROGOL PETAMBURAN',
+      city_name: 'JAKARTA BARAT',
+      zip_code: '11450',
+    },
+  ],
+};
 const ok = (Data: unknown) => JSON.stringify({ Status: 200, Success: true, Message: 'success', Data });
 
 type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: string };
@@ -42,9 +57,18 @@ function gateway(paths: Record<string, (s: Seen) => { status?: number; type?: st
 
 describe('COD logistics requests (unit)', () => {
   it('a GET puts its parameters in the query and signs their JSON; a POST sends JSON', () => {
-    expect(codRequest(COD_ROUTES.area[0]!, { area: 'grogol petamburan' })).toEqual({ method: 'GET', path: 'v2/cod/area?area=grogol+petamburan', signed: '{"area":"grogol petamburan"}' });
+    expect(codRequest(COD_ROUTES.area[0]!, { area: 'grogol petamburan' })).toEqual({
+      method: 'GET',
+      path: 'v2/cod/area?area=grogol+petamburan',
+      signed: '{"area":"grogol petamburan"}',
+    });
     expect(codRequest(COD_ROUTES.label[0]!, { transaction_id: 100001 })).toEqual({ method: 'GET', path: 'v2/cod/download-label/100001' });
-    expect(codRequest(COD_ROUTES.label[1]!, { transaction_id: 100001 })).toEqual({ method: 'POST', path: 'v2/payment/label', signed: '{"transaction_id":100001}', body: '{"transaction_id":100001}' });
+    expect(codRequest(COD_ROUTES.label[1]!, { transaction_id: 100001 })).toEqual({
+      method: 'POST',
+      path: 'v2/payment/label',
+      signed: '{"transaction_id":100001}',
+      body: '{"transaction_id":100001}',
+    });
     expect(rateParams('17473', '17474', '1.5', '100000')).toEqual({ destination_area_id: 17474, pickup_area_id: 17473, weight: 1.5, amount: 100000 });
   });
 
@@ -55,11 +79,23 @@ describe('COD logistics requests (unit)', () => {
     expect(() => pickupParams('100001', '2026-02-30', '14:00', 'Motor')).toThrow(/--date/);
     expect(() => pickupParams('100001', '2026-02-28', '24:00', 'Motor')).toThrow(/--time/);
     expect(() => pickupParams('100001', '2026-02-28', '14:00', 'Truk')).toThrow(/--vehicle/);
-    expect(pickupParams('100001', '2026-02-28', '09:30', 'mobil')).toEqual({ transaction_id: 100001, pickup_date: '2026-02-28', pickup_time: '09:30', pickup_vehicle: 'Mobil' });
+    expect(pickupParams('100001', '2026-02-28', '09:30', 'mobil')).toEqual({
+      transaction_id: 100001,
+      pickup_date: '2026-02-28',
+      pickup_time: '09:30',
+      pickup_vehicle: 'Mobil',
+    });
   });
 
   it('the area answer must be the lower-case envelope', () => {
-    expect(readCodAreas(200, JSON.stringify(AREA))[0]).toEqual({ id: 17473, label: AREA.data[0]!.label, subdistrict: 'GROGOL', district: 'GROGOL PETAMBURAN', city: 'JAKARTA BARAT', postalCode: '11450' });
+    expect(readCodAreas(200, JSON.stringify(AREA))[0]).toEqual({
+      id: 17473,
+      label: AREA.data[0]!.label,
+      subdistrict: 'GROGOL',
+      district: 'GROGOL PETAMBURAN',
+      city: 'JAKARTA BARAT',
+      postalCode: '11450',
+    });
     expect(() => readCodAreas(200, JSON.stringify({ Status: 200, Success: true, Data: AREA.data }))).toThrow(/lower-case/);
     expect(() => readCodAreas(200, JSON.stringify({ ...AREA, data: [{ label: 'x' }] }))).toThrow(/without an id/);
     expect(() => readCodAreas(200, '<html>')).toThrow(/not JSON/);
@@ -112,8 +148,13 @@ describe('paycli cod against a gateway', () => {
 
   it('rate lists services; track reads the history; errors map to exit codes', async () => {
     const g = gateway({
-      'POST /api/v2/cod/shipping-calculate': () => ({ body: ok([{ shipping: 'IDEXPRESS', shippingService: 'STD', name: 'ID Express Standard', price: 9000, etd: '2-3 days' }]) }),
-      'POST /api/v2/cod/tracking': (s) => (JSON.parse(s.body).awb === 'NOPE' ? { status: 400, body: JSON.stringify({ Status: 400, Success: false, Message: 'awb not found' }) } : { body: ok({ awb: 'PCL1', status: 'in transit', history: [{ at: '2026-11-25 10:00', status: 'picked up', note: 'Denpasar' }] }) }),
+      'POST /api/v2/cod/shipping-calculate': () => ({
+        body: ok([{ shipping: 'IDEXPRESS', shippingService: 'STD', name: 'ID Express Standard', price: 9000, etd: '2-3 days' }]),
+      }),
+      'POST /api/v2/cod/tracking': (s) =>
+        JSON.parse(s.body).awb === 'NOPE'
+          ? { status: 400, body: JSON.stringify({ Status: 400, Success: false, Message: 'awb not found' }) }
+          : { body: ok({ awb: 'PCL1', status: 'in transit', history: [{ at: '2026-11-25 10:00', status: 'picked up', note: 'Denpasar' }] }) },
     });
     const base = await start(g);
     const rate = await cli(base, ['cod', 'rate', '--from', '17473', '--to', '17474', '--weight', '1', '--amount', '100000']);
@@ -121,7 +162,11 @@ describe('paycli cod against a gateway', () => {
     expect(rate.stdout).toMatch(/IDEXPRESS\s+STD\s+ID Express Standard\s+Rp\s?9\.000\s+2-3 days/);
     expect(JSON.parse(g.seen.at(-1)!.body)).toEqual({ destination_area_id: 17474, pickup_area_id: 17473, weight: 1, amount: 100000 });
     const track = await cli(base, ['cod', 'track', '--awb', 'PCL1', '--json']);
-    expect(JSON.parse(track.stdout)).toEqual({ awb: 'PCL1', status: 'in transit', history: [{ at: '2026-11-25 10:00', status: 'picked up', note: 'Denpasar' }] });
+    expect(JSON.parse(track.stdout)).toEqual({
+      awb: 'PCL1',
+      status: 'in transit',
+      history: [{ at: '2026-11-25 10:00', status: 'picked up', note: 'Denpasar' }],
+    });
     expect((await cli(base, ['cod', 'track', '--awb', 'NOPE'])).code).toBe(3);
     expect((await cli(base, ['cod', 'track'])).code).toBe(2);
     expect((await cli(base, ['cod', 'track', '--awb', 'A', '--trx', '1'])).code).toBe(2);
@@ -160,7 +205,10 @@ describe('paycli cod against a gateway', () => {
     const r = await cli(base, ['cod', 'pickup', '100001', '--date', '2026-12-01', '--time', '14:00', '--vehicle', 'motor']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(g.seen.at(-1)!.body)).toEqual({ transaction_id: 100001, pickup_date: '2026-12-01', pickup_time: '14:00', pickup_vehicle: 'Motor' });
-    const prod = await runCli(['cod', 'pickup', '100001', '--date', '2026-12-01', '--time', '14:00', '--vehicle', 'Motor'], { env: { PAYCLI_ENV: 'production', PAYCLI_VA: VA, PAYCLI_API_KEY: KEY }, home: home.home });
+    const prod = await runCli(['cod', 'pickup', '100001', '--date', '2026-12-01', '--time', '14:00', '--vehicle', 'Motor'], {
+      env: { PAYCLI_ENV: 'production', PAYCLI_VA: VA, PAYCLI_API_KEY: KEY },
+      home: home.home,
+    });
     expect(prod.code).toBe(4);
   });
 });

@@ -23,7 +23,16 @@ beforeAll(async () => {
   chmodSync(join(bin, 'paycli'), 0o755);
   await runCli(['config', 'init', '--profile', 'staging', '--va', '1179000899', '--api-key', 'KEY-123456789012'], { home: home.home });
   await runCli(['config', 'init', '--profile', 'prod', '--va', '2220002220', '--api-key', 'KEY-999999999999'], { home: home.home });
-  await new AreaCache(join(home.home, '.cache', 'paycli', 'areas')).set('local', 'http://x/api', 'areas/province', [{ code: '51', name: 'BALI' }, { code: '52', name: 'NUSA TENGGARA BARAT' }], new Date());
+  await new AreaCache(join(home.home, '.cache', 'paycli', 'areas')).set(
+    'local',
+    'http://x/api',
+    'areas/province',
+    [
+      { code: '51', name: 'BALI' },
+      { code: '52', name: 'NUSA TENGGARA BARAT' },
+    ],
+    new Date(),
+  );
 });
 afterAll(() => home.cleanup());
 
@@ -50,7 +59,27 @@ COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${word
     expect(await bashComplete('paycli areas ')).toEqual(['cache', 'city', 'district', 'pick', 'province', 'village']);
     expect(await bashComplete('paycli --json areas c')).toEqual(['cache', 'city']);
     expect(await bashComplete('paycli pay --me')).toEqual(['--method']);
-    expect(await bashComplete('paycli sandbox ')).toEqual(['cancel', 'clock', 'deliver', 'env', 'expire', 'export', 'fail', 'health', 'import', 'list', 'logs', 'pay', 'refund', 'release', 'resend', 'reset', 'seed', 'settle', 'ship']);
+    expect(await bashComplete('paycli sandbox ')).toEqual([
+      'cancel',
+      'clock',
+      'deliver',
+      'env',
+      'expire',
+      'export',
+      'fail',
+      'health',
+      'import',
+      'list',
+      'logs',
+      'pay',
+      'refund',
+      'release',
+      'resend',
+      'reset',
+      'seed',
+      'settle',
+      'ship',
+    ]);
     expect(await bashComplete('paycli listen --for')).toEqual(['--forward-to']);
   });
 
@@ -71,32 +100,45 @@ COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${word
   // zsh through its real completion system, driven in a pseudo-terminal (test/helpers/zsh-capture.zsh).
   const haveZsh = spawnSync('zsh', ['--version']).status === 0;
   const inCi = Boolean(process.env.CI);
-  it.skipIf(!haveZsh && !inCi)(`works in zsh's completion system (bashcompinit), dynamic values included${haveZsh ? '' : ' (skipped: apt-get install zsh)'}`, async () => {
-    expect(haveZsh, 'zsh is missing: .ci/run installs it').toBe(true);
-    const file = new URL('../../completions/_paycli', import.meta.url).pathname;
-    const capture = new URL('../helpers/zsh-capture.zsh', import.meta.url).pathname;
-    let n = 0;
-    const complete = async (line: string) => {
-      const out = join(home.home, `zsh-offers-${n++}`);
-      const { stdout } = await exec('zsh', ['-f', capture, file, line, out], { env: { PATH: `${bin}:${process.env.PATH}`, HOME: home.home }, timeout: 20_000 });
-      return stdout.split('\n').filter(Boolean);
-    };
-    expect(await complete('paycli ar')).toEqual(['areas']);
-    expect(await complete('paycli areas ')).toEqual(['cache', 'city', 'district', 'pick', 'province', 'village']);
-    expect(await complete('paycli pay --method ')).toEqual(['cc', 'cod', 'cstore', 'ewallet', 'paylater', 'qris', 'va']);
-    // These run `paycli __complete`: they need PATH intact inside the completion function.
-    expect(await complete('paycli pay --method ewallet --channel ')).toEqual(['dana', 'shopeepay']);
-    expect(await complete('paycli --profile ')).toEqual(['prod', 'staging']);
-    expect(await complete('paycli areas city ')).toEqual(['51', '52']);
-  }, 60_000);
+  it.skipIf(!haveZsh && !inCi)(
+    `works in zsh's completion system (bashcompinit), dynamic values included${haveZsh ? '' : ' (skipped: apt-get install zsh)'}`,
+    async () => {
+      expect(haveZsh, 'zsh is missing: .ci/run installs it').toBe(true);
+      const file = new URL('../../completions/_paycli', import.meta.url).pathname;
+      const capture = new URL('../helpers/zsh-capture.zsh', import.meta.url).pathname;
+      let n = 0;
+      const complete = async (line: string) => {
+        const out = join(home.home, `zsh-offers-${n++}`);
+        const { stdout } = await exec('zsh', ['-f', capture, file, line, out], {
+          env: { PATH: `${bin}:${process.env.PATH}`, HOME: home.home },
+          timeout: 20_000,
+        });
+        return stdout.split('\n').filter(Boolean);
+      };
+      expect(await complete('paycli ar')).toEqual(['areas']);
+      expect(await complete('paycli areas ')).toEqual(['cache', 'city', 'district', 'pick', 'province', 'village']);
+      expect(await complete('paycli pay --method ')).toEqual(['cc', 'cod', 'cstore', 'ewallet', 'paylater', 'qris', 'va']);
+      // These run `paycli __complete`: they need PATH intact inside the completion function.
+      expect(await complete('paycli pay --method ewallet --channel ')).toEqual(['dana', 'shopeepay']);
+      expect(await complete('paycli --profile ')).toEqual(['prod', 'staging']);
+      expect(await complete('paycli areas city ')).toEqual(['51', '52']);
+    },
+    60_000,
+  );
 
   const haveFish = spawnSync('fish', ['--version']).status === 0;
   it.skipIf(!haveFish && !process.env.CI)(`works in fish${haveFish ? '' : ' (skipped: apt-get install fish)'}`, async () => {
     expect(haveFish, 'fish must be installed in CI (.ci/run installs it)').toBe(true);
     const file = new URL('../../completions/paycli.fish', import.meta.url).pathname;
     const complete = async (line: string) => {
-      const { stdout } = await exec('fish', ['-c', `source ${file}; complete -C ${JSON.stringify(line)}`], { env: { PATH: `${bin}:${process.env.PATH}`, HOME: home.home } });
-      return stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]).sort();
+      const { stdout } = await exec('fish', ['-c', `source ${file}; complete -C ${JSON.stringify(line)}`], {
+        env: { PATH: `${bin}:${process.env.PATH}`, HOME: home.home },
+      });
+      return stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0])
+        .sort();
     };
     expect(await complete('paycli ar')).toEqual(['areas']);
     expect(await complete('paycli pay --method va --channel b')).toContain('bca');

@@ -37,7 +37,10 @@ describe('no code configs, search bounded by the repository or home', () => {
     const marker = join(root, 'executed');
     const code = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran'); module.exports = { env: 'local' };`;
     for (const name of ['paycli.config.js', 'paycli.config.cjs', '.paycli.cjs', '.payclirc.js']) writeFileSync(join(dir, name), code);
-    writeFileSync(join(dir, '.paycli.mjs'), `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'ran'); export default { env: 'local' };`);
+    writeFileSync(
+      join(dir, '.paycli.mjs'),
+      `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'ran'); export default { env: 'local' };`,
+    );
     writeFileSync(join(dir, 'paycli.config.ts'), `export default { env: 'local' };`);
     const r = await runCli(['whoami', '--json'], { home, cwd: sub, env: CREDS });
     expect(r.code).toBe(0);
@@ -47,7 +50,9 @@ describe('no code configs, search bounded by the repository or home', () => {
       expect(r.stderr).toContain(`${join(dir, name)} ignored: paycli never runs code configs`);
     }
     const doctor = await runCli(['doctor', '--json', '--offline'], { home, cwd: sub, env: CREDS });
-    const check = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((c) => c.check === 'project config')!;
+    const check = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find(
+      (c) => c.check === 'project config',
+    )!;
     expect(check.status).toBe('warn');
     expect(check.detail).toMatch(/^none found; 6 code configs ignored \(.*paycli\.config\.js.*\): paycli reads JSON and YAML only$/);
     expect(existsSync(marker)).toBe(false);
@@ -108,7 +113,24 @@ describe('no code configs, search bounded by the repository or home', () => {
 
 describe('secret-looking keys are refused like apiKey', () => {
   it('recognises every spelling', () => {
-    for (const k of ['apiKey', 'APIKEY', 'API_KEY', 'ApiKey', 'api-key', 'Api.Key', 'api key', 'key', 'KEY', 'secret', 'client_secret', 'ipaymuKey', 'merchant-key', 'password', 'token', 'privateKey']) {
+    for (const k of [
+      'apiKey',
+      'APIKEY',
+      'API_KEY',
+      'ApiKey',
+      'api-key',
+      'Api.Key',
+      'api key',
+      'key',
+      'KEY',
+      'secret',
+      'client_secret',
+      'ipaymuKey',
+      'merchant-key',
+      'password',
+      'token',
+      'privateKey',
+    ]) {
       expect(isSecretKey(k), k).toBe(true);
     }
     for (const k of ['env', 'va', 'baseUrl', 'notifyUrl', 'notify-url', 'timeout', 'profile']) expect(isSecretKey(k), k).toBe(false);
@@ -116,7 +138,13 @@ describe('secret-looking keys are refused like apiKey', () => {
 
   it('refuses them at top level and nested, with file and line, without echoing the value', async () => {
     const dir = repo('s');
-    for (const [key, nested] of [['APIKEY', false], ['API_KEY', false], ['ApiKey', false], ['secret', false], ['apiKey', true]] as const) {
+    for (const [key, nested] of [
+      ['APIKEY', false],
+      ['API_KEY', false],
+      ['ApiKey', false],
+      ['secret', false],
+      ['apiKey', true],
+    ] as const) {
       const value = 'sk-leak-ABCDEFGH12345678';
       const config = nested ? { env: 'sandbox', profiles: { prod: { [key]: value } } } : { env: 'sandbox', [key]: value };
       writeFileSync(join(dir, '.paycli.json'), JSON.stringify(config, null, 2));
@@ -125,7 +153,9 @@ describe('secret-looking keys are refused like apiKey', () => {
       expect(r.stderr).toContain(`${join(dir, '.paycli.json')}:${nested ? 5 : 3} holds a secret`);
       expect(r.stderr).not.toContain(value);
     }
-    expect(() => readProjectSettings({ filepath: '/w/.paycli.yaml', config: { Api_Key: 'x' }, text: 'Api_Key: x\n' })).toThrow(/\.paycli\.yaml:1 holds a secret \("Api_Key"\)/);
+    expect(() => readProjectSettings({ filepath: '/w/.paycli.yaml', config: { Api_Key: 'x' }, text: 'Api_Key: x\n' })).toThrow(
+      /\.paycli\.yaml:1 holds a secret \("Api_Key"\)/,
+    );
   });
 });
 
@@ -166,10 +196,17 @@ describe('a project config cannot redirect production; plain http only on loopba
     const official = await runCli(['whoami'], { home, env: { ...CREDS, PAYCLI_ENV: 'production' } });
     expect(official.stderr).not.toContain('warning');
     mkdirSync(join(home, '.config', 'paycli'), { recursive: true });
-    writeFileSync(join(home, '.config', 'paycli', 'config.json'), JSON.stringify({ defaultProfile: 'p', profiles: { p: { env: 'production', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', baseUrl: other } } }), { mode: 0o600 });
+    writeFileSync(
+      join(home, '.config', 'paycli', 'config.json'),
+      JSON.stringify({ defaultProfile: 'p', profiles: { p: { env: 'production', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', baseUrl: other } } }),
+      { mode: 0o600 },
+    );
     const profile = await runCli(['whoami'], { home });
     expect(profile.code).toBe(4);
-    const httpProfile = JSON.stringify({ defaultProfile: 'p', profiles: { p: { env: 'sandbox', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', baseUrl: 'http://gw.example.com/api' } } });
+    const httpProfile = JSON.stringify({
+      defaultProfile: 'p',
+      profiles: { p: { env: 'sandbox', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', baseUrl: 'http://gw.example.com/api' } },
+    });
     writeFileSync(join(home, '.config', 'paycli', 'config.json'), httpProfile, { mode: 0o600 });
     expect((await runCli(['whoami'], { home })).stderr).toContain('refusing plain http for the base URL http://gw.example.com');
     expect(profile.stderr).toContain('sets the base URL to https://proxy.example.com/api');
@@ -179,17 +216,27 @@ describe('a project config cannot redirect production; plain http only on loopba
     const dir = repo('shop');
     writeFileSync(join(dir, '.paycli.json'), JSON.stringify({ notifyUrl: 'https://collector.example/cb' }, null, 2));
     const warning = `${join(dir, '.paycli.json')}:2 sets the notify URL to https://collector.example/cb, not used: a project config cannot choose where production callbacks go`;
-    const prodEnvs = [{ ...CREDS, PAYCLI_ENV: 'production' }, { ...CREDS, PAYCLI_BASE_URL: 'https://my.ipaymu.com/api' }];
+    const prodEnvs = [
+      { ...CREDS, PAYCLI_ENV: 'production' },
+      { ...CREDS, PAYCLI_BASE_URL: 'https://my.ipaymu.com/api' },
+    ];
     for (const env of prodEnvs) {
       const r = await runCli(['config', 'get', 'notify-url', '--json'], { home, cwd: dir, env });
       expect(r.code, r.stderr).toBe(4);
       expect(r.stderr).toContain(warning);
       expect(r.stderr).toContain('notify-url is not set');
       // A production payment with no callback URL of its own stops before sending anything.
-      const pay = await runCli(['pay', '--yes', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:10000'], { home, cwd: dir, env });
+      const pay = await runCli(
+        ['pay', '--yes', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:10000'],
+        { home, cwd: dir, env },
+      );
       expect(pay.code).not.toBe(0);
       expect(pay.stderr).toContain('missing --notify-url');
-      const exported = await runCli(['config', 'get', 'notify-url', '--json'], { home, cwd: dir, env: { ...env, PAYCLI_NOTIFY_URL: 'https://shop.example/cb' } });
+      const exported = await runCli(['config', 'get', 'notify-url', '--json'], {
+        home,
+        cwd: dir,
+        env: { ...env, PAYCLI_NOTIFY_URL: 'https://shop.example/cb' },
+      });
       expect(exported.code, exported.stderr).toBe(0);
       expect(exported.stderr).not.toContain('notify URL');
       expect(JSON.parse(exported.stdout).value).toBe('https://shop.example/cb');
@@ -201,7 +248,14 @@ describe('a project config cannot redirect production; plain http only on loopba
     expect(JSON.parse(sandbox.stdout).value).toBe('https://collector.example/cb');
     // The user's own production profile may name it; it then comes before the project's.
     mkdirSync(join(home, '.config', 'paycli'), { recursive: true });
-    writeFileSync(join(home, '.config', 'paycli', 'config.json'), JSON.stringify({ defaultProfile: 'p', profiles: { p: { env: 'production', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', notifyUrl: 'https://shop.example/cb' } } }), { mode: 0o600 });
+    writeFileSync(
+      join(home, '.config', 'paycli', 'config.json'),
+      JSON.stringify({
+        defaultProfile: 'p',
+        profiles: { p: { env: 'production', va: '1179000899', apiKey: 'k-ABCDEFGH12345678', notifyUrl: 'https://shop.example/cb' } },
+      }),
+      { mode: 0o600 },
+    );
     const profile = await runCli(['config', 'get', 'notify-url', '--json', '--profile', 'p'], { home, cwd: dir });
     expect(profile.code, profile.stderr).toBe(0);
     expect(JSON.parse(profile.stdout)).toMatchObject({ value: 'https://shop.example/cb', origin: expect.stringContaining('profile "p"') });

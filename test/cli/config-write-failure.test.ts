@@ -18,7 +18,13 @@ describe('stale temporary files', () => {
     try {
       const path = join(dir, 'config.json');
       const old = new Date(Date.now() - 10 * 60_000);
-      for (const name of ['config.json.0123456789ab.tmp', 'config.json.fedcba987654.tmp', 'config.json.recent000000.tmp', 'other.json.0123456789ab.tmp', 'config.json.notours.tmp']) {
+      for (const name of [
+        'config.json.0123456789ab.tmp',
+        'config.json.fedcba987654.tmp',
+        'config.json.recent000000.tmp',
+        'other.json.0123456789ab.tmp',
+        'config.json.notours.tmp',
+      ]) {
         writeFileSync(join(dir, name), '{}');
         if (name !== 'config.json.recent000000.tmp') utimesSync(join(dir, name), old, old);
       }

@@ -26,12 +26,22 @@ describe('paycli config', () => {
     const keyFile = join(home.home, 'key.txt');
     writeFileSync(keyFile, KEY + '\n');
     expect((await runCli(['config', 'init', '--profile', 'staging', '--va', '1179000899', '--api-key-file', keyFile], { home: home.home })).code).toBe(0);
-    expect((await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: home.home })).code).toBe(0);
+    expect(
+      (
+        await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], {
+          home: home.home,
+        })
+      ).code,
+    ).toBe(0);
     const file = JSON.parse(readFileSync(cfgPath(), 'utf8'));
     expect(file.defaultProfile).toBe('staging');
     expect(file.profiles.staging.apiKey).toBe(KEY);
     const w = JSON.parse((await runCli(['whoami', '--json', '--profile', 'prod'], { home: home.home })).stdout);
-    expect(w).toMatchObject({ profile: { value: 'prod', origin: 'flag --profile' }, env: { value: 'production' }, baseUrl: { value: 'https://my.ipaymu.com/api' } });
+    expect(w).toMatchObject({
+      profile: { value: 'prod', origin: 'flag --profile' },
+      env: { value: 'production' },
+      baseUrl: { value: 'https://my.ipaymu.com/api' },
+    });
     const missingFile = await runCli(['config', 'init', '--va', '1179000899', '--api-key-file', join(home.home, 'nope')], { home: home.home });
     expect(missingFile.code).toBe(2);
   });

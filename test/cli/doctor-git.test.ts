@@ -32,12 +32,32 @@ describe('doctor: API key in git', () => {
     mkdirSync(bin);
     const argvFile = join(h.home, 'argv.txt');
     const stdinFile = join(h.home, 'stdin.txt');
-    writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${argvFile}'\ncat /proc/$$/cmdline | tr '\\0' ' ' >> '${argvFile}'\ncat > '${stdinFile}'\nexit 1\n`);
+    writeFileSync(
+      join(bin, 'git'),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > '${argvFile}'\ncat /proc/$$/cmdline | tr '\\0' ' ' >> '${argvFile}'\ncat > '${stdinFile}'\nexit 1\n`,
+    );
     chmodSync(join(bin, 'git'), 0o755);
-    const r = await runCli(['doctor', '--json', '--offline'], { home: h.home, env: { PATH: `${bin}:${process.env.PATH}`, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY } });
+    const r = await runCli(['doctor', '--json', '--offline'], {
+      home: h.home,
+      env: { PATH: `${bin}:${process.env.PATH}`, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY },
+    });
     expect(gitCheck(r.stdout)).toEqual({ check: 'API key in git', status: 'ok', detail: 'not in any tracked file' });
     const argv = readFileSync(argvFile, 'utf8');
-    expect(argv.split('\n').slice(0, 13)).toEqual(['--no-pager', '-c', 'core.fsmonitor=false', '-c', 'core.pager=cat', '-c', 'diff.external=', 'grep', '--no-textconv', '-l', '-F', '-f', '-']);
+    expect(argv.split('\n').slice(0, 13)).toEqual([
+      '--no-pager',
+      '-c',
+      'core.fsmonitor=false',
+      '-c',
+      'core.pager=cat',
+      '-c',
+      'diff.external=',
+      'grep',
+      '--no-textconv',
+      '-l',
+      '-F',
+      '-f',
+      '-',
+    ]);
     expect(argv).not.toContain(KEY);
     expect(argv).not.toContain('DOCTOR');
     expect(readFileSync(stdinFile, 'utf8')).toBe(KEY + '\n');
@@ -73,13 +93,21 @@ describe('doctor: API key in git', () => {
     git('add', '.');
     for (const env of [{ PAYCLI_ENV: 'local' }, { PAYCLI_VA: '1179000899', PAYCLI_API_KEY: EMULATOR_DEFAULT_API_KEY }]) {
       const r = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: repo, env: { PATH: process.env.PATH ?? '', ...env } });
-      expect(gitCheck(r.stdout), JSON.stringify(env)).toEqual({ check: 'API key in git', status: 'ok', detail: "the emulator's published default key: not a secret, not looked for" });
+      expect(gitCheck(r.stdout), JSON.stringify(env)).toEqual({
+        check: 'API key in git',
+        status: 'ok',
+        detail: "the emulator's published default key: not a secret, not looked for",
+      });
       expect(r.code, r.stdout).not.toBe(4);
     }
     // A real key in the same place still is one.
     writeFileSync(join(repo, 'pay.test.js'), `const apiKey = '${KEY}';\n`);
     git('add', '.');
-    const real = await runCli(['doctor', '--json', '--offline'], { home: h.home, cwd: repo, env: { PATH: process.env.PATH ?? '', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY } });
+    const real = await runCli(['doctor', '--json', '--offline'], {
+      home: h.home,
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: KEY },
+    });
     expect(real.code).toBe(4);
     expect(gitCheck(real.stdout).status).toBe('fail');
   });
@@ -110,4 +138,3 @@ describe('doctor: API key in git', () => {
     expect(seen).toEqual({ PATH: env.PATH, HOME: '/h' });
   });
 });
-

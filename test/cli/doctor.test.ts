@@ -27,7 +27,9 @@ describe('paycli doctor', () => {
     expect(find(checks, 'Node.js').status).toBe('ok');
     expect(find(checks, 'user config')).toMatchObject({ status: 'ok', detail: expect.stringContaining('mode 0600') });
     expect(find(checks, 'VA').detail).toBe('…0899 from profile "default" (' + join(h.home, '.config/paycli/config.json') + ')');
-    expect(find(checks, 'API key').detail).toBe(`${shownKey('SANDBOX-PAYCLI-LOCAL-0000-KEY')} from profile "default" (${join(h.home, '.config/paycli/config.json')})`);
+    expect(find(checks, 'API key').detail).toBe(
+      `${shownKey('SANDBOX-PAYCLI-LOCAL-0000-KEY')} from profile "default" (${join(h.home, '.config/paycli/config.json')})`,
+    );
     expect(find(checks, 'base URL')).toMatchObject({ status: 'ok', detail: expect.stringContaining('answered HTTP 401') });
     expect(find(checks, 'clock offset').status).toBe('ok');
     expect(code).toBe(0);
@@ -59,7 +61,18 @@ describe('paycli doctor', () => {
     execFileSync('git', ['add', '.'], { cwd: repo });
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(8080, '127.0.0.1', r)).catch(() => undefined);
-    const r = await doctor(h.home, { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'LEAKED-KEY-1234567890', HTTPS_PROXY: 'http://user:pw@proxy.example:3128', NO_PROXY: 'localhost' }, repo);
+    const r = await doctor(
+      h.home,
+      {
+        PAYCLI_ENV: 'local',
+        PAYCLI_BASE_URL: sb.apiUrl,
+        PAYCLI_VA: '1179000899',
+        PAYCLI_API_KEY: 'LEAKED-KEY-1234567890',
+        HTTPS_PROXY: 'http://user:pw@proxy.example:3128',
+        NO_PROXY: 'localhost',
+      },
+      repo,
+    );
     expect(find(r.checks, 'API key in git')).toMatchObject({ status: 'fail', detail: expect.stringContaining('settings.php') });
     expect(find(r.checks, 'proxy').detail).toContain('HTTPS_PROXY=http://proxy.example:3128/');
     expect(find(r.checks, 'proxy').detail).not.toContain('pw');

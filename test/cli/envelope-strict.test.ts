@@ -20,7 +20,16 @@ const malformed = (status: number, text: string, expectation = {}) => {
 
 describe('envelope checks', () => {
   it('refuses what is not an envelope', () => {
-    for (const text of ['{}', '{"Status":"OK","Success":true,"Message":"","Data":[]}', '{"Status":200.5,"Data":[]}', '{"Status":200,"Success":"yes","Data":[]}', '{"Status":200,"Success":true,"Message":7,"Data":[]}', '{"Status":200,"Success":true,"Message":"ok"}', 'null', '"ok"']) {
+    for (const text of [
+      '{}',
+      '{"Status":"OK","Success":true,"Message":"","Data":[]}',
+      '{"Status":200.5,"Data":[]}',
+      '{"Status":200,"Success":"yes","Data":[]}',
+      '{"Status":200,"Success":true,"Message":7,"Data":[]}',
+      '{"Status":200,"Success":true,"Message":"ok"}',
+      'null',
+      '"ok"',
+    ]) {
       const err = malformed(200, text);
       expect(err, text).toBeInstanceOf(NetworkError);
       expect(err.message, text).toMatch(/^malformed response from http:\/\/gw\/api\/x: HTTP 200 with /);
@@ -37,9 +46,14 @@ describe('envelope checks', () => {
     expect(checkPaymentData({ TransactionId: 100001 })).toBeUndefined();
     expect(checkPaymentData(null)).toBe('is null, not the payment');
     expect(checkPaymentData({ Via: 'va' })).toBe('has no TransactionId');
-    const err = malformed(200, '{"Status":200,"Success":true,"Message":"Success","Data":null}', { checkData: checkPaymentData, paymentReferenceId: 'PAYCLI-1' });
+    const err = malformed(200, '{"Status":200,"Success":true,"Message":"Success","Data":null}', {
+      checkData: checkPaymentData,
+      paymentReferenceId: 'PAYCLI-1',
+    });
     expect(err.message).toContain('HTTP 200 with a success envelope whose Data is null, not the payment: "{\\"Status\\":200');
-    expect(err.hint).toBe('the payment may have been created: look for reference PAYCLI-1 in `paycli history`, then check it with `paycli transaction ID`, before sending it again');
+    expect(err.hint).toBe(
+      'the payment may have been created: look for reference PAYCLI-1 in `paycli history`, then check it with `paycli transaction ID`, before sending it again',
+    );
   });
 
   it('keeps gateway and auth errors typed, and well-formed envelopes accepted', () => {
@@ -86,23 +100,93 @@ describe('commands on a gateway that answers nonsense (exit 5)', () => {
     answer = '{"Status":"OK","Success":true,"Message":"","Data":[]}';
     const ok = await runCli(['areas', 'city', '51', '--no-cache', '--json'], { env: env(), home: home.home });
     expect(ok.code).toBe(5);
-    expect(JSON.parse(ok.stderr).error).toMatchObject({ code: 'ERR_MALFORMED_RESPONSE', kind: 'network', exitCode: 5, message: expect.stringContaining('HTTP 200 with an envelope without an integer Status') });
+    expect(JSON.parse(ok.stderr).error).toMatchObject({
+      code: 'ERR_MALFORMED_RESPONSE',
+      kind: 'network',
+      exitCode: 5,
+      message: expect.stringContaining('HTTP 200 with an envelope without an integer Status'),
+    });
   });
 
   it('pay: Data null after the POST says the payment may exist and how to check it', async () => {
     answer = '{"Status":200,"Success":true,"Message":"Success","Data":null}';
     const before = requests;
-    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-77'], { env: env(), home: home.home, now: () => new Date('2026-11-22T18:30:00Z') });
+    const r = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'A',
+        '--phone',
+        '08123456789',
+        '--email',
+        'a@b.co',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--item',
+        'A:1:1000',
+        '--reference-id',
+        'ORDER-77',
+      ],
+      { env: env(), home: home.home, now: () => new Date('2026-11-22T18:30:00Z') },
+    );
     expect(r.code).toBe(5);
     expect(requests - before).toBe(1);
     expect(r.stderr).toContain('HTTP 200 with a success envelope whose Data is null, not the payment');
-    expect(r.stderr).toContain('hint: the payment may have been created: look for reference ORDER-77 in `paycli history --from 2026-11-23`, then check it with `paycli transaction ID`');
-     answer = '{"Status":502,"Success":false,"Message":"bad gateway","Data":null}';
-    const bad = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-78'], { env: env(), home: home.home });
+    expect(r.stderr).toContain(
+      'hint: the payment may have been created: look for reference ORDER-77 in `paycli history --from 2026-11-23`, then check it with `paycli transaction ID`',
+    );
+    answer = '{"Status":502,"Success":false,"Message":"bad gateway","Data":null}';
+    const bad = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'A',
+        '--phone',
+        '08123456789',
+        '--email',
+        'a@b.co',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--item',
+        'A:1:1000',
+        '--reference-id',
+        'ORDER-78',
+      ],
+      { env: env(), home: home.home },
+    );
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain('hint: the payment may have been created: look for reference ORDER-78');
     answer = '{"Status":400,"Success":false,"Message":"error - invalid request","Error":{"phone":["phone tidak valid."]},"Data":null}';
-    const refused = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-79'], { env: env(), home: home.home });
+    const refused = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'A',
+        '--phone',
+        '08123456789',
+        '--email',
+        'a@b.co',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--item',
+        'A:1:1000',
+        '--reference-id',
+        'ORDER-79',
+      ],
+      { env: env(), home: home.home },
+    );
     expect(refused.code).toBe(3);
     expect(refused.stderr).not.toContain('may have been created');
   });

@@ -21,7 +21,13 @@ afterAll(() => home.cleanup());
 let trx = 810000;
 function callback(format: 'form' | 'json' = 'form') {
   const trxId = trx++;
-  return signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId }), VA, format, new Date(), String(trxId));
+  return signCallbackRequest(
+    sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId }),
+    VA,
+    format,
+    new Date(),
+    String(trxId),
+  );
 }
 
 async function post(url: string, headers: Record<string, string>, body: string) {
@@ -44,8 +50,15 @@ describe('events export', () => {
     const r = await runCli(['events', 'export', '--store', path], { home: home.home });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(`exported 3 events from ${path}\n`);
-    const lines = r.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { headers: Record<string, string>; body: string });
-    expect(lines.map((x) => Object.keys(x))).toEqual([['headers', 'body'], ['headers', 'body'], ['headers', 'body']]);
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { headers: Record<string, string>; body: string });
+    expect(lines.map((x) => Object.keys(x))).toEqual([
+      ['headers', 'body'],
+      ['headers', 'body'],
+      ['headers', 'body'],
+    ]);
     expect(lines.map((x) => x.body)).toEqual([form.body, json.body, forged.body]);
     const file = join(home.home, 'export.jsonl');
     writeFileSync(file, r.stdout);
@@ -57,22 +70,50 @@ describe('events export', () => {
   it('--since and --until select by the time received: a duration ago, a WIB day (until: to its end), ISO times', async () => {
     const path = join(home.home, 'range.db');
     const store = new EventStore(path);
-    const at = (id: string, receivedAt: string): StoredEvent => ({ id, receivedAt, method: 'POST', path: '/', headers: {}, body: id, verdict: 'malformed', variant: null, reason: 'x', duplicate: false, trx_id: null, status: null, answer: 400 });
+    const at = (id: string, receivedAt: string): StoredEvent => ({
+      id,
+      receivedAt,
+      method: 'POST',
+      path: '/',
+      headers: {},
+      body: id,
+      verdict: 'malformed',
+      variant: null,
+      reason: 'x',
+      duplicate: false,
+      trx_id: null,
+      status: null,
+      answer: 400,
+    });
     // Stored out of time order (a trigger with its own clock): export orders by the time received.
-    for (const e of [at('e3', '2026-11-21T00:30:00.000Z'), at('e1', '2026-11-19T16:59:59.000Z'), at('e2', '2026-11-19T17:00:00.000Z'), at('e4', '2026-11-22T11:00:00.000Z')]) await store.append(e);
+    for (const e of [
+      at('e3', '2026-11-21T00:30:00.000Z'),
+      at('e1', '2026-11-19T16:59:59.000Z'),
+      at('e2', '2026-11-19T17:00:00.000Z'),
+      at('e4', '2026-11-22T11:00:00.000Z'),
+    ])
+      await store.append(e);
     await store.close();
     const now = () => new Date('2026-11-22T12:00:00Z');
     const bodies = async (...args: string[]) => {
       const r = await runCli(['events', 'export', '--store', path, ...args], { home: home.home, now });
       expect(r.code, r.stderr).toBe(0);
-      return r.stdout.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l).body);
+      return r.stdout
+        .trimEnd()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).body);
     };
     expect(await bodies()).toEqual(['e3', 'e1', 'e2', 'e4']); // no range: in the order stored
     expect(await bodies('--since', '2026-11-20')).toEqual(['e2', 'e3', 'e4']); // 2026-11-20 00:00 WIB = 11-19 17:00 UTC
     expect(await bodies('--until', '2026-11-20')).toEqual(['e1', 'e2']); // up to the end of 11-20 WIB
     expect(await bodies('--since', '2026-11-21 07:30', '--until', '2026-11-22T11:00:00Z')).toEqual(['e3']);
     expect(await bodies('--since', '2h')).toEqual(['e4']);
-    for (const bad of [['--since', 'yesterday'], ['--until', '2026-13-01'], ['--since', '1d', '--until', '2d']]) {
+    for (const bad of [
+      ['--since', 'yesterday'],
+      ['--until', '2026-13-01'],
+      ['--since', '1d', '--until', '2d'],
+    ]) {
       const r = await runCli(['events', 'export', '--store', path, ...bad], { home: home.home, now });
       expect(r.code, bad.join(' ')).toBe(2);
     }
@@ -85,7 +126,10 @@ describe('events tail', () => {
     const l = await startListener({ port: 0, va: VA, store: new EventStore(path, { busyTimeoutMs: 0 }) });
     const before = callback();
     expect(await post(l.url, before.headers, before.body)).toBe(200); // stored before tail starts: not printed
-    const child = spawn(process.execPath, [BIN, 'events', 'tail', '--store', path], { env: { PATH: process.env.PATH ?? '', HOME: home.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'events', 'tail', '--store', path], {
+      env: { PATH: process.env.PATH ?? '', HOME: home.home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     // Following starts once tail says so (however long a loaded machine takes to start it).
     const following = new Promise<void>((resolve) => {
@@ -129,9 +173,27 @@ describe('events tail', () => {
   it('--limit N prints the newest N stored first', async () => {
     const path = join(home.home, 'tail-limit.db');
     const store = new EventStore(path);
-    for (const id of ['evt_1', 'evt_2', 'evt_3']) await store.append({ id, receivedAt: '2026-11-22T00:00:00.000Z', method: 'POST', path: '/', headers: {}, body: '', verdict: 'malformed', variant: null, reason: null, duplicate: false, trx_id: null, status: null, answer: 400 });
+    for (const id of ['evt_1', 'evt_2', 'evt_3'])
+      await store.append({
+        id,
+        receivedAt: '2026-11-22T00:00:00.000Z',
+        method: 'POST',
+        path: '/',
+        headers: {},
+        body: '',
+        verdict: 'malformed',
+        variant: null,
+        reason: null,
+        duplicate: false,
+        trx_id: null,
+        status: null,
+        answer: 400,
+      });
     await store.close();
-    const child = spawn(process.execPath, [BIN, 'events', 'tail', '--store', path, '--limit', '2'], { env: { PATH: process.env.PATH ?? '', HOME: home.home }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [BIN, 'events', 'tail', '--store', path, '--limit', '2'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home.home },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const lines: string[] = [];
     const rl = createInterface({ input: child.stdout });
     await new Promise<void>((resolve) => rl.on('line', (line) => lines.push(line) === 2 && resolve()));

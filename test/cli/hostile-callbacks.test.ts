@@ -19,7 +19,11 @@ describe('JSON nested 3 000 levels', () => {
   it('verify-callback and sign-callback exit 2 with one line', async () => {
     const file = join(home.home, 'deep.json');
     writeFileSync(file, DEEP);
-    for (const argv of [['verify-callback', file, '--va', VA, '--signature', 'ab'.repeat(32)], ['sign-callback', file, '--va', VA], ['verify-callback', '-', '--va', VA, '--signature', 'ab'.repeat(32)]]) {
+    for (const argv of [
+      ['verify-callback', file, '--va', VA, '--signature', 'ab'.repeat(32)],
+      ['sign-callback', file, '--va', VA],
+      ['verify-callback', '-', '--va', VA, '--signature', 'ab'.repeat(32)],
+    ]) {
       const r = await runCli(argv, { home: home.home, stdin: DEEP });
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.stdout).toBe('');

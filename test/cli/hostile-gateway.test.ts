@@ -36,16 +36,39 @@ describe('control characters from the gateway never reach the terminal', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
     answers.set('areas/province', envelope([{ code: '51', name: HOSTILE }]));
-    answers.set('v2/history', envelope({ Transaction: [{ TransactionId: 7, Status: 1, ReferenceId: HOSTILE, PaymentChannel: HOSTILE, CreatedDate: '2026-11-20 10:00:00', Amount: 1000 }], Pagination: { total: 1, count: 1, per_page: 20, current_page: 1, total_pages: 1 } }));
-    answers.set('v2/payment-channels', envelope([{ Code: 'va', Name: HOSTILE, Channels: [{ Code: 'bca', Name: HOSTILE, FeatureStatus: HOSTILE, TransactionFee: { ActualFee: 4000, ActualFeeType: 'FLAT' } }] }]));
+    answers.set(
+      'v2/history',
+      envelope({
+        Transaction: [{ TransactionId: 7, Status: 1, ReferenceId: HOSTILE, PaymentChannel: HOSTILE, CreatedDate: '2026-11-20 10:00:00', Amount: 1000 }],
+        Pagination: { total: 1, count: 1, per_page: 20, current_page: 1, total_pages: 1 },
+      }),
+    );
+    answers.set(
+      'v2/payment-channels',
+      envelope([
+        {
+          Code: 'va',
+          Name: HOSTILE,
+          Channels: [{ Code: 'bca', Name: HOSTILE, FeatureStatus: HOSTILE, TransactionFee: { ActualFee: 4000, ActualFeeType: 'FLAT' } }],
+        },
+      ]),
+    );
     answers.set('v2/balance', envelope({ Va: '1179000899', MerchantBalance: 1000, MemberBalance: 0 }));
-    answers.set('v2/transaction', envelope({ TransactionId: 7, Status: 2, StatusDesc: HOSTILE, ReferenceId: HOSTILE, BuyerName: HOSTILE, Via: HOSTILE, Amount: 1000 }));
+    answers.set(
+      'v2/transaction',
+      envelope({ TransactionId: 7, Status: 2, StatusDesc: HOSTILE, ReferenceId: HOSTILE, BuyerName: HOSTILE, Via: HOSTILE, Amount: 1000 }),
+    );
   });
   afterAll(async () => {
     await new Promise((r) => server.close(r));
     home.cleanup();
   });
-  const env = (extra: Record<string, string> = {}) => ({ PAYCLI_BASE_URL: base, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY', ...extra });
+  const env = (extra: Record<string, string> = {}) => ({
+    PAYCLI_BASE_URL: base,
+    PAYCLI_VA: '1179000899',
+    PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
+    ...extra,
+  });
 
   const commands: string[][] = [['areas', 'province', '--no-cache'], ['history'], ['channels'], ['transaction', '7']];
   for (const tty of [false, true]) {
@@ -62,7 +85,7 @@ describe('control characters from the gateway never reach the terminal', () => {
     });
   }
 
-  it('keeps paycli\'s own colours on a colored terminal, and nothing else', () => {
+  it("keeps paycli's own colours on a colored terminal, and nothing else", () => {
     expect(terminalSafe('\u001b[32mvalid\u001b[39m', true)).toBe('\u001b[32mvalid\u001b[39m');
     expect(terminalSafe('\u001b[32mvalid\u001b[39m', false)).toBe('\\e[32mvalid\\e[39m');
     expect(terminalSafe('\u001b[8mhidden\u001b[2J', true)).toBe('\\e[8mhidden\\e[2J');
@@ -81,14 +104,19 @@ describe('control characters from the gateway never reach the terminal', () => {
     expect(JSON.parse(r.stdout)).toEqual([{ code: '51', name: HOSTILE }]);
   });
 
-  it('escapes the gateway\'s Message and field errors in an error, which stays one line', async () => {
+  it("escapes the gateway's Message and field errors in an error, which stays one line", async () => {
     answers.set('v2/balance', JSON.stringify({ Status: 400, Success: false, Message: `${HOSTILE}\nline two`, Error: { [HOSTILE]: [HOSTILE] }, Data: null }));
     try {
       const r = await runCli(['balance'], { env: env(), home: home.home });
       expect(r.code).toBe(3);
       expect(r.stderr).not.toMatch(RAW_CONTROL);
       // One error line (and paycli's hint), however many line breaks the gateway sent.
-      expect(r.stderr.trimEnd().split('\n').map((l) => l.split(':')[0])).toEqual(['error', 'hint']);
+      expect(
+        r.stderr
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.split(':')[0]),
+      ).toEqual(['error', 'hint']);
       expect(r.stderr).toContain(`error: the gateway answered 400: "${SHOWN}\\nline two"`);
     } finally {
       answers.set('v2/balance', envelope({ Va: '1179000899', MerchantBalance: 1000, MemberBalance: 0 }));
@@ -99,7 +127,9 @@ describe('control characters from the gateway never reach the terminal', () => {
     const r = await runCli(['areas', 'province', '--no-cache'], { env: env(), home: home.home });
     expect(r.stdout).toBe(`51\t${SHOWN}\n`);
     const dir = join(home.home, '.cache', 'paycli', 'areas');
-    const cached = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => readFileSync(join(d.parentPath, d.name), 'utf8'));
+    const cached = readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => readFileSync(join(d.parentPath, d.name), 'utf8'));
     expect(cached.some((text) => text.includes(JSON.stringify(HOSTILE).slice(1, -1)))).toBe(true);
   });
 
@@ -113,7 +143,7 @@ describe('control characters from the gateway never reach the terminal', () => {
   });
 });
 
-describe('answers that are not the endpoint\'s envelope are exit 5', () => {
+describe("answers that are not the endpoint's envelope are exit 5", () => {
   let server: Server;
   let base: string;
   let answer = '';
@@ -149,7 +179,12 @@ describe('answers that are not the endpoint\'s envelope are exit 5', () => {
         const what = `${argv.join(' ')} ← ${text}`;
         expect(r.code, what).toBe(5);
         expect(r.stdout, what).toBe('');
-        expect(r.stderr.split('\n').find((l) => l.startsWith('error: ')), what).toMatch(new RegExp(`^error: malformed response from ${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/${path}: HTTP 200 with .+: "\\{\\\\"Status\\\\":200`));
+        expect(
+          r.stderr.split('\n').find((l) => l.startsWith('error: ')),
+          what,
+        ).toMatch(
+          new RegExp(`^error: malformed response from ${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/${path}: HTTP 200 with .+: "\\{\\\\"Status\\\\":200`),
+        );
       }
     }
   });
@@ -198,7 +233,11 @@ describe('the VA is masked in human output and request previews', () => {
       const curl = await runCli(['balance', '--curl'], { env, home: home.home });
       expect(curl.stdout).not.toContain(va);
       // The in-process emulator answers, so the shell runs asynchronously.
-      const { stdout } = await promisify(execFile)('bash', ['-c', curl.stdout], { env: { PATH: process.env.PATH, PAYCLI_VA: va, PAYCLI_API_KEY: EMULATOR_DEFAULT_API_KEY }, encoding: 'utf8', timeout: 10_000 });
+      const { stdout } = await promisify(execFile)('bash', ['-c', curl.stdout], {
+        env: { PATH: process.env.PATH, PAYCLI_VA: va, PAYCLI_API_KEY: EMULATOR_DEFAULT_API_KEY },
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
       const answer = JSON.parse(stdout);
       expect(answer).toMatchObject({ Status: 200, Success: true, Data: { MerchantBalance: expect.any(Number) } });
     } finally {

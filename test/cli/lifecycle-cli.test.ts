@@ -12,7 +12,28 @@ afterAll(async () => {
 async function pay(extra: string[] = []): Promise<{ TransactionId: number; PaymentNo: string }> {
   const rx = await receiver([200]);
   rxs.push(rx);
-  const r = await runCli(['pay', '--method', 'va', '--channel', 'bni', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:100000', '--notify-url', rx.url, '--json', ...extra], { env: localEnv(fx.sb), home: fx.home.home });
+  const r = await runCli(
+    [
+      'pay',
+      '--method',
+      'va',
+      '--channel',
+      'bni',
+      '--name',
+      'A',
+      '--phone',
+      '08123456789',
+      '--email',
+      'a@b.co',
+      '--item',
+      'A:1:100000',
+      '--notify-url',
+      rx.url,
+      '--json',
+      ...extra,
+    ],
+    { env: localEnv(fx.sb), home: fx.home.home },
+  );
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -50,7 +71,7 @@ describe('paycli sandbox cancel|refund|fail|settle|release|clock, pay --escrow, 
     expect((await runCli(['balance'], { env: localEnv(fx.sb), home: fx.home.home })).stdout).not.toContain('in escrow');
   });
 
-  it('clock shows and moves the emulator\'s time, forward only', async () => {
+  it("clock shows and moves the emulator's time, forward only", async () => {
     const shown = await admin(['clock', '--json']);
     const before = JSON.parse(shown.stdout).clock.epochMs as number;
     const moved = await admin(['clock', 'advance', '25h']);
@@ -64,12 +85,15 @@ describe('paycli sandbox cancel|refund|fail|settle|release|clock, pay --escrow, 
     expect(JSON.parse((await admin(['clock', '--json'])).stdout).clock.epochMs - before).toBeGreaterThanOrEqual(25 * 3_600_000);
   });
 
-  it('trigger --trx sends the callback of a real transaction from the emulator\'s record; resend --to sends it elsewhere', async () => {
+  it("trigger --trx sends the callback of a real transaction from the emulator's record; resend --to sends it elsewhere", async () => {
     const p = await pay();
     await admin(['pay', String(p.TransactionId)]);
     const rx = await receiver([200]);
     rxs.push(rx);
-    const r = await runCli(['trigger', '--trx', String(p.TransactionId), '--status', 'refund', '--to', rx.url, '--sandbox-url', fx.sb.url, '--json', '--no-persist'], { home: fx.home.home });
+    const r = await runCli(
+      ['trigger', '--trx', String(p.TransactionId), '--status', 'refund', '--to', rx.url, '--sandbox-url', fx.sb.url, '--json', '--no-persist'],
+      { home: fx.home.home },
+    );
     expect(r.code, r.stderr).toBe(0);
     await rx.waitFor(1);
     const body = new URLSearchParams(rx.received[0]!.body.toString());

@@ -23,7 +23,17 @@ const buyer = ['--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@
 
 describe('"25.000" is twenty-five thousand', () => {
   it('parses the ways Indonesians write Rupiah', () => {
-    for (const [text, n] of [['25000', 25000], ['25.000', 25000], ['25.000.000', 25_000_000], ['Rp 25.000', 25000], ['Rp25.000', 25000], ['rp. 25.000', 25000], ['Rp 25.000,00', 25000], ['25.000,-', 25000], [' 1000 ', 1000]] as const) {
+    for (const [text, n] of [
+      ['25000', 25000],
+      ['25.000', 25000],
+      ['25.000.000', 25_000_000],
+      ['Rp 25.000', 25000],
+      ['Rp25.000', 25000],
+      ['rp. 25.000', 25000],
+      ['Rp 25.000,00', 25000],
+      ['25.000,-', 25000],
+      [' 1000 ', 1000],
+    ] as const) {
       expect(parseRupiah(text, '--price'), text).toBe(n);
     }
   });
@@ -32,7 +42,9 @@ describe('"25.000" is twenty-five thousand', () => {
     for (const text of ['25.5', '25,50', '2.50', '1,000', '25 000', '25.0000', '.500', '-5', '0', '1e6', 'Rp', '', '9.007.199.254.740.993']) {
       expect(() => parseRupiah(text, '--price'), text).toThrow(UsageError);
     }
-    expect(() => parseRupiah('2.50', '--price')).toThrow('invalid --price "2.50": a fractional amount; Rupiah are whole numbers: write 25000, 25.000 or Rp 25.000 (dots group thousands; there are no decimals)');
+    expect(() => parseRupiah('2.50', '--price')).toThrow(
+      'invalid --price "2.50": a fractional amount; Rupiah are whole numbers: write 25000, 25.000 or Rp 25.000 (dots group thousands; there are no decimals)',
+    );
     expect(() => parseQuantity('1.5', '--qty')).toThrow(/whole number above 0/);
     expect(() => parseQuantity('0', '--qty')).toThrow(UsageError);
     expect(parseQuantity('3', '--qty')).toBe(3);
@@ -48,17 +60,26 @@ describe('"25.000" is twenty-five thousand', () => {
 
   it('pay, --price, --amount and trigger --amount all use it', async () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl };
-    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:2:25.000', '--amount', 'Rp 50.000', '--json'], { env, home: h.home });
+    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:2:25.000', '--amount', 'Rp 50.000', '--json'], {
+      env,
+      home: h.home,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(sb.state.get(JSON.parse(r.stdout).TransactionId)!.amount).toBe(50000);
-    const p = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--product', 'Teh', '--qty', '3', '--price', '12.500', '--json'], { env, home: h.home });
+    const p = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--product', 'Teh', '--qty', '3', '--price', '12.500', '--json'], {
+      env,
+      home: h.home,
+    });
     expect(p.code, p.stderr).toBe(0);
     expect(sb.state.get(JSON.parse(p.stdout).TransactionId)!.amount).toBe(37500);
     const bad = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:2:25,50'], { env, home: h.home });
     expect(bad.code).toBe(2);
     expect(bad.stderr.split('\n')[0]).toContain('a fractional amount; Rupiah are whole numbers');
-    const mismatch = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:2:25.000', '--amount', '25.000'], { env, home: h.home });
-    expect(mismatch.stderr).toContain('--amount Rp 25.000 differs from the items\' total Rp 50.000');
+    const mismatch = await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'Kopi:2:25.000', '--amount', '25.000'], {
+      env,
+      home: h.home,
+    });
+    expect(mismatch.stderr).toContain("--amount Rp 25.000 differs from the items' total Rp 50.000");
     const t = await runCli(['trigger', '--to', 'http://127.0.0.1:9/cb', '--amount', '2.50', '--no-persist'], { env, home: h.home });
     expect(t.code).toBe(2);
     expect(t.stderr).toContain('invalid --amount "2.50": a fractional amount');
@@ -67,16 +88,57 @@ describe('"25.000" is twenty-five thousand', () => {
 
 describe('Indonesian mobile numbers', () => {
   it('accepts 08…, 62…, +62… and normalises to 08…', () => {
-    for (const p of ['08123456789', '628123456789', '+628123456789', '+62 812-3456-789', '0812 3456 7890']) expect(normalizePhone(p), p).toMatch(/^08123456789\d?$/);
-    for (const p of ['0000000000', '021555123', '0812345', '081234567890123', '+6508123456789', '8123456789', 'abc']) expect(() => normalizePhone(p), p).toThrow(UsageError);
+    for (const p of ['08123456789', '628123456789', '+628123456789', '+62 812-3456-789', '0812 3456 7890'])
+      expect(normalizePhone(p), p).toMatch(/^08123456789\d?$/);
+    for (const p of ['0000000000', '021555123', '0812345', '081234567890123', '+6508123456789', '8123456789', 'abc'])
+      expect(() => normalizePhone(p), p).toThrow(UsageError);
   });
 
   it('pay refuses 0000000000 and sends the normalised number', async () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl };
-    const zero = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '0000000000', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000'], { env, home: h.home });
+    const zero = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'A',
+        '--phone',
+        '0000000000',
+        '--email',
+        'a@b.co',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--item',
+        'A:1:1000',
+      ],
+      { env, home: h.home },
+    );
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('invalid --phone "0000000000": expected an Indonesian mobile number');
-    const dry = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '+62 812-3456-789', '--email', 'a@b.co', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--dry-run'], { env, home: h.home });
+    const dry = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'A',
+        '--phone',
+        '+62 812-3456-789',
+        '--email',
+        'a@b.co',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--item',
+        'A:1:1000',
+        '--dry-run',
+      ],
+      { env, home: h.home },
+    );
     expect(dry.stdout).toContain('"phone":"08123456789"');
   });
 });
@@ -96,7 +158,10 @@ describe('validation speaks English', () => {
 
 describe('production is never the default by accident', () => {
   it('README sequence: init --profile prod does not become the default; set names the profile it writes', async () => {
-    const init = await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890', '--no-input'], { home: h.home });
+    const init = await runCli(
+      ['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890', '--no-input'],
+      { home: h.home },
+    );
     expect(init.code).toBe(0);
     expect(init.stderr).toContain('"prod" is not the default profile');
     expect(JSON.parse(readFileSync(cfgPath(), 'utf8')).defaultProfile).toBeUndefined();
@@ -108,8 +173,10 @@ describe('production is never the default by accident', () => {
     expect(file.defaultProfile).toBe('default');
   });
 
-  it('refuses to change a production profile\'s secrets unless --profile names it', async () => {
-    await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890', '--default'], { home: h.home });
+  it("refuses to change a production profile's secrets unless --profile names it", async () => {
+    await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890', '--default'], {
+      home: h.home,
+    });
     expect(JSON.parse(readFileSync(cfgPath(), 'utf8')).defaultProfile).toBe('prod');
     const r = await runCli(['config', 'set', 'api-key', '-'], { home: h.home, stdin: 'OTHER-KEY-0987654321' });
     expect(r.code).toBe(2);
@@ -185,7 +252,7 @@ describe('--env local works whatever else is configured', () => {
     expect(profiled.va.value).toBe('…7770');
   });
 
-  it('a profile\'s credentials stay in its environment', async () => {
+  it("a profile's credentials stay in its environment", async () => {
     await runCli(['config', 'init', '--va', '1234567890', '--api-key', 'SANDBOX-REAL-KEY-123456'], { home: h.home });
     const r = await runCli(['--env', 'production', 'areas', 'province'], { home: h.home });
     expect(r.code).toBe(4);
@@ -194,7 +261,10 @@ describe('--env local works whatever else is configured', () => {
   });
 
   it('a 401 from a loopback base URL names the VA sent and what the emulator expects', async () => {
-    const r = await runCli(['areas', 'province', '--no-cache'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: '5550001111', PAYCLI_API_KEY: 'WRONG-KEY-1234567890' }, home: h.home });
+    const r = await runCli(['areas', 'province', '--no-cache'], {
+      env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: '5550001111', PAYCLI_API_KEY: 'WRONG-KEY-1234567890' },
+      home: h.home,
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('sent VA …1111 to');
     expect(r.stderr).toContain(`accepts its default merchant: VA ${EMULATOR_DEFAULT_VA}, API key ${shownKey('SANDBOX-PAYCLI-LOCAL-0000-KEY')}`);
@@ -211,7 +281,9 @@ describe('one masking style everywhere', () => {
     expect(human.stdout).toContain(shownKey('YOUR_API_KEY_12345'));
     expect(leaksKeyPart(human.stdout, 'YOUR_API_KEY_12345')).toBe(false);
     expect(human.stdout).not.toContain('0000001234567890');
-    const json = JSON.parse((await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--dry-run', '--json'], { env, home: h.home })).stdout);
+    const json = JSON.parse(
+      (await runCli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--dry-run', '--json'], { env, home: h.home })).stdout,
+    );
     expect(json.stringToSign).toMatch(/^POST:0000…7890:/);
     const sign = await runCli(['sign', 'request', '--http-method', 'GET', '--path', 'areas/province'], { env, home: h.home });
     expect(sign.stdout).not.toContain('0000001234567890');
@@ -261,7 +333,21 @@ describe('one meaning per flag', () => {
     expect(help.stdout).toMatch(/--env <name>/);
     // Long examples continue with \ and keep each flag beside its value.
     expect(help.stdout).toContain('--email putu@mail.com --item "Kopi Bali:2:50000" \\\n      --notify-url https://shop.example/callback');
-    for (const args of [[], ['pay'], ['areas', 'province'], ['config', 'init'], ['listen'], ['sandbox'], ['trigger'], ['verify-callback'], ['events', 'list'], ['test-handler'], ['doctor'], ['sign', 'request'], ['demo']]) {
+    for (const args of [
+      [],
+      ['pay'],
+      ['areas', 'province'],
+      ['config', 'init'],
+      ['listen'],
+      ['sandbox'],
+      ['trigger'],
+      ['verify-callback'],
+      ['events', 'list'],
+      ['test-handler'],
+      ['doctor'],
+      ['sign', 'request'],
+      ['demo'],
+    ]) {
       const text = (await runCli([...args, '--help'])).stdout;
       for (const line of text.split('\n')) expect([...line].length, `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(80);
     }

@@ -25,15 +25,25 @@ describe('merchant API request building and response reading (unit)', () => {
   });
 
   it('reads both history shapes, string balances and both channel lists', () => {
-    const real = readHistory({ Transaction: [{ TransactionId: 1, Status: '1' }], Pagination: { total: 21, count: 1, per_page: 20, current_page: 2, total_pages: 2 } });
+    const real = readHistory({
+      Transaction: [{ TransactionId: 1, Status: '1' }],
+      Pagination: { total: 21, count: 1, per_page: 20, current_page: 2, total_pages: 2 },
+    });
     expect(real).toMatchObject({ page: 2, totalPages: 2, total: 21, transactions: [{ TransactionId: 1, Status: 1 }] });
     const docs = readHistory({ Total: 150, Per_Page: 10, Current_Page: 1, Total_Page: 15, Results: [{ TransactionId: 341189, Status: 1 }] });
     expect(docs).toMatchObject({ page: 1, totalPages: 15, total: 150, transactions: [{ TransactionId: 341189 }] });
     expect(readBalance({ Va: '1', MerchantBalance: '1500000', MemberBalance: '0' })).toEqual({ va: '1', merchantBalance: 1500000, memberBalance: 0 });
-    const go = readChannels([{ Code: 'va', Description: 'VA', Channels: [{ Code: 'bca', Description: 'BCA', PaymentIntrucionsDoc: 'x', TransactionFee: { ActualFee: 4000, ActualFeeType: 'FLAT', AdditionalFee: 0 } }] }]);
+    const go = readChannels([
+      {
+        Code: 'va',
+        Description: 'VA',
+        Channels: [
+          { Code: 'bca', Description: 'BCA', PaymentIntrucionsDoc: 'x', TransactionFee: { ActualFee: 4000, ActualFeeType: 'FLAT', AdditionalFee: 0 } },
+        ],
+      },
+    ]);
     expect(go[0]).toMatchObject({ method: 'va', channel: 'bca', fee: 4000, instructions: 'x', status: 'active' });
   });
-
 });
 
 describe('paycli transaction, history, balance, channels against the emulator', () => {
@@ -47,7 +57,26 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     sb = await sandbox({ now: () => new Date(clock), onEvent: (e) => void (e.type === 'request' && e.path === '/api/v2/transaction' && checks++) });
     home = tempHome();
     for (let i = 0; i < 25; i++) {
-      const r = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu, "Ayu"', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/cb', '--item', `Kopi:1:${10000 + i}`, '--reference-id', `ORD-${i}`, '--json']);
+      const r = await cli([
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'Putu, "Ayu"',
+        '--phone',
+        '08123456789',
+        '--email',
+        'putu@mail.com',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--item',
+        `Kopi:1:${10000 + i}`,
+        '--reference-id',
+        `ORD-${i}`,
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       ids.push(String(JSON.parse(r.stdout).TransactionId));
       clock += 60_000;
@@ -119,7 +148,12 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(JSON.parse(expiredJson.stderr.trim().split('\n').pop()!).error).toMatchObject({ code: 'ERR_NOT_PAID', kind: 'check', exitCode: 6 });
     const timeout = await cli(['transaction', ids[4]!, '--wait', '--interval', '20ms', '--timeout', '100ms', '--json']);
     expect(timeout.code).toBe(6);
-    expect(JSON.parse(timeout.stderr.trim().split('\n').pop()!).error).toMatchObject({ code: 'ERR_WAIT_TIMEOUT', kind: 'check', exitCode: 6, message: expect.stringMatching(/still pending after/) });
+    expect(JSON.parse(timeout.stderr.trim().split('\n').pop()!).error).toMatchObject({
+      code: 'ERR_WAIT_TIMEOUT',
+      kind: 'check',
+      exitCode: 6,
+      message: expect.stringMatching(/still pending after/),
+    });
   });
 
   it('transaction --wait: a spinner only on a terminal; exit 130 when interrupted while pending', async () => {
@@ -128,7 +162,12 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     const tty = await cli(['transaction', ids[2]!, '--wait', '--interval', '20ms'], true);
     expect(tty.stderr).toContain('waiting for transaction');
     const ac = new AbortController();
-    const waiting = runCli(['transaction', ids[5]!, '--wait', '--interval', '20ms', '--timeout', '30s'], { env: localEnv(sb), home: home.home, now: () => new Date(clock), signal: ac.signal });
+    const waiting = runCli(['transaction', ids[5]!, '--wait', '--interval', '20ms', '--timeout', '30s'], {
+      env: localEnv(sb),
+      home: home.home,
+      now: () => new Date(clock),
+      signal: ac.signal,
+    });
     // Aborted once the first check was answered (under load it may take a while).
     const before = checks;
     const firstCheck = setInterval(() => {
@@ -156,7 +195,11 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(JSON.parse(p2.stdout)).toMatchObject({ page: 2, totalPages: 2, total: 25 });
     expect(JSON.parse(p2.stdout).transactions).toHaveLength(5);
     const paid = await cli(['history', '--status', 'paid', '--json']);
-    expect(JSON.parse(paid.stdout).transactions.map((t: { TransactionId: number }) => String(t.TransactionId)).sort()).toEqual([ids[0], ids[1], ids[3]].sort());
+    expect(
+      JSON.parse(paid.stdout)
+        .transactions.map((t: { TransactionId: number }) => String(t.TransactionId))
+        .sort(),
+    ).toEqual([ids[0], ids[1], ids[3]].sort());
     const all = await cli(['history', '--all', '--limit', '7', '--json']);
     const lines = all.stdout.trim().split('\n');
     expect(lines).toHaveLength(25);
@@ -179,9 +222,17 @@ describe('paycli transaction, history, balance, channels against the emulator', 
 
   it('history, balance and channels: --dry-run and --curl print the signed request and send nothing', async () => {
     const cases: [string[], RegExp, string][] = [
-      [['history', '--status', 'paid', '--from', '2026-11-01'], /\/api\/v2\/history\n/, '{"status":1,"date":"created_at","startdate":"2026-11-01","page":1,"limit":20,"orderBy":"id","order":"DESC"}'],
+      [
+        ['history', '--status', 'paid', '--from', '2026-11-01'],
+        /\/api\/v2\/history\n/,
+        '{"status":1,"date":"created_at","startdate":"2026-11-01","page":1,"limit":20,"orderBy":"id","order":"DESC"}',
+      ],
       [['balance'], /\/api\/v2\/balance\n/, `{"account":"…${sb.accounts[0]!.va.slice(-4)}"}`], // the VA masked, as in the va header
-      [['channels'], /^GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/payment-channels\n/, '# body sha256:   44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a'],
+      [
+        ['channels'],
+        /^GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/payment-channels\n/,
+        '# body sha256:   44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a',
+      ],
     ];
     for (const [argv, request, body] of cases) {
       const dry = await cli([...argv, '--dry-run']);
@@ -225,8 +276,24 @@ describe('paycli channels against a gateway without the GET route', () => {
       seen.push(`${req.method} ${req.url}`);
       req.resume();
       req.on('end', () => {
-        if (req.method === 'GET') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"Status":404,"Success":false,"Message":"route not found","Data":null}');
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Status: 200, Success: true, Message: 'Success', Data: [{ Code: 'va', Description: 'Virtual Account', Channels: [{ Code: 'bri', Description: 'BRI', PaymentIntrucionsDoc: '', TransactionFee: { ActualFee: 3500, ActualFeeType: 'FLAT', AdditionalFee: 0 } }] }] }));
+        if (req.method === 'GET')
+          return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"Status":404,"Success":false,"Message":"route not found","Data":null}');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            Status: 200,
+            Success: true,
+            Message: 'Success',
+            Data: [
+              {
+                Code: 'va',
+                Description: 'Virtual Account',
+                Channels: [
+                  { Code: 'bri', Description: 'BRI', PaymentIntrucionsDoc: '', TransactionFee: { ActualFee: 3500, ActualFeeType: 'FLAT', AdditionalFee: 0 } },
+                ],
+              },
+            ],
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -245,7 +312,7 @@ describe('paycli channels against a gateway without the GET route', () => {
   });
 });
 
-describe('cached channels feed pay\'s prompt and the completions', () => {
+describe("cached channels feed pay's prompt and the completions", () => {
   it('completes the available cached channels of the --method, else the built-in table', async () => {
     const home = tempHome();
     try {
@@ -253,11 +320,24 @@ describe('cached channels feed pay\'s prompt and the completions', () => {
       const before = await runCli(['__complete', 'channels', '--', 'pay', '--method', 'cstore'], { env, home: home.home });
       expect(before.stdout).toBe('alfamart\nindomaret\n');
       const { writeChannelCache, channelCacheFile } = await import('../../src/core/api/channel-cache.js');
-      const row = { method: 'cstore', methodName: 'Convenience Store', name: 'Alfamart', feeType: 'FLAT', fee: 5000, additionalFee: 0, status: 'active', health: 'online' };
-      await writeChannelCache(channelCacheFile(join(home.home, 'cache', 'paycli'), 'sandbox', 'https://sandbox.ipaymu.com/api'), [
-        { ...row, channel: 'alfamart' },
-        { ...row, channel: 'indomaret', name: 'Indomaret', health: 'offline' },
-      ], new Date());
+      const row = {
+        method: 'cstore',
+        methodName: 'Convenience Store',
+        name: 'Alfamart',
+        feeType: 'FLAT',
+        fee: 5000,
+        additionalFee: 0,
+        status: 'active',
+        health: 'online',
+      };
+      await writeChannelCache(
+        channelCacheFile(join(home.home, 'cache', 'paycli'), 'sandbox', 'https://sandbox.ipaymu.com/api'),
+        [
+          { ...row, channel: 'alfamart' },
+          { ...row, channel: 'indomaret', name: 'Indomaret', health: 'offline' },
+        ],
+        new Date(),
+      );
       const after = await runCli(['__complete', 'channels', '--', 'pay', '--method', 'cstore'], { env, home: home.home });
       expect(after.stdout).toBe('alfamart\n');
     } finally {
@@ -265,7 +345,7 @@ describe('cached channels feed pay\'s prompt and the completions', () => {
     }
   });
 
-  it('pay\'s channel prompt lists cached channels with fees, and the table without a cache', async () => {
+  it("pay's channel prompt lists cached channels with fees, and the table without a cache", async () => {
     const { channelChoices } = await import('../../src/cli/channel-choices.js');
     const { writeChannelCache, channelCacheFile } = await import('../../src/core/api/channel-cache.js');
     const home = tempHome();
@@ -275,11 +355,15 @@ describe('cached channels feed pay\'s prompt and the completions', () => {
       const env = { ctx, session } as unknown as Parameters<typeof channelChoices>[0];
       expect((await channelChoices(env, 'ewallet')).map((c) => c.name)).toEqual(['dana — DANA', 'shopeepay — ShopeePay']);
       const row = { method: 'ewallet', methodName: 'E-Wallet', feeType: 'PERCENT', fee: 1.5, additionalFee: 0, status: 'active', health: 'online' };
-      await writeChannelCache(channelCacheFile(join(home.home, 'c', 'paycli'), 'local', 'http://127.0.0.1:4010/api'), [
-        { ...row, channel: 'dana', name: 'DANA' },
-        { ...row, channel: 'shopeepay', name: 'ShopeePay', status: 'inactive' },
-        { ...row, channel: 'ovo', name: 'OVO' },
-      ], new Date());
+      await writeChannelCache(
+        channelCacheFile(join(home.home, 'c', 'paycli'), 'local', 'http://127.0.0.1:4010/api'),
+        [
+          { ...row, channel: 'dana', name: 'DANA' },
+          { ...row, channel: 'shopeepay', name: 'ShopeePay', status: 'inactive' },
+          { ...row, channel: 'ovo', name: 'OVO' },
+        ],
+        new Date(),
+      );
       expect(await channelChoices(env, 'ewallet')).toEqual([{ value: 'dana', name: 'dana — DANA · fee 1.5%' }]);
     } finally {
       home.cleanup();

@@ -7,7 +7,8 @@ import { OrderProbe } from '../../src/cli/handler-suite/orders.js';
 let base: string;
 const server = createServer((req, res) => {
   const path = decodeURI(req.url ?? '');
-  if (path === '/o/ORDER%3B7/100001' || path === '/o/ORDER;7/100001') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"is_paid":1,"total":"50000","shipped":2}');
+  if (path === '/o/ORDER%3B7/100001' || path === '/o/ORDER;7/100001')
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"is_paid":1,"total":"50000","shipped":2}');
   if (path.startsWith('/o/broken')) return void res.writeHead(500).end('oops');
   res.writeHead(404).end();
 });
@@ -24,7 +25,13 @@ describe('the order probe', () => {
     expect(await probe.state({ trx: 100001, ref: 'ORDER;7' })).toMatchObject({ known: true, paid: true, amount: 50000, count: 2, short: 'paid ×2' });
     // The default names read nothing of this answer: not paid, no amount, no count.
     const plain = new OrderProbe(`${base}/o/{reference_id}/{trx_id}`, { paid: 'paid', amount: 'amount', count: 'fulfilments' }, 5000);
-    expect(await plain.state({ trx: 100001, ref: 'ORDER;7' })).toMatchObject({ known: true, paid: false, amount: undefined, count: undefined, short: 'not paid' });
+    expect(await plain.state({ trx: 100001, ref: 'ORDER;7' })).toMatchObject({
+      known: true,
+      paid: false,
+      amount: undefined,
+      count: undefined,
+      short: 'not paid',
+    });
   });
 
   it('404 is an unknown order; anything but 200 JSON is an error naming the probe', async () => {

@@ -35,9 +35,15 @@ describe('color decision (README, "Configuration")', () => {
 
 describe('errors', () => {
   it('print a stack trace only with --debug', async () => {
-    const plain = await runCli(['areas', 'province', '--no-cache'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: 'http://127.0.0.1:9/api' }, home: home.home });
+    const plain = await runCli(['areas', 'province', '--no-cache'], {
+      env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: 'http://127.0.0.1:9/api' },
+      home: home.home,
+    });
     expect(plain.stderr).not.toMatch(/\n\s+at /);
-    const debug = await runCli(['areas', 'province', '--no-cache', '--debug'], { env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: 'http://127.0.0.1:9/api' }, home: home.home });
+    const debug = await runCli(['areas', 'province', '--no-cache', '--debug'], {
+      env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: 'http://127.0.0.1:9/api' },
+      home: home.home,
+    });
     expect(debug.code).toBe(5);
     expect(debug.stderr).toMatch(/NetworkError: GET .* failed[\s\S]*\n\s+at /);
   });
@@ -62,7 +68,21 @@ describe('event store', () => {
   it('keeps what it stored across reopenings, in a SQLite file 0600 in a 0700 directory', async () => {
     const path = join(home.home, 'fresh', 'events.db');
     const store = new EventStore(path);
-    const event = { id: 'evt_1', receivedAt: new Date().toISOString(), method: 'POST', path: '/', headers: { 'x-a': 'ü' }, body: 'a=1', verdict: 'malformed' as const, variant: null, reason: 'x', duplicate: false, trx_id: null, status: null, answer: 400 };
+    const event = {
+      id: 'evt_1',
+      receivedAt: new Date().toISOString(),
+      method: 'POST',
+      path: '/',
+      headers: { 'x-a': 'ü' },
+      body: 'a=1',
+      verdict: 'malformed' as const,
+      variant: null,
+      reason: 'x',
+      duplicate: false,
+      trx_id: null,
+      status: null,
+      answer: 400,
+    };
     await store.append(event);
     await store.close();
     expect(readFileSync(path).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
@@ -88,7 +108,18 @@ describe('event store', () => {
 
   it('lists the newest matches with --limit and the filters, and finds events by id or unique prefix', async () => {
     const store = join(home.home, 'query.jsonl');
-    const base = { receivedAt: '2026-11-22T00:00:00.000Z', method: 'POST', path: '/', headers: {}, body: 'a=1', variant: null, reason: null, duplicate: false, trx_id: '1', answer: 200 };
+    const base = {
+      receivedAt: '2026-11-22T00:00:00.000Z',
+      method: 'POST',
+      path: '/',
+      headers: {},
+      body: 'a=1',
+      variant: null,
+      reason: null,
+      duplicate: false,
+      trx_id: '1',
+      answer: 200,
+    };
     const rows = [
       { id: 'evt_aa1', verdict: 'valid', status: 'berhasil' },
       { id: 'evt_aa', verdict: 'invalid', status: 'berhasil' },
@@ -118,7 +149,19 @@ describe('event store', () => {
 
   it('imports a large JSONL store of the previous release whole: multi-byte text, a torn last line skipped', async () => {
     const path = join(home.home, 'big.jsonl');
-    const base = { receivedAt: '2026-11-22T00:00:00.000Z', method: 'POST', path: '/', headers: {}, verdict: 'valid' as const, variant: null, reason: null, duplicate: false, trx_id: '1', status: 'berhasil', answer: 200 };
+    const base = {
+      receivedAt: '2026-11-22T00:00:00.000Z',
+      method: 'POST',
+      path: '/',
+      headers: {},
+      verdict: 'valid' as const,
+      variant: null,
+      reason: null,
+      duplicate: false,
+      trx_id: '1',
+      status: 'berhasil',
+      answer: 200,
+    };
     const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ ...base, id: `evt_${i}`, body: `buyer_name=${'Ö€🌺'.repeat(200 + (i % 7))}` }));
     writeFileSync(path, lines.join('\n') + '\n{"id":"evt_torn","body":"Ö€');
     const seen: string[] = [];
@@ -155,12 +198,16 @@ describe('listen options and replay --resign', () => {
 
     const events = JSON.parse((await runCli(['events', 'list', '--store', store, '--json'], { home: home.home })).stdout);
     const rx = await receiver([200]);
-    const r = await runCli(['events', 'replay', events[0].id, '--to', rx.url, '--store', store, '--resign', '--va', '2220002220', '--json'], { home: home.home });
+    const r = await runCli(['events', 'replay', events[0].id, '--to', rx.url, '--store', store, '--resign', '--va', '2220002220', '--json'], {
+      home: home.home,
+    });
     expect(r.code).toBe(0);
     const sent = rx.received[0]!;
     expect(sent.body.toString()).toBe(events[0].body);
     expect(sent.headers['x-signature']).not.toBe(events[0].headers['x-signature']);
-    const check = await runCli(['verify-callback', '--data', events[0].body, '--signature', String(sent.headers['x-signature']), '--va', '2220002220'], { home: home.home });
+    const check = await runCli(['verify-callback', '--data', events[0].body, '--signature', String(sent.headers['x-signature']), '--va', '2220002220'], {
+      home: home.home,
+    });
     expect(check.code).toBe(0);
     await rx.close();
   });
@@ -193,10 +240,26 @@ describe('file-system problems are one-line errors, not internal errors', () => 
 });
 
 describe('events prune', () => {
-  const base = { method: 'POST', path: '/', headers: {}, body: 'a=1', verdict: 'valid', variant: null, reason: null, duplicate: false, trx_id: '1', status: 'berhasil', answer: 200 };
+  const base = {
+    method: 'POST',
+    path: '/',
+    headers: {},
+    body: 'a=1',
+    verdict: 'valid',
+    variant: null,
+    reason: null,
+    duplicate: false,
+    trx_id: '1',
+    status: 'berhasil',
+    answer: 200,
+  };
   const now = new Date('2026-11-22T12:00:00Z');
   const write = (path: string, ages: number[]) =>
-    writeFileSync(path, ages.map((h, i) => JSON.stringify({ ...base, id: `evt_${i}`, receivedAt: new Date(now.getTime() - h * 3_600_000).toISOString() })).join('\n') + '\n{"id":"evt_torn"');
+    writeFileSync(
+      path,
+      ages.map((h, i) => JSON.stringify({ ...base, id: `evt_${i}`, receivedAt: new Date(now.getTime() - h * 3_600_000).toISOString() })).join('\n') +
+        '\n{"id":"evt_torn"',
+    );
   const prune = (store: string, ...args: string[]) => runCli(['events', 'prune', '--store', store, '--json', ...args], { home: home.home, now: () => now });
   const ids = async (store: string) => (await new EventStore(store).list()).map((e) => e.id);
 
@@ -235,7 +298,9 @@ describe('events prune', () => {
     holder.exec('BEGIN IMMEDIATE');
     const r = await prune(store, '--keep', '0');
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stderr).error.message).toBe(`the event store ${store} is busy: another process has held its write lock for over 5 s (a paycli listen or trigger stopped with Ctrl-Z or a debugger, or a sqlite3 shell in a transaction)`);
+    expect(JSON.parse(r.stderr).error.message).toBe(
+      `the event store ${store} is busy: another process has held its write lock for over 5 s (a paycli listen or trigger stopped with Ctrl-Z or a debugger, or a sqlite3 shell in a transaction)`,
+    );
     holder.exec('ROLLBACK');
     holder.close();
     expect(JSON.parse((await prune(store, '--keep', '0')).stdout)).toMatchObject({ removed: 1, kept: 0 });

@@ -9,21 +9,51 @@ import { run } from '../../src/cli/run.js';
 const fx = sandboxAndHome({ allowedHosts: ['my.ipaymu.com'] });
 
 const buyer = ['--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/callback'];
-const cli = (argv: string[], extra: Record<string, string> = {}, tty = false) => runCli(argv, { env: { ...localEnv(fx.sb), ...extra }, home: fx.home.home, tty });
+const cli = (argv: string[], extra: Record<string, string> = {}, tty = false) =>
+  runCli(argv, { env: { ...localEnv(fx.sb), ...extra }, home: fx.home.home, tty });
 
 describe('paycli pay against the emulator: every method', () => {
   const cases: [string, string, string[], (d: Record<string, unknown>) => void][] = [
     ['va', 'bca', ['--item', 'Kopi:2:50000'], (d) => expect(d.PaymentNo).toMatch(/^8868\d{12}$/)],
     ['va', 'bag', ['--item', 'Kopi:1:10000'], (d) => expect(d.PaymentNo).toMatch(/^0098\d{12}$/)],
     ['cstore', 'alfamart', ['--item', 'Pulsa:1:25000'], (d) => expect(d.PaymentNo).toMatch(/^8101\d{10}$/)],
-    ['cod', 'rpx', ['--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Sunset Road 1, Kuta', '--shipping', 'idexpress', '--shipping-service', 'std', '--pickup-area', '5171031006'], (d) => {
-      expect(d.PaymentNo).toMatch(/^RPX/);
-      expect(fx.sb.state.get(d.TransactionId as number)?.shipment).toMatchObject({ shipping: 'IDEXPRESS', shippingService: 'STD', deliveryArea: '80361', pickupArea: '5171031006', weightKg: 0.3 });
-    }],
-    ['qris', 'mpm', ['--item', 'Tiket:1:102000'], (d) => {
-      expect(d.QrString).toMatch(/^000201/);
-      expect(d.Fee).toBe(714);
-    }],
+    [
+      'cod',
+      'rpx',
+      [
+        '--item',
+        'Kaos:1:75000:0.3:20:5:30',
+        '--delivery-area',
+        '80361',
+        '--delivery-address',
+        'Jl. Sunset Road 1, Kuta',
+        '--shipping',
+        'idexpress',
+        '--shipping-service',
+        'std',
+        '--pickup-area',
+        '5171031006',
+      ],
+      (d) => {
+        expect(d.PaymentNo).toMatch(/^RPX/);
+        expect(fx.sb.state.get(d.TransactionId as number)?.shipment).toMatchObject({
+          shipping: 'IDEXPRESS',
+          shippingService: 'STD',
+          deliveryArea: '80361',
+          pickupArea: '5171031006',
+          weightKg: 0.3,
+        });
+      },
+    ],
+    [
+      'qris',
+      'mpm',
+      ['--item', 'Tiket:1:102000'],
+      (d) => {
+        expect(d.QrString).toMatch(/^000201/);
+        expect(d.Fee).toBe(714);
+      },
+    ],
     ['cc', 'cc', ['--item', 'Sepatu:1:500000'], (d) => expect(d.Url).toMatch(/\/pay\/\d+$/)],
     ['paylater', 'akulaku', ['--item', 'HP:1:2500000'], (d) => expect(d.Url).toMatch(/\/pay\/\d+$/)],
     ['ewallet', 'dana', ['--item', 'Voucher:2:10000'], (d) => expect(d.PaymentNo).toBe('')],
@@ -42,7 +72,20 @@ describe('paycli pay against the emulator: every method', () => {
   }
 
   it('prints the payment number alone on its line, total, fee and expiry', async () => {
-    const r = await cli(['pay', '--method', 'va', '--channel', 'bni', ...buyer, '--item', 'Kopi:2:50000', '--item', 'Teh:1:2000', '--reference-id', 'ORDER-77']);
+    const r = await cli([
+      'pay',
+      '--method',
+      'va',
+      '--channel',
+      'bni',
+      ...buyer,
+      '--item',
+      'Kopi:2:50000',
+      '--item',
+      'Teh:1:2000',
+      '--reference-id',
+      'ORDER-77',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\n {4}8848\d{12}\n/);
     expect(r.stdout).toContain('total    Rp 102.000   fee Rp 4.000');
@@ -63,7 +106,21 @@ describe('paycli pay against the emulator: every method', () => {
   });
 
   it('honours --expired and --expired-type', async () => {
-    const r = await cli(['pay', '--method', 'va', '--channel', 'bri', ...buyer, '--item', 'A:1:1000', '--expired', '30', '--expired-type', 'minutes', '--json']);
+    const r = await cli([
+      'pay',
+      '--method',
+      'va',
+      '--channel',
+      'bri',
+      ...buyer,
+      '--item',
+      'A:1:1000',
+      '--expired',
+      '30',
+      '--expired-type',
+      'minutes',
+      '--json',
+    ]);
     const t = fx.sb.state.get(JSON.parse(r.stdout).TransactionId)!;
     expect(t.expiresAt - t.createdAt).toBe(30 * 60_000);
   });
@@ -86,23 +143,61 @@ describe('paycli pay validates before sending', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--weight.*--width.*--length.*--delivery-area.*--delivery-address.*--shipping: required.*--shipping-service: required/);
     expect(r.stderr).toMatch(/paycli cod rate/);
-    const noCourier = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Kuta', '--shipping', 'RPX']);
+    const noCourier = await cli([
+      'pay',
+      '--method',
+      'cod',
+      ...buyer,
+      '--item',
+      'Kaos:1:75000:0.3:20:5:30',
+      '--delivery-area',
+      '80361',
+      '--delivery-address',
+      'Jl. Kuta',
+      '--shipping',
+      'RPX',
+    ]);
     expect(noCourier.code).toBe(2);
     expect(noCourier.stderr).toMatch(/--shipping-service: required/);
     expect(noCourier.stderr).not.toMatch(/--shipping: required/);
     expect(count()).toBe(before);
   });
 
-  it('sends the COD shipping fields in the collection\'s order, after the delivery fields', async () => {
-    const r = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Kuta', '--shipping', 'rpx', '--shipping-service', 'reg', '--pickup-area', '17473', '--pickup-address', 'Jl. Gudang 2', '--dry-run', '--json']);
+  it("sends the COD shipping fields in the collection's order, after the delivery fields", async () => {
+    const r = await cli([
+      'pay',
+      '--method',
+      'cod',
+      ...buyer,
+      '--item',
+      'Kaos:1:75000:0.3:20:5:30',
+      '--delivery-area',
+      '80361',
+      '--delivery-address',
+      'Jl. Kuta',
+      '--shipping',
+      'rpx',
+      '--shipping-service',
+      'reg',
+      '--pickup-area',
+      '17473',
+      '--pickup-address',
+      'Jl. Gudang 2',
+      '--dry-run',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout).body as string;
-    expect(body).toMatch(/"deliveryArea":"80361","deliveryAddress":"Jl. Kuta","shipping":"RPX","shippingService":"REG","pickupArea":"17473","pickupAddress":"Jl. Gudang 2"}$/);
+    expect(body).toMatch(
+      /"deliveryArea":"80361","deliveryAddress":"Jl. Kuta","shipping":"RPX","shippingService":"REG","pickupArea":"17473","pickupAddress":"Jl. Gudang 2"}$/,
+    );
   });
 
   it('refuses an amount that differs from the items unless allowed', async () => {
     expect((await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--amount', '5000'])).code).toBe(2);
-    expect((await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--amount', '5000', '--allow-amount-mismatch', '--json'])).code).toBe(0);
+    expect(
+      (await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--amount', '5000', '--allow-amount-mismatch', '--json'])).code,
+    ).toBe(0);
   });
 
   it('names every missing flag when it cannot prompt (exit 4)', async () => {
@@ -114,7 +209,10 @@ describe('paycli pay validates before sending', () => {
   });
 
   it('takes notify-url from the environment', async () => {
-    const r = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--json'], { PAYCLI_NOTIFY_URL: 'http://127.0.0.1:9/from-env' });
+    const r = await cli(
+      ['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--json'],
+      { PAYCLI_NOTIFY_URL: 'http://127.0.0.1:9/from-env' },
+    );
     expect(r.code).toBe(0);
     expect(fx.sb.state.get(JSON.parse(r.stdout).TransactionId)!.notifyUrl).toBe('http://127.0.0.1:9/from-env');
   });
@@ -169,7 +267,11 @@ describe('production guard and gateway errors', () => {
     };
     try {
       const before = allTxns(fx.sb.state).length;
-      for (const [argv, env] of [[['--base-url', 'https://my.ipaymu.com/api'], {}], [[], { PAYCLI_BASE_URL: 'https://MY.ipaymu.com./api' }], [['--env', 'local', '--base-url', 'https://my.ipaymu.com:443/api/'], {}]] as const) {
+      for (const [argv, env] of [
+        [['--base-url', 'https://my.ipaymu.com/api'], {}],
+        [[], { PAYCLI_BASE_URL: 'https://MY.ipaymu.com./api' }],
+        [['--env', 'local', '--base-url', 'https://my.ipaymu.com:443/api/'], {}],
+      ] as const) {
         const r = await pay([...argv], { ...env });
         expect(r.code, r.stderr).toBe(4);
         expect(r.stderr).toMatch(/refusing to send a production payment without confirmation: .*is the production gateway/);
@@ -186,7 +288,13 @@ describe('production guard and gateway errors', () => {
   it('maps a gateway 400 to exit 3 listing each field error, and --raw prints the envelope', async () => {
     const server = createServer((req, res) => {
       req.resume();
-      req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"Status":400,"Success":false,"Message":"error - invalid request","Error":{"phone":["phone tidak valid."],"amount":["amount minimal 10000."]},"Data":null}'));
+      req.on('end', () =>
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(
+            '{"Status":400,"Success":false,"Message":"error - invalid request","Error":{"phone":["phone tidak valid."],"amount":["amount minimal 10000."]},"Data":null}',
+          ),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;

@@ -6,7 +6,9 @@ import { HEADS, headTerm } from '../../src/cli/commands/heads.js';
 import { runCli, testContext } from '../helpers/cli.js';
 
 function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
-  return cmd.commands.filter((c) => c.name() !== 'help' && !(c as unknown as { _hidden: boolean })._hidden).flatMap((c) => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
+  return cmd.commands
+    .filter((c) => c.name() !== 'help' && !(c as unknown as { _hidden: boolean })._hidden)
+    .flatMap((c) => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
 }
 
 describe('the command tree', () => {
@@ -75,7 +77,10 @@ describe('the command tree', () => {
     expect(topLevelCommandOf(['help', 'pay'], values)).toBeUndefined();
     for (const name of TOP_LEVEL_COMMANDS.filter((n) => n !== '__complete')) {
       const partial = await buildProgram(testContext().ctx, { code: 0 }, ['--env', 'local', name]);
-      expect(partial.commands.map((c) => c.name()), name).toEqual([name]);
+      expect(
+        partial.commands.map((c) => c.name()),
+        name,
+      ).toEqual([name]);
       const help = (cmd: Command) => {
         let text = '';
         cmd.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
@@ -91,8 +96,10 @@ describe('the command tree', () => {
 
   it('the root help, a bare `paycli` and a typo need no command module: the shallow tree from heads.ts says the same, byte for byte', async () => {
     const values = new Set(['--env', '--profile', '--va', '--api-key', '--api-key-file', '--base-url']);
-    for (const argv of [['--help'], ['-h'], [], ['--json'], ['--env', 'local', '--help', 'areas'], ['verfy-callback'], ['--va', 'areas', '--help']]) expect(needsOnlyHeads(argv, values), argv.join(' ')).toBe(true);
-    for (const argv of [['areas', '--help'], ['help'], ['help', 'pay'], ['--', 'areas'], ['--json', 'verify-callback', 'x.json']]) expect(needsOnlyHeads(argv, values), argv.join(' ')).toBe(false);
+    for (const argv of [['--help'], ['-h'], [], ['--json'], ['--env', 'local', '--help', 'areas'], ['verfy-callback'], ['--va', 'areas', '--help']])
+      expect(needsOnlyHeads(argv, values), argv.join(' ')).toBe(true);
+    for (const argv of [['areas', '--help'], ['help'], ['help', 'pay'], ['--', 'areas'], ['--json', 'verify-callback', 'x.json']])
+      expect(needsOnlyHeads(argv, values), argv.join(' ')).toBe(false);
     const rootHelp = (program: Command) => {
       let text = '';
       program.configureOutput({ ...program.configureOutput(), writeOut: (s) => (text += s), writeErr: (s) => (text += s) });

@@ -22,7 +22,9 @@ describe('paycli scenario run (issue 24, item 3)', () => {
   const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
 
   it('ships at least the five required examples', () => {
-    expect(files).toEqual(expect.arrayContaining(['va-paid.yaml', 'paid-after-failed-delivery.yaml', 'qris-expired.yaml', 'deferred-settlement.yaml', 'refund-after-paid.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining(['va-paid.yaml', 'paid-after-failed-delivery.yaml', 'qris-expired.yaml', 'deferred-settlement.yaml', 'refund-after-paid.yaml']),
+    );
   });
 
   for (const f of files) {
@@ -38,7 +40,9 @@ describe('paycli scenario run (issue 24, item 3)', () => {
   }
 
   it('a failing step exits 6, says why, and the rest are skipped (JUnit: failure and skipped)', async () => {
-    const file = write('fail.yaml', `name: wrong expectation
+    const file = write(
+      'fail.yaml',
+      `name: wrong expectation
 receivers:
   shop: {}
 steps:
@@ -46,7 +50,8 @@ steps:
     create: { method: va, channel: bca, notifyUrl: "\${receivers.shop.url}" }
   - expect_status: { trx: "\${p.trx}", status: paid }
   - pay: "\${p.trx}"
-`);
+`,
+    );
     const junit = join(home.home, 'fail.xml');
     const r = await runCli(['scenario', 'run', file, '--junit', junit], { home: home.home });
     expect(r.code).toBe(6);
@@ -57,7 +62,9 @@ steps:
   }, 60_000);
 
   it('unknown keys and undefined references are errors before anything runs (exit 2)', async () => {
-    const file = write('bad.yaml', `name: typos
+    const file = write(
+      'bad.yaml',
+      `name: typos
 steps:
   - id: p
     create: { method: va, channel: bca, notifyUrl: http://127.0.0.1:9/, amout: 5 }
@@ -65,7 +72,8 @@ steps:
   - refund: "\${q.trx}"
   - expect_callbak: { trx: 1 }
   - clock: { advance: 25 hours }
-`);
+`,
+    );
     const r = await runCli(['scenario', 'run', file], { home: home.home });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nothing was run');
@@ -84,7 +92,10 @@ steps:
     });
     afterAll(() => sb.close());
     it('runs the steps there (the transactions stay in that emulator)', async () => {
-      const r = await runCli(['scenario', 'run', join(DIR, 'refund-after-paid.yaml'), '--sandbox-url', sb.url, '--json'], { home: home.home, env: { PAYCLI_VA: sb.accounts[0]!.va, PAYCLI_API_KEY: sb.accounts[0]!.apiKey! } });
+      const r = await runCli(['scenario', 'run', join(DIR, 'refund-after-paid.yaml'), '--sandbox-url', sb.url, '--json'], {
+        home: home.home,
+        env: { PAYCLI_VA: sb.accounts[0]!.va, PAYCLI_API_KEY: sb.accounts[0]!.apiKey! },
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
       expect(allTxns(sb.state).map((t) => t.status)).toEqual(['refund']);

@@ -35,15 +35,49 @@ describe('the API key appears in no output, log, store or error', () => {
   it('across every command, including --debug, --dry-run, --curl and error paths', async () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: VA, PAYCLI_API_KEY: SECRET, XDG_DATA_HOME: join(home.home, 'data') };
     const rx = await receiver([200, 500]);
-    const pay = ['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--notify-url', rx.url];
+    const pay = [
+      'pay',
+      '--method',
+      'va',
+      '--channel',
+      'bca',
+      '--name',
+      'A',
+      '--phone',
+      '08123456789',
+      '--email',
+      'a@b.co',
+      '--item',
+      'A:1:1000',
+      '--notify-url',
+      rx.url,
+    ];
     const runs: string[][] = [
-      ['areas', 'province'], ['areas', 'city', '51', '--json'], ['areas', 'province', '--dry-run'], ['areas', 'province', '--curl'], ['areas', 'province', '--debug', '--no-cache'],
-      pay, [...pay, '--json', '--debug'], [...pay, '--dry-run'], [...pay, '--curl'], [...pay.slice(0, -2), '--notify-url', 'not a url', '--debug'],
-      ['sign', 'request', '--method', 'GET', '--path', 'areas/province'], ['sign', 'request', '--method', 'GET', '--path', 'areas/province', '--json'],
-      ['whoami'], ['whoami', '--json'], ['config', 'list', '--show-origin'], ['config', 'get', 'api-key'], ['config', 'init', '--va', VA, '--api-key', SECRET],
-      ['config', 'list', '--json'], ['trigger', '--to', rx.url], ['trigger', '--to', rx.url, '--debug'], ['test-handler', rx.url, '--json'],
-      ['events', 'list', '--json'], ['areas', 'province', '--api-key', 'WRONG-KEY-00000000000', '--no-cache', '--debug'],
-      ['verify-callback', '--data', 'a=1', '--signature', 'b'.repeat(64), '--json'], ['doctor', '--json'],
+      ['areas', 'province'],
+      ['areas', 'city', '51', '--json'],
+      ['areas', 'province', '--dry-run'],
+      ['areas', 'province', '--curl'],
+      ['areas', 'province', '--debug', '--no-cache'],
+      pay,
+      [...pay, '--json', '--debug'],
+      [...pay, '--dry-run'],
+      [...pay, '--curl'],
+      [...pay.slice(0, -2), '--notify-url', 'not a url', '--debug'],
+      ['sign', 'request', '--method', 'GET', '--path', 'areas/province'],
+      ['sign', 'request', '--method', 'GET', '--path', 'areas/province', '--json'],
+      ['whoami'],
+      ['whoami', '--json'],
+      ['config', 'list', '--show-origin'],
+      ['config', 'get', 'api-key'],
+      ['config', 'init', '--va', VA, '--api-key', SECRET],
+      ['config', 'list', '--json'],
+      ['trigger', '--to', rx.url],
+      ['trigger', '--to', rx.url, '--debug'],
+      ['test-handler', rx.url, '--json'],
+      ['events', 'list', '--json'],
+      ['areas', 'province', '--api-key', 'WRONG-KEY-00000000000', '--no-cache', '--debug'],
+      ['verify-callback', '--data', 'a=1', '--signature', 'b'.repeat(64), '--json'],
+      ['doctor', '--json'],
     ];
     for (const argv of runs) {
       const r = await runCli(argv, { env, home: home.home });

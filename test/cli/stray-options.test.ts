@@ -10,7 +10,15 @@ const fx = sandboxAndHome();
 
 describe('options of a parent command given to a subcommand', () => {
   it('--port on sandbox list/pay/expire/resend/env/health is exit 2 with a --sandbox-url hint, before or after the subcommand', async () => {
-    for (const argv of [['sandbox', 'list', '--port', '4020'], ['sandbox', '--port', '4020', 'list'], ['sandbox', 'pay', '100001', '--port', '4020'], ['sandbox', 'expire', '100001', '--port=4020'], ['sandbox', 'resend', '100001', '--port', '4020'], ['sandbox', 'env', '--port', '4020'], ['sandbox', 'health', '--port', '4020']]) {
+    for (const argv of [
+      ['sandbox', 'list', '--port', '4020'],
+      ['sandbox', '--port', '4020', 'list'],
+      ['sandbox', 'pay', '100001', '--port', '4020'],
+      ['sandbox', 'expire', '100001', '--port=4020'],
+      ['sandbox', 'resend', '100001', '--port', '4020'],
+      ['sandbox', 'env', '--port', '4020'],
+      ['sandbox', 'health', '--port', '4020'],
+    ]) {
       const r = await runCli(argv, { home: fx.home.home, env: { PAYCLI_SANDBOX_URL: fx.sb.url } });
       expect(r.code, argv.join(' ')).toBe(2);
       const [error, hint] = r.stderr.trim().split('\n');
@@ -24,7 +32,14 @@ describe('options of a parent command given to a subcommand', () => {
   });
 
   it("the server's other options are refused the same way", async () => {
-    for (const [flag, ...value] of [['--in-memory'], ['--no-dashboard'], ['--host', '0.0.0.0'], ['--data-dir', '/tmp/x'], ['--faults', 'duplicate'], ['--settlement', 'deferred']] as const) {
+    for (const [flag, ...value] of [
+      ['--in-memory'],
+      ['--no-dashboard'],
+      ['--host', '0.0.0.0'],
+      ['--data-dir', '/tmp/x'],
+      ['--faults', 'duplicate'],
+      ['--settlement', 'deferred'],
+    ] as const) {
       const r = await runCli(['sandbox', 'list', flag, ...value], { home: fx.home.home, env: { PAYCLI_SANDBOX_URL: fx.sb.url } });
       expect(r.code, flag).toBe(2);
       expect(r.stderr).toContain(`error: ${flag} does nothing for \`paycli sandbox list\`: it is an option of \`paycli sandbox\``);

@@ -12,7 +12,10 @@ beforeAll(() => (home = tempHome()));
 afterAll(() => home.cleanup());
 
 /** A handler in the gateway's reference style: 200 for a valid signature, 400 otherwise. */
-async function handler(onRequest?: (n: number, req: IncomingMessage, body: string) => Promise<void> | void, answer?: (n: number, body: string) => [number, string] | undefined) {
+async function handler(
+  onRequest?: (n: number, req: IncomingMessage, body: string) => Promise<void> | void,
+  answer?: (n: number, body: string) => [number, string] | undefined,
+) {
   let n = 0;
   const bodies: { type: string; body: string }[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -46,7 +49,8 @@ describe('paycli test-handler', () => {
     expect(r.stdout).not.toContain('all 53 checks passed');
     expect(r.stdout).toContain('13 of 53 checks passed; 40 could not see their effect (~):');
     expect(r.stdout).toContain('add --order-url with --create-order-url (or --trx) to see each effect');
-    for (const shape of ['form', 'json', 'json-strings']) expect(r.stdout).toMatch(new RegExp(`^~ ${shape} +valid berhasil callback is accepted +HTTP 200$`, 'm'));
+    for (const shape of ['form', 'json', 'json-strings'])
+      expect(r.stdout).toMatch(new RegExp(`^~ ${shape} +valid berhasil callback is accepted +HTTP 200$`, 'm'));
     for (const shape of ['form', 'json', 'json-strings']) expect(r.stdout).toMatch(new RegExp(`^✓ ${shape} +tampered amount is rejected +HTTP 400$`, 'm'));
     expect(r.stdout).toMatch(/^~ form +accents, emoji, \/ & \+ quotes are accepted +HTTP 200$/m);
     expect(r.stdout).toMatch(/^~ form +5 copies at once are all answered 200 +5 × HTTP 200$/m);
@@ -79,8 +83,10 @@ describe('paycli test-handler', () => {
     expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'ERR_NETWORK', kind: 'network', exitCode: 5 });
   });
 
-  it('a failed check shows the handler\'s status and the first line of its body (control characters escaped)', async () => {
-    const h = await handler(undefined, (_n, body) => (body.includes('pending') ? [500, '\n  db down: \u001b[31mtoo many connections\u001b[0m\nstack…'] : undefined));
+  it("a failed check shows the handler's status and the first line of its body (control characters escaped)", async () => {
+    const h = await handler(undefined, (_n, body) =>
+      body.includes('pending') ? [500, '\n  db down: \u001b[31mtoo many connections\u001b[0m\nstack…'] : undefined,
+    );
     const r = await runCli(['test-handler', h.url, '--format', 'form'], { env: { PAYCLI_VA: VA }, home: home.home });
     expect(r.code).toBe(6);
     expect(r.stdout).toMatch(/^✗ form +valid pending callback is accepted +HTTP 500$/m);

@@ -6,7 +6,22 @@ import { shownKey } from '../helpers/key-mask.js';
 
 describe('pay --redirect normalises the phone like pay', () => {
   it('+62 812-3456-789 is sent as 08123456789', async () => {
-    const r = await runCli(['--env', 'local', 'pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--phone', '+62 812-3456-789', '--dry-run', '--json']);
+    const r = await runCli([
+      '--env',
+      'local',
+      'pay',
+      '--redirect',
+      '--item',
+      'Kaos:1:1000',
+      '--notify-url',
+      'http://127.0.0.1:9/cb',
+      '--return-url',
+      'http://127.0.0.1:9/ok',
+      '--phone',
+      '+62 812-3456-789',
+      '--dry-run',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(JSON.parse(r.stdout).body)).toMatchObject({ buyerPhone: '08123456789' });
   });
@@ -39,7 +54,9 @@ describe('one answer to "which profile, and why"', () => {
       await runCli(['config', 'init', '--profile', 'prod', '--env', 'production', '--va', '2220002220', '--api-key', 'PROD-KEY-1234567890'], { home: h.home });
       const refused = await runCli(['config', 'set', 'api-key', 'NEW-KEY-1234567890'], { home: h.home, cwd: project });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`refusing to set api-key of profile "prod": it is a production profile, selected by the project config ${join(project, '.paycli.json')}`);
+      expect(refused.stderr).toContain(
+        `refusing to set api-key of profile "prod": it is a production profile, selected by the project config ${join(project, '.paycli.json')}`,
+      );
       const named = await runCli(['config', 'set', 'api-key', 'NEW-KEY-1234567890', '--profile', 'prod'], { home: h.home, cwd: project });
       expect(named.stdout).toBe(`set api-key = ${shownKey('NEW-KEY-1234567890')} in profile "prod"\n`);
     } finally {
@@ -53,13 +70,17 @@ describe('one answer to "which profile, and why"', () => {
     const base = { env: {}, user, userPath: '/u/config.json' };
     expect(selectProfile({ ...base, flag: 'a', env: { PAYCLI_PROFILE: 'b' }, projectProfile: 'c' })).toMatchObject({ value: 'a', source: 'flag' });
     expect(selectProfile({ ...base, env: { PAYCLI_PROFILE: 'b' }, projectProfile: 'c' })).toMatchObject({ value: 'b', source: 'env' });
-    expect(selectProfile({ ...base, env: { PAYCLI_PROFILE: '' }, projectProfile: 'c', projectPath: '/p/.paycli.json' })).toEqual({ value: 'c', source: 'project', origin: 'project config /p/.paycli.json' });
+    expect(selectProfile({ ...base, env: { PAYCLI_PROFILE: '' }, projectProfile: 'c', projectPath: '/p/.paycli.json' })).toEqual({
+      value: 'c',
+      source: 'project',
+      origin: 'project config /p/.paycli.json',
+    });
     expect(selectProfile(base)).toEqual({ value: 'dev', source: 'user', origin: 'user config /u/config.json' });
     expect(selectProfile({ ...base, user: { profiles: {} } })).toEqual({ value: 'default', source: 'default', origin: 'default' });
   });
 });
 
-describe('trigger fits the terminal and escapes the handler\'s answer', () => {
+describe("trigger fits the terminal and escapes the handler's answer", () => {
   it('a long answer wraps under the arrow; control characters are shown escaped', async () => {
     const { createServer } = await import('node:http');
     const answer = `OK ${'accepted '.repeat(12)}\u001b[2Jdone`;
@@ -68,7 +89,10 @@ describe('trigger fits the terminal and escapes the handler\'s answer', () => {
     const { port } = server.address() as import('node:net').AddressInfo;
     const h = tempHome();
     try {
-      const r = await runCli(['trigger', '--to', `http://127.0.0.1:${port}/callback`, '--va', '1179000899', '--no-persist', '--no-color'], { home: h.home, tty: true });
+      const r = await runCli(['trigger', '--to', `http://127.0.0.1:${port}/callback`, '--va', '1179000899', '--no-persist', '--no-color'], {
+        home: h.home,
+        tty: true,
+      });
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines.length).toBeGreaterThan(1);
@@ -85,7 +109,7 @@ describe('trigger fits the terminal and escapes the handler\'s answer', () => {
   });
 });
 
-describe('the gateway\'s words are quoted as received, paycli\'s are English', () => {
+describe("the gateway's words are quoted as received, paycli's are English", () => {
   it('an Indonesian field error is quoted, and control characters in it are made visible', async () => {
     const { parseEnvelope } = await import('../../src/core/http/envelope.js');
     const body = { Status: 400, Success: false, Message: 'Validasi gagal\u001b[2J', Error: { phone: ['phone tidak valid.'] } };
@@ -100,12 +124,34 @@ describe('the gateway\'s words are quoted as received, paycli\'s are English', (
 });
 
 describe('transaction fits 80 columns on a terminal', () => {
-  it('the header line with a long reference wraps under its label; the gateway\'s text is escaped', async () => {
+  it("the header line with a long reference wraps under its label; the gateway's text is escaped", async () => {
     const { sandbox, localEnv } = await import('../helpers/sandbox.js');
     const sb = await sandbox();
     const h = tempHome();
     try {
-      const made = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu\u001b[2J Ayu', '--phone', '08123456789', '--email', 'p@x.co', '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/cb', '--reference-id', 'A-LONG-REFERENCE-FOR-ORDER-1-FROM-THE-SHOP-OF-KOMANG', '--json'], { home: h.home, env: localEnv(sb) });
+      const made = await runCli(
+        [
+          'pay',
+          '--method',
+          'va',
+          '--channel',
+          'bca',
+          '--name',
+          'Putu\u001b[2J Ayu',
+          '--phone',
+          '08123456789',
+          '--email',
+          'p@x.co',
+          '--item',
+          'Kopi:1:10000',
+          '--notify-url',
+          'http://127.0.0.1:9/cb',
+          '--reference-id',
+          'A-LONG-REFERENCE-FOR-ORDER-1-FROM-THE-SHOP-OF-KOMANG',
+          '--json',
+        ],
+        { home: h.home, env: localEnv(sb) },
+      );
       expect(made.code, made.stderr).toBe(0);
       const id = String(JSON.parse(made.stdout).TransactionId);
       const r = await runCli(['transaction', id, '--no-color'], { home: h.home, env: localEnv(sb), tty: true });

@@ -25,15 +25,43 @@ describe('the VA in human output', () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: VA, PAYCLI_API_KEY: SECRET };
     const rx = await receiver([200]);
     try {
-      const pay = ['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--notify-url', rx.url];
+      const pay = [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'A',
+        '--phone',
+        '08123456789',
+        '--email',
+        'a@b.co',
+        '--item',
+        'A:1:1000',
+        '--notify-url',
+        rx.url,
+      ];
       const made = await runCli([...pay, '--json'], { env, home: home.home });
       expect(made.code, made.stderr).toBe(0);
       const id = String(JSON.parse(made.stdout).TransactionId);
       const runs: string[][] = [
-        pay, [...pay, '--dry-run'], [...pay, '--curl'],
-        ['balance'], ['balance', '--dry-run'], ['balance', '--curl'], ['balance', '--dry-run', '--json'],
-        ['history'], ['history', '--dry-run'], ['transaction', id], ['transaction', id, '--dry-run'], ['channels'],
-        ['areas', 'province', '--dry-run'], ['whoami'], ['config', 'list', '--show-origin'], ['doctor', '--offline'],
+        pay,
+        [...pay, '--dry-run'],
+        [...pay, '--curl'],
+        ['balance'],
+        ['balance', '--dry-run'],
+        ['balance', '--curl'],
+        ['balance', '--dry-run', '--json'],
+        ['history'],
+        ['history', '--dry-run'],
+        ['transaction', id],
+        ['transaction', id, '--dry-run'],
+        ['channels'],
+        ['areas', 'province', '--dry-run'],
+        ['whoami'],
+        ['config', 'list', '--show-origin'],
+        ['doctor', '--offline'],
       ];
       for (const argv of runs) {
         const r = await runCli(argv, { env, home: home.home });

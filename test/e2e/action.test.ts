@@ -26,8 +26,15 @@ afterAll(async () => {
 
 function script(name: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', [join(ROOT, 'scripts/action', name)], { env: { PATH: process.env.PATH ?? '', HOME: temp, GITHUB_OUTPUT: outputFile, RUNNER_TEMP: temp, GITHUB_ACTION_PATH: ROOT, ...env }, encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'bash',
+      [join(ROOT, 'scripts/action', name)],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: temp, GITHUB_OUTPUT: outputFile, RUNNER_TEMP: temp, GITHUB_ACTION_PATH: ROOT, ...env },
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -43,7 +50,11 @@ function outputs(): Record<string, string> {
 
 describe('action.yml', () => {
   it('is a composite action whose steps run scripts/action/*.sh and whose outputs come from the start step', () => {
-    const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { using: string; steps: { id?: string; run?: string; uses?: string; if?: string }[] }; outputs: Record<string, { value: string }>; inputs: Record<string, unknown> };
+    const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+      runs: { using: string; steps: { id?: string; run?: string; uses?: string; if?: string }[] };
+      outputs: Record<string, { value: string }>;
+      inputs: Record<string, unknown>;
+    };
     expect(action.runs.using).toBe('composite');
     const runs = action.runs.steps.filter((s) => s.run).map((s) => /scripts\/action\/([\w-]+\.sh)/.exec(s.run!)![1]!);
     expect(runs).toEqual(['start.sh', 'collect.sh']);
@@ -87,9 +98,41 @@ describe('the action scripts', () => {
   it('collect: the ledger and every callback attempt, for the artifact', async () => {
     const o = outputs();
     const port = (receiver.address() as { port: number }).port;
-    const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: o['base-url']!, PAYCLI_SANDBOX_URL: o.url!, XDG_CONFIG_HOME: join(temp, 'config'), XDG_DATA_HOME: join(temp, 'xdg-data') };
-    const paycli = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => execFile(process.execPath, [join(ROOT, 'bin/paycli.js'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: temp, ...env }, encoding: 'utf8' }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr })));
-    const pay = await paycli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--item', 'Kopi:1:50000', '--notify-url', `http://127.0.0.1:${port}/`, '--json', '--no-input']);
+    const env = {
+      PAYCLI_ENV: 'local',
+      PAYCLI_BASE_URL: o['base-url']!,
+      PAYCLI_SANDBOX_URL: o.url!,
+      XDG_CONFIG_HOME: join(temp, 'config'),
+      XDG_DATA_HOME: join(temp, 'xdg-data'),
+    };
+    const paycli = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          [join(ROOT, 'bin/paycli.js'), ...args],
+          { env: { PATH: process.env.PATH ?? '', HOME: temp, ...env }, encoding: 'utf8' },
+          (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
+        ),
+      );
+    const pay = await paycli([
+      'pay',
+      '--method',
+      'va',
+      '--channel',
+      'bca',
+      '--name',
+      'Putu Ayu',
+      '--phone',
+      '08123456789',
+      '--email',
+      'putu@mail.com',
+      '--item',
+      'Kopi:1:50000',
+      '--notify-url',
+      `http://127.0.0.1:${port}/`,
+      '--json',
+      '--no-input',
+    ]);
     expect(pay.code, pay.stderr).toBe(0);
     const id = String((JSON.parse(pay.stdout) as { TransactionId: number }).TransactionId);
     expect((await paycli(['sandbox', 'pay', id])).code).toBe(0);
@@ -105,10 +148,17 @@ describe('the action scripts', () => {
     expect(r.code, r.stderr).toBe(0);
     const dir = outputs().dir!;
     expect(dir).toBe(join(temp, 'paycli-sandbox/artifact'));
-    const ledger = JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8')) as { id: number; status: string; callbacks: { state: string; attempts: number }[] }[];
+    const ledger = JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8')) as {
+      id: number;
+      status: string;
+      callbacks: { state: string; attempts: number }[];
+    }[];
     expect(ledger.map((t) => [String(t.id), t.status])).toEqual([[id, 'berhasil']]);
     expect(ledger[0]!.callbacks[0]).toMatchObject({ state: 'failed', attempts: 3 });
-    const attempts = readFileSync(join(dir, 'callback-attempts.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { trxId: number; attempt: number; result: string });
+    const attempts = readFileSync(join(dir, 'callback-attempts.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { trxId: number; attempt: number; result: string });
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     expect(attempts.every((a) => String(a.trxId) === id && a.result.includes('500'))).toBe(true);
     // The state store, which holds each attempt's request and answer.

@@ -53,9 +53,22 @@ describe('the built bin', () => {
     const first = spawnPaycli(args);
     const started = await first.waitForJson((o) => o.event === 'started');
     const apiUrl = String(started.baseUrl);
-    const body = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'p@x.co', amount: 5000, notifyUrl: deadUrl, paymentMethod: 'va', paymentChannel: 'bca', product: ['A'], qty: [1], price: [5000] });
+    const body = JSON.stringify({
+      name: 'Putu',
+      phone: '08123456789',
+      email: 'p@x.co',
+      amount: 5000,
+      notifyUrl: deadUrl,
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+      product: ['A'],
+      qty: [1],
+      price: [5000],
+    });
     const req = buildSignedRequest({ baseUrl: apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
-    const created = (await (await request(req.url, { method: 'POST', headers: req.headers, body })).body.json()) as { Data: { TransactionId: number; PaymentNo: string } };
+    const created = (await (await request(req.url, { method: 'POST', headers: req.headers, body })).body.json()) as {
+      Data: { TransactionId: number; PaymentNo: string };
+    };
     const paid = await request(`${String(started.url)}/_sandbox/transactions/${created.Data.TransactionId}/pay`, { method: 'POST' });
     expect(paid.statusCode).toBe(200);
     await paid.body.text();
@@ -79,7 +92,9 @@ describe('the built bin', () => {
     expect(delivered.trxId).toBe(created.Data.TransactionId);
     expect(got[0]).toContain(`trx_id=${created.Data.TransactionId}`);
     expect(got[0]).toContain('status=berhasil');
-    const list = (await (await request(`${String(restarted.url)}/_sandbox/transactions`)).body.json()) as { transactions: { id: number; status: string; paymentNo: string }[] };
+    const list = (await (await request(`${String(restarted.url)}/_sandbox/transactions`)).body.json()) as {
+      transactions: { id: number; status: string; paymentNo: string }[];
+    };
     expect(list.transactions[0]).toMatchObject({ id: created.Data.TransactionId, status: 'berhasil', paymentNo: created.Data.PaymentNo });
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
@@ -139,7 +154,10 @@ describe('the built bin', () => {
     const sb = spawnPaycli(['sandbox', '--port', '0', '--in-memory', '--json']);
     const started = await sb.waitForJson((o) => o.event === 'started');
     const apiCurl = await runPaycli(['areas', 'city', '51', '--curl'], { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: String(started.baseUrl) });
-    const { stdout: res } = await exec('bash', ['-c', apiCurl.stdout.replace('curl -sS', 'curl -sS -m 10')], { encoding: 'utf8', env: { PATH: process.env.PATH, PAYCLI_VA: VA, PAYCLI_API_KEY: KEY } });
+    const { stdout: res } = await exec('bash', ['-c', apiCurl.stdout.replace('curl -sS', 'curl -sS -m 10')], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PAYCLI_VA: VA, PAYCLI_API_KEY: KEY },
+    });
     expect(JSON.parse(res)).toMatchObject({ Status: 200, Success: true });
     expect(JSON.parse(res).Data).toContainEqual({ code: '5171', name: 'KOTA DENPASAR' });
     sb.child.kill('SIGTERM');
@@ -152,7 +170,14 @@ describe('verify-callback --jsonl on worker threads', () => {
     const { writeFileSync, statSync } = await import('node:fs');
     const lines: string[] = [];
     for (let i = 0; i < 4500; i++) {
-      const fields = sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'https://shop.example/ipaymu/callback/' + 'x'.repeat(300), trxId: 300000 + i });
+      const fields = sampleCallbackFields({
+        status: 'berhasil',
+        method: 'va',
+        channel: 'bca',
+        now: new Date(),
+        url: 'https://shop.example/ipaymu/callback/' + 'x'.repeat(300),
+        trxId: 300000 + i,
+      });
       const s = signCallbackRequest(fields, VA, i % 2 ? 'json' : 'form', new Date(), String(i));
       if (i === 10) lines.push('{broken');
       else if (i === 3333) lines.push(JSON.stringify({ headers: s.headers, body: s.body.replace('berhasil', 'pending') }));
@@ -166,7 +191,10 @@ describe('verify-callback --jsonl on worker threads', () => {
     expect(r.code).toBe(6);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ total: 4500, valid: 4498, invalid: 1, malformed: 1 });
-    expect(out.failures.map((f: { line: number; verdict: string }) => [f.line, f.verdict])).toEqual([[11, 'malformed'], [3335, 'invalid']]);
+    expect(out.failures.map((f: { line: number; verdict: string }) => [f.line, f.verdict])).toEqual([
+      [11, 'malformed'],
+      [3335, 'invalid'],
+    ]);
     const viaStdin = await runPaycli(['verify-callback', '--jsonl', '-', '--va', VA, '--json'], {}, readFileSync(big, 'utf8'));
     expect(JSON.parse(viaStdin.stdout)).toEqual({ ...out, file: '-' });
   });
@@ -182,12 +210,20 @@ describe('verify-callback --jsonl on worker threads', () => {
     };
     const lines: string[] = [];
     for (let i = 0; i < 6000; i++) {
-      const fields = sampleCallbackFields({ status: 'berhasil', method: i % 3 ? 'va' : 'qris', channel: i % 3 ? 'bca' : 'mpm', now: new Date(), url: 'https://shop.example/ipaymu/callback/' + 'é'.repeat(i % 5) + 'x'.repeat(300), trxId: 400000 + i });
+      const fields = sampleCallbackFields({
+        status: 'berhasil',
+        method: i % 3 ? 'va' : 'qris',
+        channel: i % 3 ? 'bca' : 'mpm',
+        now: new Date(),
+        url: 'https://shop.example/ipaymu/callback/' + 'é'.repeat(i % 5) + 'x'.repeat(300),
+        trxId: 400000 + i,
+      });
       const s = signCallbackRequest(fields, VA, i % 2 ? 'json' : 'form', new Date(), String(i));
       if (i % 1500 === 7) lines.push('{broken ' + i);
       else if (i % 1500 === 500) lines.push(JSON.stringify({ headers: s.headers, body: s.body.replace('berhasil', 'pending') }));
       else if (i % 1500 === 900) lines.push(variant(i));
-      else if (i === 4100) lines.push(JSON.stringify({ headers: s.headers, body: s.body, pad: 'p'.repeat(1_200_000) })); // longer than a block
+      else if (i === 4100)
+        lines.push(JSON.stringify({ headers: s.headers, body: s.body, pad: 'p'.repeat(1_200_000) })); // longer than a block
       else lines.push(JSON.stringify({ headers: s.headers, body: s.body }));
       if (i % 1000 === 999) lines.push('   ');
     }

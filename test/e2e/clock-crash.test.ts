@@ -14,7 +14,17 @@ beforeAll(() => (home = tempHome()));
 afterAll(() => home.cleanup());
 
 async function createPayment(apiUrl: string, notifyUrl: string, n: number): Promise<number> {
-  const body = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'p@x.co', amount: 5000 + n, notifyUrl, paymentMethod: 'va', paymentChannel: 'bni', expired: 1, expiredType: 'hours' });
+  const body = JSON.stringify({
+    name: 'Putu',
+    phone: '08123456789',
+    email: 'p@x.co',
+    amount: 5000 + n,
+    notifyUrl,
+    paymentMethod: 'va',
+    paymentChannel: 'bni',
+    expired: 1,
+    expiredType: 'hours',
+  });
   const req = buildSignedRequest({ baseUrl: apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body });
   const json = (await res.body.json()) as { Data: { TransactionId: number } };
@@ -44,7 +54,14 @@ describe('clock advance and kill -9 (issue 24, item 2)', () => {
     const ids: number[] = [];
     for (let i = 0; i < 40; i++) ids.push(await createPayment(started.baseUrl, notify, i));
     // Move the clock past every expiry, and kill the emulator while it expires them.
-    void request(`${started.url}/_sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ by: '2h' }) }).then((r) => r.body.text(), () => undefined);
+    void request(`${started.url}/_sandbox/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ by: '2h' }),
+    }).then(
+      (r) => r.body.text(),
+      () => undefined,
+    );
     await first.waitForJson((o) => o.type === 'transition', 30_000);
     first.child.kill('SIGKILL');
     await first.exited;

@@ -28,9 +28,26 @@ async function signed(apiUrl: string, path: string, body: unknown): Promise<any>
 }
 
 const cod = (notifyUrl: string, n: number) => ({
-  name: 'Putu', phone: '081999501092', email: 'p@x.co', amount: 50000 + n, notifyUrl, paymentMethod: 'cod', paymentChannel: 'rpx',
-  product: ['Kaos'], qty: [1], price: [50000 + n], weight: [0.5], width: [20], length: [30], height: [5],
-  deliveryArea: AREA, deliveryAddress: 'Jl. Kemuning 1', pickupArea: AREA, pickupAddress: 'Jl. Daan Mogot 5', shipping: 'RPX', shippingService: 'REG',
+  name: 'Putu',
+  phone: '081999501092',
+  email: 'p@x.co',
+  amount: 50000 + n,
+  notifyUrl,
+  paymentMethod: 'cod',
+  paymentChannel: 'rpx',
+  product: ['Kaos'],
+  qty: [1],
+  price: [50000 + n],
+  weight: [0.5],
+  width: [20],
+  length: [30],
+  height: [5],
+  deliveryArea: AREA,
+  deliveryAddress: 'Jl. Kemuning 1',
+  pickupArea: AREA,
+  pickupAddress: 'Jl. Daan Mogot 5',
+  shipping: 'RPX',
+  shippingService: 'REG',
 });
 
 describe('clock advance over COD parcels and kill -9 (issue 28)', () => {
@@ -55,7 +72,14 @@ describe('clock advance over COD parcels and kill -9 (issue 28)', () => {
     const ids: number[] = [];
     for (let i = 0; i < 30; i++) ids.push((await signed(started.baseUrl, 'v2/payment/direct', cod(notify, i))).TransactionId);
     // Move the clock past every delivery, and kill the emulator while it moves the parcels.
-    void request(`${started.url}/_sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ by: '3d' }) }).then((r) => r.body.text(), () => undefined);
+    void request(`${started.url}/_sandbox/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ by: '3d' }),
+    }).then(
+      (r) => r.body.text(),
+      () => undefined,
+    );
     await first.waitForJson((o) => o.type === 'transition', 30_000);
     first.child.kill('SIGKILL');
     await first.exited;
@@ -79,7 +103,10 @@ describe('clock advance over COD parcels and kill -9 (issue 28)', () => {
       // Each step once, at its time on the emulator's clock.
       const created = Date.parse(t.createdAt);
       const track = (await signed(restarted.baseUrl, 'v2/cod/tracking', { transaction_id: t.id })) as { history: { at: string; status: string }[] };
-      expect(track.history.map((h) => `${h.status} ${h.at}`), `trx ${t.id}`).toEqual([
+      expect(
+        track.history.map((h) => `${h.status} ${h.at}`),
+        `trx ${t.id}`,
+      ).toEqual([
         `delivered ${formatJakarta(new Date(created + PICKUP_AFTER_MS + 86_400_000))}`,
         `in transit ${formatJakarta(new Date(created + PICKUP_AFTER_MS + IN_TRANSIT_AFTER_MS))}`,
         `picked up ${formatJakarta(new Date(created + PICKUP_AFTER_MS))}`,

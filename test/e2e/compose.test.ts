@@ -5,13 +5,19 @@
 import { describe, expect, it } from 'vitest';
 import { containerToolsMissing, runContainerScript, skipContainerTest } from '../helpers/container-script.js';
 
-const why = containerToolsMissing(['podman', 'podman-compose', 'runc', 'debootstrap'], { '/usr/lib/cni/dnsname': 'golang-github-containernetworking-plugin-dnsname' });
+const why = containerToolsMissing(['podman', 'podman-compose', 'runc', 'debootstrap'], {
+  '/usr/lib/cni/dnsname': 'golang-github-containernetworking-plugin-dnsname',
+});
 
 describe('the compose example', () => {
-  it.skipIf(skipContainerTest(why))(`brings up the emulator and the PHP shop, and the shop receives a valid callback${why ? ` (skipped: ${why})` : ''}`, async () => {
-    expect(why, 'CI runs the compose test: .ci/run installs its tools').toBe('');
-    const r = await runContainerScript('compose-smoke.sh');
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).toContain('its callback received by the shop and its signature valid');
-  }, 45 * 60_000);
+  it.skipIf(skipContainerTest(why))(
+    `brings up the emulator and the PHP shop, and the shop receives a valid callback${why ? ` (skipped: ${why})` : ''}`,
+    async () => {
+      expect(why, 'CI runs the compose test: .ci/run installs its tools').toBe('');
+      const r = await runContainerScript('compose-smoke.sh');
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain('its callback received by the shop and its signature valid');
+    },
+    45 * 60_000,
+  );
 });

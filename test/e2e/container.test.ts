@@ -8,10 +8,14 @@ import { containerToolsMissing, runContainerScript, skipContainerTest } from '..
 const why = containerToolsMissing(['podman', 'runc', 'debootstrap']);
 
 describe('the container image', () => {
-  it.skipIf(skipContainerTest(why))(`builds, passes its health check, and delivers a payment's callback to the host${why ? ` (skipped: ${why})` : ''}`, async () => {
-    expect(why, 'CI runs the container test: .ci/run installs its tools').toBe('');
-    const r = await runContainerScript('smoke.sh');
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).toContain('callback received and verified on the host');
-  }, 45 * 60_000);
+  it.skipIf(skipContainerTest(why))(
+    `builds, passes its health check, and delivers a payment's callback to the host${why ? ` (skipped: ${why})` : ''}`,
+    async () => {
+      expect(why, 'CI runs the container test: .ci/run installs its tools').toBe('');
+      const r = await runContainerScript('smoke.sh');
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain('callback received and verified on the host');
+    },
+    45 * 60_000,
+  );
 });

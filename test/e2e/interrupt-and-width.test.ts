@@ -46,7 +46,11 @@ run('Ctrl-C (tmux)', () => {
     for (const [args, prompt, env] of [
       ['areas pick --no-cache', /Province/, {}],
       ['config init', /Environment/, { PAYCLI_ENV: '', PAYCLI_BASE_URL: '' }],
-      ['pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/', /Send it\?/, { PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' }],
+      [
+        'pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/',
+        /Send it\?/,
+        { PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY' },
+      ],
     ] as const) {
       const t = await term(args, env);
       await t.waitFor(prompt);
@@ -59,9 +63,15 @@ run('Ctrl-C (tmux)', () => {
 
   it('aborts an in-flight payment at once and says how to check whether it was created', async () => {
     const before = hits;
-    const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/ --reference-id CTRL-C-1 --timeout 60000', {
-      PAYCLI_ENV: 'sandbox', PAYCLI_BASE_URL: hangingUrl, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
-    });
+    const t = await term(
+      'pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/ --reference-id CTRL-C-1 --timeout 60000',
+      {
+        PAYCLI_ENV: 'sandbox',
+        PAYCLI_BASE_URL: hangingUrl,
+        PAYCLI_VA: '1179000899',
+        PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
+      },
+    );
     await t.waitFor(/creating va\/bca payment/);
     const until = Date.now() + 5000;
     while (hits === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -77,7 +87,12 @@ run('Ctrl-C (tmux)', () => {
   });
 
   it('aborts an in-flight lookup', async () => {
-    const t = await term('areas province --no-cache --timeout 60000', { PAYCLI_ENV: 'sandbox', PAYCLI_BASE_URL: hangingUrl, PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'K-1234567890' });
+    const t = await term('areas province --no-cache --timeout 60000', {
+      PAYCLI_ENV: 'sandbox',
+      PAYCLI_BASE_URL: hangingUrl,
+      PAYCLI_VA: '1179000899',
+      PAYCLI_API_KEY: 'K-1234567890',
+    });
     await t.waitFor(/GET areas\/province/);
     await t.keys('C-c');
     expect(await t.exitCode()).toBe(130);
@@ -87,7 +102,9 @@ run('Ctrl-C (tmux)', () => {
 
 run('the price prompt reads Rupiah as Indonesians write them (tmux)', () => {
   it('25.000 typed at the prompt is twenty-five thousand; 25,50 is refused as it is typed', async () => {
-    const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --notify-url http://127.0.0.1:9/cb --reference-id PROMPT-25K');
+    const t = await term(
+      'pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --notify-url http://127.0.0.1:9/cb --reference-id PROMPT-25K',
+    );
     await t.answer(/Product/, 'Kopi');
     await t.answer(/Quantity/, '2');
     await t.answer(/Unit price/, '25,50');
@@ -130,7 +147,29 @@ run('80 columns (tmux)', () => {
 
   it('sandbox list fits, with amounts whole', async () => {
     for (let i = 0; i < 3; i++) {
-      const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:1.025.000', '--notify-url', 'http://127.0.0.1:9/cb', '--reference-id', `A-VERY-LONG-REFERENCE-ID-FOR-ORDER-${i}-FROM-THE-SHOP`, '--json'], { home: suite.home.home, env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: suite.sb.apiUrl } });
+      const r = await runCli(
+        [
+          'pay',
+          '--method',
+          'va',
+          '--channel',
+          'bca',
+          '--name',
+          'A',
+          '--phone',
+          '08123456789',
+          '--email',
+          'a@b.co',
+          '--item',
+          'Kopi:1:1.025.000',
+          '--notify-url',
+          'http://127.0.0.1:9/cb',
+          '--reference-id',
+          `A-VERY-LONG-REFERENCE-ID-FOR-ORDER-${i}-FROM-THE-SHOP`,
+          '--json',
+        ],
+        { home: suite.home.home, env: { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: suite.sb.apiUrl } },
+      );
       expect(r.code, r.stderr).toBe(0);
     }
     const t = await term(`sandbox list --sandbox-url ${suite.sb.apiUrl.replace(/\/api$/, '')}`, {}, 80);

@@ -21,7 +21,13 @@ afterAll(() => home.cleanup());
 let trx = 700000;
 function callback() {
   const trxId = trx++;
-  const s = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId }), VA, 'form', new Date(), String(trxId));
+  const s = signCallbackRequest(
+    sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId }),
+    VA,
+    'form',
+    new Date(),
+    String(trxId),
+  );
   return { trxId: String(trxId), ...s };
 }
 
@@ -63,42 +69,42 @@ describe('a listener stopped with SIGSTOP for more than 10 s while events clear 
     const store = join(home.home, 'stopped.db');
     const l = await startListen(store);
     try {
-    for (let round = 0; round < 3; round++) {
-      // Load, then stop the listener wherever it is (between transactions, or inside one holding the write lock).
-      const acked = new Set<string>();
-      let stop = false;
-      const senders = Array.from({ length: 8 }, async () => {
-        while (!stop) {
-          const cb = callback();
-          if ((await post(l.url, cb)) === 200) acked.add(cb.trxId);
+      for (let round = 0; round < 3; round++) {
+        // Load, then stop the listener wherever it is (between transactions, or inside one holding the write lock).
+        const acked = new Set<string>();
+        let stop = false;
+        const senders = Array.from({ length: 8 }, async () => {
+          while (!stop) {
+            const cb = callback();
+            if ((await post(l.url, cb)) === 200) acked.add(cb.trxId);
+          }
+        });
+        while (acked.size < 100) await sleep(5);
+        l.child.kill('SIGSTOP');
+        stop = true;
+        // Sent while it is stopped: held in the socket's backlog, received and stored only after it resumes.
+        const late = Array.from({ length: 5 }, () => callback());
+        const lateAnswers = late.map((cb) => post(l.url, cb, true));
+        const started = Date.now();
+        const clear = runPaycli(['events', 'clear', '--store', store, '--json'], { HOME: home.home });
+        await sleep(11_000); // past the old 10 s "stale lock" takeover
+        l.child.kill('SIGCONT');
+        const c = await clear;
+        if (c.code === 0) expect(JSON.parse(c.stdout)).toMatchObject({ store });
+        else {
+          // The listener was stopped inside a transaction: clear waited, then said so (exit 2).
+          expect(c.code).toBe(2);
+          expect(JSON.parse(c.stderr).error.message).toContain(`the event store ${store} is busy: another process has held its write lock for over 5 s`);
         }
-      });
-      while (acked.size < 100) await sleep(5);
-      l.child.kill('SIGSTOP');
-      stop = true;
-      // Sent while it is stopped: held in the socket's backlog, received and stored only after it resumes.
-      const late = Array.from({ length: 5 }, () => callback());
-      const lateAnswers = late.map((cb) => post(l.url, cb, true));
-      const started = Date.now();
-      const clear = runPaycli(['events', 'clear', '--store', store, '--json'], { HOME: home.home });
-      await sleep(11_000); // past the old 10 s "stale lock" takeover
-      l.child.kill('SIGCONT');
-      const c = await clear;
-      if (c.code === 0) expect(JSON.parse(c.stdout)).toMatchObject({ store });
-      else {
-        // The listener was stopped inside a transaction: clear waited, then said so (exit 2).
-        expect(c.code).toBe(2);
-        expect(JSON.parse(c.stderr).error.message).toContain(`the event store ${store} is busy: another process has held its write lock for over 5 s`);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(11_000);
+        await Promise.all(senders);
+        expect(await Promise.all(lateAnswers)).toEqual([200, 200, 200, 200, 200]);
+        const stored = await storedTrx(store);
+        // Everything sent while stopped was stored after the clear: it must all be there.
+        expect(late.filter((cb) => !stored.has(cb.trxId))).toEqual([]);
+        // A clear that failed removed nothing: every acknowledged callback is there.
+        if (c.code !== 0) expect([...acked].filter((t) => !stored.has(t))).toEqual([]);
       }
-      expect(Date.now() - started).toBeGreaterThanOrEqual(11_000);
-      await Promise.all(senders);
-      expect(await Promise.all(lateAnswers)).toEqual([200, 200, 200, 200, 200]);
-      const stored = await storedTrx(store);
-      // Everything sent while stopped was stored after the clear: it must all be there.
-      expect(late.filter((cb) => !stored.has(cb.trxId))).toEqual([]);
-      // A clear that failed removed nothing: every acknowledged callback is there.
-      if (c.code !== 0) expect([...acked].filter((t) => !stored.has(t))).toEqual([]);
-    }
     } finally {
       l.child.kill('SIGCONT');
       l.child.kill('SIGTERM');
@@ -112,7 +118,14 @@ describe('a listener stopped with SIGSTOP for more than 10 s while events clear 
     const first = callback();
     expect(await post(l.url, first)).toBe(200);
     // Another process takes the write lock, then is stopped (a sqlite3 shell in BEGIN IMMEDIATE, a debugger).
-    const holder = spawn(process.execPath, ['-e', `const D = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))}); const db = new D(${JSON.stringify(store)}); db.exec('BEGIN IMMEDIATE'); console.log('held'); process.stdin.on('data', () => { db.exec('COMMIT'); process.exit(0); });`], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const D = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))}); const db = new D(${JSON.stringify(store)}); db.exec('BEGIN IMMEDIATE'); console.log('held'); process.stdin.on('data', () => { db.exec('COMMIT'); process.exit(0); });`,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
     holder.kill('SIGSTOP');
     const held = callback();

@@ -33,7 +33,10 @@ describe('the merchant commands, spawned, against a spawned emulator that is kil
     const down = rx0.url;
     await rx0.close(); // the merchant's handler is down while the buyer pays
 
-    const made = await runPaycli(['pay', '--redirect', '--item', 'Kopi:2:25000', '--notify-url', down, '--return-url', 'http://127.0.0.1:9/ok', '--reference-id', 'E2E-1', '--json'], env());
+    const made = await runPaycli(
+      ['pay', '--redirect', '--item', 'Kopi:2:25000', '--notify-url', down, '--return-url', 'http://127.0.0.1:9/ok', '--reference-id', 'E2E-1', '--json'],
+      env(),
+    );
     expect(made.code, made.stderr).toBe(0);
     const { Url, SessionID } = JSON.parse(made.stdout) as { Url: string; SessionID: string };
     expect(Url.endsWith(`/payment/${SessionID}`)).toBe(true);
@@ -47,7 +50,11 @@ describe('the merchant commands, spawned, against a spawned emulator that is kil
     const form = await request(page);
     expect(form.statusCode).toBe(200);
     expect(await form.body.text()).toContain('ch-va-bni');
-    const chose = await request(`${page}/choose`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'channel=va%3Abni' });
+    const chose = await request(`${page}/choose`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'channel=va%3Abni',
+    });
     expect(chose.statusCode).toBe(303);
     await chose.body.dump();
     const paid = await request(`${page}/pay`, { method: 'POST' });

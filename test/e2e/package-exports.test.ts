@@ -31,7 +31,9 @@ describe('paycli/callback: a callback verifier a merchant can deploy alone', () 
   it('the built entry imports nothing but node:crypto (one file, no other module of paycli or of npm)', () => {
     const built = readFileSync(join(ROOT, 'dist/callback.js'), 'utf8');
     const specifiers = new Set<string>();
-    for (const m of built.matchAll(/\bimport\s*(?:[\w${},*\s]+?\s*from\s*)?["']([^"']+)["']|\bexport\s*[\w${},*\s]*?\s*from\s*["']([^"']+)["']|\brequire\(\s*["']([^"']+)["']\s*\)|\bimport\(\s*["']([^"']+)["']\s*\)/g)) {
+    for (const m of built.matchAll(
+      /\bimport\s*(?:[\w${},*\s]+?\s*from\s*)?["']([^"']+)["']|\bexport\s*[\w${},*\s]*?\s*from\s*["']([^"']+)["']|\brequire\(\s*["']([^"']+)["']\s*\)|\bimport\(\s*["']([^"']+)["']\s*\)/g,
+    )) {
       specifiers.add(m[1] ?? m[2] ?? m[3] ?? m[4]!);
     }
     expect([...specifiers]).toEqual(['node:crypto']);
@@ -59,7 +61,14 @@ describe('paycli/callback: a callback verifier a merchant can deploy alone', () 
     const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
     const r = JSON.parse(stdout);
     expect(r.ok).toEqual(['valid', true, expect.any(String), 'berhasil']);
-    expect(r).toMatchObject({ text: 'valid', forged: ['invalid', false], unsigned: 'missing X-Signature header', malformed: 'malformed', missing: 'ERR_MISSING_VA', answer: '{"status":"OK"}' });
+    expect(r).toMatchObject({
+      text: 'valid',
+      forged: ['invalid', false],
+      unsigned: 'missing X-Signature header',
+      malformed: 'malformed',
+      missing: 'ERR_MISSING_VA',
+      answer: '{"status":"OK"}',
+    });
   });
 
   it('exported constants of every entry are frozen: a consumer cannot change a later signature', async () => {

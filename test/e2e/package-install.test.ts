@@ -29,10 +29,22 @@ beforeAll(() => {
   const manifest = JSON.parse(readFileSync(join(src, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   manifest.scripts.build = 'node -e 0';
   writeFileSync(join(src, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  const env = { ...process.env, npm_config_loglevel: 'warn', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...localPrebuild(join(work, 'prebuilds')) };
+  const env = {
+    ...process.env,
+    npm_config_loglevel: 'warn',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    ...localPrebuild(join(work, 'prebuilds')),
+  };
   execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: src, env, stdio: 'pipe' });
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
-  const r = spawnSync(NPM, ['install', '-g', '--allow-scripts=better-sqlite3', '--prefix', join(work, 'prefix'), '--prefer-offline', tarball], { cwd: work, env, encoding: 'utf8', timeout: 420_000 });
+  const r = spawnSync(NPM, ['install', '-g', '--allow-scripts=better-sqlite3', '--prefix', join(work, 'prefix'), '--prefer-offline', tarball], {
+    cwd: work,
+    env,
+    encoding: 'utf8',
+    timeout: 420_000,
+  });
   installed = { status: r.status, stderr: r.stderr ?? '' };
 }, 480_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -48,7 +60,13 @@ function localPrebuild(dir: string): Record<string, string> {
   if (process.platform !== 'linux' || !glibc || !existsSync(join(pkg, 'build/Release/better_sqlite3.node'))) return {};
   const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
   mkdirSync(dir, { recursive: true });
-  execFileSync('tar', ['-C', pkg, '-czf', join(dir, `better-sqlite3-v${version}-node-v${process.versions.modules}-linux-${process.arch}.tar.gz`), 'build/Release/better_sqlite3.node']);
+  execFileSync('tar', [
+    '-C',
+    pkg,
+    '-czf',
+    join(dir, `better-sqlite3-v${version}-node-v${process.versions.modules}-linux-${process.arch}.tar.gz`),
+    'build/Release/better_sqlite3.node',
+  ]);
   return { npm_config_better_sqlite3_local_prebuilds: dir };
 }
 
@@ -61,7 +79,9 @@ describe('the packed package', () => {
     expect(files).toContain('package/bin/paycli.js');
     expect(files).toContain('package/dist/cli/paycli.cjs');
     expect(files.filter((f) => f.endsWith('.cache'))).toEqual([]);
-    const manifest = JSON.parse(execFileSync('tar', ['xzOf', tarball, 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown> & { scripts: Record<string, string> };
+    const manifest = JSON.parse(execFileSync('tar', ['xzOf', tarball, 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown> & {
+      scripts: Record<string, string>;
+    };
     expect(manifest.license).toBe('MIT');
     expect(manifest.repository).toMatchObject({ url: expect.stringContaining('github.com/paycli/paycli') });
     expect(manifest.homepage).toMatch(/^https:\/\//);
@@ -85,7 +105,13 @@ describe('the packed package', () => {
     expect(warnings, installed.stderr).toEqual([]);
     const bin = join(work, 'prefix/bin/paycli');
     const xdg = join(work, 'xdg-cache');
-    const env = { PATH: process.env.PATH ?? '', HOME: join(work, 'home'), XDG_CACHE_HOME: xdg, XDG_DATA_HOME: join(work, 'data'), XDG_CONFIG_HOME: join(work, 'config') };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: join(work, 'home'),
+      XDG_CACHE_HOME: xdg,
+      XDG_DATA_HOME: join(work, 'data'),
+      XDG_CONFIG_HOME: join(work, 'config'),
+    };
     const first = spawnSync(bin, ['demo'], { env, encoding: 'utf8', timeout: 60_000 });
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toContain('all 12 steps passed');

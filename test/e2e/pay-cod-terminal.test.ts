@@ -7,7 +7,9 @@ const { run, term } = suite;
 
 run('a COD payment on a terminal (tmux)', () => {
   it('asks for the areas by search, then offers the rates of `cod rate` to choose the courier from', async () => {
-    const t = await term('pay --method cod --name Putu --phone 08123456789 --email putu@mail.com --notify-url http://127.0.0.1:9/cb --item Kaos:2:75000:0.6:20:5:30 --delivery-address "Jl. Kemuning 1" --reference-id TTY-COD');
+    const t = await term(
+      'pay --method cod --name Putu --phone 08123456789 --email putu@mail.com --notify-url http://127.0.0.1:9/cb --item Kaos:2:75000:0.6:20:5:30 --delivery-address "Jl. Kemuning 1" --reference-id TTY-COD',
+    );
     await t.answer(/Delivery area \(search/, 'grogol petamburan');
     await t.waitFor(/GROGOL PETAMBURAN, KOTA ADMINISTRASI JAKARTA BARAT/);
     await t.keys('Enter');

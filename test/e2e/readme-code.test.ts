@@ -15,7 +15,9 @@ let work: string;
 
 /** README and the hand-written docs (docs/*.md, docs/commands/prose/*.md; the generated pages only copy the prose). */
 function docFiles(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   const prose = readdirSync(join(ROOT, 'docs/commands/prose')).map((f) => `docs/commands/prose/${f}`);
   return ['README.md', ...docs, ...prose];
 }
@@ -55,9 +57,15 @@ describe('README and docs code', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.ts'));
     const server = readFileSync(join(ROOT, 'examples/callback-server.ts'), 'utf8');
-    expect(blocks.some((b) => b.file === 'README.md' && b.code === server), 'README shows examples/callback-server.ts verbatim').toBe(true);
+    expect(
+      blocks.some((b) => b.file === 'README.md' && b.code === server),
+      'README shows examples/callback-server.ts verbatim',
+    ).toBe(true);
     const express = readFileSync(join(ROOT, 'examples/callback-express.ts'), 'utf8');
-    expect(blocks.some((b) => b.file === 'README.md' && b.code === express), 'README shows examples/callback-express.ts verbatim').toBe(true);
+    expect(
+      blocks.some((b) => b.file === 'README.md' && b.code === express),
+      'README shows examples/callback-express.ts verbatim',
+    ).toBe(true);
     const files: string[] = examples.map((f) => join(ROOT, 'examples', f));
     blocks.forEach((b, i) => {
       if (examples.some((f) => readFileSync(join(ROOT, 'examples', f), 'utf8') === b.code)) return;
@@ -65,7 +73,22 @@ describe('README and docs code', () => {
       writeFileSync(file, b.code);
       files.push(file);
     });
-    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')] }, files }));
+    writeFileSync(
+      join(work, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules/@types')],
+        },
+        files,
+      }),
+    );
     let output = '';
     try {
       execFileSync(process.execPath, [TSC, '-p', join(work, 'tsconfig.json')], { cwd: work, encoding: 'utf8', stdio: 'pipe' });
@@ -80,13 +103,33 @@ describe('README and docs code', () => {
     ['callback-express', '/ipaymu/callback'],
   ])('runs the %s example: 500 without a VA (and keeps running), then 200 / 400 with one', async (name, path) => {
     const out = join(work, `built-${name}`);
-    writeFileSync(join(work, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')], outDir: out, rootDir: join(ROOT, 'examples') }, files: [join(ROOT, `examples/${name}.ts`)] }));
+    writeFileSync(
+      join(work, `tsconfig.${name}.json`),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules/@types')],
+          outDir: out,
+          rootDir: join(ROOT, 'examples'),
+        },
+        files: [join(ROOT, `examples/${name}.ts`)],
+      }),
+    );
     execFileSync(process.execPath, [TSC, '-p', join(work, `tsconfig.${name}.json`)], { cwd: work, stdio: 'pipe' });
     // The built example runs from inside the package (test/.tmp): "paycli/callback" resolves to it.
     const fixture = readFileSync(join(ROOT, 'test/fixtures/callback-qris-sandbox.form'), 'utf8');
     const sig = 'c9594cc8c9f5811ecf22422eed1c8071f7837211f58956f616658a904d94f024';
     const post = async (port: number, body: string, signature: string) => {
-      const res = await request(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': signature }, body });
+      const res = await request(`http://127.0.0.1:${port}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': signature },
+        body,
+      });
       return { status: res.statusCode, text: await res.body.text() };
     };
     for (const va of [undefined, '1179000899']) {
@@ -104,7 +147,10 @@ describe('README and docs code', () => {
       try {
         let ready = false;
         for (let i = 0; i < 200 && !ready; i++) {
-          ready = await post(port, 'a=1', 'x').then(() => true, () => false);
+          ready = await post(port, 'a=1', 'x').then(
+            () => true,
+            () => false,
+          );
           if (!ready) await new Promise((r) => setTimeout(r, 25));
         }
         expect(ready, stderr).toBe(true);

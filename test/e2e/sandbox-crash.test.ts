@@ -173,7 +173,10 @@ describe('kill -9 of the emulator under load', () => {
     expect(ended.length).toBeGreaterThanOrEqual(paid.size + expired.size);
     const missing = ended.filter((t) => !got.has(`${t.id}:${t.status}`)).map((t) => t.id);
     expect(missing).toEqual([]);
-    if (process.env.PAYCLI_TEST_FIGURES) console.log(`kill-loop: ${created.size} payments acknowledged, ${paid.size} paid, ${expired.size} expired, ${ended.length} ended, ${got.size} distinct callbacks received`);
+    if (process.env.PAYCLI_TEST_FIGURES)
+      console.log(
+        `kill-loop: ${created.size} payments acknowledged, ${paid.size} paid, ${expired.size} expired, ${ended.length} ended, ${got.size} distinct callbacks received`,
+      );
     last.child.kill('SIGTERM');
     expect(await last.exited).toBe(0);
     await new Promise((r) => merchant.close(r));

@@ -57,7 +57,10 @@ describe('paycli sandbox --ready-file', () => {
     const file = join(dir, 'ready-own.json');
     const keyFile = join(dir, 'key.txt');
     writeFileSync(keyFile, 'OWN-SECRET-KEY-123456789\n');
-    const sb = spawnPaycli(['sandbox', '--json', '--in-memory', '--port', '0', '--host', '0.0.0.0', '--va', '1234567890', '--ready-file', file], { HOME: dir, PAYCLI_SANDBOX_API_KEY_FILE: keyFile });
+    const sb = spawnPaycli(['sandbox', '--json', '--in-memory', '--port', '0', '--host', '0.0.0.0', '--va', '1234567890', '--ready-file', file], {
+      HOME: dir,
+      PAYCLI_SANDBOX_API_KEY_FILE: keyFile,
+    });
     try {
       const line = await sb.waitForJson((o) => o.event === 'ready', 20_000);
       expect(line.apiKey).toBeNull();
@@ -88,7 +91,12 @@ describe('PAYCLI_SANDBOX_* settings', () => {
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('99999');
     // The flag wins: the bad variables are never looked at.
-    const sb = spawnPaycli(['sandbox', '--json', '--in-memory', '--port', '0', '--host', '127.0.0.1', '--callback-format', 'json'], { HOME: dir, PAYCLI_SANDBOX_HOST: '256.1.1.1', PAYCLI_SANDBOX_PORT: '99999', PAYCLI_SANDBOX_CALLBACK_FORMAT: 'xml' });
+    const sb = spawnPaycli(['sandbox', '--json', '--in-memory', '--port', '0', '--host', '127.0.0.1', '--callback-format', 'json'], {
+      HOME: dir,
+      PAYCLI_SANDBOX_HOST: '256.1.1.1',
+      PAYCLI_SANDBOX_PORT: '99999',
+      PAYCLI_SANDBOX_CALLBACK_FORMAT: 'xml',
+    });
     try {
       const ready = await sb.waitForJson((o) => o.event === 'ready', 20_000);
       expect(String(ready.url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -97,7 +105,11 @@ describe('PAYCLI_SANDBOX_* settings', () => {
       await sb.exited;
     }
     // A Compose service name as Host: refused unless allowed (flag or PAYCLI_SANDBOX_ALLOW_HOSTS).
-    for (const [args, env, status] of [[[], {}, 403], [['--allow-host', 'paycli'], {}, 200], [[], { PAYCLI_SANDBOX_ALLOW_HOSTS: 'shop, paycli' }, 200]] as const) {
+    for (const [args, env, status] of [
+      [[], {}, 403],
+      [['--allow-host', 'paycli'], {}, 200],
+      [[], { PAYCLI_SANDBOX_ALLOW_HOSTS: 'shop, paycli' }, 200],
+    ] as const) {
       const p = spawnPaycli(['sandbox', '--json', '--in-memory', '--port', '0', ...args], { HOME: dir, ...env });
       try {
         const ready = await p.waitForJson((o) => o.event === 'ready', 20_000);
@@ -153,7 +165,9 @@ describe('paycli sandbox env', () => {
     try {
       const r = await runCli(['sandbox', 'env', '--sandbox-url', sb.url]);
       expect(r.code).toBe(0);
-      expect(r.stdout).toBe(`export PAYCLI_ENV=local\nexport PAYCLI_BASE_URL=${sb.apiUrl}\nexport PAYCLI_SANDBOX_URL=${sb.url}\nexport PAYCLI_VA=${EMULATOR_DEFAULT_VA}\nexport PAYCLI_API_KEY=${EMULATOR_DEFAULT_API_KEY}\n`);
+      expect(r.stdout).toBe(
+        `export PAYCLI_ENV=local\nexport PAYCLI_BASE_URL=${sb.apiUrl}\nexport PAYCLI_SANDBOX_URL=${sb.url}\nexport PAYCLI_VA=${EMULATOR_DEFAULT_VA}\nexport PAYCLI_API_KEY=${EMULATOR_DEFAULT_API_KEY}\n`,
+      );
       const fish = await runCli(['sandbox', 'env', '--sandbox-url', sb.url, '--shell', 'fish']);
       expect(fish.stdout).toContain(`set -gx PAYCLI_BASE_URL ${sb.apiUrl}\n`);
       const json = JSON.parse((await runCli(['sandbox', 'env', '--sandbox-url', sb.url, '--json'])).stdout);
@@ -162,7 +176,9 @@ describe('paycli sandbox env', () => {
       const script = `set -e; eval "$("${process.execPath}" "${BIN}" sandbox env --sandbox-url ${sb.url})"; "${process.execPath}" "${BIN}" areas province --json | head -c 200; echo; "${process.execPath}" "${BIN}" sandbox list --json`;
       // Asynchronously: the emulator answers from this process.
       const sh = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        execFile('bash', ['-c', script], { env: { PATH: process.env.PATH ?? '', HOME: dir }, encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+        execFile('bash', ['-c', script], { env: { PATH: process.env.PATH ?? '', HOME: dir }, encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) =>
+          resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
       });
       expect(sh.status, sh.stderr).toBe(0);
       expect(sh.stdout).toContain('"BALI"');
@@ -186,7 +202,7 @@ describe('paycli sandbox env', () => {
     }
   });
 
-  it("the banner of an emulator on another port advises `sandbox env` with its URL", async () => {
+  it('the banner of an emulator on another port advises `sandbox env` with its URL', async () => {
     const human = spawnSync(process.execPath, [BIN, 'sandbox', '--in-memory', '--port', '0', '--help'], { encoding: 'utf8' });
     expect(human.stdout).toContain('PAYCLI_SANDBOX_PORT');
     const banner = await new Promise<string>((resolve) => {

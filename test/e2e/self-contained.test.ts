@@ -26,7 +26,8 @@ function repositoryFiles(): string[] {
   return out;
 }
 
-const paycli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' } });
+const paycli = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' } });
 
 describe('a self-contained repository', () => {
   it(`no file refers to ${OUTSIDE}`, () => {
@@ -60,7 +61,14 @@ describe('a self-contained repository', () => {
     const capture = paycli('verify-callback', 'examples/capture.http', '--va', '1179000899');
     expect(capture.status).toBe(0);
     expect(capture.stdout).toContain('valid signature (the X-Signature header)');
-    const slash = paycli('verify-callback', 'examples/payload.form', '--va', '1179000899', '--signature', '00721607209ced43b06cd8f24be4d8b172685bf10be9830fa4c75ddbd949de30');
+    const slash = paycli(
+      'verify-callback',
+      'examples/payload.form',
+      '--va',
+      '1179000899',
+      '--signature',
+      '00721607209ced43b06cd8f24be4d8b172685bf10be9830fa4c75ddbd949de30',
+    );
     expect(slash.status).toBe(6);
     expect(slash.stdout).toContain('"/" was not escaped as "\\/"');
     const batch = paycli('verify-callback', '--jsonl', 'examples/captures.jsonl', '--va', '1179000899');
@@ -73,7 +81,11 @@ describe('a self-contained repository', () => {
 
   it('docs/gateway.md has the sections code and README point at', () => {
     const doc = readFileSync(join(ROOT, 'docs/gateway.md'), 'utf8');
-    const headings = doc.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3));
-    for (const h of ['Base URLs', 'Request signing', 'Callbacks', 'Callback signatures', 'PHP semantics', 'Quirks and contradictions', 'Sources']) expect(headings).toContain(h);
+    const headings = doc
+      .split('\n')
+      .filter((l) => l.startsWith('## '))
+      .map((l) => l.slice(3));
+    for (const h of ['Base URLs', 'Request signing', 'Callbacks', 'Callback signatures', 'PHP semantics', 'Quirks and contradictions', 'Sources'])
+      expect(headings).toContain(h);
   });
 });

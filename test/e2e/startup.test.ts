@@ -1,6 +1,22 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +39,11 @@ function cacheBeside(dir: string, shape = 'root'): string {
 }
 
 function run(args: string[], env: Record<string, string> = {}, stdout: 'pipe' | number = 'pipe') {
-  const r = spawnSync(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', ...env }, stdio: ['ignore', stdout, 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', ...env },
+    stdio: ['ignore', stdout, 'pipe'],
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr };
 }
 
@@ -68,9 +88,15 @@ describe('start-up', () => {
     const userCache = join(pkg, 'user-cache');
     // Other V8 flags (NODE_OPTIONS or the node command line) get a cache of their own; the trained
     // one is neither rewritten nor rejected by them.
-    for (const variant of [{ env: { NODE_OPTIONS: '--max-old-space-size=4096' }, argv: [] as string[] }, { env: {}, argv: ['--max-semi-space-size=32'] }]) {
+    for (const variant of [
+      { env: { NODE_OPTIONS: '--max-old-space-size=4096' }, argv: [] as string[] },
+      { env: {}, argv: ['--max-semi-space-size=32'] },
+    ]) {
       for (let i = 0; i < 2; i++) {
-        const r = spawnSync(process.execPath, [...variant.argv, bin, '--help'], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', XDG_CACHE_HOME: userCache, ...variant.env }, encoding: 'utf8' });
+        const r = spawnSync(process.execPath, [...variant.argv, bin, '--help'], {
+          env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', XDG_CACHE_HOME: userCache, ...variant.env },
+          encoding: 'utf8',
+        });
         expect(r.status, r.stderr).toBe(0);
       }
     }
@@ -82,7 +108,10 @@ describe('start-up', () => {
     const preload = join(pkg, 'noop.cjs');
     writeFileSync(preload, '');
     rmSync(userCache, { recursive: true });
-    const r = spawnSync(process.execPath, ['-r', preload, '--enable-source-maps', bin, '--help'], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', XDG_CACHE_HOME: userCache }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['-r', preload, '--enable-source-maps', bin, '--help'], {
+      env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', XDG_CACHE_HOME: userCache },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(existsSync(userCache)).toBe(false);
     // A trained cache that V8 rejects (here: its source hash changed) is not replaced by the one a
@@ -147,10 +176,13 @@ describe('start-up', () => {
       ['a directory others may write (0777)', () => chmodSync(userDir, 0o777)],
       ['a directory the group may enter and write (0770)', () => chmodSync(userDir, 0o770)],
       ['a file owned by another user', () => chownSync(planted, 65534, 65534)],
-      ['a symbolic link to the cache', () => {
-        renameSync(planted, `${planted}.elsewhere`);
-        symlinkSync(`${planted}.elsewhere`, planted);
-      }],
+      [
+        'a symbolic link to the cache',
+        () => {
+          renameSync(planted, `${planted}.elsewhere`);
+          symlinkSync(`${planted}.elsewhere`, planted);
+        },
+      ],
     ];
     for (const [what, plant] of planting) {
       rmSync(userDir, { recursive: true, force: true });
@@ -198,7 +230,8 @@ describe('start-up', () => {
     cpSync(shipped, cache);
     const root = statSync(cache).size;
     const common = statSync(cacheBeside(pkg, 'common')).size;
-    for (const shape of ['verify-callback', 'sign-callback', 'areas', 'pay', 'whoami']) expect(statSync(cacheBeside(pkg, shape)).size, shape).toBeLessThan(common);
+    for (const shape of ['verify-callback', 'sign-callback', 'areas', 'pay', 'whoami'])
+      expect(statSync(cacheBeside(pkg, shape)).size, shape).toBeLessThan(common);
     expect(root).toBeLessThan(common);
     const { shapeOf } = createRequire(import.meta.url)(bin) as { shapeOf: (argv: string[], commands: string[]) => string };
     const commands = ['areas', 'verify-callback', 'pay'];
@@ -210,7 +243,12 @@ describe('start-up', () => {
     expect(shapeOf(['--env', 'local', 'areas', 'pay'], commands)).toBe('areas');
     // With the trained caches beside the bundle, no run writes one: a trained command finds its own, another the common one.
     const userCache = join(pkg, 'user-cache');
-    for (const args of [['--help'], ['verify-callback', '--data', 'a=1', '--va', VA, '--signature', '0'.repeat(64)], ['config', 'path'], ['events', '--help']]) {
+    for (const args of [
+      ['--help'],
+      ['verify-callback', '--data', 'a=1', '--va', VA, '--signature', '0'.repeat(64)],
+      ['config', 'path'],
+      ['events', '--help'],
+    ]) {
       expect(run(args, { XDG_CACHE_HOME: userCache, XDG_CONFIG_HOME: join(pkg, 'cfg'), XDG_DATA_HOME: join(pkg, 'data') }).code, args.join(' ')).not.toBe(1);
       expect(existsSync(userCache), args.join(' ')).toBe(false);
     }
@@ -224,7 +262,9 @@ describe('start-up', () => {
       expect(run(['--help'], { XDG_CACHE_HOME: userCache }).code).toBe(0);
       expect(run(['verify-callback', '--data', 'a=1', '--va', VA, '--signature', '0'.repeat(64)], { XDG_CACHE_HOME: userCache }).code).toBe(6);
       expect(run(['--json', 'verify-callback', '--data', 'a=1', '--va', VA, '--signature', '0'.repeat(64)], { XDG_CACHE_HOME: userCache }).code).toBe(6);
-      const written = readdirSync(join(userCache, 'paycli')).map((n) => n.split('.')[3]).sort();
+      const written = readdirSync(join(userCache, 'paycli'))
+        .map((n) => n.split('.')[3])
+        .sort();
       expect(written).toEqual(['root', 'verify-callback']);
     } finally {
       for (const n of readdirSync(saved)) cpSync(join(saved, n), join(dist, n));
@@ -255,7 +295,10 @@ describe('start-up', () => {
     cpSync(shipped, cache);
     // With a proxy, the request goes through the undici package, imported lazily. (Port 9 is closed.)
     for (let i = 0; i < 2; i++) {
-      const r = run(['--env', 'local', '--base-url', 'http://127.0.0.1:9/api', '--va', VA, 'areas', 'province', '--no-cache'], { PAYCLI_API_KEY: KEY, HTTP_PROXY: 'http://127.0.0.1:9' });
+      const r = run(['--env', 'local', '--base-url', 'http://127.0.0.1:9/api', '--va', VA, 'areas', 'province', '--no-cache'], {
+        PAYCLI_API_KEY: KEY,
+        HTTP_PROXY: 'http://127.0.0.1:9',
+      });
       expect(r.code).toBe(5);
       expect(r.stderr).toContain('connection refused');
     }
@@ -294,7 +337,10 @@ describe('start-up', () => {
         "if (process.env.PENDING === 'beforeExit') process.once('beforeExit', () => writeSync(2, 'BEFORE-EXIT\\n'));",
     );
     const spawnWith = (args: string[], pending = '') =>
-      spawnSync(process.execPath, ['-r', preload, bin, ...args], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', PENDING: pending }, encoding: 'utf8' });
+      spawnSync(process.execPath, ['-r', preload, bin, ...args], {
+        env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', PENDING: pending },
+        encoding: 'utf8',
+      });
     const form = 'trx_id=184854&status=berhasil&status_code=1&amount=102000';
     const invalid = spawnWith(['verify-callback', '--data', form, '--va', VA, '--signature', '0'.repeat(64)]);
     expect(invalid.status).toBe(6);
@@ -315,16 +361,25 @@ describe('start-up', () => {
     // A preload prints, at exit, the built-in modules loaded after it: a guard against an eager import
     // undoing the start-up work (BENCHMARKS.md). stdout is a pipe, as in `paycli … | jq`.
     const preload = join(pkg, 'loaded.cjs');
-    writeFileSync(preload, "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeSync(2, '\\nLOADED ' + process.moduleLoadList.filter((m) => !before.has(m)).join(',') + '\\n'));");
+    writeFileSync(
+      preload,
+      "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeSync(2, '\\nLOADED ' + process.moduleLoadList.filter((m) => !before.has(m)).join(',') + '\\n'));",
+    );
     const form = 'trx_id=184854&status=berhasil&status_code=1&amount=102000';
     const signature = run(['sign-callback', '--data', form, '--va', VA]).stdout.trim().split(/\s+/).pop()!;
     const cases: [string[], string[]][] = [
       [['--help'], ['crypto', 'child_process', 'net', 'fs/promises', 'worker_threads', 'readline', 'http', 'tty']],
       // verify-callback computes its HMAC with node:crypto (no hand-written cryptography), and nothing else heavy.
-      [['verify-callback', '--data', form, '--va', VA, '--signature', signature], ['child_process', 'net', 'fs/promises', 'worker_threads', 'readline', 'http', 'tty']],
+      [
+        ['verify-callback', '--data', form, '--va', VA, '--signature', signature],
+        ['child_process', 'net', 'fs/promises', 'worker_threads', 'readline', 'http', 'tty'],
+      ],
     ];
     for (const [args, banned] of cases) {
-      const r = spawnSync(process.execPath, ['-r', preload, join(ROOT, 'bin/paycli.js'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['-r', preload, join(ROOT, 'bin/paycli.js'), ...args], {
+        env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' },
+        encoding: 'utf8',
+      });
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       const loaded = (/LOADED (.*)/.exec(r.stderr)?.[1] ?? '').split(',').map((m) => m.replace(/^NativeModule /, ''));
       expect(loaded.length, args.join(' ')).toBeGreaterThan(0);

@@ -83,7 +83,9 @@ run('prompts in a real terminal (tmux)', () => {
   it('asks before a production payment and sends nothing when declined', async () => {
     const before = suite.sb.state.count();
     const t = await term('pay --method va --channel bca --name A --phone 08123456789 --email a@b.co --item A:1:1000 --notify-url http://127.0.0.1:9/', {
-      PAYCLI_ENV: 'production', PAYCLI_VA: '1179000899', PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
+      PAYCLI_ENV: 'production',
+      PAYCLI_VA: '1179000899',
+      PAYCLI_API_KEY: 'SANDBOX-PAYCLI-LOCAL-0000-KEY',
     });
     const prompt = await t.waitFor(/PRODUCTION: Rp 1\.000 by va\/bca for VA …0899\. Send it\?/);
     expect(prompt).not.toContain('SANDBOX-PAYCLI-LOCAL-0000-KEY');

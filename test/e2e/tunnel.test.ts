@@ -23,11 +23,23 @@ beforeAll(() => {
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 function envFor(fakeDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), PATH: `${FAKES}:${process.env.PATH ?? ''}`, FAKE_TUNNEL_DIR: fakeDir, PAYCLI_API_KEY: 'SECRET-KEY-MUST-NOT-LEAK-123', ...extra };
+  return {
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    PATH: `${FAKES}:${process.env.PATH ?? ''}`,
+    FAKE_TUNNEL_DIR: fakeDir,
+    PAYCLI_API_KEY: 'SECRET-KEY-MUST-NOT-LEAK-123',
+    ...extra,
+  };
 }
 
 /** Collects the spawned listener's stderr and resolves the first JSON line that matches. */
-function stderrJson(child: ReturnType<typeof spawnPaycli>['child'], match: (o: Record<string, unknown>) => boolean, ms = 30_000): Promise<Record<string, unknown>> {
+function stderrJson(
+  child: ReturnType<typeof spawnPaycli>['child'],
+  match: (o: Record<string, unknown>) => boolean,
+  ms = 30_000,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`no matching stderr line; got: ${buf}`)), ms);
@@ -51,7 +63,11 @@ function stderrJson(child: ReturnType<typeof spawnPaycli>['child'], match: (o: R
 
 async function postThroughEdge(fakeDir: string): Promise<number> {
   const edge = Number(readFileSync(join(fakeDir, 'edge'), 'utf8'));
-  const res = await request(`http://127.0.0.1:${edge}/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': SIGNATURE }, body: FIXTURE });
+  const res = await request(`http://127.0.0.1:${edge}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': SIGNATURE },
+    body: FIXTURE,
+  });
   await res.body.dump();
   return res.statusCode;
 }
@@ -68,7 +84,30 @@ describe('listen --tunnel', () => {
     // The state file pay reads: 0600, naming the public URL.
     const stateFile = join(home, 'data/paycli/listener.json');
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
-    const pay = await runCli(['--env', 'local', 'pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu', '--phone', '08123456789', '--email', 'p@mail.com', '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'], { env: { XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') } });
+    const pay = await runCli(
+      [
+        '--env',
+        'local',
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'Putu',
+        '--phone',
+        '08123456789',
+        '--email',
+        'p@mail.com',
+        '--item',
+        'Kopi:1:50000',
+        '--notify-url',
+        'auto',
+        '--dry-run',
+        '--json',
+      ],
+      { env: { XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') } },
+    );
     expect(pay.code, pay.stderr).toBe(0);
     expect(JSON.parse(JSON.parse(pay.stdout).body).notifyUrl).toBe('https://fair-dogs-example-quick.trycloudflare.com/');
     // The gateway reaches the public URL: the tunnel forwards; the listener verifies the exact bytes.
@@ -105,8 +144,13 @@ describe('listen --tunnel', () => {
 
   it('a tunnel that fails to start: exit 5 with its own reason; the listener does not stay up', async () => {
     const fake = mkdtempSync(join(home, 'fail-'));
-    for (const [kind, reason] of [['cloudflared', 'failed to request quick Tunnel'], ['ngrok', 'authtoken']] as const) {
-      const r = await runCli(['--env', 'local', 'listen', '--port', '0', '--tunnel', kind, '--no-persist'], { env: envFor(fake, { FAKE_TUNNEL_MODE: 'fail' }) });
+    for (const [kind, reason] of [
+      ['cloudflared', 'failed to request quick Tunnel'],
+      ['ngrok', 'authtoken'],
+    ] as const) {
+      const r = await runCli(['--env', 'local', 'listen', '--port', '0', '--tunnel', kind, '--no-persist'], {
+        env: envFor(fake, { FAKE_TUNNEL_MODE: 'fail' }),
+      });
       expect(r.code, r.stderr).toBe(5);
       expect(r.stderr).toContain(`${kind} exited`);
       expect(r.stderr).toContain(reason);
@@ -137,7 +181,25 @@ describe('listen --tunnel', () => {
 });
 
 describe('pay --notify-url auto', () => {
-  const payArgs = ['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu', '--phone', '08123456789', '--email', 'p@mail.com', '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'];
+  const payArgs = [
+    'pay',
+    '--method',
+    'va',
+    '--channel',
+    'bca',
+    '--name',
+    'Putu',
+    '--phone',
+    '08123456789',
+    '--email',
+    'p@mail.com',
+    '--item',
+    'Kopi:1:50000',
+    '--notify-url',
+    'auto',
+    '--dry-run',
+    '--json',
+  ];
   const dataHome = () => join(home, 'auto-data');
   const state = (o: Record<string, unknown>) => {
     const dir = join(dataHome(), 'paycli');
@@ -159,15 +221,35 @@ describe('pay --notify-url auto', () => {
     const local = await runCli(['--env', 'local', ...payArgs], { env: { XDG_DATA_HOME: dataHome() } });
     expect(local.code, local.stderr).toBe(0);
     expect(JSON.parse(JSON.parse(local.stdout).body).notifyUrl).toBe('http://127.0.0.1:8123/cb');
-    const remote = await runCli(['--env', 'sandbox', '--va', EMULATOR_DEFAULT_VA, ...payArgs], { env: { XDG_DATA_HOME: dataHome(), PAYCLI_API_KEY: 'SOME-SANDBOX-KEY-1234' } });
+    const remote = await runCli(['--env', 'sandbox', '--va', EMULATOR_DEFAULT_VA, ...payArgs], {
+      env: { XDG_DATA_HOME: dataHome(), PAYCLI_API_KEY: 'SOME-SANDBOX-KEY-1234' },
+    });
     expect(remote.code).toBe(2);
     expect(remote.stderr).toContain('no public URL');
     state({ pid: process.pid, url: 'http://127.0.0.1:8123', publicUrl: 'https://abc.trycloudflare.com', tunnel: 'cloudflared', path: '/cb' });
-    const viaTunnel = await runCli(['--env', 'sandbox', '--va', EMULATOR_DEFAULT_VA, ...payArgs], { env: { XDG_DATA_HOME: dataHome(), PAYCLI_API_KEY: 'SOME-SANDBOX-KEY-1234' } });
+    const viaTunnel = await runCli(['--env', 'sandbox', '--va', EMULATOR_DEFAULT_VA, ...payArgs], {
+      env: { XDG_DATA_HOME: dataHome(), PAYCLI_API_KEY: 'SOME-SANDBOX-KEY-1234' },
+    });
     expect(viaTunnel.code, viaTunnel.stderr).toBe(0);
     expect(JSON.parse(JSON.parse(viaTunnel.stdout).body).notifyUrl).toBe('https://abc.trycloudflare.com/cb');
     // pay --redirect takes it too.
-    const redirect = await runCli(['--env', 'local', 'pay', '--redirect', '--item', 'Kaos:1:75000', '--notify-url', 'auto', '--return-url', 'https://shop.example/thanks', '--dry-run', '--json'], { env: { XDG_DATA_HOME: dataHome() } });
+    const redirect = await runCli(
+      [
+        '--env',
+        'local',
+        'pay',
+        '--redirect',
+        '--item',
+        'Kaos:1:75000',
+        '--notify-url',
+        'auto',
+        '--return-url',
+        'https://shop.example/thanks',
+        '--dry-run',
+        '--json',
+      ],
+      { env: { XDG_DATA_HOME: dataHome() } },
+    );
     expect(redirect.code, redirect.stderr).toBe(0);
     expect(JSON.parse(JSON.parse(redirect.stdout).body).notifyUrl).toBe('https://abc.trycloudflare.com/cb');
   });

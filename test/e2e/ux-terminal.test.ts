@@ -22,7 +22,22 @@ run('80 columns and WIB (tmux)', () => {
     const store = join(suite.home.home, 'events.jsonl');
     const body = 'trx_id=1000001&status=berhasil&status_code=1&sid=x&reference_id=R&amount=1500000&via=va&channel=bca';
     const event = (i: number, verdict: string, duplicate: boolean) =>
-      JSON.stringify({ id: `evt_mwr4960kc75119000${i}`, receivedAt: '2026-11-22T00:46:17.000Z', source: 'listen', method: 'POST', path: '/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, verdict, variant: null, reason: verdict === 'valid' ? null : 'signed with the API key as the secret', duplicate, trx_id: '1000001', status: 'berhasil', answer: verdict === 'valid' ? 200 : 401 });
+      JSON.stringify({
+        id: `evt_mwr4960kc75119000${i}`,
+        receivedAt: '2026-11-22T00:46:17.000Z',
+        source: 'listen',
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        verdict,
+        variant: null,
+        reason: verdict === 'valid' ? null : 'signed with the API key as the secret',
+        duplicate,
+        trx_id: '1000001',
+        status: 'berhasil',
+        answer: verdict === 'valid' ? 200 : 401,
+      });
     mkdirSync(suite.home.home, { recursive: true });
     writeFileSync(store, [event(1, 'valid', false), event(2, 'invalid', true), event(3, 'valid-variant', false)].join('\n') + '\n');
     const t = await term(`events list --store ${store}`);
@@ -39,7 +54,9 @@ run('80 columns and WIB (tmux)', () => {
   });
 
   it('the sandbox and listen banners fit and say the times are WIB', async () => {
-    const sandboxTerm = await term(`sandbox --port 0 --data-dir ${join(suite.home.home, 'a-rather-long-data-directory-name-for-the-emulator-state-under-home')}`);
+    const sandboxTerm = await term(
+      `sandbox --port 0 --data-dir ${join(suite.home.home, 'a-rather-long-data-directory-name-for-the-emulator-state-under-home')}`,
+    );
     const s = await sandboxTerm.waitFor(/Ctrl-C to stop/);
     fits(s);
     expect(s).toContain('log times  WIB (Asia/Jakarta)');
@@ -54,7 +71,27 @@ run('80 columns and WIB (tmux)', () => {
   });
 
   it('Ctrl-C stops transaction --wait at once under the spinner (exit 130)', async () => {
-    const made = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/cb', '--json'], { home: suite.home.home, env: localEnv(suite.sb) });
+    const made = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'A',
+        '--phone',
+        '08123456789',
+        '--email',
+        'a@b.co',
+        '--item',
+        'Kopi:1:10000',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--json',
+      ],
+      { home: suite.home.home, env: localEnv(suite.sb) },
+    );
     expect(made.code, made.stderr).toBe(0);
     const id = String(JSON.parse(made.stdout).TransactionId);
     const t = await term(`transaction ${id} --wait --interval 1m --timeout 1h`);

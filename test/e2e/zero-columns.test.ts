@@ -17,9 +17,14 @@ function inZeroColumnPty(args: string[], env: Record<string, string>): Promise<{
   // it loops) cannot outlive the test; the assertion is on what the command did, not on time.
   const command = ['timeout', '-s', 'KILL', '100', process.execPath, BIN, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
-    const child = execFile('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, TERM: 'xterm', ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, output: stdout });
-    });
+    const child = execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { env: { PATH: process.env.PATH, TERM: 'xterm', ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, output: stdout });
+      },
+    );
     child.stdin?.end();
   });
 }
@@ -30,7 +35,11 @@ afterAll(() => home.cleanup());
 
 describe('a terminal of 0 columns is 80 columns', () => {
   it('the pty really reports 0 columns (the premise of this test)', async () => {
-    const r = await new Promise<string>((resolve) => execFile('script', ['-qec', `${quote(process.execPath)} -e 'process.stdout.write(String(process.stdout.columns))'`, '/dev/null'], (_e, out) => resolve(out)));
+    const r = await new Promise<string>((resolve) =>
+      execFile('script', ['-qec', `${quote(process.execPath)} -e 'process.stdout.write(String(process.stdout.columns))'`, '/dev/null'], (_e, out) =>
+        resolve(out),
+      ),
+    );
     expect(r.trim()).toBe('0');
   });
 
@@ -56,7 +65,10 @@ describe('a terminal of 0 columns is 80 columns', () => {
     // An error wraps to 80 columns too (it wrapped to 40 when 0 was taken for a width).
     const err = await inZeroColumnPty(['test-handler', 'http://127.0.0.1:9/cb'], { HOME: home.home });
     expect(err.code).toBe(4);
-    const errLines = err.output.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/).filter(Boolean);
+    const errLines = err.output
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split(/\r?\n/)
+      .filter(Boolean);
     expect(errLines[0]).toMatch(/^error: no merchant VA/);
     expect(Math.max(...errLines.map((l) => l.length))).toBeGreaterThan(40);
     for (const l of errLines) expect(l.length, l).toBeLessThanOrEqual(80);

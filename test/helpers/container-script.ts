@@ -6,7 +6,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const onPath = (cmd: string) => (process.env.PATH ?? '').split(':').concat('/usr/sbin', '/sbin').some((d) => d && existsSync(join(d, cmd)));
+const onPath = (cmd: string) =>
+  (process.env.PATH ?? '')
+    .split(':')
+    .concat('/usr/sbin', '/sbin')
+    .some((d) => d && existsSync(join(d, cmd)));
 
 /** Why the machine cannot run the script ('' when it can): not root, or what to install. */
 export function containerToolsMissing(commands: string[], files: Record<string, string> = {}): string {
@@ -21,8 +25,11 @@ export const skipContainerTest = (why: string) => why !== '' && !process.env.CI;
 
 export function runContainerScript(script: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile('bash', [join(ROOT, 'scripts/container', script)], { env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` }, encoding: 'utf8', timeout: 40 * 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    execFile(
+      'bash',
+      [join(ROOT, 'scripts/container', script)],
+      { env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` }, encoding: 'utf8', timeout: 40 * 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
 }

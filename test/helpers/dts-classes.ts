@@ -53,14 +53,19 @@ function declarationText(src: string, at: number): string {
 function load(path: string): Module {
   const known = cache.get(path);
   if (known) return known;
-  const src = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const src = readFileSync(path, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   const mod: Module = { locals: new Map(), imports: new Map(), exports: new Map() };
   cache.set(path, mod);
   for (const m of src.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/gm)) {
     const target = resolveDts(path, m[2]!);
     if (!target) continue;
     for (const part of m[1]!.split(',')) {
-      const [name, alias] = part.replace(/\btype\s+/, '').trim().split(/\s+as\s+/);
+      const [name, alias] = part
+        .replace(/\btype\s+/, '')
+        .trim()
+        .split(/\s+as\s+/);
       if (name) mod.imports.set((alias ?? name).trim(), [target, name.trim()]);
     }
   }
@@ -68,7 +73,10 @@ function load(path: string): Module {
     const target = resolveDts(path, m[2]!);
     if (!target) continue;
     for (const part of m[1]!.split(',')) {
-      const [name, alias] = part.replace(/\btype\s+/, '').trim().split(/\s+as\s+/);
+      const [name, alias] = part
+        .replace(/\btype\s+/, '')
+        .trim()
+        .split(/\s+as\s+/);
       if (name) mod.exports.set((alias ?? name).trim(), [target, name.trim()]);
     }
   }
@@ -81,7 +89,10 @@ function load(path: string): Module {
   }
   for (const m of src.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\};?\s*$/gm)) {
     for (const part of m[1]!.split(',')) {
-      const [name, alias] = part.replace(/\btype\s+/, '').trim().split(/\s+as\s+/);
+      const [name, alias] = part
+        .replace(/\btype\s+/, '')
+        .trim()
+        .split(/\s+as\s+/);
       if (name) mod.exports.set((alias ?? name).trim(), [path, name.trim()]);
     }
   }

@@ -30,8 +30,18 @@ export async function startExampleApp(kind: 'php' | 'laravel' | 'express', env: 
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const childEnv = { PATH: process.env.PATH ?? '', ORDERS_FILE: join(data, 'orders.json'), ALLOW_TEST_ORDERS: '1', PHP_CLI_SERVER_WORKERS: '8', PORT: String(port), ...env };
-    const child = kind === 'express' ? spawn(process.execPath, [join(dir, 'server.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn('php', ['-S', `127.0.0.1:${port}`, '-t', dir, join(dir, 'index.php')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const childEnv = {
+      PATH: process.env.PATH ?? '',
+      ORDERS_FILE: join(data, 'orders.json'),
+      ALLOW_TEST_ORDERS: '1',
+      PHP_CLI_SERVER_WORKERS: '8',
+      PORT: String(port),
+      ...env,
+    };
+    const child =
+      kind === 'express'
+        ? spawn(process.execPath, [join(dir, 'server.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn('php', ['-S', `127.0.0.1:${port}`, '-t', dir, join(dir, 'index.php')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     child.stdout!.on('data', (c: Buffer) => (log += c));
     child.stderr!.on('data', (c: Buffer) => (log += c));

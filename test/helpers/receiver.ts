@@ -10,7 +10,10 @@ export interface Received {
 }
 
 /** A loopback HTTP server that records requests and answers with a scripted status sequence. */
-export async function receiver(statuses: number[] = [200], body = 'ok'): Promise<{ url: string; received: Received[]; close: () => Promise<void>; waitFor: (n: number, ms?: number) => Promise<void> }> {
+export async function receiver(
+  statuses: number[] = [200],
+  body = 'ok',
+): Promise<{ url: string; received: Received[]; close: () => Promise<void>; waitFor: (n: number, ms?: number) => Promise<void> }> {
   const received: Received[] = [];
   let i = 0;
   const server = createServer((req, res) => {

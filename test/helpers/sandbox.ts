@@ -59,5 +59,7 @@ export function allTxns(state: SandboxHandle['state']): import('../../src/core/s
 
 /** Every callback delivery of an emulator's ledger, oldest first. */
 export function allDeliveries(state: SandboxHandle['state']): import('../../src/core/sandbox/state.js').Delivery[] {
-  return allTxns(state).flatMap((t) => state.deliveriesOf(t.id)).sort((a, b) => Number(a.id.slice(3)) - Number(b.id.slice(3)));
+  return allTxns(state)
+    .flatMap((t) => state.deliveriesOf(t.id))
+    .sort((a, b) => Number(a.id.slice(3)) - Number(b.id.slice(3)));
 }

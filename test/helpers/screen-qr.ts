@@ -44,7 +44,19 @@ export function decodeQrOnScreen(captured: string): string | undefined {
         continue;
       }
       const ch = m[2]!;
-      cells.push(ch === '▀' ? [fg, bg] : ch === '▄' ? [bg, fg] : ch === '█' ? [fg, fg] : ch === ' ' ? [bg, bg] : [fg, bg].includes(WHITE) && bg === BLACK ? [BLACK, BLACK] : [bg, bg]);
+      cells.push(
+        ch === '▀'
+          ? [fg, bg]
+          : ch === '▄'
+            ? [bg, fg]
+            : ch === '█'
+              ? [fg, fg]
+              : ch === ' '
+                ? [bg, bg]
+                : [fg, bg].includes(WHITE) && bg === BLACK
+                  ? [BLACK, BLACK]
+                  : [bg, bg],
+      );
     }
     rows.push(cells);
   }

@@ -13,17 +13,21 @@ export interface Spawned {
 
 /** Spawns the built bin with a clean environment plus `env`. */
 export function spawnPaycli(args: string[], env: Record<string, string> = {}): Spawned {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? '/nonexistent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? '/nonexistent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const waiters: { match: (o: Record<string, unknown>) => boolean; resolve: (o: Record<string, unknown>) => void }[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
     lines.push(line);
     try {
       const o = JSON.parse(line) as Record<string, unknown>;
-      for (const w of [...waiters]) if (w.match(o)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(o);
-      }
+      for (const w of [...waiters])
+        if (w.match(o)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(o);
+        }
     } catch {
       /* not JSON */
     }

@@ -22,9 +22,23 @@ export class Terminal {
   static async start(command: string, env: Record<string, string>, size: { width?: number; height?: number } = {}): Promise<Terminal> {
     const socket = `paycli-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
     const t = new Terminal(socket);
-    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+    const envArgs = Object.entries(env)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(' ');
     // The shell stays a moment after the command so that its exit code can be read from the screen.
-    await exec('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', String(size.width ?? 140), '-y', String(size.height ?? 50), `env -i PATH="$PATH" TERM=xterm-256color ${envArgs} ${command}; echo "EXIT=$?"; sleep 30`]);
+    await exec('tmux', [
+      '-L',
+      socket,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-x',
+      String(size.width ?? 140),
+      '-y',
+      String(size.height ?? 50),
+      `env -i PATH="$PATH" TERM=xterm-256color ${envArgs} ${command}; echo "EXIT=$?"; sleep 30`,
+    ]);
     return t;
   }
 
@@ -97,7 +111,11 @@ export function terminalSuite(defaultWidth = 140) {
     run: haveTmux || process.env.CI ? describe : (name: string, body: () => void) => describe.skip(`${name} (skipped: apt-get install tmux)`, body),
     async term(args: string, env: Record<string, string> = {}, width = defaultWidth): Promise<Terminal> {
       expect(haveTmux, 'tmux is needed for the terminal tests (.ci/run installs it)').toBe(true);
-      const t = await Terminal.start(`"${process.execPath}" "${BIN}" ${args}`, { HOME: suite.home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: suite.sb.apiUrl, ...env }, { width });
+      const t = await Terminal.start(
+        `"${process.execPath}" "${BIN}" ${args}`,
+        { HOME: suite.home.home, PAYCLI_ENV: 'local', PAYCLI_BASE_URL: suite.sb.apiUrl, ...env },
+        { width },
+      );
       terminals.push(t);
       return t;
     },

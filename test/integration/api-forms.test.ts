@@ -8,9 +8,18 @@ const f = sandboxAndHome();
 const cli = (argv: string[]) => runCli(argv, { env: localEnv(f.sb, { PAYCLI_VA: VA, PAYCLI_API_KEY: KEY }), home: f.home.home });
 const haveTools = ['openssl', 'sha256sum', 'curl'].every((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status === 0);
 
-describe('paycli api signs forms and queries as the gateway\'s collection does', () => {
+describe("paycli api signs forms and queries as the gateway's collection does", () => {
   it('the signing JSON of a form: fields in first-seen order, the last value of a repeated name, name[] a list', () => {
-    expect(formSigningJson([['q', '1']], [['product[]', 'a,b'], ['x', '1'], ['x', '2']])).toBe('{"q":"1","product":["a","b"],"x":"2"}');
+    expect(
+      formSigningJson(
+        [['q', '1']],
+        [
+          ['product[]', 'a,b'],
+          ['x', '1'],
+          ['x', '2'],
+        ],
+      ),
+    ).toBe('{"q":"1","product":["a","b"],"x":"2"}');
   });
 
   it('a --form body and a GET with a query are accepted by the emulator', async () => {

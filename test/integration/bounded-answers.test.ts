@@ -53,14 +53,25 @@ async function endlessHandler(): Promise<{ url: string; written: () => number; r
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanups.push(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  cleanups.push(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, written: () => written, requests: () => requests };
 }
 
 describe('readPrefix: the one bounded reader of answers', () => {
   it('keeps the first bytes of a longer stream and stops reading it', async () => {
     let produced = 0;
-    const endless = new Readable({ read() { produced += 1000; this.push(Buffer.alloc(1000, 'a')); } });
+    const endless = new Readable({
+      read() {
+        produced += 1000;
+        this.push(Buffer.alloc(1000, 'a'));
+      },
+    });
     const p = await readPrefix(endless, 2500);
     expect(p.truncated).toBe(true);
     expect(p.bytes.length).toBe(2500);
@@ -96,8 +107,26 @@ describe('huge answers', () => {
     const h = await endlessHandler();
     const sb = await sandbox({ callbackTimeoutMs: 60_000 });
     cleanups.push(() => sb.close());
-    const text = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'p@x.co', product: ['Kopi'], qty: [1], price: [50000], amount: 50000, notifyUrl: h.url, paymentMethod: 'va', paymentChannel: 'bca' });
-    const signed = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+    const text = JSON.stringify({
+      name: 'Putu',
+      phone: '08123456789',
+      email: 'p@x.co',
+      product: ['Kopi'],
+      qty: [1],
+      price: [50000],
+      amount: 50000,
+      notifyUrl: h.url,
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+    });
+    const signed = buildSignedRequest({
+      baseUrl: sb.apiUrl,
+      path: 'v2/payment/direct',
+      method: 'POST',
+      body: text,
+      credentials: { va: VA, apiKey: KEY },
+      now: new Date(),
+    });
     const created = await request(signed.url, { method: 'POST', headers: signed.headers, body: text });
     const id = ((await created.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId;
     expect((await sb.pay(String(id))).ok).toBe(true);
@@ -118,7 +147,13 @@ describe('huge answers', () => {
     const h = await endlessHandler();
     const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [h.url], forwardTimeoutMs: 60_000 });
     cleanups.push(() => l.close());
-    const cb = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb' }), VA, 'form', new Date(), '1');
+    const cb = signCallbackRequest(
+      sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb' }),
+      VA,
+      'form',
+      new Date(),
+      '1',
+    );
     for (let i = 1; i <= 2; i++) {
       const r = await request(l.url, { method: 'POST', headers: cb.headers, body: cb.body });
       expect(r.statusCode).toBe(200);
@@ -133,9 +168,27 @@ describe('huge answers', () => {
     cleanups.push(() => sb.close());
     const home = tempHome();
     cleanups.push(() => home.cleanup());
-    const text = JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'p@x.co', product: ['Kopi'], qty: [1], price: [50000], amount: 50000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
+    const text = JSON.stringify({
+      name: 'Putu',
+      phone: '08123456789',
+      email: 'p@x.co',
+      product: ['Kopi'],
+      qty: [1],
+      price: [50000],
+      amount: 50000,
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+    });
     for (let i = 0; i < 250; i++) {
-      const signed = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+      const signed = buildSignedRequest({
+        baseUrl: sb.apiUrl,
+        path: 'v2/payment/direct',
+        method: 'POST',
+        body: text,
+        credentials: { va: VA, apiKey: KEY },
+        now: new Date(),
+      });
       await (await request(signed.url, { method: 'POST', headers: signed.headers, body: text })).body.dump();
     }
     // One page of up to 1000 transactions: far over the prefix bound.

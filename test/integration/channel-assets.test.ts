@@ -16,11 +16,12 @@ async function api(path: string, method: 'GET' | 'POST'): Promise<Record<string,
   return ((await res.body.json()) as { Data: Record<string, unknown>[] }).Data;
 }
 
-describe('the channel list\'s logos and instructions', () => {
+describe("the channel list's logos and instructions", () => {
   it('answers 200 with an SVG logo and an HTML page for every channel it lists', async () => {
     const methods = await api('v2/payment-channels', 'GET');
     const urls: [string, string, string][] = [];
-    for (const m of methods) for (const c of m.Channels as Record<string, unknown>[]) urls.push([String(c.Logo), String(c.PaymentInstructionsDoc), String(c.Code)]);
+    for (const m of methods)
+      for (const c of m.Channels as Record<string, unknown>[]) urls.push([String(c.Logo), String(c.PaymentInstructionsDoc), String(c.Code)]);
     expect(urls).toHaveLength(PAYMENT_METHODS.reduce((n, m) => n + m.channels.length, 0));
     for (const [logo, doc, code] of urls) {
       const l = await request(logo);
@@ -46,7 +47,14 @@ describe('the channel list\'s logos and instructions', () => {
   });
 
   it('404 for a channel or a pair it does not list', async () => {
-    for (const path of ['/_sandbox/assets/nope.svg', '/_sandbox/assets/constructor.svg', '/_sandbox/assets/__proto__.svg', '/_sandbox/assets/toString.svg', '/_sandbox/instructions/va-alfamart', '/_sandbox/instructions/x-bca']) {
+    for (const path of [
+      '/_sandbox/assets/nope.svg',
+      '/_sandbox/assets/constructor.svg',
+      '/_sandbox/assets/__proto__.svg',
+      '/_sandbox/assets/toString.svg',
+      '/_sandbox/instructions/va-alfamart',
+      '/_sandbox/instructions/x-bca',
+    ]) {
       const r = await request(`${fx.sb.url}${path}`);
       await r.body.dump();
       expect(r.statusCode, path).toBe(404);

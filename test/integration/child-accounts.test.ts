@@ -5,12 +5,14 @@ import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, s
 const CHILD = '1179000000000010';
 const OTHER = '1179000000000020';
 const OTHER_CHILD = '1179000000000021';
-const f = sandboxAndHome({ accounts: [
-  { va: VA, apiKey: KEY, active: true, name: 'Toko Induk', callbackFormat: 'form' },
-  { va: CHILD, active: true, name: 'Cabang Kuta', callbackFormat: 'form', parent: VA },
-  { va: OTHER, apiKey: 'OTHER-KEY-0123456789', active: true, name: 'Toko Lain', callbackFormat: 'form' },
-  { va: OTHER_CHILD, active: true, name: 'Cabang Lain', callbackFormat: 'form', parent: OTHER },
-] });
+const f = sandboxAndHome({
+  accounts: [
+    { va: VA, apiKey: KEY, active: true, name: 'Toko Induk', callbackFormat: 'form' },
+    { va: CHILD, active: true, name: 'Cabang Kuta', callbackFormat: 'form', parent: VA },
+    { va: OTHER, apiKey: 'OTHER-KEY-0123456789', active: true, name: 'Toko Lain', callbackFormat: 'form' },
+    { va: OTHER_CHILD, active: true, name: 'Cabang Lain', callbackFormat: 'form', parent: OTHER },
+  ],
+});
 
 const cli = (argv: string[]) => runCli(argv, { env: localEnv(f.sb, { PAYCLI_VA: VA, PAYCLI_API_KEY: KEY }), home: f.home.home });
 const buyer = ['--name', 'Putu', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/cb'];
@@ -35,8 +37,13 @@ describe('--account CHILD_VA: a merchant acts for its child accounts, and only f
     expect(JSON.parse(h.stdout).transactions.map((r: { TransactionId: number }) => r.TransactionId)).toEqual([childTrx]);
   });
 
-  it('another merchant\'s child account is refused like the gateway (400 Invalid va, exit 3)', async () => {
-    for (const argv of [['balance', '--account', OTHER_CHILD], ['history', '--account', OTHER], ['transaction', String(childTrx), '--account', OTHER_CHILD], ['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--account', OTHER_CHILD]]) {
+  it("another merchant's child account is refused like the gateway (400 Invalid va, exit 3)", async () => {
+    for (const argv of [
+      ['balance', '--account', OTHER_CHILD],
+      ['history', '--account', OTHER],
+      ['transaction', String(childTrx), '--account', OTHER_CHILD],
+      ['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--account', OTHER_CHILD],
+    ]) {
       const r = await cli(argv);
       expect(r.code, argv.join(' ')).toBe(3);
       expect(r.stderr).toMatch(/Invalid va/);
@@ -45,10 +52,14 @@ describe('--account CHILD_VA: a merchant acts for its child accounts, and only f
   });
 });
 
-describe('history filters (the collection\'s History fields)', () => {
+describe("history filters (the collection's History fields)", () => {
   it('--type, --ids, --locked/--unlocked, --order-by and --lang', async () => {
     const made: number[] = [];
-    for (const [method, channel] of [['va', 'bni'], ['cstore', 'alfamart'], ['va', 'bri']]) {
+    for (const [method, channel] of [
+      ['va', 'bni'],
+      ['cstore', 'alfamart'],
+      ['va', 'bri'],
+    ]) {
       const r = await cli(['pay', '--method', method!, '--channel', channel!, ...buyer, '--item', 'Teh:1:10000', '--json']);
       made.push(JSON.parse(r.stdout).TransactionId);
     }
@@ -72,7 +83,26 @@ describe('history filters (the collection\'s History fields)', () => {
 
 describe('redirect payments: description[], imageUrl[], lang, account, pickupArea', () => {
   it('sends them as the collection does, and the emulator keeps them', async () => {
-    const argv = ['pay', '--redirect', '--item', 'T-Shirt:2:51000', '--description', 'Size XL', '--image-url', 'https://shop.example/p7.jpg', '--lang', 'en', '--account', CHILD, '--pickup-area', '17473', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/thanks'];
+    const argv = [
+      'pay',
+      '--redirect',
+      '--item',
+      'T-Shirt:2:51000',
+      '--description',
+      'Size XL',
+      '--image-url',
+      'https://shop.example/p7.jpg',
+      '--lang',
+      'en',
+      '--account',
+      CHILD,
+      '--pickup-area',
+      '17473',
+      '--notify-url',
+      'http://127.0.0.1:9/cb',
+      '--return-url',
+      'http://127.0.0.1:9/thanks',
+    ];
     const dry = await cli([...argv, '--dry-run', '--json']);
     const body = JSON.parse(JSON.parse(dry.stdout).body as string);
     expect(body).toMatchObject({ description: ['Size XL'], imageUrl: ['https://shop.example/p7.jpg'], lang: 'en', account: CHILD, pickupArea: '17473' });
@@ -81,7 +111,12 @@ describe('redirect payments: description[], imageUrl[], lang, account, pickupAre
     const data = JSON.parse(r.stdout) as { SessionID: string; Url: string };
     expect(data.Url).toMatch(/\?lang=en$/);
     const s = f.sb.merchant.session(data.SessionID)!;
-    expect(s).toMatchObject({ merchantVa: CHILD, lang: 'en', pickupArea: '17473', items: [{ product: 'T-Shirt', description: 'Size XL', imageUrl: 'https://shop.example/p7.jpg' }] });
+    expect(s).toMatchObject({
+      merchantVa: CHILD,
+      lang: 'en',
+      pickupArea: '17473',
+      items: [{ product: 'T-Shirt', description: 'Size XL', imageUrl: 'https://shop.example/p7.jpg' }],
+    });
     expect((await cli(['pay', '--method', 'va', '--channel', 'bca', ...buyer, '--item', 'A:1:1000', '--lang', 'en'])).code).toBe(2);
   });
 });

@@ -23,16 +23,34 @@ async function scripted(behaviours: ((req: import('node:http').IncomingMessage, 
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
     requests: () => i,
     connections: () => connections,
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
-const ok = (res: import('node:http').ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"Status":200,"Success":true,"Message":"Success","Data":[{"code":"51","name":"BALI"}]}');
+const ok = (res: import('node:http').ServerResponse) =>
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"Status":200,"Success":true,"Message":"Success","Data":[{"code":"51","name":"BALI"}]}');
 const env = (base: string, timeout = '800') => ({ PAYCLI_ENV: 'local', PAYCLI_BASE_URL: base, PAYCLI_TIMEOUT: timeout });
-const payArgs = ['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'A:1:1000', '--notify-url', 'http://127.0.0.1:9/'];
+const payArgs = [
+  'pay',
+  '--method',
+  'va',
+  '--channel',
+  'bca',
+  '--name',
+  'A',
+  '--phone',
+  '08123456789',
+  '--email',
+  'a@b.co',
+  '--item',
+  'A:1:1000',
+  '--notify-url',
+  'http://127.0.0.1:9/',
+];
 
 let servers: { close: () => Promise<void> }[] = [];
 afterEach(async () => {
@@ -83,7 +101,9 @@ describe('client faults: one clear line and the documented exit code', () => {
   it('maps a truncated JSON body, an HTML error page and a 500 envelope', async () => {
     const trunc = await scripted([(_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"Status":200,"Succ')]);
     const html = await scripted([(_q, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad Gateway</body></html>')]);
-    const five = await scripted([(_q, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"Status":500,"Success":false,"Message":"internal error","Data":null}')]);
+    const five = await scripted([
+      (_q, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"Status":500,"Success":false,"Message":"internal error","Data":null}'),
+    ]);
     servers.push(trunc, html, five);
     const a = await runCli(['areas', 'province', '--no-cache'], { env: env(trunc.base), home: home.home });
     expect(a.code).toBe(5);

@@ -5,11 +5,13 @@ import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, s
 const OTHER = '1179000000000002';
 const OTHER_KEY = 'OTHER-KEY-0123456789';
 const CHILD = '1179000000000003';
-const f = sandboxAndHome({ accounts: [
-  { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form', closeApi: true },
-  { va: OTHER, apiKey: OTHER_KEY, active: true, name: 'Toko Dua', callbackFormat: 'form' },
-  { va: CHILD, active: true, name: 'Cabang Satu', callbackFormat: 'form', parent: VA },
-] });
+const f = sandboxAndHome({
+  accounts: [
+    { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form', closeApi: true },
+    { va: OTHER, apiKey: OTHER_KEY, active: true, name: 'Toko Dua', callbackFormat: 'form' },
+    { va: CHILD, active: true, name: 'Cabang Satu', callbackFormat: 'form', parent: VA },
+  ],
+});
 
 const cli = (argv: string[], creds = { va: VA, key: KEY }, stdin?: string) =>
   runCli(argv, { env: localEnv(f.sb, { PAYCLI_VA: creds.va, PAYCLI_API_KEY: creds.key }), home: f.home.home, stdin });
@@ -36,7 +38,24 @@ describe('paycli close … against the emulator', () => {
   });
 
   it('transferva moves settled balance once per referenceId; a repeat is 400 "transaction already exists"', async () => {
-    const pay = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:100000', '--notify-url', 'http://127.0.0.1:9/cb', '--json']);
+    const pay = await cli([
+      'pay',
+      '--method',
+      'va',
+      '--channel',
+      'bca',
+      '--name',
+      'A',
+      '--phone',
+      '08123456789',
+      '--email',
+      'a@b.co',
+      '--item',
+      'Kopi:1:100000',
+      '--notify-url',
+      'http://127.0.0.1:9/cb',
+      '--json',
+    ]);
     expect(pay.code, pay.stderr).toBe(0);
     await f.sb.pay(String(JSON.parse(pay.stdout).TransactionId));
     const before = await balanceOf(VA);
@@ -58,8 +77,12 @@ describe('paycli close … against the emulator', () => {
     expect(foreign.stderr).toMatch(/Invalid sender va/);
   });
 
-  it('register adds a member that can receive a transfer; profile shows it and masks the caller\'s key', async () => {
-    const reg = await cli(['close', 'register', '--close-api', '--name', 'Putu', '--email', 'putu@mail.com', '--phone', '08123456789', '--password-stdin', '--json'], undefined, 'rahasia-sekali\n');
+  it("register adds a member that can receive a transfer; profile shows it and masks the caller's key", async () => {
+    const reg = await cli(
+      ['close', 'register', '--close-api', '--name', 'Putu', '--email', 'putu@mail.com', '--phone', '08123456789', '--password-stdin', '--json'],
+      undefined,
+      'rahasia-sekali\n',
+    );
     expect(reg.code, reg.stderr).toBe(0);
     const member = JSON.parse(reg.stdout) as { Email: string; Va: string; VaName: string };
     expect(member).toMatchObject({ Email: 'putu@mail.com', VaName: 'IPAYMU - Putu' });
@@ -71,7 +94,11 @@ describe('paycli close … against the emulator', () => {
     expect(mine.code, mine.stderr).toBe(0);
     expect(mine.stdout).not.toContain(KEY);
     expect((await cli(['close', 'profile', '--close-api', '--account', OTHER])).code).toBe(3);
-    const dup = await cli(['close', 'register', '--close-api', '--name', 'Putu', '--email', 'putu@mail.com', '--phone', '08123456789', '--password-stdin'], undefined, 'rahasia-sekali\n');
+    const dup = await cli(
+      ['close', 'register', '--close-api', '--name', 'Putu', '--email', 'putu@mail.com', '--phone', '08123456789', '--password-stdin'],
+      undefined,
+      'rahasia-sekali\n',
+    );
     expect(dup.code).toBe(3);
   });
 });

@@ -37,11 +37,36 @@ const wib = (ms: number) => formatJakarta(new Date(ms));
 async function codPayment(extra: Record<string, unknown> = {}): Promise<{ id: number; createdAt: number }> {
   const area = searchAreas(f.sb.regions, 'grogol petamburan')[0]!.id;
   const text = JSON.stringify({
-    name: 'Putu', phone: '081999501092', email: 'putu@mail.com', amount: 75000, notifyUrl: listener.url, paymentMethod: 'cod', paymentChannel: 'rpx',
-    product: ['Kaos'], qty: [1], price: [75000], weight: [0.6], width: [20], length: [30], height: [5], deliveryArea: String(area), deliveryAddress: 'Jl. Kemuning 1',
-    pickupArea: String(area), pickupAddress: 'Jl. Daan Mogot 5', shipping: 'RPX', shippingService: 'REG', ...extra,
+    name: 'Putu',
+    phone: '081999501092',
+    email: 'putu@mail.com',
+    amount: 75000,
+    notifyUrl: listener.url,
+    paymentMethod: 'cod',
+    paymentChannel: 'rpx',
+    product: ['Kaos'],
+    qty: [1],
+    price: [75000],
+    weight: [0.6],
+    width: [20],
+    length: [30],
+    height: [5],
+    deliveryArea: String(area),
+    deliveryAddress: 'Jl. Kemuning 1',
+    pickupArea: String(area),
+    pickupAddress: 'Jl. Daan Mogot 5',
+    shipping: 'RPX',
+    shippingService: 'REG',
+    ...extra,
   });
-  const req = buildSignedRequest({ baseUrl: f.sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+  const req = buildSignedRequest({
+    baseUrl: f.sb.apiUrl,
+    path: 'v2/payment/direct',
+    method: 'POST',
+    body: text,
+    credentials: { va: VA, apiKey: KEY },
+    now: new Date(),
+  });
   const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: text });
   const json = (await res.json()) as { Data: { TransactionId: number } };
   expect(res.status, JSON.stringify(json)).toBe(200);
@@ -51,7 +76,7 @@ async function codPayment(extra: Record<string, unknown> = {}): Promise<{ id: nu
 
 const callbacksOf = (id: number) => heard.filter((e) => e.summary.trx_id === String(id));
 
-describe('the emulator\'s clock moves COD parcels (issue 28)', () => {
+describe("the emulator's clock moves COD parcels (issue 28)", () => {
   it('cod track follows the clock: picked up, in transit, delivered = paid with one signed callback; step times on the clock', async () => {
     const { id, createdAt } = await codPayment();
     expect((await track(id)).status).toBe('waiting for pickup');
@@ -139,10 +164,35 @@ describe('the emulator\'s clock moves COD parcels (issue 28)', () => {
     expect(callbacksOf(late.id).map((e) => e.summary.status)).toEqual(['berhasil']);
   });
 
-  it('pay --method cod says the expiry holds until pickup and names the parcel\'s next commands', async () => {
+  it("pay --method cod says the expiry holds until pickup and names the parcel's next commands", async () => {
     const area = String(searchAreas(f.sb.regions, 'grogol petamburan')[0]!.id);
-    const r = await cli(['pay', '--method', 'cod', '--channel', 'rpx', '--name', 'Putu', '--phone', '081999501092', '--email', 'p@x.co', '--item', 'Kaos:1:75000:0.6:20:5:30',
-      '--delivery-area', area, '--delivery-address', 'Jl. Kemuning 1', '--shipping', 'RPX', '--shipping-service', 'REG', '--pickup-area', area, '--notify-url', listener.url]);
+    const r = await cli([
+      'pay',
+      '--method',
+      'cod',
+      '--channel',
+      'rpx',
+      '--name',
+      'Putu',
+      '--phone',
+      '081999501092',
+      '--email',
+      'p@x.co',
+      '--item',
+      'Kaos:1:75000:0.6:20:5:30',
+      '--delivery-area',
+      area,
+      '--delivery-address',
+      'Jl. Kemuning 1',
+      '--shipping',
+      'RPX',
+      '--shipping-service',
+      'REG',
+      '--pickup-area',
+      area,
+      '--notify-url',
+      listener.url,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const id = /trx (\d+)/.exec(r.stdout)![1];
     expect(r.stdout).toMatch(/expires .* unless picked up/);

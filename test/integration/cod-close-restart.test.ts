@@ -17,8 +17,23 @@ const ACCOUNTS = [
 const dir = mkdtempSync(join(tmpdir(), 'paycli-cod-restart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const COD = {
-  name: 'A', phone: '081999501092', email: 'a@b.co', amount: 50000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'cod', paymentChannel: 'rpx',
-  product: ['Kaos'], qty: [1], price: [50000], weight: [1], width: [1], length: [1], deliveryArea: '80361', deliveryAddress: 'Jl. Kuta', shipping: 'RPX', shippingService: 'REG',
+  name: 'A',
+  phone: '081999501092',
+  email: 'a@b.co',
+  amount: 50000,
+  notifyUrl: 'http://127.0.0.1:9/cb',
+  paymentMethod: 'cod',
+  paymentChannel: 'rpx',
+  product: ['Kaos'],
+  qty: [1],
+  price: [50000],
+  weight: [1],
+  width: [1],
+  length: [1],
+  deliveryArea: '80361',
+  deliveryAddress: 'Jl. Kuta',
+  shipping: 'RPX',
+  shippingService: 'REG',
 };
 
 async function api(sb: SandboxHandle, path: string, body: unknown): Promise<{ status: number; json: any }> {
@@ -29,17 +44,43 @@ async function api(sb: SandboxHandle, path: string, body: unknown): Promise<{ st
 }
 
 describe('what the COD and Close API handlers answered is there after a restart (the ledger)', () => {
-  it('a parcel\'s steps, a pickup, a transfer, its referenceId and a member', async () => {
+  it("a parcel's steps, a pickup, a transfer, its referenceId and a member", async () => {
     const first = await sandbox({ dataDir: dir, accounts: ACCOUNTS });
-    const paid = await api(first, 'v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 100000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
+    const paid = await api(first, 'v2/payment/direct', {
+      name: 'A',
+      phone: '081999501092',
+      email: 'a@b.co',
+      amount: 100000,
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+    });
     await first.pay(String(paid.json.Data.TransactionId));
     const cod = await api(first, 'v2/payment/direct', {
-      name: 'A', phone: '081999501092', email: 'a@b.co', amount: 50000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'cod', paymentChannel: 'rpx',
-      product: ['Kaos'], qty: [1], price: [50000], weight: [1], width: [1], length: [1], deliveryArea: '80361', deliveryAddress: 'Jl. Kuta', shipping: 'RPX', shippingService: 'REG',
+      name: 'A',
+      phone: '081999501092',
+      email: 'a@b.co',
+      amount: 50000,
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      paymentMethod: 'cod',
+      paymentChannel: 'rpx',
+      product: ['Kaos'],
+      qty: [1],
+      price: [50000],
+      weight: [1],
+      width: [1],
+      length: [1],
+      deliveryArea: '80361',
+      deliveryAddress: 'Jl. Kuta',
+      shipping: 'RPX',
+      shippingService: 'REG',
     });
     const id = cod.json.Data.TransactionId as number;
     const when = formatJakarta(new Date(Date.now() + 12 * 3_600_000));
-    expect((await api(first, 'v2/cod/pickup', { transaction_id: id, pickup_date: when.slice(0, 10), pickup_time: when.slice(11, 16), pickup_vehicle: 'Mobil' })).status).toBe(200);
+    expect(
+      (await api(first, 'v2/cod/pickup', { transaction_id: id, pickup_date: when.slice(0, 10), pickup_time: when.slice(11, 16), pickup_vehicle: 'Mobil' }))
+        .status,
+    ).toBe(200);
     const ship = await fetch(`${first.url}/_sandbox/transactions/${id}/ship`, { method: 'POST' });
     expect(ship.status).toBe(200);
     expect((await api(first, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-1' })).status).toBe(200);
@@ -52,18 +93,28 @@ describe('what the COD and Close API handlers answered is there after a restart 
     const track = await api(again, 'v2/cod/tracking', { transaction_id: id });
     expect(track.json.Data.status).toBe('picked up');
     expect(again.state.pickupsOf(id)).toMatchObject([{ vehicle: 'Mobil', date: when.slice(0, 10) }]);
-    expect((await api(again, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-1' })).json.Message).toBe('transaction already exists');
+    expect((await api(again, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-1' })).json.Message).toBe(
+      'transaction already exists',
+    );
     const profile = await api(again, 'v2/profile', { account: member.json.Data.Va });
     expect(profile.json.Data).toMatchObject({ Email: 'putu@mail.com', Name: 'Putu' });
     // Transfer ids come from the transaction ids: a new payment never reuses one.
-    const next = await api(again, 'v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 1000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
+    const next = await api(again, 'v2/payment/direct', {
+      name: 'A',
+      phone: '081999501092',
+      email: 'a@b.co',
+      amount: 1000,
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+    });
     expect(again.state.transfers().map((t) => t.id)).not.toContain(next.json.Data.TransactionId);
     await again.close();
   });
 });
 
 describe('COD and Close API records in the ledger (migration 2)', () => {
-  it('the delivered step is stored with the payment\'s transition and its callback; a later step of a paid parcel is refused', async () => {
+  it("the delivered step is stored with the payment's transition and its callback; a later step of a paid parcel is refused", async () => {
     const sb = await sandbox({ accounts: ACCOUNTS });
     const id = (await api(sb, 'v2/payment/direct', COD)).json.Data.TransactionId as number;
     const deliver = await fetch(`${sb.url}/_sandbox/transactions/${id}/deliver`, { method: 'POST' });
@@ -78,7 +129,7 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
     await sb.close();
   });
 
-  it('a caller\'s referenceId is UNIQUE in the ledger itself, not only in the handler', async () => {
+  it("a caller's referenceId is UNIQUE in the ledger itself, not only in the handler", async () => {
     const state = await SandboxState.open();
     const ins = state.db.prepare(`INSERT INTO transfers (id, by_va, sender, receiver, amount, reference_id, notes, at) VALUES (?, 'A', 'A', 'B', 1, ?, '', 0)`);
     ins.run(1, 'R-1');
@@ -91,13 +142,32 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
     const tr = await state.addTransfer({ by: 'A', sender: 'A', receiver: 'B', amount: 5, referenceId: 'R-2', notes: '', at: 0 }, () => true);
     // Its id is the next of the transactions' sequence: a payment made next gets the one after.
     expect(tr).toMatchObject({ id: 100_001 });
-    const t = await state.addTransaction((n) => ({ id: n, merchantVa: 'A', referenceId: '', paymentNo: 'X', via: 'va', channel: 'bca', amount: 1, fee: 0, status: 'pending', createdAt: 0, expiresAt: 1, notifyUrl: '', buyer: { name: '', phone: '', email: '' }, items: [], sid: 'S' }) as never);
+    const t = await state.addTransaction(
+      (n) =>
+        ({
+          id: n,
+          merchantVa: 'A',
+          referenceId: '',
+          paymentNo: 'X',
+          via: 'va',
+          channel: 'bca',
+          amount: 1,
+          fee: 0,
+          status: 'pending',
+          createdAt: 0,
+          expiresAt: 1,
+          notifyUrl: '',
+          buyer: { name: '', phone: '', email: '' },
+          items: [],
+          sid: 'S',
+        }) as never,
+    );
     expect(t.id).toBe(100_002);
     expect(state.transferNet('B')).toBe(8);
     await state.close();
   });
 
-  it('an older data dir whose journal holds this branch\'s records (ship, pickup, transfer, member) is imported with them', async () => {
+  it("an older data dir whose journal holds this branch's records (ship, pickup, transfer, member) is imported with them", async () => {
     const old = mkdtempSync(join(tmpdir(), 'paycli-cod-journal-'));
     try {
       const fixture = readFileSync(new URL('../fixtures/sandbox-0.1/journal.jsonl', import.meta.url), 'utf8');
@@ -116,7 +186,19 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
       expect(sb.state.transfers()).toMatchObject([{ id: 101500, referenceId: 'R-OLD', amount: 700 }]);
       expect(sb.state.member('11799000001')).toMatchObject({ email: 'putu@mail.com' });
       // Numbering goes on above the older transfer's id.
-      expect((await api(sb, 'v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 1000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' })).json.Data.TransactionId).toBe(101501);
+      expect(
+        (
+          await api(sb, 'v2/payment/direct', {
+            name: 'A',
+            phone: '081999501092',
+            email: 'a@b.co',
+            amount: 1000,
+            notifyUrl: 'http://127.0.0.1:9/cb',
+            paymentMethod: 'va',
+            paymentChannel: 'bca',
+          })
+        ).json.Data.TransactionId,
+      ).toBe(101501);
       await sb.close();
     } finally {
       rmSync(old, { recursive: true, force: true });
@@ -129,12 +211,25 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
       const data = join(home, 'data');
       const env = { HOME: home };
       const sb = await sandbox({ dataDir: data, accounts: ACCOUNTS });
-      const paid = (await api(sb, 'v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 100000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' })).json.Data.TransactionId as number;
+      const paid = (
+        await api(sb, 'v2/payment/direct', {
+          name: 'A',
+          phone: '081999501092',
+          email: 'a@b.co',
+          amount: 100000,
+          notifyUrl: 'http://127.0.0.1:9/cb',
+          paymentMethod: 'va',
+          paymentChannel: 'bca',
+        })
+      ).json.Data.TransactionId as number;
       await sb.pay(String(paid));
       const id = (await api(sb, 'v2/payment/direct', COD)).json.Data.TransactionId as number;
       // Within the payment's 24 hours (a pickup after its expiry is refused).
       const when = formatJakarta(new Date(Date.now() + 12 * 3_600_000));
-      expect((await api(sb, 'v2/cod/pickup', { transaction_id: id, pickup_date: when.slice(0, 10), pickup_time: when.slice(11, 16), pickup_vehicle: 'Motor' })).status).toBe(200);
+      expect(
+        (await api(sb, 'v2/cod/pickup', { transaction_id: id, pickup_date: when.slice(0, 10), pickup_time: when.slice(11, 16), pickup_vehicle: 'Motor' }))
+          .status,
+      ).toBe(200);
       expect((await fetch(`${sb.url}/_sandbox/transactions/${id}/ship`, { method: 'POST' })).status).toBe(200);
       expect((await api(sb, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-9' })).status).toBe(200);
       expect((await api(sb, 'v2/register', { name: 'Made', email: 'made@mail.com', phone: '08123456780', password: 'rahasia-sekali' })).status).toBe(200);
@@ -142,7 +237,10 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
 
       const exported = await runCli(['sandbox', 'export', '--data-dir', data], { env });
       expect(exported.code, exported.stderr).toBe(0);
-      const kinds = exported.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { t: string }).t);
+      const kinds = exported.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { t: string }).t);
       expect(kinds).toEqual(['payment', 'payment', 'ship', 'pickup', 'transfer', 'member', 'clock']);
       const file = join(home, 'ledger.jsonl');
       writeFileSync(file, exported.stdout);
@@ -159,7 +257,9 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
 
       // Served again: the referenceId is still taken, the member still known, the parcel still picked up.
       const again = await sandbox({ dataDir: data, accounts: ACCOUNTS });
-      expect((await api(again, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-9' })).json.Message).toBe('transaction already exists');
+      expect((await api(again, 'v2/transferva', { sender: VA, receiver: OTHER, amount: 1000, referenceId: 'R-9' })).json.Message).toBe(
+        'transaction already exists',
+      );
       expect((await api(again, 'v2/cod/tracking', { transaction_id: id })).json.Data.status).toBe('picked up');
       expect(again.state.memberByEmail('made@mail.com')).toMatchObject({ name: 'Made', parent: VA });
       await again.close();

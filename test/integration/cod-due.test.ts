@@ -15,18 +15,46 @@ const H = 3_600_000;
 const dir = mkdtempSync(join(tmpdir(), 'paycli-cod-due-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const SHIPMENT = { shipping: 'RPX', shippingService: 'REG', deliveryArea: '3173021001', deliveryAddress: 'Jl. Kemuning 1', pickupArea: '3173021001', weightKg: 1 };
+const SHIPMENT = {
+  shipping: 'RPX',
+  shippingService: 'REG',
+  deliveryArea: '3173021001',
+  deliveryAddress: 'Jl. Kemuning 1',
+  pickupArea: '3173021001',
+  weightKg: 1,
+};
 
 /** A COD payment stored through the state API (no HTTP), created at `createdAt` on the clock. */
 function cod(state: SandboxState, createdAt: number, va = '1179000899'): Promise<Transaction> {
   return state.addTransaction((id) => ({
-    id, sid: `s${id}`, merchantVa: va, referenceId: `R${id}`, via: 'cod', channel: 'rpx', paymentNo: `RPX${id}`, paymentName: 'RPX', amount: 10000, fee: 4000, status: 'pending',
-    createdAt, expiresAt: createdAt + 24 * H, notifyUrl: 'http://127.0.0.1:9/none', buyer: { name: 'A', phone: '08123456789', email: 'a@b.co' }, items: [{ product: 'K', qty: 1, price: 10000 }], shipment: SHIPMENT,
+    id,
+    sid: `s${id}`,
+    merchantVa: va,
+    referenceId: `R${id}`,
+    via: 'cod',
+    channel: 'rpx',
+    paymentNo: `RPX${id}`,
+    paymentName: 'RPX',
+    amount: 10000,
+    fee: 4000,
+    status: 'pending',
+    createdAt,
+    expiresAt: createdAt + 24 * H,
+    notifyUrl: 'http://127.0.0.1:9/none',
+    buyer: { name: 'A', phone: '08123456789', email: 'a@b.co' },
+    items: [{ product: 'K', qty: 1, price: 10000 }],
+    shipment: SHIPMENT,
   }));
 }
 
 /** What the ledger stored as due, by payment id. */
-const stored = (state: SandboxState) => new Map(state.db.prepare<[], { trx_id: number; due_at: number }>('SELECT trx_id, due_at FROM parcel_due').all().map((r) => [r.trx_id, r.due_at]));
+const stored = (state: SandboxState) =>
+  new Map(
+    state.db
+      .prepare<[], { trx_id: number; due_at: number }>('SELECT trx_id, due_at FROM parcel_due')
+      .all()
+      .map((r) => [r.trx_id, r.due_at]),
+  );
 
 /** Every pending COD parcel's due time as cod-clock.ts computes it from the stored steps and pickups. */
 function computed(state: SandboxState): Map<number, number> {
@@ -83,7 +111,7 @@ describe('the COD clock sweep costs O(due parcels), not O(parcels in flight)', (
     }
   });
 
-  it('each pending parcel\'s due time is kept with every change: created, pickup, step, paid, expired, reset', async () => {
+  it("each pending parcel's due time is kept with every change: created, pickup, step, paid, expired, reset", async () => {
     const state = await SandboxState.open();
     const at = Date.UTC(2026, 10, 27, 3, 0);
     const waiting = await cod(state, at);

@@ -7,10 +7,12 @@ import { formatJakarta } from '../../src/core/time.js';
 import { runCli } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
-const f = sandboxAndHome({ accounts: [
-  { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form' },
-  { va: '1179000000000002', apiKey: 'OTHER-KEY-0123456789', active: true, name: 'Toko Dua', callbackFormat: 'form' },
-] });
+const f = sandboxAndHome({
+  accounts: [
+    { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form' },
+    { va: '1179000000000002', apiKey: 'OTHER-KEY-0123456789', active: true, name: 'Toko Dua', callbackFormat: 'form' },
+  ],
+});
 const dir = mkdtempSync(join(tmpdir(), 'paycli-cod-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -24,7 +26,23 @@ async function api(path: string, body: unknown, creds = { va: VA, apiKey: KEY })
   return { status: res.status, json: await res.json() };
 }
 
-const COD = { name: 'Putu', phone: '081999501092', email: 'putu@mail.com', amount: 75000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'cod', paymentChannel: 'rpx', product: ['Kaos'], qty: [2], price: [37500], weight: [0.6], width: [20], length: [30], height: [5], deliveryAddress: 'Jl. Kemuning 1' };
+const COD = {
+  name: 'Putu',
+  phone: '081999501092',
+  email: 'putu@mail.com',
+  amount: 75000,
+  notifyUrl: 'http://127.0.0.1:9/cb',
+  paymentMethod: 'cod',
+  paymentChannel: 'rpx',
+  product: ['Kaos'],
+  qty: [2],
+  price: [37500],
+  weight: [0.6],
+  width: [20],
+  length: [30],
+  height: [5],
+  deliveryAddress: 'Jl. Kemuning 1',
+};
 
 /** Checks a PDF's structure: header, every cross-reference offset at its object, trailer, EOF. */
 function checkPdf(pdf: Buffer): void {
@@ -59,7 +77,9 @@ describe('COD from order to doorstep, against the emulator', () => {
     const rates = JSON.parse(r.stdout) as { shipping: string; service: string; price: number }[];
     expect(rates.map((x) => `${x.shipping}/${x.service}`)).toEqual(['IDEXPRESS/STD', 'RPX/REG']);
     // Another province costs more than the same district, and two started kilograms twice one.
-    const near = JSON.parse((await cli(['cod', 'rate', '--from', String(from), '--to', String(from), '--weight', '1', '--amount', '75000', '--json'])).stdout) as { price: number }[];
+    const near = JSON.parse(
+      (await cli(['cod', 'rate', '--from', String(from), '--to', String(from), '--weight', '1', '--amount', '75000', '--json'])).stdout,
+    ) as { price: number }[];
     expect(rates[0]!.price).toBeGreaterThan(near[0]!.price * 2);
     expect((await cli(['cod', 'rate', '--from', '1234567890', '--to', String(to), '--weight', '1', '--amount', '1'])).code).toBe(3);
   });
@@ -68,7 +88,14 @@ describe('COD from order to doorstep, against the emulator', () => {
     const r = await api('v2/payment/direct', { ...COD, deliveryArea: String(to) });
     expect(r.status).toBe(400);
     expect(Object.keys(r.json.Error).sort()).toEqual(['shipping', 'shippingService']);
-    const ok = await api('v2/payment/direct', { ...COD, deliveryArea: String(to), pickupArea: String(from), pickupAddress: 'Jl. Daan Mogot 5', shipping: 'IDEXPRESS', shippingService: 'STD' });
+    const ok = await api('v2/payment/direct', {
+      ...COD,
+      deliveryArea: String(to),
+      pickupArea: String(from),
+      pickupAddress: 'Jl. Daan Mogot 5',
+      shipping: 'IDEXPRESS',
+      shippingService: 'STD',
+    });
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
     trx = ok.json.Data.TransactionId;
   });
@@ -84,7 +111,8 @@ describe('COD from order to doorstep, against the emulator', () => {
   });
 
   it('records a pickup, then moves the parcel: picked up → in transit → delivered (paid, callback)', async () => {
-    const track = async () => JSON.parse((await cli(['cod', 'track', '--trx', String(trx), '--json'])).stdout) as { awb: string; status: string; history: unknown[] };
+    const track = async () =>
+      JSON.parse((await cli(['cod', 'track', '--trx', String(trx), '--json'])).stdout) as { awb: string; status: string; history: unknown[] };
     expect((await track()).status).toBe('waiting for pickup');
     // Within the payment's 24 hours: a pickup after its expiry is refused (the payment would expire first).
     const when = formatJakarta(new Date(Date.now() + 12 * 3_600_000));
@@ -111,19 +139,30 @@ describe('COD from order to doorstep, against the emulator', () => {
     expect((await cli(['cod', 'track', '--awb', 'PAYCLI9999999999'])).code).toBe(3);
   });
 
-  it('the dashboard offers the courier\'s steps for a pending COD payment; another site cannot press them', async () => {
+  it("the dashboard offers the courier's steps for a pending COD payment; another site cannot press them", async () => {
     const r = await api('v2/payment/direct', { ...COD, deliveryArea: String(to), shipping: 'RPX', shippingService: 'REG' });
     const id = r.json.Data.TransactionId as number;
     const page = await (await fetch(`${f.sb.url}/dashboard/trx/${id}`)).text();
     expect(page).toContain(`data-post="/_sandbox/transactions/${id}/ship"`);
     expect(page).toContain(`data-post="/_sandbox/transactions/${id}/deliver"`);
-    const cross = await fetch(`${f.sb.url}/_sandbox/transactions/${id}/deliver`, { method: 'POST', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+    const cross = await fetch(`${f.sb.url}/_sandbox/transactions/${id}/deliver`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
     expect(cross.status).toBe(403);
     expect(f.sb.state.get(id)?.status).toBe('pending');
   });
 
   it('refuses ship for a payment that is not COD', async () => {
-    const va = await api('v2/payment/direct', { name: 'A', phone: '081999501092', email: 'a@b.co', amount: 10000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca' });
+    const va = await api('v2/payment/direct', {
+      name: 'A',
+      phone: '081999501092',
+      email: 'a@b.co',
+      amount: 10000,
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+    });
     const r = await runCli(['sandbox', 'ship', String(va.json.Data.TransactionId)], { env: { PAYCLI_SANDBOX_URL: f.sb.url }, home: f.home.home });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/not a COD payment/);

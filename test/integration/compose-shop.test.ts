@@ -32,7 +32,12 @@ async function freePort(): Promise<number> {
 
 describe('examples/compose/compose.yaml', () => {
   it('builds the repository Dockerfile and gives the shop the addresses and credentials it reads', () => {
-    const compose = parse(readFileSync(join(ROOT, 'examples/compose/compose.yaml'), 'utf8')) as { services: Record<string, { build?: string; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; volumes?: string[] }> };
+    const compose = parse(readFileSync(join(ROOT, 'examples/compose/compose.yaml'), 'utf8')) as {
+      services: Record<
+        string,
+        { build?: string; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; volumes?: string[] }
+      >;
+    };
     expect(existsSync(join(ROOT, 'examples/compose', compose.services.paycli!.build!, 'Dockerfile'))).toBe(true);
     const env = compose.services.shop!.environment!;
     expect(env.IPAYMU_BASE_URL).toBe(`http://paycli:${compose.services.paycli!.environment!.PAYCLI_SANDBOX_PORT}/api`);
@@ -55,7 +60,18 @@ describe.skipIf(!havePhp && !inCi)(`the PHP shop against the emulator${havePhp ?
     dir = mkdtempSync(join(tmpdir(), 'paycli-shop-'));
     const port = await freePort();
     shop = `http://127.0.0.1:${port}`;
-    php = spawn('php', ['-S', `127.0.0.1:${port}`, 'router.php'], { cwd: SHOP, env: { PATH: process.env.PATH ?? '', IPAYMU_BASE_URL: sb.apiUrl, IPAYMU_VA: EMULATOR_DEFAULT_VA, IPAYMU_API_KEY: EMULATOR_DEFAULT_API_KEY, SHOP_URL: shop, CALLBACK_LOG: join(dir, 'callbacks.jsonl') }, stdio: 'ignore' });
+    php = spawn('php', ['-S', `127.0.0.1:${port}`, 'router.php'], {
+      cwd: SHOP,
+      env: {
+        PATH: process.env.PATH ?? '',
+        IPAYMU_BASE_URL: sb.apiUrl,
+        IPAYMU_VA: EMULATOR_DEFAULT_VA,
+        IPAYMU_API_KEY: EMULATOR_DEFAULT_API_KEY,
+        SHOP_URL: shop,
+        CALLBACK_LOG: join(dir, 'callbacks.jsonl'),
+      },
+      stdio: 'ignore',
+    });
     for (;;) {
       try {
         await (await request(`${shop}/callbacks`)).body.dump();
@@ -91,7 +107,11 @@ describe.skipIf(!havePhp && !inCi)(`the PHP shop against the emulator${havePhp ?
 
   it('refuses a forged callback (400) and logs it as invalid', async () => {
     const body = 'trx_id=1&status=berhasil&status_code=1&amount=125000&sid=x&reference_id=ORDER-1';
-    const res = await request(`${shop}/callback`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': 'a'.repeat(64) }, body });
+    const res = await request(`${shop}/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': 'a'.repeat(64) },
+      body,
+    });
     expect(res.statusCode).toBe(400);
     await res.body.dump();
     const log = (await (await request(`${shop}/callbacks`)).body.json()) as { valid: boolean }[];

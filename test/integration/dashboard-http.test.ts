@@ -30,8 +30,26 @@ async function started(options: SandboxOptions = {}): Promise<SandboxHandle> {
 }
 
 async function create(sb: SandboxHandle, notifyUrl: string, amount = 50000): Promise<number> {
-  const text = JSON.stringify({ name: 'Putu Ayu', phone: '08123456789', email: 'p@x.co', product: ['Kopi'], qty: [1], price: [amount], amount, notifyUrl, paymentMethod: 'va', paymentChannel: 'bca' });
-  const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+  const text = JSON.stringify({
+    name: 'Putu Ayu',
+    phone: '08123456789',
+    email: 'p@x.co',
+    product: ['Kopi'],
+    qty: [1],
+    price: [amount],
+    amount,
+    notifyUrl,
+    paymentMethod: 'va',
+    paymentChannel: 'bca',
+  });
+  const req = buildSignedRequest({
+    baseUrl: sb.apiUrl,
+    path: 'v2/payment/direct',
+    method: 'POST',
+    body: text,
+    credentials: { va: VA, apiKey: KEY },
+    now: new Date(),
+  });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
   return ((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId;
 }
@@ -85,8 +103,34 @@ describe('address checks', () => {
 });
 
 describe('attempt records of an older journal', () => {
-  const txn = { id: 100_001, sid: 's', merchantVa: '1', referenceId: '', via: 'va', channel: 'bca', paymentNo: '1', paymentName: 'BCA', amount: 1, fee: 0, status: 'pending', createdAt: 1, expiresAt: 2, notifyUrl: 'http://x/', buyer: {}, items: [] };
-  const head = [{ t: 'txn', txn }, { t: 'status', id: 100_001, status: 'berhasil', at: 1, d: { id: 'cb-1', trxId: 100_001, status: 'berhasil', url: 'http://x/', format: 'form', attempts: 0, state: 'pending', nextAt: 1, createdAt: 1 } }];
+  const txn = {
+    id: 100_001,
+    sid: 's',
+    merchantVa: '1',
+    referenceId: '',
+    via: 'va',
+    channel: 'bca',
+    paymentNo: '1',
+    paymentName: 'BCA',
+    amount: 1,
+    fee: 0,
+    status: 'pending',
+    createdAt: 1,
+    expiresAt: 2,
+    notifyUrl: 'http://x/',
+    buyer: {},
+    items: [],
+  };
+  const head = [
+    { t: 'txn', txn },
+    {
+      t: 'status',
+      id: 100_001,
+      status: 'berhasil',
+      at: 1,
+      d: { id: 'cb-1', trxId: 100_001, status: 'berhasil', url: 'http://x/', format: 'form', attempts: 0, state: 'pending', nextAt: 1, createdAt: 1 },
+    },
+  ];
   const base = { t: 'attempt', id: 'cb-1', attempts: 1, state: 'delivered', nextAt: null, result: 'HTTP 200' };
   const a = { at: 1, url: 'http://127.0.0.1:1/', headers: { 'X-Signature': 'ab' }, body: 'x=1', httpStatus: 200, ms: 1.5, answer: 'ok' };
   const skippedOf = async (records: unknown[]) => {
@@ -99,7 +143,14 @@ describe('attempt records of an older journal', () => {
     expect(await skippedOf([base, { ...base, a }, { ...base, a: { ...a, httpStatus: null, ms: null, answer: '', duplicate: true } }])).toBe(0);
   });
   it('skips a record whose detail is damaged', async () => {
-    expect(await skippedOf([{ ...base, a: { ...a, headers: { 'X-Signature': 1 } } }, { ...base, a: { ...a, body: null } }, { ...base, a: { ...a, httpStatus: '200' } }, { ...base, a: 'x' }])).toBe(4);
+    expect(
+      await skippedOf([
+        { ...base, a: { ...a, headers: { 'X-Signature': 1 } } },
+        { ...base, a: { ...a, body: null } },
+        { ...base, a: { ...a, httpStatus: '200' } },
+        { ...base, a: 'x' },
+      ]),
+    ).toBe(4);
   });
 });
 
@@ -142,11 +193,15 @@ describe('the emulator dashboard over HTTP', () => {
     expect(sb.state.get(id)!.status).toBe('pending');
   });
 
-  it('refuses cross-site pay, expire and resend; accepts the page\'s own origin and the CLI', async () => {
+  it("refuses cross-site pay, expire and resend; accepts the page's own origin and the CLI", async () => {
     const sb = await started();
     const id = await create(sb, 'http://127.0.0.1:9/none');
     const host = new URL(sb.url).host;
-    const hostile: Record<string, string>[] = [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: `http://${host}`, host: 'evil.example' }];
+    const hostile: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: `http://${host}`, host: 'evil.example' },
+    ];
     for (const headers of hostile) {
       for (const action of ['pay', 'expire', 'resend']) {
         const r = await raw(`${sb.url}/_sandbox/transactions/${id}/${action}`, 'POST', headers);
@@ -199,7 +254,7 @@ describe('the emulator dashboard over HTTP', () => {
     expect(sb.state.deliveriesOf(id)).toHaveLength(1);
   });
 
-  it('is off with dashboard: false (the CLI\'s --no-dashboard): / is an unknown route again', async () => {
+  it("is off with dashboard: false (the CLI's --no-dashboard): / is an unknown route again", async () => {
     const sb = await started({ dashboard: false });
     expect(sb.dashboardUrl).toBeNull();
     const r = await raw(`${sb.url}/`, 'GET');
@@ -268,9 +323,14 @@ describe('the emulator dashboard over HTTP', () => {
 
     // An attempt record as older versions wrote it (no request or answer): loads, and says so.
     const delivery = { ...stored.delivery, attempts: 0, state: 'pending', nextAt: 1 };
-    const old = [{ t: 'txn', txn: { ...stored.txn, status: 'pending' } }, { t: 'status', id, status: 'berhasil', at: Date.now(), d: delivery }, ...recorded.map((r) => ({ t: 'attempt', id: delivery.id, attempts: r.attempt, state: r.state, nextAt: r.nextAt, result: r.result }))]
-      .map((l) => JSON.stringify(l))
-      .join('\n') + '\n';
+    const old =
+      [
+        { t: 'txn', txn: { ...stored.txn, status: 'pending' } },
+        { t: 'status', id, status: 'berhasil', at: Date.now(), d: delivery },
+        ...recorded.map((r) => ({ t: 'attempt', id: delivery.id, attempts: r.attempt, state: r.state, nextAt: r.nextAt, result: r.result })),
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n';
     const olderDir = mkdtempSync(join(tmpdir(), 'paycli-dash-old-'));
     cleanups.push(() => rmSync(olderDir, { recursive: true, force: true }));
     writeFileSync(join(olderDir, 'journal.jsonl'), old);
@@ -356,7 +416,21 @@ describe('paycli listen --ui over HTTP', () => {
     const dir = tempHome();
     cleanups.push(() => dir.cleanup());
     const file = join(dir.home, 'events.jsonl');
-    const event = (i: number) => ({ id: `evt_${String(i).padStart(4, '0')}`, receivedAt: new Date(1_700_000_000_000 + i * 1000).toISOString(), method: 'POST', path: '/', headers: {}, body: '', verdict: 'malformed', variant: null, reason: 'empty', duplicate: false, trx_id: null, status: null, answer: 400 });
+    const event = (i: number) => ({
+      id: `evt_${String(i).padStart(4, '0')}`,
+      receivedAt: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+      method: 'POST',
+      path: '/',
+      headers: {},
+      body: '',
+      verdict: 'malformed',
+      variant: null,
+      reason: 'empty',
+      duplicate: false,
+      trx_id: null,
+      status: null,
+      answer: 400,
+    });
     writeFileSync(file, Array.from({ length: 503 }, (_, i) => JSON.stringify(event(i)) + '\n').join(''));
     const ui = await createListenerUi({ store: new EventStore(file), va: VA, callbackPath: '/' });
     const listener = await startListener({ port: 0, va: VA, store: new EventStore(file), ui });

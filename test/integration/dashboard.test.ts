@@ -33,7 +33,23 @@ async function cli(args: string[]): Promise<Record<string, unknown>> {
 }
 
 async function payFromCli(amount: number): Promise<number> {
-  const data = await cli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Putu Ayu', '--phone', '08123456789', '--email', 'putu@mail.com', '--item', `Kopi Kintamani:1:${amount}`, '--notify-url', handler.url]);
+  const data = await cli([
+    'pay',
+    '--method',
+    'va',
+    '--channel',
+    'bca',
+    '--name',
+    'Putu Ayu',
+    '--phone',
+    '08123456789',
+    '--email',
+    'putu@mail.com',
+    '--item',
+    `Kopi Kintamani:1:${amount}`,
+    '--notify-url',
+    handler.url,
+  ]);
   return Number((data.TransactionId ?? (data.Data as Record<string, unknown>)?.TransactionId) as number);
 }
 
@@ -57,7 +73,16 @@ beforeAll(async () => {
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -75,7 +100,15 @@ async function wording(target: string): Promise<{ url: string; close: () => Prom
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      void sendRaw(target, { headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection').map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks), timeoutMs: 5000 }).then((r) => {
+      void sendRaw(target, {
+        headers: Object.fromEntries(
+          Object.entries(req.headers)
+            .filter(([k]) => k !== 'host' && k !== 'connection')
+            .map(([k, v]) => [k, String(v)]),
+        ),
+        body: Buffer.concat(chunks),
+        timeoutMs: 5000,
+      }).then((r) => {
         const body = r.status === 500 ? 'Internal Server Error: SQLSTATE[HY000] [2002] Connection refused (orders database)' : r.body;
         res.writeHead(r.status, { 'content-type': r.status === 500 ? 'text/plain' : 'application/json' }).end(body);
       });
@@ -206,7 +239,13 @@ describe.skipIf(!run)(`paycli listen --ui in headless Chromium${skipNote}`, { ti
     target = await receiver([200], '{"status":"OK"}');
     const store = new EventStore(join(dir.home, 'events.jsonl'));
     // Replay sends only to configured targets: the listener itself, or (here) its --forward-to app.
-    const ui = await createListenerUi({ store, va: VA, otherKeys: [{ kind: 'api-key', label: 'the API key', key: KEY }], callbackPath: '/', forwardTo: [target.url] });
+    const ui = await createListenerUi({
+      store,
+      va: VA,
+      otherKeys: [{ kind: 'api-key', label: 'the API key', key: KEY }],
+      callbackPath: '/',
+      forwardTo: [target.url],
+    });
     listener = await startListener({ port: 0, va: VA, store, ui, otherKeys: [{ kind: 'api-key', label: 'the API key', key: KEY }], forwardTo: [target.url] });
   });
   afterAll(async () => {
@@ -220,7 +259,24 @@ describe.skipIf(!run)(`paycli listen --ui in headless Chromium${skipNote}`, { ti
     const page = await browser.newPage({ viewport: LAPTOP });
     await page.goto(`${origin}/_paycli/`);
     await page.waitForSelector('#live-state.on');
-    const fields = buildCallbackFields({ trxId: 100777, sid: 'sid-1', referenceId: 'INV-77', status: 'berhasil', amount: 150000, fee: 4000, via: 'va', channel: 'bca', paymentNo: '8868000000100777', createdAt: new Date(), expiredAt: new Date(Date.now() + 86_400_000), paidAt: new Date(), buyerName: 'Putu', buyerEmail: 'p@x.co', buyerPhone: '08123456789', url: listener.url });
+    const fields = buildCallbackFields({
+      trxId: 100777,
+      sid: 'sid-1',
+      referenceId: 'INV-77',
+      status: 'berhasil',
+      amount: 150000,
+      fee: 4000,
+      via: 'va',
+      channel: 'bca',
+      paymentNo: '8868000000100777',
+      createdAt: new Date(),
+      expiredAt: new Date(Date.now() + 86_400_000),
+      paidAt: new Date(),
+      buyerName: 'Putu',
+      buyerEmail: 'p@x.co',
+      buyerPhone: '08123456789',
+      url: listener.url,
+    });
     const good = signCallbackRequest(fields, VA, 'form', new Date(), externalId(new Date(), 1));
     expect((await sendRaw(listener.url, { headers: good.headers, body: good.body, timeoutMs: 5000 })).status).toBe(200);
     // Signed with the API key instead of the VA: the diagnosis says so.

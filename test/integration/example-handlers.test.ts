@@ -29,10 +29,34 @@ afterAll(async () => {
   home.cleanup();
 });
 
-async function suite(kind: 'php' | 'laravel' | 'express', bug: string, strict = true, extra: string[] = []): Promise<{ code: number; report: Report; stderr: string }> {
-  const app = await startExampleApp(kind, { IPAYMU_VA: EMULATOR_DEFAULT_VA, IPAYMU_API_KEY: EMULATOR_DEFAULT_API_KEY, IPAYMU_BASE_URL: sb.apiUrl, HANDLER_BUG: bug });
+async function suite(
+  kind: 'php' | 'laravel' | 'express',
+  bug: string,
+  strict = true,
+  extra: string[] = [],
+): Promise<{ code: number; report: Report; stderr: string }> {
+  const app = await startExampleApp(kind, {
+    IPAYMU_VA: EMULATOR_DEFAULT_VA,
+    IPAYMU_API_KEY: EMULATOR_DEFAULT_API_KEY,
+    IPAYMU_BASE_URL: sb.apiUrl,
+    HANDLER_BUG: bug,
+  });
   try {
-    const argv = ['test-handler', `${app.base}/ipaymu/callback`, '--order-url', `${app.base}/orders/{reference_id}`, '--create-order-url', `${app.base}/test/orders`, '--format', 'form', '--deadline', '30s', '--json', ...(strict ? ['--strict'] : []), ...extra];
+    const argv = [
+      'test-handler',
+      `${app.base}/ipaymu/callback`,
+      '--order-url',
+      `${app.base}/orders/{reference_id}`,
+      '--create-order-url',
+      `${app.base}/test/orders`,
+      '--format',
+      'form',
+      '--deadline',
+      '30s',
+      '--json',
+      ...(strict ? ['--strict'] : []),
+      ...extra,
+    ];
     const r = await runCli(argv, { env: localEnv(sb), home: home.home });
     return { code: r.code, report: JSON.parse(r.stdout) as Report, stderr: r.stderr };
   } finally {
@@ -45,7 +69,16 @@ const failedNames = (r: Report) => r.checks.filter((c) => !c.passed).map((c) => 
 /** Each deliberate bug, the checks that must catch it, and whether the run is --strict. */
 const BUGS: [bug: string, caughtBy: string[], strict: boolean][] = [
   // With --strict the gateway's record stops a forged callback even when the signature is not checked.
-  ['no-confirm,no-signature-check', ['forged: tampered amount: not paid', 'forged: no signature: not paid', 'forged: signed with the API key: not paid', 'forged: "/" unescaped in signature: not paid'], false],
+  [
+    'no-confirm,no-signature-check',
+    [
+      'forged: tampered amount: not paid',
+      'forged: no signature: not paid',
+      'forged: signed with the API key: not paid',
+      'forged: "/" unescaped in signature: not paid',
+    ],
+    false,
+  ],
   ['json-stringify', ['accents, emoji, / & + quotes: paid once'], true],
   // php -S hands copies to its workers unevenly: 16 copies make sure some run at once.
   ['no-lock', ['16 copies at once: all 200, paid once'], true],
@@ -55,8 +88,22 @@ const BUGS: [bug: string, caughtBy: string[], strict: boolean][] = [
   ['no-amount-check', ['amount differs from the order: not paid'], true],
   ['six-is-refund', ['status 6 (paid, settled later) counts as paid'], true],
   ['seven-is-expired', ['status 7 (escrow) counts as paid'], true],
-  ['any-status-paid', ['status 2 (cancelled) does not count as paid', 'status 3 (refund) does not count as paid', 'status 4 (error) does not count as paid', 'status 5 (failed) does not count as paid', 'pending callback does not mark it paid'], true],
-  ['no-confirm', ['confirms through check transaction (strict)', 'paid callback, unpaid at gateway: not paid', 'confirms an unconfirmed paid callback (strict)'], true],
+  [
+    'any-status-paid',
+    [
+      'status 2 (cancelled) does not count as paid',
+      'status 3 (refund) does not count as paid',
+      'status 4 (error) does not count as paid',
+      'status 5 (failed) does not count as paid',
+      'pending callback does not mark it paid',
+    ],
+    true,
+  ],
+  [
+    'no-confirm',
+    ['confirms through check transaction (strict)', 'paid callback, unpaid at gateway: not paid', 'confirms an unconfirmed paid callback (strict)'],
+    true,
+  ],
   // Without --strict a handler that skips the gateway must still refuse orders it never created.
   ['no-confirm,create-unknown', ['a trx the merchant never created: not paid'], false],
 ];
@@ -67,12 +114,45 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
     try {
       const cli = (argv: string[]) => runCli(argv, { env: localEnv(sb), home: home.home });
       // The shop's checkout: a payment at the gateway whose callbacks come to the shop, and its order.
-      const pay = await cli(['pay', '--method', 'va', '--channel', 'bni', '--name', 'Made', '--phone', '08123456789', '--email', 'made@mail.com', '--notify-url', `${app.base}/ipaymu/callback`, '--item', 'Kopi:1:75000', '--reference-id', 'SHOP-77', '--json']);
+      const pay = await cli([
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bni',
+        '--name',
+        'Made',
+        '--phone',
+        '08123456789',
+        '--email',
+        'made@mail.com',
+        '--notify-url',
+        `${app.base}/ipaymu/callback`,
+        '--item',
+        'Kopi:1:75000',
+        '--reference-id',
+        'SHOP-77',
+        '--json',
+      ]);
       expect(pay.code, pay.stderr).toBe(0);
       const trx = JSON.parse(pay.stdout).TransactionId as number;
       await fetch(`${app.base}/test/orders`, { method: 'POST', body: JSON.stringify({ trx_id: trx, reference_id: 'SHOP-77', amount: 75000 }) });
       const junit = join(home.home, 'handler.xml');
-      const r = await runCli(['test-handler', `${app.base}/ipaymu/callback`, '--order-url', `${app.base}/orders/{reference_id}`, '--trx', String(trx), '--strict', '--no-color', '--junit', junit], { env: localEnv(sb), home: home.home, tty: true });
+      const r = await runCli(
+        [
+          'test-handler',
+          `${app.base}/ipaymu/callback`,
+          '--order-url',
+          `${app.base}/orders/{reference_id}`,
+          '--trx',
+          String(trx),
+          '--strict',
+          '--no-color',
+          '--junit',
+          junit,
+        ],
+        { env: localEnv(sb), home: home.home, tty: true },
+      );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       for (const line of r.stdout.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
       expect(r.stdout).toMatch(/^✓ form +forged: tampered amount: not paid +400 · not paid$/m);
@@ -82,15 +162,46 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
       expect(r.stdout).toMatch(/^~ form +accents, emoji, \/ & \+ quotes: paid once/m);
       expect(r.stdout).toMatch(/^~ form +5 copies at once: all 200, paid once +not run$/m);
       expect(r.stdout).toContain('could not see their effect (~):');
-      expect((await (await fetch(`${app.base}/orders/SHOP-77`)).json())).toMatchObject({ paid: true, fulfilments: 1, amount: 75000 });
+      expect(await (await fetch(`${app.base}/orders/SHOP-77`)).json()).toMatchObject({ paid: true, fulfilments: 1, amount: 75000 });
       const xml = readFileSync(junit, 'utf8');
       expect(xml).toMatch(/tests="(\d+)" failures="0" skipped="4"/);
       expect(xml.match(/<testcase /g)!.length).toBe(Number(/tests="(\d+)"/.exec(xml)![1]));
       expect(xml).toContain('<skipped message="needs another order: --create-order-url, or one more --trx"/>');
       // The same by reference id: the emulator's newest transaction with it.
-      const second = await cli(['pay', '--method', 'va', '--channel', 'bni', '--name', 'Made', '--phone', '08123456789', '--email', 'made@mail.com', '--notify-url', `${app.base}/ipaymu/callback`, '--item', 'Teh:2:10000', '--reference-id', 'SHOP-78', '--json']);
-      await fetch(`${app.base}/test/orders`, { method: 'POST', body: JSON.stringify({ trx_id: JSON.parse(second.stdout).TransactionId, reference_id: 'SHOP-78', amount: 20000 }) });
-      const byRef = await cli(['test-handler', `${app.base}/ipaymu/callback`, '--order-url', `${app.base}/orders/{reference_id}`, '--reference-id', 'SHOP-78', '--strict', '--json']);
+      const second = await cli([
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bni',
+        '--name',
+        'Made',
+        '--phone',
+        '08123456789',
+        '--email',
+        'made@mail.com',
+        '--notify-url',
+        `${app.base}/ipaymu/callback`,
+        '--item',
+        'Teh:2:10000',
+        '--reference-id',
+        'SHOP-78',
+        '--json',
+      ]);
+      await fetch(`${app.base}/test/orders`, {
+        method: 'POST',
+        body: JSON.stringify({ trx_id: JSON.parse(second.stdout).TransactionId, reference_id: 'SHOP-78', amount: 20000 }),
+      });
+      const byRef = await cli([
+        'test-handler',
+        `${app.base}/ipaymu/callback`,
+        '--order-url',
+        `${app.base}/orders/{reference_id}`,
+        '--reference-id',
+        'SHOP-78',
+        '--strict',
+        '--json',
+      ]);
       expect(byRef.code, byRef.stderr).toBe(0);
       expect(JSON.parse(byRef.stdout)).toMatchObject({ passed: true, effectsSeen: false });
       // An order already paid cannot be tested: one line, exit 2.
@@ -104,7 +215,12 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
 
   it('refuses --order-url without orders, and orders without --order-url (exit 2)', async () => {
     const url = 'http://127.0.0.1:9/cb';
-    for (const argv of [['--order-url', 'http://127.0.0.1:9/o/{trx_id}'], ['--trx', '1'], ['--strict'], ['--order-url', 'http://127.0.0.1:9/o', '--trx', '1']]) {
+    for (const argv of [
+      ['--order-url', 'http://127.0.0.1:9/o/{trx_id}'],
+      ['--trx', '1'],
+      ['--strict'],
+      ['--order-url', 'http://127.0.0.1:9/o', '--trx', '1'],
+    ]) {
       const r = await runCli(['test-handler', url, ...argv], { env: localEnv(sb), home: home.home });
       expect(r.code, argv.join(' ')).toBe(2);
     }
@@ -112,7 +228,7 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
 });
 
 describe('README', () => {
-  it('shows the PHP handler\'s routes verbatim (examples/handlers/php/index.php)', () => {
+  it("shows the PHP handler's routes verbatim (examples/handlers/php/index.php)", () => {
     const root = new URL('../../', import.meta.url);
     const php = readFileSync(new URL('examples/handlers/php/index.php', root), 'utf8');
     expect(readFileSync(new URL('README.md', root), 'utf8')).toContain('```php\n' + php + '```');
@@ -126,7 +242,9 @@ for (const kind of ['php', 'laravel', 'express'] as const) {
       expect(failedNames(report), stderr).toEqual([]);
       expect(code).toBe(0);
       expect(report.effectsSeen).toBe(true);
-      expect(report.checks.map((c) => c.name)).toEqual(expect.arrayContaining(BUGS.flatMap(([, names]) => names).map((n) => n.replace(/^16 copies/, '5 copies'))));
+      expect(report.checks.map((c) => c.name)).toEqual(
+        expect.arrayContaining(BUGS.flatMap(([, names]) => names).map((n) => n.replace(/^16 copies/, '5 copies'))),
+      );
       const unstrict = await suite(kind, 'no-confirm', false);
       expect(failedNames(unstrict.report), unstrict.stderr).toEqual([]);
     });

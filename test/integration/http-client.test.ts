@@ -22,7 +22,21 @@ async function recorder() {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      const data = req.url!.includes('payment') ? { TransactionId: 1, ReferenceId: 'R', Via: 'va', Channel: 'bca', PaymentNo: '8868000000000001', PaymentName: 'BCA', Total: 1000, Fee: 0, Expired: '2030-01-01 00:00:00', Note: null, Url: 'http://x/pay/1' } : [];
+      const data = req.url!.includes('payment')
+        ? {
+            TransactionId: 1,
+            ReferenceId: 'R',
+            Via: 'va',
+            Channel: 'bca',
+            PaymentNo: '8868000000000001',
+            PaymentName: 'BCA',
+            Total: 1000,
+            Fee: 0,
+            Expired: '2030-01-01 00:00:00',
+            Note: null,
+            Url: 'http://x/pay/1',
+          }
+        : [];
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Status: 200, Success: true, Message: 'Success', Data: data }));
     });
   });
@@ -35,7 +49,28 @@ describe('what paycli puts on the wire', () => {
     const rec = await recorder();
     const env = { PAYCLI_BASE_URL: `${rec.url}/api`, PAYCLI_VA: VA, PAYCLI_API_KEY: KEY };
     expect((await runCli(['areas', 'district', '5171', '--no-cache'], { env, home: home.home })).code).toBe(0);
-    const pay = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Ñyoman', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi/Teh:1:1000', '--notify-url', 'https://shop.example/cb', '--reference-id', 'R-9'], { env, home: home.home });
+    const pay = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'Ñyoman',
+        '--phone',
+        '08123456789',
+        '--email',
+        'a@b.co',
+        '--item',
+        'Kopi/Teh:1:1000',
+        '--notify-url',
+        'https://shop.example/cb',
+        '--reference-id',
+        'R-9',
+      ],
+      { env, home: home.home },
+    );
     expect(pay.code, pay.stderr).toBe(0);
     const [get, post] = rec.seen;
     expect(get).toMatchObject({ method: 'GET', url: '/api/areas/district/5171', body: '' });
@@ -44,7 +79,9 @@ describe('what paycli puts on the wire', () => {
     expect(get!.headers.timestamp).toMatch(/^\d{14}$/);
     expect(get!.headers.signature).toBe(hmacHex(KEY, `GET:${VA}:${hashRequestBody('')}:${KEY}`));
     expect(post).toMatchObject({ method: 'POST', url: '/api/v2/payment/direct' });
-    expect(post!.body).toBe('{"name":"\\u00d1yoman","phone":"08123456789","email":"a@b.co","amount":1000,"notifyUrl":"https://shop.example/cb","referenceId":"R-9","paymentMethod":"va","paymentChannel":"bca","product":["Kopi/Teh"],"qty":[1],"price":[1000]}');
+    expect(post!.body).toBe(
+      '{"name":"\\u00d1yoman","phone":"08123456789","email":"a@b.co","amount":1000,"notifyUrl":"https://shop.example/cb","referenceId":"R-9","paymentMethod":"va","paymentChannel":"bca","product":["Kopi/Teh"],"qty":[1],"price":[1000]}',
+    );
     expect(post!.headers.signature).toBe(hmacHex(KEY, `POST:${VA}:${hashRequestBody(post!.body)}:${KEY}`));
     expect(post!.headers.signature).not.toBe(KEY);
     await rec.close();
@@ -57,10 +94,13 @@ describe('what paycli puts on the wire', () => {
     const proxy = createServer((req, res) => {
       proxied.push(req.url!);
       const target = new URL(req.url!);
-      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode!, r.headers);
-        r.pipe(res);
-      });
+      const up = httpRequest(
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode!, r.headers);
+          r.pipe(res);
+        },
+      );
       req.pipe(up);
     });
     // undici tunnels through the proxy with CONNECT.
@@ -104,13 +144,25 @@ describe('lazy loading', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    const direct = await exec(process.execPath, ['--import', register, BIN, 'areas', 'province', '--no-cache', '--base-url', `http://127.0.0.1:${port}/api`, '--env', 'local'], { env: { PATH: process.env.PATH, HOME: home.home } }).catch((e) => e);
+    const direct = await exec(
+      process.execPath,
+      ['--import', register, BIN, 'areas', 'province', '--no-cache', '--base-url', `http://127.0.0.1:${port}/api`, '--env', 'local'],
+      { env: { PATH: process.env.PATH, HOME: home.home } },
+    ).catch((e) => e);
     expect(direct.stderr).toContain('connection refused');
     expect(direct.stderr).not.toContain('LOADED');
-    const proxied = await exec(process.execPath, ['--import', register, BIN, 'areas', 'province', '--no-cache', '--base-url', `http://127.0.0.1:${port}/api`, '--env', 'local'], { env: { PATH: process.env.PATH, HOME: home.home, HTTP_PROXY: `http://127.0.0.1:${port}` } }).catch((e) => e);
+    const proxied = await exec(
+      process.execPath,
+      ['--import', register, BIN, 'areas', 'province', '--no-cache', '--base-url', `http://127.0.0.1:${port}/api`, '--env', 'local'],
+      { env: { PATH: process.env.PATH, HOME: home.home, HTTP_PROXY: `http://127.0.0.1:${port}` } },
+    ).catch((e) => e);
     expect(proxied.stderr).toMatch(/LOADED .*undici/);
     // node:http reaches every port, even those on the Fetch standard's block list (here 9): still no package.
-    const blocked = await exec(process.execPath, ['--import', register, BIN, 'areas', 'province', '--no-cache', '--base-url', 'http://127.0.0.1:9/api', '--env', 'local'], { env: { PATH: process.env.PATH, HOME: home.home } }).catch((e) => e);
+    const blocked = await exec(
+      process.execPath,
+      ['--import', register, BIN, 'areas', 'province', '--no-cache', '--base-url', 'http://127.0.0.1:9/api', '--env', 'local'],
+      { env: { PATH: process.env.PATH, HOME: home.home } },
+    ).catch((e) => e);
     expect(blocked.stderr).toContain('connection refused');
     expect(blocked.stderr).not.toContain('LOADED');
   });
@@ -123,7 +175,10 @@ describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)
 
   it('--timeout ends the request (exit 5) and the reconnecting stops', async () => {
     const proxy = await closeOnConnectProxy();
-    const r = await runCli(['areas', 'province', '--no-cache', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1s'], { env: env(proxy.url), home: home.home });
+    const r = await runCli(['areas', 'province', '--no-cache', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1s'], {
+      env: env(proxy.url),
+      home: home.home,
+    });
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toMatch(/timeout/);
     expect(r.stderr).toContain('hint: raise --timeout, or check the proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)');
@@ -133,7 +188,32 @@ describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)
 
   it('--timeout ends a payment POST too (no retry, exit 5)', async () => {
     const proxy = await closeOnConnectProxy();
-    const r = await runCli(['pay', '--method', 'va', '--channel', 'bca', '--name', 'Budi', '--phone', '08123456789', '--email', 'a@b.co', '--item', 'Kopi:1:10000', '--notify-url', 'https://shop.example/cb', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1s'], { env: env(proxy.url), home: home.home });
+    const r = await runCli(
+      [
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bca',
+        '--name',
+        'Budi',
+        '--phone',
+        '08123456789',
+        '--email',
+        'a@b.co',
+        '--item',
+        'Kopi:1:10000',
+        '--notify-url',
+        'https://shop.example/cb',
+        '--env',
+        'local',
+        '--base-url',
+        'https://127.0.0.1:9/api',
+        '--timeout',
+        '1s',
+      ],
+      { env: env(proxy.url), home: home.home },
+    );
     expect(r.code, r.stderr).toBe(5);
     await proxy.close();
   }, 60_000);
@@ -142,7 +222,11 @@ describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)
     const proxy = await closeOnConnectProxy();
     const ctrlC = new AbortController();
     void proxy.firstConnect().then(() => ctrlC.abort());
-    const r = await runCli(['areas', 'province', '--no-cache', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1h'], { env: env(proxy.url), home: home.home, signal: ctrlC.signal });
+    const r = await runCli(['areas', 'province', '--no-cache', '--env', 'local', '--base-url', 'https://127.0.0.1:9/api', '--timeout', '1h'], {
+      env: env(proxy.url),
+      home: home.home,
+      signal: ctrlC.signal,
+    });
     expect(r.code, r.stderr).toBe(130);
     await proxy.close();
   }, 60_000);

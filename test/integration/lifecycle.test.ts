@@ -21,7 +21,11 @@ async function api(sb: SandboxHandle, path: string, body: Record<string, unknown
 }
 
 async function admin(sb: SandboxHandle, method: 'GET' | 'POST', path: string, body?: Record<string, unknown>) {
-  const res = await request(`${sb.url}${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  const res = await request(`${sb.url}${path}`, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
 }
 
@@ -38,7 +42,13 @@ function callback(rx: Awaited<ReturnType<typeof receiver>>, n: number): Record<s
   return fields as Record<string, unknown>;
 }
 
-const pick = (f: Record<string, unknown>) => ({ status: f.status, status_code: f.status_code, transaction_status_code: f.transaction_status_code, settlement_status: f.settlement_status, is_escrow: f.is_escrow });
+const pick = (f: Record<string, unknown>) => ({
+  status: f.status,
+  status_code: f.status_code,
+  transaction_status_code: f.transaction_status_code,
+  settlement_status: f.settlement_status,
+  is_escrow: f.is_escrow,
+});
 
 describe('every documented status, with its callback (statuses.ts)', () => {
   let sb: SandboxHandle;
@@ -62,7 +72,10 @@ describe('every documented status, with its callback (statuses.ts)', () => {
       n += actions.length;
       await rx.waitFor(n);
       // The last callback of this payment says the final status; the check-transaction record agrees.
-      const last = rx.received.map((_, i) => callback(rx, i)).filter((f) => f.trx_id === String(id)).at(-1)!;
+      const last = rx.received
+        .map((_, i) => callback(rx, i))
+        .filter((f) => f.trx_id === String(id))
+        .at(-1)!;
       expect(pick(last)).toEqual(fields);
       const t = await api(sb, 'v2/transaction', { transactionId: id });
       expect(t.json.Data.Status).toBe(code);
@@ -93,7 +106,13 @@ describe('every documented status, with its callback (statuses.ts)', () => {
     const id = await create(sb, rx.url, { escrow: true });
     await sb.pay(String(id));
     await rx.waitFor(1);
-    expect(pick(callback(rx, 0))).toEqual({ status: 'escrow', status_code: '7', transaction_status_code: '7', settlement_status: 'unsettle', is_escrow: 'true' });
+    expect(pick(callback(rx, 0))).toEqual({
+      status: 'escrow',
+      status_code: '7',
+      transaction_status_code: '7',
+      settlement_status: 'unsettle',
+      is_escrow: 'true',
+    });
     const held = (await api(sb, 'v2/balance', { account: VA })).json.Data;
     const net = 100000 - 4000;
     expect(held.MerchantBalance).toBe(before.MerchantBalance);
@@ -101,7 +120,13 @@ describe('every documented status, with its callback (statuses.ts)', () => {
     expect((await api(sb, 'v2/transaction', { transactionId: id })).json.Data).toMatchObject({ Status: 7, PaidStatus: 'paid', IsEscrow: true });
     expect((await sb.act(String(id), 'release')).ok).toBe(true);
     await rx.waitFor(2);
-    expect(pick(callback(rx, 1))).toEqual({ status: 'berhasil', status_code: '1', transaction_status_code: '1', settlement_status: 'settled', is_escrow: 'false' });
+    expect(pick(callback(rx, 1))).toEqual({
+      status: 'berhasil',
+      status_code: '1',
+      transaction_status_code: '1',
+      settlement_status: 'settled',
+      is_escrow: 'false',
+    });
     const released = (await api(sb, 'v2/balance', { account: VA })).json.Data;
     expect(released.MerchantBalance).toBe(before.MerchantBalance + net);
     expect(released.EscrowBalance).toBe(before.EscrowBalance);
@@ -225,13 +250,25 @@ describe('a clock you control', () => {
     const id = await create(sb, rx.url);
     await sb.pay(String(id));
     await rx.waitFor(1);
-    expect(pick(callback(rx, 0))).toEqual({ status: 'berhasil', status_code: '1', transaction_status_code: '6', settlement_status: 'unsettle', is_escrow: 'false' });
+    expect(pick(callback(rx, 0))).toEqual({
+      status: 'berhasil',
+      status_code: '1',
+      transaction_status_code: '6',
+      settlement_status: 'unsettle',
+      is_escrow: 'false',
+    });
     expect((await api(sb, 'v2/balance', { account: VA })).json.Data).toMatchObject({ MerchantBalance: 0, UnsettledBalance: 96000 });
     await sb.advanceClock(23 * 3_600_000);
     expect(sb.state.find(String(id))!.status).toBe('unsettled');
     await sb.advanceClock(2 * 3_600_000);
     await rx.waitFor(2);
-    expect(pick(callback(rx, 1))).toEqual({ status: 'berhasil', status_code: '1', transaction_status_code: '1', settlement_status: 'settled', is_escrow: 'false' });
+    expect(pick(callback(rx, 1))).toEqual({
+      status: 'berhasil',
+      status_code: '1',
+      transaction_status_code: '1',
+      settlement_status: 'settled',
+      is_escrow: 'false',
+    });
     expect((await api(sb, 'v2/balance', { account: VA })).json.Data).toMatchObject({ MerchantBalance: 96000, UnsettledBalance: 0 });
     const t = (await api(sb, 'v2/transaction', { transactionId: id })).json.Data;
     expect(t.Status).toBe(1);

@@ -24,7 +24,10 @@ afterAll(() => home.cleanup());
 
 let trx = 500000;
 function callback(extra: Record<string, string> = {}, format: 'form' | 'json' = 'form') {
-  const fields = { ...sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId: trx++ }), ...extra };
+  const fields = {
+    ...sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId: trx++ }),
+    ...extra,
+  };
   return signCallbackRequest(fields, VA, format, new Date(), String(trx));
 }
 
@@ -104,7 +107,14 @@ describe('--forward-to', () => {
       req.resume(); // never answers
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hung`, seen, close: () => { server.closeAllConnections(); server.close(); } };
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hung`,
+      seen,
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
   }
 
   it('answers with the first target at once; a hung second target is fire-and-forget with its own timeout', async () => {
@@ -112,7 +122,15 @@ describe('--forward-to', () => {
     const hung = await hungServer();
     const events: ListenerEvent[] = [];
     const later: { id: string; result: ForwardResult }[] = [];
-    const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url, hung.url], forwardTimeoutMs: 3000, onEvent: (e) => events.push(e), onForward: (f) => later.push(f) });
+    const l = await startListener({
+      port: 0,
+      va: VA,
+      store: null,
+      forwardTo: [app.url, hung.url],
+      forwardTimeoutMs: 3000,
+      onEvent: (e) => events.push(e),
+      onForward: (f) => later.push(f),
+    });
     const cb = callback();
     const r = await post(l.url, cb.headers, cb.body);
     expect(r).toEqual({ status: 200, text: '{"ok":true}' });
@@ -161,11 +179,35 @@ describe('--forward-to', () => {
   });
 
   it('drops hop-by-hop headers (RFC 9110): the fixed list and every header Connection names', async () => {
-    expect(forwardableHeaders({ connection: 'keep-alive, X-Hop', 'x-hop': '1', 'keep-alive': 'timeout=5', 'proxy-authorization': 'Basic eDp5', 'proxy-authenticate': 'Basic', te: 'trailers', trailer: 'x', 'transfer-encoding': 'chunked', upgrade: 'h2c', host: 'a', 'content-length': '3', 'x-signature': 's', 'content-type': 'c' })).toEqual({ 'x-signature': 's', 'content-type': 'c' });
+    expect(
+      forwardableHeaders({
+        connection: 'keep-alive, X-Hop',
+        'x-hop': '1',
+        'keep-alive': 'timeout=5',
+        'proxy-authorization': 'Basic eDp5',
+        'proxy-authenticate': 'Basic',
+        te: 'trailers',
+        trailer: 'x',
+        'transfer-encoding': 'chunked',
+        upgrade: 'h2c',
+        host: 'a',
+        'content-length': '3',
+        'x-signature': 's',
+        'content-type': 'c',
+      }),
+    ).toEqual({ 'x-signature': 's', 'content-type': 'c' });
     const app = await receiver([200]);
     const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url] });
     const cb = callback();
-    const headers: Record<string, string> = { ...cb.headers, Connection: 'keep-alive, X-Hop', 'X-Hop': 'secret', 'Proxy-Authorization': 'Basic dXNlcjpwYXNz', 'Keep-Alive': 'timeout=5', TE: 'trailers', 'X-Keep': 'yes' };
+    const headers: Record<string, string> = {
+      ...cb.headers,
+      Connection: 'keep-alive, X-Hop',
+      'X-Hop': 'secret',
+      'Proxy-Authorization': 'Basic dXNlcjpwYXNz',
+      'Keep-Alive': 'timeout=5',
+      TE: 'trailers',
+      'X-Keep': 'yes',
+    };
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(l.url, { method: 'POST', headers: { ...headers, 'Content-Length': Buffer.byteLength(cb.body) }, agent: false }, (res) => {
         res.resume();

@@ -44,7 +44,11 @@ describe('the listener answers like the reference handler', () => {
     const js = callback('pending', 'json');
     expect((await post(l.url, js.headers, js.body)).status).toBe(200);
     const events = await store.list();
-    expect(events.map((e) => [e.verdict, e.duplicate])).toEqual([['valid', false], ['valid', true], ['valid', false]]);
+    expect(events.map((e) => [e.verdict, e.duplicate])).toEqual([
+      ['valid', false],
+      ['valid', true],
+      ['valid', false],
+    ]);
     expect(events[0]!.body).toBe(cb.body);
   });
 
@@ -90,7 +94,9 @@ describe('paycli listen, trigger, test-handler and events (in-process)', () => {
     let banner: { url: string } | undefined;
     for (let i = 0; i < 200 && !banner; i++) {
       await new Promise((r) => setTimeout(r, 10));
-      const line = err().split('\n').find((l) => l.includes('"listening"'));
+      const line = err()
+        .split('\n')
+        .find((l) => l.includes('"listening"'));
       if (line) banner = JSON.parse(line);
     }
     expect(banner?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -98,7 +104,10 @@ describe('paycli listen, trigger, test-handler and events (in-process)', () => {
     const t1 = await runCli(['trigger', '--to', banner!.url, '--no-persist'], { env, home: home.home });
     expect(t1.code).toBe(0);
     expect(t1.stdout).toContain('200');
-    const t2 = await runCli(['trigger', '--to', banner!.url, '--status', 'expired', '--method', 'qris', '--format', 'json', '--no-persist', '--json'], { env, home: home.home });
+    const t2 = await runCli(['trigger', '--to', banner!.url, '--status', 'expired', '--method', 'qris', '--format', 'json', '--no-persist', '--json'], {
+      env,
+      home: home.home,
+    });
     expect(JSON.parse(t2.stdout)).toMatchObject({ answer: 200, status: 'expired' });
     const dup = await runCli(['trigger', '--to', banner!.url, '--repeat', '2', '--no-persist'], { env, home: home.home });
     expect(dup.code).toBe(0);
@@ -113,7 +122,10 @@ describe('paycli listen, trigger, test-handler and events (in-process)', () => {
     expect(readFileSync(join(home.home, 'junit.xml'), 'utf8')).toContain('tests="53" failures="0"');
     controller.abort('SIGTERM');
     expect(await done).toBe(0);
-    const lines = out().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(5 + 63); // trigger ×5 requests + test-handler: 21 requests per shape (form, typed JSON, all-strings JSON)
     expect(lines.filter((l) => l.duplicate)).toHaveLength(4 + 12); // and 4 of each shape's 5 copies at once
     expect(err()).toContain('"stopped"');
@@ -148,7 +160,7 @@ describe('paycli listen, trigger, test-handler and events (in-process)', () => {
     await rx.close();
   });
 
-  it('forwards the exact bytes and mirrors the app\'s status; a dead app gives 502', async () => {
+  it("forwards the exact bytes and mirrors the app's status; a dead app gives 502", async () => {
     const app = await receiver([200, 500]);
     const l = await startListener({ port: 0, va: VA, store: null, forwardTo: [app.url + '?src=paycli'] });
     const cb = callback();
@@ -172,7 +184,16 @@ describe('listener abuse: 2000 mixed requests at concurrency 50', () => {
     const l = await startListener({ port: 0, va: VA, store, maxBodyBytes: 8192, requestTimeoutMs: 1000 });
     const valid = callback();
     const kinds = ['valid', 'tampered', 'unsigned', 'badjson', 'badpercent', 'oversized', 'duplicate', 'wrongmethod'] as const;
-    const expected: Record<string, number> = { valid: 200, tampered: 400, unsigned: 400, badjson: 400, badpercent: 400, oversized: 413, duplicate: 200, wrongmethod: 405 };
+    const expected: Record<string, number> = {
+      valid: 200,
+      tampered: 400,
+      unsigned: 400,
+      badjson: 400,
+      badpercent: 400,
+      oversized: 413,
+      duplicate: 200,
+      wrongmethod: 405,
+    };
     const counts: Record<string, number> = {};
     let next = 0;
     const failures: string[] = [];
@@ -182,23 +203,41 @@ describe('listener abuse: 2000 mixed requests at concurrency 50', () => {
       let r: { status: number };
       const fresh = callback('berhasil', i % 2 ? 'json' : 'form');
       switch (kind) {
-        case 'valid': r = await post(l.url, fresh.headers, fresh.body); break;
-        case 'tampered': r = await post(l.url, fresh.headers, fresh.body.replace('bca', 'bni')); break;
-        case 'unsigned': r = await post(l.url, { 'content-type': 'application/x-www-form-urlencoded' }, fresh.body); break;
-        case 'badjson': r = await post(l.url, { 'content-type': 'application/json', 'x-signature': 'a'.repeat(64) }, '{"x":'); break;
-        case 'badpercent': r = await post(l.url, { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': 'a'.repeat(64) }, 'a=%G1'); break;
-        case 'oversized': r = await post(l.url, { 'content-type': 'application/x-www-form-urlencoded' }, 'a=' + 'x'.repeat(9000)).catch(() => ({ status: 413 })); break;
-        case 'duplicate': r = await post(l.url, valid.headers, valid.body); break;
-        case 'wrongmethod': r = await post(l.url, {}, '', 'PUT'); break;
+        case 'valid':
+          r = await post(l.url, fresh.headers, fresh.body);
+          break;
+        case 'tampered':
+          r = await post(l.url, fresh.headers, fresh.body.replace('bca', 'bni'));
+          break;
+        case 'unsigned':
+          r = await post(l.url, { 'content-type': 'application/x-www-form-urlencoded' }, fresh.body);
+          break;
+        case 'badjson':
+          r = await post(l.url, { 'content-type': 'application/json', 'x-signature': 'a'.repeat(64) }, '{"x":');
+          break;
+        case 'badpercent':
+          r = await post(l.url, { 'content-type': 'application/x-www-form-urlencoded', 'x-signature': 'a'.repeat(64) }, 'a=%G1');
+          break;
+        case 'oversized':
+          r = await post(l.url, { 'content-type': 'application/x-www-form-urlencoded' }, 'a=' + 'x'.repeat(9000)).catch(() => ({ status: 413 }));
+          break;
+        case 'duplicate':
+          r = await post(l.url, valid.headers, valid.body);
+          break;
+        case 'wrongmethod':
+          r = await post(l.url, {}, '', 'PUT');
+          break;
       }
       if (r.status !== expected[kind]) failures.push(`${i} ${kind}: ${r.status}`);
     };
     // A slow client that stalls mid-body must not hold up the others.
     const stalled = connect(l.port, '127.0.0.1');
     stalled.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"trx');
-    await Promise.all(Array.from({ length: 50 }, async () => {
-      while (next < 2000) await one(next++);
-    }));
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < 2000) await one(next++);
+      }),
+    );
     stalled.destroy();
     expect(failures).toEqual([]);
     const summary = await l.close();

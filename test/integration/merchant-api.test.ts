@@ -16,7 +16,19 @@ async function api(sb: SandboxHandle, method: string, path: string, body?: strin
 }
 
 const direct = (over: Json = {}) =>
-  JSON.stringify({ name: 'Putu', phone: '08123456789', email: 'putu@mail.com', amount: 100000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bca', product: ['Kopi'], qty: [1], price: [100000], ...over });
+  JSON.stringify({
+    name: 'Putu',
+    phone: '08123456789',
+    email: 'putu@mail.com',
+    amount: 100000,
+    notifyUrl: 'http://127.0.0.1:9/cb',
+    paymentMethod: 'va',
+    paymentChannel: 'bca',
+    product: ['Kopi'],
+    qty: [1],
+    price: [100000],
+    ...over,
+  });
 
 describe('merchant API of the emulator: one ledger', () => {
   let sb: SandboxHandle;
@@ -24,8 +36,18 @@ describe('merchant API of the emulator: one ledger', () => {
   const ids: number[] = [];
   beforeAll(async () => {
     sb = await sandbox({ now: () => new Date(clock), settlement: 'deferred' });
-    for (const [i, method, channel, amount] of [[0, 'va', 'bca', 100000], [1, 'cstore', 'alfamart', 50000], [2, 'qris', 'mpm', 102000], [3, 'va', 'bni', 20000]] as const) {
-      const r = await api(sb, 'POST', 'v2/payment/direct', direct({ paymentMethod: method, paymentChannel: channel, amount, price: [amount], referenceId: `ORD-${i}` }));
+    for (const [i, method, channel, amount] of [
+      [0, 'va', 'bca', 100000],
+      [1, 'cstore', 'alfamart', 50000],
+      [2, 'qris', 'mpm', 102000],
+      [3, 'va', 'bni', 20000],
+    ] as const) {
+      const r = await api(
+        sb,
+        'POST',
+        'v2/payment/direct',
+        direct({ paymentMethod: method, paymentChannel: channel, amount, price: [amount], referenceId: `ORD-${i}` }),
+      );
       expect(r.status, JSON.stringify(r.json)).toBe(200);
       ids.push(r.json.Data.TransactionId);
       clock += 60_000;
@@ -41,10 +63,46 @@ describe('merchant API of the emulator: one ledger', () => {
       const r = await api(sb, 'POST', 'v2/transaction', JSON.stringify(body));
       expect(r.status).toBe(200);
       const d = r.json.Data;
-      for (const k of ['TransactionId', 'SessionId', 'ReferenceId', 'RelatedId', 'Sender', 'Receiver', 'Amount', 'Fee', 'Status', 'StatusDesc', 'PaidStatus', 'IsLocked', 'Type', 'TypeDesc', 'Notes', 'CreatedDate', 'SuccessDate', 'ExpiredDate', 'SettlementDate', 'PaymentChannel', 'PaymentCode', 'BuyerName', 'BuyerPhone', 'BuyerEmail']) {
+      for (const k of [
+        'TransactionId',
+        'SessionId',
+        'ReferenceId',
+        'RelatedId',
+        'Sender',
+        'Receiver',
+        'Amount',
+        'Fee',
+        'Status',
+        'StatusDesc',
+        'PaidStatus',
+        'IsLocked',
+        'Type',
+        'TypeDesc',
+        'Notes',
+        'CreatedDate',
+        'SuccessDate',
+        'ExpiredDate',
+        'SettlementDate',
+        'PaymentChannel',
+        'PaymentCode',
+        'BuyerName',
+        'BuyerPhone',
+        'BuyerEmail',
+      ]) {
         expect(d, k).toHaveProperty(k);
       }
-      expect(d).toMatchObject({ TransactionId: ids[0], ReferenceId: 'ORD-0', Amount: 100000, Fee: 4000, Status: 6, PaidStatus: 'paid', Type: 7, PaymentChannel: 'bca', SettlementDate: null, IsLocked: false });
+      expect(d).toMatchObject({
+        TransactionId: ids[0],
+        ReferenceId: 'ORD-0',
+        Amount: 100000,
+        Fee: 4000,
+        Status: 6,
+        PaidStatus: 'paid',
+        Type: 7,
+        PaymentChannel: 'bca',
+        SettlementDate: null,
+        IsLocked: false,
+      });
       expect(d.SuccessDate).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     }
   });
@@ -58,7 +116,7 @@ describe('merchant API of the emulator: one ledger', () => {
     expect(p).toMatchObject({ Status: 0, StatusDesc: 'Pending', PaidStatus: 'unpaid' });
   });
 
-  it('check transaction refuses a missing or non-numeric id, and others\' transactions', async () => {
+  it("check transaction refuses a missing or non-numeric id, and others' transactions", async () => {
     const missing = await api(sb, 'POST', 'v2/transaction', '{}');
     expect(missing.status).toBe(400);
     expect(missing.json.Error).toEqual({ transactionId: ['transaction id wajib diisi.'] });
@@ -68,13 +126,27 @@ describe('merchant API of the emulator: one ledger', () => {
     expect(unknown.status).toBe(404);
   });
 
-  it('history lists every transaction with real-response pagination, filters and the Go SDK\'s nulls', async () => {
+  it("history lists every transaction with real-response pagination, filters and the Go SDK's nulls", async () => {
     const all = await api(sb, 'POST', 'v2/history', '{}');
     expect(all.status).toBe(200);
     expect(all.json.Data.Pagination).toEqual({ total: 4, count: 4, per_page: 10, current_page: 1, total_pages: 1, next_cursor: null });
     expect(all.json.Data.Transaction.map((t: Json) => t.TransactionId)).toEqual([...ids].reverse());
     // The Go SDK sends every field, null when unset; the docs send numbers as strings.
-    const go = JSON.stringify({ id: null, status: 6, date: null, startdate: null, enddate: null, page: null, orderBy: 'id', order: 'ASC', limit: null, lang: null, bulkId: null, account: null, lockStatus: null });
+    const go = JSON.stringify({
+      id: null,
+      status: 6,
+      date: null,
+      startdate: null,
+      enddate: null,
+      page: null,
+      orderBy: 'id',
+      order: 'ASC',
+      limit: null,
+      lang: null,
+      bulkId: null,
+      account: null,
+      lockStatus: null,
+    });
     const paid = await api(sb, 'POST', 'v2/history', go);
     expect(paid.json.Data.Transaction.map((t: Json) => t.TransactionId)).toEqual([ids[0], ids[2]]);
     const paged = await api(sb, 'POST', 'v2/history', JSON.stringify({ limit: '3', page: '2', order: 'ASC' }));
@@ -110,11 +182,16 @@ describe('merchant API of the emulator: one ledger', () => {
     expect((await api(sb, 'POST', 'v2/balance', JSON.stringify({ account: '123' }))).json.Error).toEqual({ account: ['Invalid va'] });
   });
 
-  it('channel lists: the docs\' GET payment-channels and the Go SDK\'s POST payment-method-list', async () => {
+  it("channel lists: the docs' GET payment-channels and the Go SDK's POST payment-method-list", async () => {
     const g = await api(sb, 'GET', 'v2/payment-channels');
     expect(g.status).toBe(200);
     const va = g.json.Data.find((m: Json) => m.Code === 'va');
-    expect(va.Channels.find((c: Json) => c.Code === 'bca')).toMatchObject({ Name: 'BCA', FeatureStatus: 'active', HealthStatus: 'online', TransactionFee: { ActualFee: 4000, ActualFeeType: 'FLAT', AdditionalFee: 0 } });
+    expect(va.Channels.find((c: Json) => c.Code === 'bca')).toMatchObject({
+      Name: 'BCA',
+      FeatureStatus: 'active',
+      HealthStatus: 'online',
+      TransactionFee: { ActualFee: 4000, ActualFeeType: 'FLAT', AdditionalFee: 0 },
+    });
     expect(g.json.Data.map((m: Json) => m.Code)).toEqual(['va', 'cstore', 'cod', 'qris', 'cc', 'paylater', 'ewallet']);
     const p = await api(sb, 'POST', 'v2/payment-method-list', JSON.stringify({ request: true }));
     expect(p.status).toBe(200);
@@ -168,14 +245,58 @@ describe('redirect payments in the emulator', () => {
     expect(JSON.stringify(r.json)).not.toMatch(/NaN/);
   });
 
-  it('accepts the PHP/Node SDK body (strings, nulls, both buyer spellings) and the Go SDK\'s trailing slash', async () => {
-    const php = { account: VA, product: ['Kaos', 'Topi'], qty: ['2', '1'], price: ['50000', '25000'], description: null, notifyUrl: 'http://127.0.0.1:9/cb', returnUrl: 'http://127.0.0.1:9/thanks', cancelUrl: 'http://127.0.0.1:9/cancel', weight: null, dimension: null, name: 'Putu', email: 'putu@mail.com', phone: '08123456789', pickupArea: null, pickupAddress: null, buyerName: 'Putu', buyerEmail: 'putu@mail.com', buyerPhone: '08123456789', referenceId: 'R-1', expired: 24, expiredType: 'hours' };
+  it("accepts the PHP/Node SDK body (strings, nulls, both buyer spellings) and the Go SDK's trailing slash", async () => {
+    const php = {
+      account: VA,
+      product: ['Kaos', 'Topi'],
+      qty: ['2', '1'],
+      price: ['50000', '25000'],
+      description: null,
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      returnUrl: 'http://127.0.0.1:9/thanks',
+      cancelUrl: 'http://127.0.0.1:9/cancel',
+      weight: null,
+      dimension: null,
+      name: 'Putu',
+      email: 'putu@mail.com',
+      phone: '08123456789',
+      pickupArea: null,
+      pickupAddress: null,
+      buyerName: 'Putu',
+      buyerEmail: 'putu@mail.com',
+      buyerPhone: '08123456789',
+      referenceId: 'R-1',
+      expired: 24,
+      expiredType: 'hours',
+    };
     const r = await api(sb, 'POST', 'v2/payment', JSON.stringify(php));
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.Data.SessionID).toMatch(/^[0-9A-F-]{36}$/);
     expect(r.json.Data.Url).toBe(`${sb.url}/payment/${r.json.Data.SessionID}`);
     expect(sb.merchant.session(r.json.Data.SessionID)?.amount).toBe(125000);
-    const go = await api(sb, 'POST', 'v2/payment/', JSON.stringify({ description: null, returnUrl: null, notifyUrl: 'http://127.0.0.1:9/cb', cancelUrl: null, referenceId: null, product: ['A'], qty: [1], price: [1000], weight: null, dimension: null, buyerName: null, buyerEmail: null, buyerPhone: null, pickupArea: null, pickupAddress: null, paymentMethod: 'qris' }));
+    const go = await api(
+      sb,
+      'POST',
+      'v2/payment/',
+      JSON.stringify({
+        description: null,
+        returnUrl: null,
+        notifyUrl: 'http://127.0.0.1:9/cb',
+        cancelUrl: null,
+        referenceId: null,
+        product: ['A'],
+        qty: [1],
+        price: [1000],
+        weight: null,
+        dimension: null,
+        buyerName: null,
+        buyerEmail: null,
+        buyerPhone: null,
+        pickupArea: null,
+        pickupAddress: null,
+        paymentMethod: 'qris',
+      }),
+    );
     expect(go.status, JSON.stringify(go.json)).toBe(200);
     const bad = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: ['x'], price: [] }));
     expect(bad.status).toBe(400);
@@ -187,10 +308,24 @@ describe('redirect payments in the emulator', () => {
     let clock = Date.parse('2026-05-01T00:00:00Z');
     const timed = await sandbox({ now: () => new Date(clock) });
     try {
-      const r = await api(timed, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'qris', expired: 30, expiredType: 'seconds' }));
+      const r = await api(
+        timed,
+        'POST',
+        'v2/payment',
+        JSON.stringify({
+          product: ['A'],
+          qty: [1],
+          price: [1000],
+          notifyUrl: 'http://127.0.0.1:9/cb',
+          paymentMethod: 'qris',
+          expired: 30,
+          expiredType: 'seconds',
+        }),
+      );
       expect(r.status, JSON.stringify(r.json)).toBe(200);
       const page = `${timed.url}/payment/${r.json.Data.SessionID}`;
-      const post = (action: string, body = '') => request(`${page}/${action}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+      const post = (action: string, body = '') =>
+        request(`${page}/${action}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
       const wrong = await post('choose', 'channel=va%3Abca');
       expect(wrong.statusCode).toBe(400);
       // Shown on the page itself (HTML), above the form.
@@ -230,7 +365,12 @@ describe('redirect payments in the emulator', () => {
   });
 
   it('a session survives a restart; choosing makes a transaction in the same ledger', async () => {
-    const r = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [30000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'R-2' }));
+    const r = await api(
+      sb,
+      'POST',
+      'v2/payment',
+      JSON.stringify({ product: ['A'], qty: [1], price: [30000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'R-2' }),
+    );
     const sid = r.json.Data.SessionID as string;
     await sb.close();
     sb = await open();
@@ -239,11 +379,28 @@ describe('redirect payments in the emulator', () => {
     const html = await page.body.text();
     expect(html).toContain('id="choose"');
     expect(html).toContain('id="buyer-email"'); // no buyer was sent: the page asks
-    const withBuyer = await api(sb, 'POST', 'v2/payment', JSON.stringify({ product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', buyerName: 'Putu', buyerPhone: '08123456789', buyerEmail: 'p@x.co' }));
+    const withBuyer = await api(
+      sb,
+      'POST',
+      'v2/payment',
+      JSON.stringify({
+        product: ['A'],
+        qty: [1],
+        price: [1000],
+        notifyUrl: 'http://127.0.0.1:9/cb',
+        buyerName: 'Putu',
+        buyerPhone: '08123456789',
+        buyerEmail: 'p@x.co',
+      }),
+    );
     const asks = await (await request(withBuyer.json.Data.Url)).body.text();
     expect(asks).toContain('id="choose"');
     expect(asks).not.toContain('id="buyer-');
-    const chosen = await request(`${sb.url}/payment/${sid}/choose`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'channel=va%3Abri' });
+    const chosen = await request(`${sb.url}/payment/${sid}/choose`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'channel=va%3Abri',
+    });
     expect(chosen.statusCode).toBe(303);
     await chosen.body.dump();
     const t = allTxns(sb.state).find((x) => x.sid === sid)!;

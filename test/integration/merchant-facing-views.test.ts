@@ -18,13 +18,36 @@ let home: ReturnType<typeof tempHome>;
 const clock = Date.parse('2026-11-23T17:58:04Z'); // 2026-11-24 00:58:04 WIB
 const REF = 'ORDER-2026-11-24-LONG-REFERENCE-0001'; // 36 characters
 const ids: string[] = [];
-const cli = (argv: string[], tty = false) => runCli(argv, { env: { ...localEnv(sb), PAYCLI_SANDBOX_URL: sb.url }, home: home.home, tty, now: () => new Date(clock) });
+const cli = (argv: string[], tty = false) =>
+  runCli(argv, { env: { ...localEnv(sb), PAYCLI_SANDBOX_URL: sb.url }, home: home.home, tty, now: () => new Date(clock) });
 
 beforeAll(async () => {
   sb = await sandbox({ now: () => new Date(clock), settlement: 'deferred' });
   home = tempHome();
-  for (const [method, channel] of [['va', 'bca'], ['qris', 'mpm']] as const) {
-    const r = await cli(['pay', '--method', method, '--channel', channel, '--name', 'Putu', '--phone', '08123456789', '--email', 'putu@mail.com', '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'Kopi:1:10000', '--reference-id', `${REF}-${method}`, '--json']);
+  for (const [method, channel] of [
+    ['va', 'bca'],
+    ['qris', 'mpm'],
+  ] as const) {
+    const r = await cli([
+      'pay',
+      '--method',
+      method,
+      '--channel',
+      channel,
+      '--name',
+      'Putu',
+      '--phone',
+      '08123456789',
+      '--email',
+      'putu@mail.com',
+      '--notify-url',
+      'http://127.0.0.1:9/cb',
+      '--item',
+      'Kopi:1:10000',
+      '--reference-id',
+      `${REF}-${method}`,
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     ids.push(String(JSON.parse(r.stdout).TransactionId));
   }
@@ -39,7 +62,10 @@ describe('whole rows off a terminal', () => {
   it('history keeps the whole reference id in its tab-separated rows', async () => {
     const r = await cli(['history']);
     expect(r.code, r.stderr).toBe(0);
-    const refs = r.stdout.trim().split('\n').map((l) => l.split('\t').at(-1));
+    const refs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t').at(-1));
     expect(refs).toContain(`${REF}-va`);
     expect(refs).toContain(`${REF}-qris`);
   });
@@ -47,7 +73,10 @@ describe('whole rows off a terminal', () => {
   it('sandbox list keeps the whole payment number (a QRIS string too)', async () => {
     const r = await cli(['sandbox', 'list']);
     expect(r.code, r.stderr).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     for (const id of ids) {
       const t = sb.state.get(Number(id))!;
       const row = rows.find((c) => c[0] === id)!;
@@ -88,7 +117,20 @@ describe('the dashboard shows a transaction as check transaction answers it', ()
     expect(Object.keys(shown)).toEqual(Object.keys(api));
     expect(shown.Status).toBe('6');
     expect(shown.StatusDesc).toBe('Berhasil - Belum Settlement');
-    for (const k of ['PaidStatus', 'Type', 'TypeDesc', 'RelatedId', 'Sender', 'Receiver', 'IsLocked', 'Notes', 'SettlementDate', 'PaymentChannel', 'PaymentCode']) expect(shown, k).toHaveProperty(k);
+    for (const k of [
+      'PaidStatus',
+      'Type',
+      'TypeDesc',
+      'RelatedId',
+      'Sender',
+      'Receiver',
+      'IsLocked',
+      'Notes',
+      'SettlementDate',
+      'PaymentChannel',
+      'PaymentCode',
+    ])
+      expect(shown, k).toHaveProperty(k);
   });
 });
 
@@ -103,7 +145,14 @@ describe('transaction with an id that is not digits', () => {
 
 describe('the hosted redirect page', () => {
   const session = async (extra: Record<string, unknown> = {}) => {
-    const r = await sb.merchant.createRedirect(VA, { product: ['Kaos'], qty: [1], price: [50000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'WEB-9', ...extra });
+    const r = await sb.merchant.createRedirect(VA, {
+      product: ['Kaos'],
+      qty: [1],
+      price: [50000],
+      notifyUrl: 'http://127.0.0.1:9/cb',
+      referenceId: 'WEB-9',
+      ...extra,
+    });
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     return r.session;
   };
@@ -122,7 +171,7 @@ describe('the hosted redirect page', () => {
     expect(sb.merchant.sessionTransaction(s)).toBeUndefined();
   });
 
-  it('stores a typed mobile number in the CLI\'s local form', async () => {
+  it("stores a typed mobile number in the CLI's local form", async () => {
     const s = await session();
     const r = await choose(s.sid, { name: 'Wayan', phone: '+62 812-9999-9999', email: 'w@mail.com' });
     expect(r.status).toBe(303);
@@ -130,8 +179,13 @@ describe('the hosted redirect page', () => {
   });
 
   it('checks and normalises the buyer the merchant sends too (400 from the API)', async () => {
-    expect(await sb.merchant.createRedirect(VA, { product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', buyerPhone: 'abc' })).toMatchObject({ ok: false, errors: { buyerPhone: ['buyerPhone tidak valid.'] } });
-    expect(await sb.merchant.createRedirect(VA, { product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', email: 'x@' })).toMatchObject({ ok: false, errors: { email: ['email tidak valid.'] } });
+    expect(
+      await sb.merchant.createRedirect(VA, { product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', buyerPhone: 'abc' }),
+    ).toMatchObject({ ok: false, errors: { buyerPhone: ['buyerPhone tidak valid.'] } });
+    expect(await sb.merchant.createRedirect(VA, { product: ['A'], qty: [1], price: [1000], notifyUrl: 'http://127.0.0.1:9/cb', email: 'x@' })).toMatchObject({
+      ok: false,
+      errors: { email: ['email tidak valid.'] },
+    });
     const s = await session({ buyerPhone: '628123456789' });
     expect(s.buyer.phone).toBe('08123456789');
   });
@@ -153,31 +207,56 @@ const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
 
 describe('the redirect page in a browser', () => {
-  it.skipIf(!haveBrowser && !process.env.CI)(`reads Indonesian by default and English with ?lang=en${haveBrowser ? '' : ' (skipped: no chromium)'}`, { timeout: 60_000 }, async () => {
-    expect(haveBrowser, `${CHROMIUM} is missing`).toBe(true);
-    const r = await sb.merchant.createRedirect(VA, { product: ['Kaos'], qty: [1], price: [50000], notifyUrl: 'http://127.0.0.1:9/cb', referenceId: 'WEB-10' });
-    if (!r.ok) throw new Error(JSON.stringify(r.errors));
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-    try {
-      const page = await browser.newPage();
-      const url = `${sb.url}/payment/${r.session.sid}`;
-      const texts = async () => ({
-        ref: await page.textContent('p:has(#ref) .label'),
-        legends: await page.$$eval('legend', (ls) => ls.map((l) => l.textContent)),
+  it.skipIf(!haveBrowser && !process.env.CI)(
+    `reads Indonesian by default and English with ?lang=en${haveBrowser ? '' : ' (skipped: no chromium)'}`,
+    { timeout: 60_000 },
+    async () => {
+      expect(haveBrowser, `${CHROMIUM} is missing`).toBe(true);
+      const r = await sb.merchant.createRedirect(VA, {
+        product: ['Kaos'],
+        qty: [1],
+        price: [50000],
+        notifyUrl: 'http://127.0.0.1:9/cb',
+        referenceId: 'WEB-10',
       });
-      await page.goto(`${url}?lang=id`);
-      const id = await texts();
-      expect(id.ref).toBe('Referensi');
-      expect(id.legends).toEqual(expect.arrayContaining(['Data Anda', 'Virtual Account', 'Gerai ritel', 'Bayar di tempat (COD)', 'Kartu kredit', 'Bayar nanti', 'Dompet digital']));
-      await page.goto(`${url}?lang=en`);
-      const en = await texts();
-      expect(en.ref).toBe('Reference');
-      expect(en.legends).toEqual(expect.arrayContaining(['Your details', 'Virtual account', 'Convenience store', 'Cash on delivery', 'Credit card', 'Pay later', 'E-wallet']));
-    } finally {
-      await browser.close();
-    }
-  });
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        const url = `${sb.url}/payment/${r.session.sid}`;
+        const texts = async () => ({
+          ref: await page.textContent('p:has(#ref) .label'),
+          legends: await page.$$eval('legend', (ls) => ls.map((l) => l.textContent)),
+        });
+        await page.goto(`${url}?lang=id`);
+        const id = await texts();
+        expect(id.ref).toBe('Referensi');
+        expect(id.legends).toEqual(
+          expect.arrayContaining(['Data Anda', 'Virtual Account', 'Gerai ritel', 'Bayar di tempat (COD)', 'Kartu kredit', 'Bayar nanti', 'Dompet digital']),
+        );
+        await page.goto(`${url}?lang=en`);
+        const en = await texts();
+        expect(en.ref).toBe('Reference');
+        expect(en.legends).toEqual(
+          expect.arrayContaining(['Your details', 'Virtual account', 'Convenience store', 'Cash on delivery', 'Credit card', 'Pay later', 'E-wallet']),
+        );
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });
 
 describe('listen --ui', () => {
@@ -188,7 +267,24 @@ describe('listen --ui', () => {
     const listener = await startListener({ port: 0, va: VA, store, ui, otherKeys: [] });
     try {
       const at = new Date();
-      const fields = buildCallbackFields({ trxId: 100777, sid: 'sid-1', referenceId: 'INV-77', status: 'berhasil', amount: 150000, fee: 4000, via: 'va', channel: 'bca', paymentNo: '8868000000100777', createdAt: at, expiredAt: new Date(at.getTime() + 86_400_000), paidAt: at, buyerName: 'Putu', buyerEmail: 'p@x.co', buyerPhone: '08123456789', url: listener.url });
+      const fields = buildCallbackFields({
+        trxId: 100777,
+        sid: 'sid-1',
+        referenceId: 'INV-77',
+        status: 'berhasil',
+        amount: 150000,
+        fee: 4000,
+        via: 'va',
+        channel: 'bca',
+        paymentNo: '8868000000100777',
+        createdAt: at,
+        expiredAt: new Date(at.getTime() + 86_400_000),
+        paidAt: at,
+        buyerName: 'Putu',
+        buyerEmail: 'p@x.co',
+        buyerPhone: '08123456789',
+        url: listener.url,
+      });
       const req = signCallbackRequest(fields, VA, 'form', at, externalId(at, 1));
       expect((await sendRaw(listener.url, { headers: req.headers, body: req.body, timeoutMs: 5000 })).status).toBe(200);
       const origin = new URL(listener.url).origin;

@@ -20,7 +20,16 @@ describe('a QRIS payment of 100 000 whose buyer pays the fee', () => {
     const rx = await receiver([200]);
     const sb = await sandbox();
     try {
-      const created = await api(sb.apiUrl, 'v2/payment/direct', { name: 'Putu', phone: '08123456789', email: 'p@x.co', amount: 100_000, notifyUrl: rx.url, paymentMethod: 'qris', paymentChannel: 'mpm', feeDirection: 'BUYER' });
+      const created = await api(sb.apiUrl, 'v2/payment/direct', {
+        name: 'Putu',
+        phone: '08123456789',
+        email: 'p@x.co',
+        amount: 100_000,
+        notifyUrl: rx.url,
+        paymentMethod: 'qris',
+        paymentChannel: 'mpm',
+        feeDirection: 'BUYER',
+      });
       expect([created.Total, created.Fee]).toEqual([100_700, 700]);
       const id = Number(created.TransactionId);
       expect((await sb.pay(String(id))).ok).toBe(true);

@@ -10,7 +10,13 @@ import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
 
-const rec = (id: number, status: number, amount: number, ref?: string) => ({ TransactionId: id, Status: status, Amount: amount, ReferenceId: ref ?? null, PaidStatus: [1, 6, 7].includes(status) ? 'paid' : 'unpaid' });
+const rec = (id: number, status: number, amount: number, ref?: string) => ({
+  TransactionId: id,
+  Status: status,
+  Amount: amount,
+  ReferenceId: ref ?? null,
+  PaidStatus: [1, 6, 7].includes(status) ? 'paid' : 'unpaid',
+});
 
 describe('reconcile (core): every class of discrepancy', () => {
   it('names each class, compares repeated rows once per variant, and counts agreeing orders', () => {
@@ -31,13 +37,28 @@ describe('reconcile (core): every class of discrepancy', () => {
       'o.csv',
     );
     const byRef = new Map([
-      ['OK-1', [rec(1, 1, 50000, 'OK-1')]], ['LOST', [rec(2, 6, 20000, 'LOST')]], ['FORGED', [rec(3, 0, 20000, 'FORGED')]],
-      ['CHEAP', [rec(4, 1, 50000, 'CHEAP')]], ['TWICE', [rec(5, 1, 30000, 'TWICE'), rec(6, -2, 30000, 'TWICE')]], ['DUP', [rec(7, 1, 10000, 'DUP')]],
+      ['OK-1', [rec(1, 1, 50000, 'OK-1')]],
+      ['LOST', [rec(2, 6, 20000, 'LOST')]],
+      ['FORGED', [rec(3, 0, 20000, 'FORGED')]],
+      ['CHEAP', [rec(4, 1, 50000, 'CHEAP')]],
+      ['TWICE', [rec(5, 1, 30000, 'TWICE'), rec(6, -2, 30000, 'TWICE')]],
+      ['DUP', [rec(7, 1, 10000, 'DUP')]],
     ]);
     const r = reconcile(orders, { byTrx: new Map([[9, rec(9, -2, 5000)]]), byRef });
     expect(r).toMatchObject({ rows: 10, orders: 8, agreeing: 1 });
     const kinds = r.findings.map((f) => `${f.kind}:${f.referenceId ?? f.trxId}`);
-    expect(kinds.sort()).toEqual(['amount-mismatch:CHEAP', 'closed-at-gateway:9', 'paid-at-gateway:DUP', 'paid-at-gateway:LOST', 'paid-locally-only:FORGED', 'repeated-row:DUP', 'several-transactions:TWICE', 'unknown-at-gateway:NOPE'].sort());
+    expect(kinds.sort()).toEqual(
+      [
+        'amount-mismatch:CHEAP',
+        'closed-at-gateway:9',
+        'paid-at-gateway:DUP',
+        'paid-at-gateway:LOST',
+        'paid-locally-only:FORGED',
+        'repeated-row:DUP',
+        'several-transactions:TWICE',
+        'unknown-at-gateway:NOPE',
+      ].sort(),
+    );
     expect(r.findings.find((f) => f.kind === 'repeated-row')!.lines).toEqual([8, 9, 10]);
     expect(r.findings.filter((f) => f.kind === 'paid-at-gateway' && f.referenceId === 'DUP')).toHaveLength(1);
     // The paid one of the two decides; escrow (7) and paid-settled-later (6) count as paid.
@@ -56,7 +77,28 @@ describe('paycli reconcile and recover against the emulator', () => {
     home = tempHome();
     sb = await sandbox({ now: () => new Date(clock), retrySchedule: [10] });
     const pay = async (ref: string, price: number) => {
-      const r = await cli(['pay', '--method', 'va', '--channel', 'bni', '--name', 'Nyoman Ö', '--phone', '08123456789', '--email', 'n@mail.com', '--notify-url', 'http://127.0.0.1:9/cb', '--item', `Item:1:${price}`, '--reference-id', ref, '--expired', '96', '--json']);
+      const r = await cli([
+        'pay',
+        '--method',
+        'va',
+        '--channel',
+        'bni',
+        '--name',
+        'Nyoman Ö',
+        '--phone',
+        '08123456789',
+        '--email',
+        'n@mail.com',
+        '--notify-url',
+        'http://127.0.0.1:9/cb',
+        '--item',
+        `Item:1:${price}`,
+        '--reference-id',
+        ref,
+        '--expired',
+        '96',
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       ids.push(JSON.parse(r.stdout).TransactionId);
     };
@@ -81,26 +123,53 @@ describe('paycli reconcile and recover against the emulator', () => {
     expect(paid).toMatchObject({ Amount: '50000', Total: '50000', Fee: '4000', PaidOff: '46000', BuyerName: 'Nyoman Ö' });
     expect(paid.SuccessDate).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     // The file paycli wrote is an orders file paycli reads: ORDER;7 stays one reference.
-    const orders = readOrders(csv.stdout.replace(/^TransactionId,ReferenceId,Status,/, 'TransactionId,ReferenceId,GatewayStatus,').replace(/PaidStatus/, 'status'), 'history.csv');
+    const orders = readOrders(
+      csv.stdout.replace(/^TransactionId,ReferenceId,Status,/, 'TransactionId,ReferenceId,GatewayStatus,').replace(/PaidStatus/, 'status'),
+      'history.csv',
+    );
     expect(orders.map((o) => o.referenceId).sort()).toEqual(['OPEN-1', 'ORDER;7']);
     expect(orders.find((o) => o.referenceId === 'ORDER;7')).toMatchObject({ state: 'paid', trxId: ids[0] });
   });
 
   it('exit 0 only when all agree; 6 with each finding in the table, --json and --csv', async () => {
     const file = join(home.home, 'orders.json');
-    writeFileSync(file, JSON.stringify([{ reference_id: 'ORDER;7', status: 'paid', amount: 50000 }, { reference_id: 'OPEN-1', status: 'pending', amount: 20000 }]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { reference_id: 'ORDER;7', status: 'paid', amount: 50000 },
+        { reference_id: 'OPEN-1', status: 'pending', amount: 20000 },
+      ]),
+    );
     const ok = await cli(['reconcile', '--orders', file]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toContain('all 2 orders agree with the gateway');
-    writeFileSync(file, JSON.stringify([{ reference_id: 'ORDER;7', status: 'pending', amount: 50000 }, { reference_id: 'OPEN-1', status: 'paid', amount: 25000 }, { reference_id: 'OPEN-1', status: 'paid', amount: 25000 }, { reference_id: 'GHOST', status: 'unpaid' }]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { reference_id: 'ORDER;7', status: 'pending', amount: 50000 },
+        { reference_id: 'OPEN-1', status: 'paid', amount: 25000 },
+        { reference_id: 'OPEN-1', status: 'paid', amount: 25000 },
+        { reference_id: 'GHOST', status: 'unpaid' },
+      ]),
+    );
     const bad = await cli(['reconcile', '--orders', file, '--json']);
     expect(bad.code).toBe(6);
     const report = JSON.parse(bad.stdout);
-    expect(report).toMatchObject({ agree: false, rows: 4, orders: 3, agreeing: 0, counts: { 'paid-at-gateway': 1, 'paid-locally-only': 1, 'amount-mismatch': 1, 'unknown-at-gateway': 1, 'repeated-row': 1 } });
+    expect(report).toMatchObject({
+      agree: false,
+      rows: 4,
+      orders: 3,
+      agreeing: 0,
+      counts: { 'paid-at-gateway': 1, 'paid-locally-only': 1, 'amount-mismatch': 1, 'unknown-at-gateway': 1, 'repeated-row': 1 },
+    });
     expect(report.findings[0]).not.toHaveProperty('record');
     const csv = await cli(['reconcile', '--orders', file, '--csv']);
     expect(csv.code).toBe(6);
-    expect(readCsvObjects(csv.stdout).map((r) => r.row.kind).sort()).toEqual(['amount-mismatch', 'paid-at-gateway', 'paid-locally-only', 'repeated-row', 'unknown-at-gateway']);
+    expect(
+      readCsvObjects(csv.stdout)
+        .map((r) => r.row.kind)
+        .sort(),
+    ).toEqual(['amount-mismatch', 'paid-at-gateway', 'paid-locally-only', 'repeated-row', 'unknown-at-gateway']);
     const text = await runCli(['reconcile', '--orders', file, '--no-color'], { env: localEnv(sb), home: home.home, tty: true, now: () => new Date(clock) });
     expect(text.stdout).toMatch(/^KIND +LINE +TRX +REFERENCE +LOCAL +GATEWAY$/m);
     for (const line of text.stdout.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);

@@ -27,8 +27,15 @@ describe('parseOrders (unit)', () => {
       { line: 2, trxId: undefined, referenceId: 'A-1', state: 'unpaid', status: 'pending' },
       { line: 3, trxId: undefined, referenceId: 'B,2', state: 'paid', status: 'paid' },
     ]);
-    expect(parseOrders('[{"reference_id": "ORDER;7", "status": "paid", "amount": 50000}]', 'o.json')).toEqual([{ line: 1, trxId: undefined, referenceId: 'ORDER;7', state: 'paid', status: 'paid', amount: 50000 }]);
-    expect(parseOrders('{"trx_id": 100001, "status": "unpaid"}\n\n{"transactionId": "100002", "status": "expired"}\n', 'o.jsonl').map((o) => [o.trxId, o.state])).toEqual([[100001, 'unpaid'], [100002, 'closed']]);
+    expect(parseOrders('[{"reference_id": "ORDER;7", "status": "paid", "amount": 50000}]', 'o.json')).toEqual([
+      { line: 1, trxId: undefined, referenceId: 'ORDER;7', state: 'paid', status: 'paid', amount: 50000 },
+    ]);
+    expect(
+      parseOrders('{"trx_id": 100001, "status": "unpaid"}\n\n{"transactionId": "100002", "status": "expired"}\n', 'o.jsonl').map((o) => [o.trxId, o.state]),
+    ).toEqual([
+      [100001, 'unpaid'],
+      [100002, 'closed'],
+    ]);
   });
   it('names the file and line of a bad row', () => {
     expect(() => parseOrders('trx_id,status\n12x,paid\n', 'o.csv')).toThrow('o.csv:2: transaction id "12x" is not a number');
@@ -50,7 +57,25 @@ describe('paycli recover: a handler that was down while payments were made', () 
     sb = await sandbox({ retrySchedule: [10], allowedHosts: ['my.ipaymu.com'] });
     const down = `http://127.0.0.1:${await deadPort()}/callback`;
     for (let i = 0; i < 5; i++) {
-      const r = await cli(['pay', '--method', i === 4 ? 'qris' : 'va', ...(i === 4 ? [] : ['--channel', 'bni']), '--name', 'Made', '--phone', '08123456789', '--email', 'made@mail.com', '--notify-url', down, '--item', `Item ${i}:1:${20000 + i * 1000}`, '--reference-id', `SHOP-${i}`, '--json']);
+      const r = await cli([
+        'pay',
+        '--method',
+        i === 4 ? 'qris' : 'va',
+        ...(i === 4 ? [] : ['--channel', 'bni']),
+        '--name',
+        'Made',
+        '--phone',
+        '08123456789',
+        '--email',
+        'made@mail.com',
+        '--notify-url',
+        down,
+        '--item',
+        `Item ${i}:1:${20000 + i * 1000}`,
+        '--reference-id',
+        `SHOP-${i}`,
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       trx.push({ id: JSON.parse(r.stdout).TransactionId, ref: `SHOP-${i}` });
     }
@@ -71,7 +96,19 @@ describe('paycli recover: a handler that was down while payments were made', () 
     const file = join(home.home, 'orders.csv');
     // The merchant's own view: all unpaid, except SHOP-3 (still pending at the gateway too) and one
     // identified by transaction id only.
-    writeFileSync(file, ['reference_id,trx_id,status', `SHOP-0,,unpaid`, `,${trx[1]!.id},pending`, `SHOP-2,,unpaid`, `SHOP-3,,unpaid`, `SHOP-4,,unpaid`, 'SHOP-404,,unpaid', 'SHOP-3,,paid'].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'reference_id,trx_id,status',
+        `SHOP-0,,unpaid`,
+        `,${trx[1]!.id},pending`,
+        `SHOP-2,,unpaid`,
+        `SHOP-3,,unpaid`,
+        `SHOP-4,,unpaid`,
+        'SHOP-404,,unpaid',
+        'SHOP-3,,paid',
+      ].join('\n'),
+    );
     return file;
   };
 
@@ -120,7 +157,11 @@ describe('paycli recover: a handler that was down while payments were made', () 
     await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/callback`;
-      const r = await runCli(['recover', '--orders', ordersCsv(), '--deliver-to', url, '--delivery-timeout', '1m'], { env: localEnv(sb), home: home.home, signal: ctl.signal });
+      const r = await runCli(['recover', '--orders', ordersCsv(), '--deliver-to', url, '--delivery-timeout', '1m'], {
+        env: localEnv(sb),
+        home: home.home,
+        signal: ctl.signal,
+      });
       // Stopped during the first delivery, not after its 1 min timeout: exit 130 (a timeout is
       // "unreachable", exit 5), and the next callback was never posted.
       expect(r.code).toBe(130);
@@ -148,12 +189,28 @@ describe('paycli recover: a handler that was down while payments were made', () 
         expect(check.verdict, check.reason).toBe('valid');
         const t = sb.state.get(Number(fields.trx_id))!;
         // Exactly the fields the emulator itself sends for that transaction (docs/gateway.md, "Callbacks").
-        expect(fields).toMatchObject({ sid: t.sid, reference_id: t.referenceId, amount: String(t.amount), fee: String(t.fee), via: t.via, channel: t.channel, buyer_email: 'made@mail.com', url: rx.url });
+        expect(fields).toMatchObject({
+          sid: t.sid,
+          reference_id: t.referenceId,
+          amount: String(t.amount),
+          fee: String(t.fee),
+          via: t.via,
+          channel: t.channel,
+          buyer_email: 'made@mail.com',
+          url: rx.url,
+        });
         expect(fields.status).toBe(t.status);
         expect(req.headers['x-external-id']).toMatch(/^\d{20}$/);
       }
       const paid = parseFormBody(rx.received[0]!.body.toString('utf8'));
-      expect(paid).toMatchObject({ status: 'berhasil', status_code: '1', transaction_status_code: '1', settlement_status: 'settled', paid_off: String(20000 - 4000), va: paid.payment_no });
+      expect(paid).toMatchObject({
+        status: 'berhasil',
+        status_code: '1',
+        transaction_status_code: '1',
+        settlement_status: 'settled',
+        paid_off: String(20000 - 4000),
+        va: paid.payment_no,
+      });
       const qris = parseFormBody(rx.received[3]!.body.toString('utf8'));
       expect(qris).toMatchObject({ via: 'qris', channel: 'mpm', payment_no: '' });
     } finally {
@@ -182,7 +239,21 @@ describe('paycli recover: a handler that was down while payments were made', () 
 
   it('--since checks the window against the event store: callbacks answered 200 there are not missed', async () => {
     const store = join(home.home, 'events.jsonl');
-    const answered = { id: 'evt_1', receivedAt: new Date().toISOString(), method: 'POST', path: '/', headers: {}, body: '', verdict: 'valid', variant: null, reason: null, duplicate: false, trx_id: String(trx[0]!.id), status: 'berhasil', answer: 200 };
+    const answered = {
+      id: 'evt_1',
+      receivedAt: new Date().toISOString(),
+      method: 'POST',
+      path: '/',
+      headers: {},
+      body: '',
+      verdict: 'valid',
+      variant: null,
+      reason: null,
+      duplicate: false,
+      trx_id: String(trx[0]!.id),
+      status: 'berhasil',
+      answer: 200,
+    };
     const refused = { ...answered, id: 'evt_2', trx_id: String(trx[1]!.id), answer: 500 };
     writeFileSync(store, JSON.stringify(answered) + '\n' + JSON.stringify(refused) + '\n');
     const r = await cli(['recover', '--since', '1d', '--store', store, '--json']);
@@ -239,7 +310,14 @@ describe('paycli recover: a handler that was down while payments were made', () 
   });
 
   it('usage errors: exit 2 with one line', async () => {
-    for (const argv of [['recover'], ['recover', '--orders', 'x', '--since', '1d'], ['recover', '--since', 'soon'], ['recover', '--orders', '/nonexistent'], ['recover', '--since', '1d', '--dry-run'], ['recover', '--orders', 'x', '--deliver-to', 'ftp://x']]) {
+    for (const argv of [
+      ['recover'],
+      ['recover', '--orders', 'x', '--since', '1d'],
+      ['recover', '--since', 'soon'],
+      ['recover', '--orders', '/nonexistent'],
+      ['recover', '--since', '1d', '--dry-run'],
+      ['recover', '--orders', 'x', '--deliver-to', 'ftp://x'],
+    ]) {
       const r = await cli(argv);
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')[0]).toMatch(/^error: /);

@@ -17,7 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-async function redirectPayment(extra: Record<string, unknown>): Promise<{ status: number; body: { Data: { SessionID: string } | null; Error?: Record<string, string[]> } }> {
+async function redirectPayment(
+  extra: Record<string, unknown>,
+): Promise<{ status: number; body: { Data: { SessionID: string } | null; Error?: Record<string, string[]> } }> {
   const text = JSON.stringify({ product: ['Kopi'], qty: [1], price: [25000], notifyUrl: 'http://127.0.0.1:9/cb', ...extra });
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment', method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
@@ -38,7 +40,10 @@ function post(path: string, form = ''): Promise<{ status: number; location?: str
 
 describe('returnUrl and cancelUrl of redirect payments', () => {
   it('redirects to a URL outside Latin-1, percent-encoded, after paying and on cancel', async () => {
-    const made = await redirectPayment({ returnUrl: 'https://toko.example/terima-kasih/ñ?pesan=✓ lunas'.replace(' ', '%20'), cancelUrl: 'https://toko.example/batal/🙏' });
+    const made = await redirectPayment({
+      returnUrl: 'https://toko.example/terima-kasih/ñ?pesan=✓ lunas'.replace(' ', '%20'),
+      cancelUrl: 'https://toko.example/batal/🙏',
+    });
     expect(made.status).toBe(200);
     const sid = made.body.Data!.SessionID;
     expect(await post(`/payment/${sid}/cancel`)).toEqual({ status: 303, location: 'https://toko.example/batal/%F0%9F%99%8F' });
@@ -48,7 +53,13 @@ describe('returnUrl and cancelUrl of redirect payments', () => {
   });
 
   it('refuses a control character or a space with a field error, before anything is stored', async () => {
-    for (const [field, url] of [['returnUrl', 'https://toko.example/ok\u0007'], ['cancelUrl', 'https://toko.example/a\r\nSet-Cookie: x=1'], ['returnUrl', 'https://toko.example/a b'], ['cancelUrl', 'https://toko.example/\u0085'], ['notifyUrl', 'http://127.0.0.1:9/cb\u0000']] as const) {
+    for (const [field, url] of [
+      ['returnUrl', 'https://toko.example/ok\u0007'],
+      ['cancelUrl', 'https://toko.example/a\r\nSet-Cookie: x=1'],
+      ['returnUrl', 'https://toko.example/a b'],
+      ['cancelUrl', 'https://toko.example/\u0085'],
+      ['notifyUrl', 'http://127.0.0.1:9/cb\u0000'],
+    ] as const) {
       const r = await redirectPayment({ [field]: url });
       expect(r.status, JSON.stringify(url)).toBe(400);
       expect(r.body.Error?.[field], JSON.stringify(url)).toEqual([`${field} harus berupa URL.`]);

@@ -9,7 +9,16 @@ import { runCli, tempHome } from '../helpers/cli.js';
 import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
 
 const sign = (method: string, body: string, key = KEY, va = VA, tail = key) => hmacHex(key, `${method}:${va}:${hashRequestBody(body)}:${tail}`);
-const payment = { name: 'Putu', phone: '08123456789', email: 'putu@mail.com', amount: 10000, notifyUrl: 'http://127.0.0.1:9/cb', paymentMethod: 'va', paymentChannel: 'bni', referenceId: 'ORD/1' };
+const payment = {
+  name: 'Putu',
+  phone: '08123456789',
+  email: 'putu@mail.com',
+  amount: 10000,
+  notifyUrl: 'http://127.0.0.1:9/cb',
+  paymentMethod: 'va',
+  paymentChannel: 'bni',
+  referenceId: 'ORD/1',
+};
 const body = JSON.stringify(payment);
 
 async function post(sb: SandboxHandle, path: string, headers: Record<string, string>, text: string, method = 'POST') {
@@ -32,10 +41,18 @@ describe('the emulator says why it refused (issue 24, item 6)', () => {
       [{ va: '9990009990', signature: sign('POST', body) }, 'unknown-va', undefined],
       [{ va: VA, signature: sign('GET', body) }, 'signature-mismatch', /signed the method GET, but the request was sent as POST/],
       [{ va: VA, signature: hmacHex(KEY, `POST:${VA}:${hashRequestBody(pretty)}:${KEY}`) }, 'signature-mismatch', /pretty-printed JSON/],
-      [{ va: VA, signature: hmacHex(KEY, `POST:${VA}:${hashRequestBody(JSON.stringify(payment).replace(/\//g, '\\/'))}:${KEY}`) }, 'signature-mismatch', /escaped/],
+      [
+        { va: VA, signature: hmacHex(KEY, `POST:${VA}:${hashRequestBody(JSON.stringify(payment).replace(/\//g, '\\/'))}:${KEY}`) },
+        'signature-mismatch',
+        /escaped/,
+      ],
       [{ va: VA, signature: hmacHex(VA, `POST:${VA}:${hashRequestBody(body)}:${KEY}`) }, 'signature-mismatch', /VA as the HMAC key/],
       [{ va: VA, signature: sign('POST', body, VA) }, 'signature-mismatch', /signed with the VA/],
-      [{ va: VA, timestamp: '20261125101010', signature: hmacHex(KEY, `POST:${VA}:${hashRequestBody(body)}:${KEY}:20261125101010`) }, 'signature-mismatch', /timestamp/],
+      [
+        { va: VA, timestamp: '20261125101010', signature: hmacHex(KEY, `POST:${VA}:${hashRequestBody(body)}:${KEY}:20261125101010`) },
+        'signature-mismatch',
+        /timestamp/,
+      ],
       [{ va: VA, signature: 'f'.repeat(64) }, 'signature-mismatch', /no known mistake/],
     ];
     for (const [headers, check, mistake] of cases) {
@@ -79,7 +96,10 @@ describe('the emulator says why it refused (issue 24, item 6)', () => {
       expect(text.stdout).toContain('400: email: email tidak valid.');
       expect(text.stdout).not.toContain(KEY);
       const json = await runCli(['sandbox', 'logs', '--json', '--sandbox-url', sb.url], { home: home.home });
-      const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+      const lines = json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, any>);
       expect(lines.filter((l) => l.auth?.check === 'unknown-va')).toHaveLength(1);
     } finally {
       home.cleanup();
@@ -87,11 +107,14 @@ describe('the emulator says why it refused (issue 24, item 6)', () => {
   });
 });
 
-describe('API faults for the merchant\'s client (issue 24, item 5)', () => {
+describe("API faults for the merchant's client (issue 24, item 5)", () => {
   it('parses rates, durations and path scopes, and refuses nonsense', () => {
     expect(parseFaults('api-500=0.3@/v2/payment/direct,api-slow=2s,concurrent-duplicate=3,duplicate')).toEqual({
       delivery: { concurrentDuplicates: 3, duplicate: true },
-      api: [{ kind: 'api-500', rate: 0.3, delayMs: 0, path: '/v2/payment/direct' }, { kind: 'api-slow', rate: 1, delayMs: 2000 }],
+      api: [
+        { kind: 'api-500', rate: 0.3, delayMs: 0, path: '/v2/payment/direct' },
+        { kind: 'api-slow', rate: 1, delayMs: 2000 },
+      ],
     });
     for (const bad of ['api-500=2', 'api-500=x', 'api-timeout=0.5@v2', 'concurrent-duplicate=0', 'chaos']) expect(() => parseFaults(bad), bad).toThrow();
   });
@@ -111,7 +134,12 @@ describe('API faults for the merchant\'s client (issue 24, item 5)', () => {
     }
     const hung = await sandbox({ apiFaults: parseFaults('api-timeout=1').api });
     try {
-      const aborted = await request(`${hung.apiUrl}/v2/payment/direct`, { method: 'POST', headers: { va: VA, signature: sign('POST', body), 'content-type': 'application/json' }, body, headersTimeout: 500 }).then(
+      const aborted = await request(`${hung.apiUrl}/v2/payment/direct`, {
+        method: 'POST',
+        headers: { va: VA, signature: sign('POST', body), 'content-type': 'application/json' },
+        body,
+        headersTimeout: 500,
+      }).then(
         () => 'answered',
         (err: Error) => err.name,
       );

@@ -13,7 +13,18 @@ import { receiver } from '../helpers/receiver.js';
 import { shownKey } from '../helpers/key-mask.js';
 
 async function pay(sb: SandboxHandle, notifyUrl: string, creds = { va: VA, apiKey: KEY }) {
-  const body = JSON.stringify({ name: 'A', phone: '08123456789', email: 'a@b.co', amount: 1000, notifyUrl, paymentMethod: 'va', paymentChannel: 'bca', product: ['A'], qty: [1], price: [1000] });
+  const body = JSON.stringify({
+    name: 'A',
+    phone: '08123456789',
+    email: 'a@b.co',
+    amount: 1000,
+    notifyUrl,
+    paymentMethod: 'va',
+    paymentChannel: 'bca',
+    product: ['A'],
+    qty: [1],
+    price: [1000],
+  });
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: creds, now: new Date() });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body });
   const id = String(((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId);
@@ -27,7 +38,8 @@ describe('emulator delivery faults', () => {
     const server = createServer((req, res) => {
       req.resume();
       calls++;
-      if (calls < 3) setTimeout(() => res.end('late'), 1500); // slower than the attempt timeout
+      if (calls < 3)
+        setTimeout(() => res.end('late'), 1500); // slower than the attempt timeout
       else res.end('ok');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -88,18 +100,22 @@ describe('paycli sandbox with --accounts', () => {
   it('serves several merchants; inactive or keyless ones get unauthorized credential', async () => {
     const h = tempHome();
     const file = join(h.home, 'accounts.json');
-    writeFileSync(file, JSON.stringify([
-      { va: '1111111111', apiKey: 'KEY-ONE-1234567890', name: 'Toko Satu', callbackFormat: 'json' },
-      { va: '2222222222', apiKey: 'KEY-TWO-1234567890', active: false },
-      { va: '3333333333' },
-    ]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { va: '1111111111', apiKey: 'KEY-ONE-1234567890', name: 'Toko Satu', callbackFormat: 'json' },
+        { va: '2222222222', apiKey: 'KEY-TWO-1234567890', active: false },
+        { va: '3333333333' },
+      ]),
+    );
     const controller = new AbortController();
     const { ctx, out } = testContext({ home: h.home, signal: controller.signal });
     const done = run(['sandbox', '--port', '0', '--in-memory', '--accounts', file, '--json'], ctx);
     for (let i = 0; i < 300 && !out().includes('"started"'); i++) await new Promise((r) => setTimeout(r, 10));
     const started = JSON.parse(out().split('\n')[0]!);
     expect(started).toMatchObject({ accounts: 3, va: '1111111111', apiKey: shownKey('KEY-ONE-1234567890') });
-    const as = (va: string, key: string) => runCli(['areas', 'city', '51', '--no-cache', '--json'], { env: { PAYCLI_BASE_URL: started.baseUrl, PAYCLI_VA: va, PAYCLI_API_KEY: key }, home: h.home });
+    const as = (va: string, key: string) =>
+      runCli(['areas', 'city', '51', '--no-cache', '--json'], { env: { PAYCLI_BASE_URL: started.baseUrl, PAYCLI_VA: va, PAYCLI_API_KEY: key }, home: h.home });
     expect((await as('1111111111', 'KEY-ONE-1234567890')).code).toBe(0);
     const inactive = await as('2222222222', 'KEY-TWO-1234567890');
     expect(inactive.code).toBe(4);

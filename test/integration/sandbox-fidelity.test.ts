@@ -16,10 +16,12 @@ const JSON_VA = '2220002220';
 const JSON_KEY = 'JSON-MERCHANT-KEY-000';
 let sb: SandboxHandle;
 beforeAll(async () => {
-  sb = await sandbox({ accounts: [
-    { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form' },
-    { va: JSON_VA, apiKey: JSON_KEY, active: true, name: 'Toko Dua', callbackFormat: 'json' },
-  ] });
+  sb = await sandbox({
+    accounts: [
+      { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form' },
+      { va: JSON_VA, apiKey: JSON_KEY, active: true, name: 'Toko Dua', callbackFormat: 'json' },
+    ],
+  });
 });
 afterAll(() => sb.close());
 
@@ -35,13 +37,106 @@ const buyer = { name: 'Putu', phone: '08123456789', email: 'putu@mail.com', noti
 describe('requests shaped like the official SDKs and samples are accepted', () => {
   // Each body mirrors what that client writes on the wire (field set, nulls, types), not its code.
   const shapes: [string, string][] = [
-    ['Go SDK, VA with unset optionals (null)', JSON.stringify({ ...buyer, amount: 100000, expired: null, expiredType: null, comments: null, referenceId: null, paymentMethod: 'va', paymentChannel: 'bni' })],
-    ['Go SDK, convenience store (no items at all)', JSON.stringify({ ...buyer, amount: 25000, expired: 24, expiredType: 'hours', comments: null, referenceId: '20250101120000', paymentMethod: 'cstore', paymentChannel: 'alfamart' })],
-    ['PHP sample (floatval amount, no items)', `{"name":"Putu Made Nyoman Ketut","phone":"081234567890","email":"test@example.com","amount":100000.0,"notifyUrl":"https://your-website.com/callback-url","referenceId":"1234","paymentMethod":"va","paymentChannel":"bca"}`],
-    ['Python sample (amount as a string, comments)', JSON.stringify({ ...buyer, amount: '100000', comments: 'Payment to PT Demo', referenceId: '1234', paymentMethod: 'va', paymentChannel: 'bca' })],
-    ['PHP SDK (string prices, empty COD arrays, nulls)', JSON.stringify({ account: VA, ...buyer, amount: 120000, paymentMethod: 'va', paymentChannel: 'mandiri', comments: null, description: ['desc'], referenceId: null, product: ['Kopi'], qty: ['2'], price: ['60000'], weight: [], length: [], width: [], height: [], deliveryArea: null, deliveryAddress: null, pickupArea: null, pickupAddress: null, expired: 24, expiredType: 'hours' })],
-    ['Node SDK (string amount and quantities)', JSON.stringify({ account: VA, ...buyer, amount: '40000', paymentMethod: 'va', paymentChannel: 'bca', product: ['product 1', 'product2'], qty: ['1', '2'], price: ['10000', '15000'], weight: [1, 2], length: [30, 40], width: [10, 50], height: [10, 10], expired: 1 })],
-    ['docs example (VA with item dimensions)', JSON.stringify({ ...buyer, amount: 10000, expired: 24, expiredType: 'hours', comments: 'Payment for Order #123', referenceId: 'REF123456', paymentMethod: 'va', paymentChannel: 'bca', product: ['Product A'], qty: [1], price: [10000], weight: [1], width: [1], height: [1], length: [1], deliveryArea: '76111', deliveryAddress: 'Jalan Raya No. 1' })],
+    [
+      'Go SDK, VA with unset optionals (null)',
+      JSON.stringify({
+        ...buyer,
+        amount: 100000,
+        expired: null,
+        expiredType: null,
+        comments: null,
+        referenceId: null,
+        paymentMethod: 'va',
+        paymentChannel: 'bni',
+      }),
+    ],
+    [
+      'Go SDK, convenience store (no items at all)',
+      JSON.stringify({
+        ...buyer,
+        amount: 25000,
+        expired: 24,
+        expiredType: 'hours',
+        comments: null,
+        referenceId: '20250101120000',
+        paymentMethod: 'cstore',
+        paymentChannel: 'alfamart',
+      }),
+    ],
+    [
+      'PHP sample (floatval amount, no items)',
+      `{"name":"Putu Made Nyoman Ketut","phone":"081234567890","email":"test@example.com","amount":100000.0,"notifyUrl":"https://your-website.com/callback-url","referenceId":"1234","paymentMethod":"va","paymentChannel":"bca"}`,
+    ],
+    [
+      'Python sample (amount as a string, comments)',
+      JSON.stringify({ ...buyer, amount: '100000', comments: 'Payment to PT Demo', referenceId: '1234', paymentMethod: 'va', paymentChannel: 'bca' }),
+    ],
+    [
+      'PHP SDK (string prices, empty COD arrays, nulls)',
+      JSON.stringify({
+        account: VA,
+        ...buyer,
+        amount: 120000,
+        paymentMethod: 'va',
+        paymentChannel: 'mandiri',
+        comments: null,
+        description: ['desc'],
+        referenceId: null,
+        product: ['Kopi'],
+        qty: ['2'],
+        price: ['60000'],
+        weight: [],
+        length: [],
+        width: [],
+        height: [],
+        deliveryArea: null,
+        deliveryAddress: null,
+        pickupArea: null,
+        pickupAddress: null,
+        expired: 24,
+        expiredType: 'hours',
+      }),
+    ],
+    [
+      'Node SDK (string amount and quantities)',
+      JSON.stringify({
+        account: VA,
+        ...buyer,
+        amount: '40000',
+        paymentMethod: 'va',
+        paymentChannel: 'bca',
+        product: ['product 1', 'product2'],
+        qty: ['1', '2'],
+        price: ['10000', '15000'],
+        weight: [1, 2],
+        length: [30, 40],
+        width: [10, 50],
+        height: [10, 10],
+        expired: 1,
+      }),
+    ],
+    [
+      'docs example (VA with item dimensions)',
+      JSON.stringify({
+        ...buyer,
+        amount: 10000,
+        expired: 24,
+        expiredType: 'hours',
+        comments: 'Payment for Order #123',
+        referenceId: 'REF123456',
+        paymentMethod: 'va',
+        paymentChannel: 'bca',
+        product: ['Product A'],
+        qty: [1],
+        price: [10000],
+        weight: [1],
+        width: [1],
+        height: [1],
+        length: [1],
+        deliveryArea: '76111',
+        deliveryAddress: 'Jalan Raya No. 1',
+      }),
+    ],
   ];
   it.each(shapes)('%s', async (_name, body) => {
     const r = await post(body);
@@ -53,8 +148,21 @@ describe('requests shaped like the official SDKs and samples are accepted', () =
   it('still needs items, dimensions and delivery fields for COD, and checks items wherever they are sent', async () => {
     const cod = await post(JSON.stringify({ ...buyer, amount: 75000, paymentMethod: 'cod', paymentChannel: 'rpx' }));
     expect(cod.status).toBe(400);
-    expect(Object.keys(cod.json.Error).sort()).toEqual(['deliveryAddress', 'deliveryArea', 'length', 'price', 'product', 'qty', 'shipping', 'shippingService', 'weight', 'width']);
-    const uneven = await post(JSON.stringify({ ...buyer, amount: 1000, paymentMethod: 'va', paymentChannel: 'bca', product: ['A', 'B'], qty: [1], price: [500, 500] }));
+    expect(Object.keys(cod.json.Error).sort()).toEqual([
+      'deliveryAddress',
+      'deliveryArea',
+      'length',
+      'price',
+      'product',
+      'qty',
+      'shipping',
+      'shippingService',
+      'weight',
+      'width',
+    ]);
+    const uneven = await post(
+      JSON.stringify({ ...buyer, amount: 1000, paymentMethod: 'va', paymentChannel: 'bca', product: ['A', 'B'], qty: [1], price: [500, 500] }),
+    );
     expect(uneven.status).toBe(400);
     expect(uneven.json.Error.qty).toEqual(['qty harus berjumlah sama dengan product.']);
     const halfItems = await post(JSON.stringify({ ...buyer, amount: 1000, paymentMethod: 'va', paymentChannel: 'bca', product: ['A'] }));
@@ -67,7 +175,16 @@ describe('QRIS and expiry units', () => {
     const r = await post(JSON.stringify({ ...buyer, amount: 100000, paymentMethod: 'qris', paymentChannel: 'qris' }));
     expect(r.status).toBe(200);
     const d = r.json.Data;
-    expect(d).toMatchObject({ Via: 'qris', Channel: 'qris', SubTotal: 100000, Fee: 700, Total: 100000, FeeDirection: 'MERCHANT', Terminal: 'A01', NNSCode: '93600898' });
+    expect(d).toMatchObject({
+      Via: 'qris',
+      Channel: 'qris',
+      SubTotal: 100000,
+      Fee: 700,
+      Total: 100000,
+      FeeDirection: 'MERCHANT',
+      Terminal: 'A01',
+      NNSCode: '93600898',
+    });
     expect(d.QrString).toBe(d.PaymentNo);
     expect(d.QrString).toMatch(/^000201/);
     expect(d.QrImage).toBe(`${sb.url}/qr/${d.TransactionId}`);
@@ -95,7 +212,7 @@ describe('QRIS and expiry units', () => {
     await rx.close();
   });
 
-  it('takes expiredType seconds; null expiry means the channel\'s default (BCA VA 12 h, others 24 h)', async () => {
+  it("takes expiredType seconds; null expiry means the channel's default (BCA VA 12 h, others 24 h)", async () => {
     const jakarta = (s: string) => Date.parse(s.replace(' ', 'T') + '+07:00');
     const before = Date.now();
     const r = await post(JSON.stringify({ ...buyer, amount: 5000, paymentMethod: 'va', paymentChannel: 'bca', expired: 90, expiredType: 'seconds' }));
@@ -157,13 +274,26 @@ describe('admin API paths', () => {
 describe('callbacks', () => {
   it('JSON callbacks carry typed values; a handler that hashes the decoded JSON as it gets it (PHP) accepts them', async () => {
     const rx = await receiver([200]);
-    const r = await post(JSON.stringify({ ...buyer, notifyUrl: rx.url, amount: 102000, paymentMethod: 'qris', paymentChannel: 'mpm', referenceId: 'ID1234' }), { va: JSON_VA, apiKey: JSON_KEY });
+    const r = await post(JSON.stringify({ ...buyer, notifyUrl: rx.url, amount: 102000, paymentMethod: 'qris', paymentChannel: 'mpm', referenceId: 'ID1234' }), {
+      va: JSON_VA,
+      apiKey: JSON_KEY,
+    });
     await sb.pay(String(r.json.Data.TransactionId));
     await rx.waitFor(1);
     const body = rx.received[0]!.body.toString();
     const signature = String(rx.received[0]!.headers['x-signature']);
     const parsed = JSON.parse(body) as CallbackFields;
-    expect(parsed).toMatchObject({ trx_id: r.json.Data.TransactionId, status_code: 1, transaction_status_code: 1, paid_off: 101286, is_escrow: false, additional_info: [], amount: '102000', fee: '714', status: 'berhasil' });
+    expect(parsed).toMatchObject({
+      trx_id: r.json.Data.TransactionId,
+      status_code: 1,
+      transaction_status_code: 1,
+      paid_off: 101286,
+      is_escrow: false,
+      additional_info: [],
+      amount: '102000',
+      fee: '714',
+      status: 'berhasil',
+    });
     for (const [k, v] of Object.entries(parsed)) {
       if (!['trx_id', 'status_code', 'transaction_status_code', 'paid_off', 'is_escrow', 'additional_info'].includes(k)) expect(typeof v, k).toBe('string');
     }
@@ -203,7 +333,7 @@ describe('callbacks', () => {
   });
 });
 
-describe('the official samples\' demo credentials', () => {
+describe("the official samples' demo credentials", () => {
   // The public sandbox key that the gateway's PHP/Python samples and Go SDK tests pair with VA 1179000899.
   const SAMPLES_KEY = 'QbGcoO0Qds9sQFDmY0MWg1Tq.xtuh1';
 
@@ -222,13 +352,28 @@ describe('the official samples\' demo credentials', () => {
     const started = JSON.parse(out().split('\n')[0]!) as { baseUrl: string; apiKey: string };
     expect(started.apiKey).not.toContain('O0Qds9sQFDmY0MWg1Tq'); // masked
     // The PHP sample's request, signed as the sample signs it, with only the base URL changed.
-    const body = '{"name":"Putu Made Nyoman Ketut","phone":"081234567890","email":"test@example.com","amount":100000.0,"notifyUrl":"https://your-website.com/callback-url","referenceId":"1234","paymentMethod":"va","paymentChannel":"bca"}';
-    const req = buildSignedRequest({ baseUrl: started.baseUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: '1179000899', apiKey: SAMPLES_KEY }, now: new Date() });
+    const body =
+      '{"name":"Putu Made Nyoman Ketut","phone":"081234567890","email":"test@example.com","amount":100000.0,"notifyUrl":"https://your-website.com/callback-url","referenceId":"1234","paymentMethod":"va","paymentChannel":"bca"}';
+    const req = buildSignedRequest({
+      baseUrl: started.baseUrl,
+      path: 'v2/payment/direct',
+      method: 'POST',
+      body,
+      credentials: { va: '1179000899', apiKey: SAMPLES_KEY },
+      now: new Date(),
+    });
     const res = await request(req.url, { method: 'POST', headers: req.headers, body });
     expect(res.statusCode).toBe(200);
     expect(((await res.body.json()) as { Data: { PaymentName: string } }).Data.PaymentName).toBe('BCA');
     // paycli's own default key is then refused for that VA, as a different key would be by the gateway.
-    const other = buildSignedRequest({ baseUrl: started.baseUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: '1179000899', apiKey: KEY }, now: new Date() });
+    const other = buildSignedRequest({
+      baseUrl: started.baseUrl,
+      path: 'v2/payment/direct',
+      method: 'POST',
+      body,
+      credentials: { va: '1179000899', apiKey: KEY },
+      now: new Date(),
+    });
     const refused = await request(other.url, { method: 'POST', headers: other.headers, body });
     expect(refused.statusCode).toBe(401);
     await refused.body.text();

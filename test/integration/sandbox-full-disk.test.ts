@@ -10,12 +10,28 @@ import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, al
 
 const isRoot = process.getuid?.() === 0;
 
-async function create(sb: SandboxHandle, n: number): Promise<{ status: number; retryAfter: unknown; json: { Status: number; Message: string; Data: { TransactionId: number; PaymentNo: string } | null } }> {
+async function create(
+  sb: SandboxHandle,
+  n: number,
+): Promise<{ status: number; retryAfter: unknown; json: { Status: number; Message: string; Data: { TransactionId: number; PaymentNo: string } | null } }> {
   const body = JSON.stringify({
-    name: `Buyer ${n} ${'x'.repeat(200)}`, phone: '08123456789', email: 'a@b.co', amount: 10_000 + n, notifyUrl: 'http://127.0.0.1:9/cb',
-    referenceId: `REF-${n}-${'r'.repeat(100)}`, paymentMethod: 'va', paymentChannel: 'bca',
+    name: `Buyer ${n} ${'x'.repeat(200)}`,
+    phone: '08123456789',
+    email: 'a@b.co',
+    amount: 10_000 + n,
+    notifyUrl: 'http://127.0.0.1:9/cb',
+    referenceId: `REF-${n}-${'r'.repeat(100)}`,
+    paymentMethod: 'va',
+    paymentChannel: 'bca',
   });
-  const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+  const req = buildSignedRequest({
+    baseUrl: sb.apiUrl,
+    path: 'v2/payment/direct',
+    method: 'POST',
+    body,
+    credentials: { va: VA, apiKey: KEY },
+    now: new Date(),
+  });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body });
   return { status: res.statusCode, retryAfter: res.headers['retry-after'], json: (await res.body.json()) as never };
 }
@@ -46,7 +62,11 @@ describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped:
       expect(acknowledged.size).toBeGreaterThan(10);
       expect(events.some((e) => e.type === 'store-error' && /no space left/.test(e.message))).toBe(true);
       // In the ledger, only what was acknowledged exists.
-      expect(allTxns(sb.state).map((t) => t.id).sort()).toEqual([...acknowledged.keys()].sort());
+      expect(
+        allTxns(sb.state)
+          .map((t) => t.id)
+          .sort(),
+      ).toEqual([...acknowledged.keys()].sort());
       // Transitions on a full disk: those that fit are kept with their callback, the first that does not is
       // answered 503 and leaves its payment pending with no callback queued.
       const paidIds: number[] = [];

@@ -18,12 +18,28 @@ describe('restarting on a journal written by an older version', () => {
     dirs.push(dir);
     const rx = await receiver([200]);
     const txn: Transaction = {
-      id: 100_001, sid: 'sid', merchantVa: '1179000899', referenceId: 'REF', via: 'va', channel: 'bca', paymentNo: '8868000000100001', paymentName: 'BCA',
-      amount: 10_000, fee: 4000, status: 'pending', createdAt: Date.now() - 60_000, expiresAt: Date.now() + 3_600_000, notifyUrl: rx.url,
-      buyer: { name: 'A', phone: '0812345678', email: 'a@b.co' }, items: [],
+      id: 100_001,
+      sid: 'sid',
+      merchantVa: '1179000899',
+      referenceId: 'REF',
+      via: 'va',
+      channel: 'bca',
+      paymentNo: '8868000000100001',
+      paymentName: 'BCA',
+      amount: 10_000,
+      fee: 4000,
+      status: 'pending',
+      createdAt: Date.now() - 60_000,
+      expiresAt: Date.now() + 3_600_000,
+      notifyUrl: rx.url,
+      buyer: { name: 'A', phone: '0812345678', email: 'a@b.co' },
+      items: [],
     };
     // Before this version, a status change and its callback were two records; a crash between them left this.
-    writeFileSync(join(dir, 'journal.jsonl'), `${JSON.stringify({ t: 'txn', txn })}\n${JSON.stringify({ t: 'status', id: 100_001, status: 'berhasil', at: Date.now() - 30_000 })}\n`);
+    writeFileSync(
+      join(dir, 'journal.jsonl'),
+      `${JSON.stringify({ t: 'txn', txn })}\n${JSON.stringify({ t: 'status', id: 100_001, status: 'berhasil', at: Date.now() - 30_000 })}\n`,
+    );
     const sb = await sandbox({ dataDir: dir });
     expect(sb.startup).toMatchObject({ skippedLines: 0, reconciled: 1 });
     await rx.waitFor(1);
@@ -66,8 +82,23 @@ describe('concurrent transitions of one payment', () => {
     const rx = await receiver([200]);
     const sb = await sandbox({ dataDir: dir });
     for (let round = 0; round < 20; round++) {
-      const body = JSON.stringify({ name: 'A', phone: '08123456789', email: 'a@b.co', amount: 1000 + round, notifyUrl: rx.url, paymentMethod: 'va', paymentChannel: 'bca' });
-      const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va: VA, apiKey: KEY }, now: new Date() });
+      const body = JSON.stringify({
+        name: 'A',
+        phone: '08123456789',
+        email: 'a@b.co',
+        amount: 1000 + round,
+        notifyUrl: rx.url,
+        paymentMethod: 'va',
+        paymentChannel: 'bca',
+      });
+      const req = buildSignedRequest({
+        baseUrl: sb.apiUrl,
+        path: 'v2/payment/direct',
+        method: 'POST',
+        body,
+        credentials: { va: VA, apiKey: KEY },
+        now: new Date(),
+      });
       const res = await request(req.url, { method: 'POST', headers: req.headers, body });
       const id = String(((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId);
       const results = await Promise.all([sb.pay(id), sb.expire(id), sb.pay(id), sb.expire(id)]);

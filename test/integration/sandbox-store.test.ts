@@ -33,7 +33,11 @@ async function started(options: Parameters<typeof sandbox>[0] = {}): Promise<San
   return sb;
 }
 
-async function api(sb: SandboxHandle, path: string, body: Record<string, unknown>): Promise<{ status: number; json: { Data: Record<string, unknown> & { Pagination?: Record<string, unknown>; Transaction?: Record<string, unknown>[] } } }> {
+async function api(
+  sb: SandboxHandle,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: { Data: Record<string, unknown> & { Pagination?: Record<string, unknown>; Transaction?: Record<string, unknown>[] } } }> {
   const text = JSON.stringify(body);
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path, method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
@@ -41,7 +45,16 @@ async function api(sb: SandboxHandle, path: string, body: Record<string, unknown
 }
 
 async function create(sb: SandboxHandle, n: number): Promise<number> {
-  const r = await api(sb, 'v2/payment/direct', { name: `Buyer ${n}`, phone: '08123456789', email: 'a@b.co', amount: 10_000 + n, notifyUrl: 'http://127.0.0.1:9/cb', referenceId: `R-${n}`, paymentMethod: 'va', paymentChannel: 'bca' });
+  const r = await api(sb, 'v2/payment/direct', {
+    name: `Buyer ${n}`,
+    phone: '08123456789',
+    email: 'a@b.co',
+    amount: 10_000 + n,
+    notifyUrl: 'http://127.0.0.1:9/cb',
+    referenceId: `R-${n}`,
+    paymentMethod: 'va',
+    paymentChannel: 'bca',
+  });
   expect(r.status).toBe(200);
   return r.json.Data.TransactionId as number;
 }
@@ -62,13 +75,22 @@ describe('a data dir written by the JSONL release (test/fixtures/sandbox-0.1)', 
     expect(existsSync(join(dir, 'redirects.jsonl.migrated'))).toBe(true);
     // The payments, their statuses and references as the old emulator left them.
     expect(allTxns(sb.state).map((t) => [t.id, t.status, t.referenceId])).toEqual([
-      [100_001, 'berhasil', 'FX-0'], [100_002, 'berhasil', 'FX-1'], [100_003, 'expired', 'FX-2'], [100_004, 'berhasil', 'FX-3'], [100_005, 'pending', 'FX-4'], [100_006, 'pending', 'FX-5'],
+      [100_001, 'berhasil', 'FX-0'],
+      [100_002, 'berhasil', 'FX-1'],
+      [100_003, 'expired', 'FX-2'],
+      [100_004, 'berhasil', 'FX-3'],
+      [100_005, 'pending', 'FX-4'],
+      [100_006, 'pending', 'FX-5'],
     ]);
     expect(sb.state.get(100_001)!.paidAt).toBeGreaterThan(0);
     expect(sb.state.find('8868000000100001')!.id).toBe(100_001);
     // The callbacks with their ids, outcomes and every attempt (the 500 then the 200, with what was sent).
     expect(allDeliveries(sb.state).map((d) => [d.id, d.trxId, d.status, d.state, d.attempts])).toEqual([
-      ['cb-1', 100_001, 'berhasil', 'delivered', 1], ['cb-2', 100_002, 'berhasil', 'delivered', 1], ['cb-3', 100_003, 'expired', 'delivered', 2], ['cb-4', 100_004, 'berhasil', 'delivered', 1], ['cb-5', 100_001, 'berhasil', 'delivered', 2],
+      ['cb-1', 100_001, 'berhasil', 'delivered', 1],
+      ['cb-2', 100_002, 'berhasil', 'delivered', 1],
+      ['cb-3', 100_003, 'expired', 'delivered', 2],
+      ['cb-4', 100_004, 'berhasil', 'delivered', 1],
+      ['cb-5', 100_001, 'berhasil', 'delivered', 2],
     ]);
     const attempts = sb.state.attemptsOf('cb-3');
     expect(attempts.map((a) => a.detail!.httpStatus)).toEqual([500, 200]);
@@ -174,7 +196,6 @@ describe('paging by a stable key while statuses change', () => {
     }
     expect(new Set(listed).size).toBe(listed.length);
     for (const id of ids) if (!paidDuring.has(id)) expect(listed, `pending ${id}`).toContain(id);
-
   });
 
   it('`paycli history --all --status pending` follows next_cursor: after each page, a listed payment is paid, yet none is skipped', async () => {
@@ -196,7 +217,10 @@ describe('paging by a stable key while statuses change', () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, HOME: tempDir('paycli-home-') };
     const cli = await runCli(['history', '--all', '--status', 'pending', '--limit', '3', '--json'], { env });
     expect(cli.code).toBe(0);
-    const rows = cli.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { TransactionId: number }).TransactionId);
+    const rows = cli.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { TransactionId: number }).TransactionId);
     expect(paid.length).toBe(6);
     expect(new Set(rows).size).toBe(rows.length);
     expect([...rows].sort()).toEqual([...ids].sort());
@@ -219,7 +243,17 @@ describe('seed, export, import, reset', () => {
     expect(JSON.parse(seeded.stdout)).toMatchObject({ seeded: 300 });
     const exported = await runCli(['sandbox', 'export', '--data-dir', dir], { env });
     expect(exported.code).toBe(0);
-    const all = exported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { t: string; txn: { id: number; status: string; paidAt?: number; createdAt: number }; deliveries: { delivery: { state: string; status: string } }[] });
+    const all = exported.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            t: string;
+            txn: { id: number; status: string; paidAt?: number; createdAt: number };
+            deliveries: { delivery: { state: string; status: string } }[];
+          },
+      );
     // The payments, then the clock they are on (real time: never moved).
     expect(all.at(-1)).toEqual({ t: 'clock', offsetMs: 0 });
     const lines = all.slice(0, -1);
@@ -228,7 +262,8 @@ describe('seed, export, import, reset', () => {
     // 70 % paid (the generator is deterministic; a share near 0.7), each with a delivered callback.
     expect(paid.length).toBeGreaterThan(180);
     expect(paid.length).toBeLessThan(240);
-    for (const p of paid) expect(p.deliveries).toEqual([expect.objectContaining({ delivery: expect.objectContaining({ state: 'delivered', status: 'berhasil' }) })]);
+    for (const p of paid)
+      expect(p.deliveries).toEqual([expect.objectContaining({ delivery: expect.objectContaining({ state: 'delivered', status: 'berhasil' }) })]);
     // Over the last 10 days, oldest first.
     expect(lines[0]!.txn.createdAt).toBeGreaterThan(Date.now() - 10 * 86_400_000 - 60_000);
     expect(lines.map((l) => l.txn.createdAt)).toEqual([...lines.map((l) => l.txn.createdAt)].sort((a, b) => a - b));
@@ -255,7 +290,7 @@ describe('seed, export, import, reset', () => {
     expect(await create(sb, 1)).toBe(100_301);
   });
 
-  it('through a running emulator (--sandbox-url): seed, list, export and reset; a stopped one\'s data dir is refused while it runs', async () => {
+  it("through a running emulator (--sandbox-url): seed, list, export and reset; a stopped one's data dir is refused while it runs", async () => {
     const home = tempDir('paycli-seed-api-');
     const dir = join(home, 'data');
     const sb = await started({ dataDir: dir });
@@ -273,7 +308,10 @@ describe('seed, export, import, reset', () => {
     expect(page.code).toBe(0);
     expect(page.stderr).toMatch(/the newest 20 of 250; --all/);
     const all = await runCli(['sandbox', 'list', '--all', '--limit', '40', '--json', ...url], { env });
-    const ids = all.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+    const ids = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
     expect(ids).toHaveLength(250);
     expect(new Set(ids).size).toBe(250);
     const exported = await runCli(['sandbox', 'export', ...url], { env });
@@ -286,7 +324,11 @@ describe('seed, export, import, reset', () => {
 
   it('refuses a bad seed with exit 2', async () => {
     const home = tempDir('paycli-seed-bad-');
-    for (const args of [['--payments', '0'], ['--payments', '10', '--paid', '1.5'], ['--payments', 'x']]) {
+    for (const args of [
+      ['--payments', '0'],
+      ['--payments', '10', '--paid', '1.5'],
+      ['--payments', 'x'],
+    ]) {
       const r = await runCli(['sandbox', 'seed', ...args, '--data-dir', join(home, 'd')], { env: { HOME: home } });
       expect(r.code, args.join(' ')).toBe(2);
     }
@@ -341,7 +383,7 @@ describe('README and docs/sandbox-ledger.md: the ledger', () => {
     expect(sb.state.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
   });
 
-  it.skipIf(!hasSqlite3)('the documented sqlite3 commands read a running emulator\'s ledger', async () => {
+  it.skipIf(!hasSqlite3)("the documented sqlite3 commands read a running emulator's ledger", async () => {
     const dir = join(tempDir('paycli-sqlite3-'), 'data');
     const sb = await started({ dataDir: dir });
     const id = await create(sb, 7);
@@ -351,7 +393,9 @@ describe('README and docs/sandbox-ledger.md: the ledger', () => {
     const docs = ['README.md', 'docs/sandbox-ledger.md'].map((f) => readFileSync(join(root, f), 'utf8').replace(/\\\n\s*/g, '')).join('\n');
     const commands = [...docs.matchAll(/^\s*sqlite3 (-readonly(?: -json)?) ~\/\.local\/share\/paycli\/sandbox\/ledger\.db (".*")$/gm)];
     expect(commands.length).toBeGreaterThanOrEqual(4);
-    const outputs = commands.map(([, flags, sql]) => execFileSync('sqlite3', [...flags!.split(' '), join(dir, 'ledger.db'), JSON.parse(sql!) as string], { encoding: 'utf8' }));
+    const outputs = commands.map(([, flags, sql]) =>
+      execFileSync('sqlite3', [...flags!.split(' '), join(dir, 'ledger.db'), JSON.parse(sql!) as string], { encoding: 'utf8' }),
+    );
     expect(outputs.join('\n')).toContain(`${id}|berhasil|`);
     expect(outputs.join('\n')).toMatch(/^berhasil\|1$/m);
     expect(outputs.join('\n')).toMatch(/^pending\|1$/m);

@@ -11,12 +11,14 @@ import { receiver } from '../helpers/receiver.js';
 
 let sb: SandboxHandle;
 beforeAll(async () => {
-  sb = await sandbox({ accounts: [
-    { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form' },
-    { va: '2220002220', apiKey: 'JSON-MERCHANT-KEY-000', active: true, name: 'Toko Dua', callbackFormat: 'json' },
-    { va: '3330003330', apiKey: 'INACTIVE-KEY-0000000', active: false, name: 'Tutup', callbackFormat: 'form' },
-    { va: '4440004440', active: true, name: 'Tanpa Kunci', callbackFormat: 'form' },
-  ] });
+  sb = await sandbox({
+    accounts: [
+      { va: VA, apiKey: KEY, active: true, name: 'Toko Satu', callbackFormat: 'form' },
+      { va: '2220002220', apiKey: 'JSON-MERCHANT-KEY-000', active: true, name: 'Toko Dua', callbackFormat: 'json' },
+      { va: '3330003330', apiKey: 'INACTIVE-KEY-0000000', active: false, name: 'Tutup', callbackFormat: 'form' },
+      { va: '4440004440', active: true, name: 'Tanpa Kunci', callbackFormat: 'form' },
+    ],
+  });
 });
 afterAll(() => sb.close());
 
@@ -78,10 +80,21 @@ describe('regions', () => {
   });
 });
 
-const validBody = (over: Record<string, unknown> = {}) => JSON.stringify({
-  name: 'Putu', phone: '08123456789', email: 'putu@mail.com', amount: 100000, notifyUrl: 'http://127.0.0.1:9/cb',
-  referenceId: 'REF-1', paymentMethod: 'va', paymentChannel: 'bca', product: ['Kopi'], qty: [2], price: [50000], ...over,
-});
+const validBody = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    name: 'Putu',
+    phone: '08123456789',
+    email: 'putu@mail.com',
+    amount: 100000,
+    notifyUrl: 'http://127.0.0.1:9/cb',
+    referenceId: 'REF-1',
+    paymentMethod: 'va',
+    paymentChannel: 'bca',
+    product: ['Kopi'],
+    qty: [2],
+    price: [50000],
+    ...over,
+  });
 
 describe('direct payment', () => {
   it('validates like the gateway (400 with per-field errors)', async () => {
@@ -101,7 +114,9 @@ describe('direct payment', () => {
     const a = await api('POST', 'v2/payment/direct', validBody());
     const b = await api('POST', 'v2/payment/direct', validBody({ amount: '2000', qty: ['1'], price: ['2000'] }));
     expect(a.status).toBe(200);
-    expect(Object.keys(a.json.Data).sort()).toEqual(['Channel', 'Expired', 'Fee', 'Note', 'PaymentName', 'PaymentNo', 'ReferenceId', 'SessionId', 'Total', 'TransactionId', 'Url', 'Via'].sort());
+    expect(Object.keys(a.json.Data).sort()).toEqual(
+      ['Channel', 'Expired', 'Fee', 'Note', 'PaymentName', 'PaymentNo', 'ReferenceId', 'SessionId', 'Total', 'TransactionId', 'Url', 'Via'].sort(),
+    );
     expect(b.json.Data.TransactionId).toBeGreaterThan(a.json.Data.TransactionId);
     expect(b.json.Data.PaymentNo).not.toBe(a.json.Data.PaymentNo);
     expect(a.json.Data).toMatchObject({ ReferenceId: 'REF-1', Via: 'va', Channel: 'bca', PaymentName: 'BCA', Total: 100000, Fee: 4000, Note: null });
@@ -142,7 +157,18 @@ describe('buyer simulation and callbacks', () => {
     expect(last!.headers['x-external-id']).toMatch(/^\d{20}$/);
     const fields = parseFormBody(last!.body.toString());
     expect(checkCallback(fields, String(last!.headers['x-signature']), VA).verdict).toBe('valid');
-    expect(fields).toMatchObject({ trx_id: id, status: 'berhasil', status_code: '1', amount: '100000', fee: '4000', paid_off: '96000', via: 'va', channel: 'bca', system_notes: 'Sandbox notify', settlement_status: 'settled' });
+    expect(fields).toMatchObject({
+      trx_id: id,
+      status: 'berhasil',
+      status_code: '1',
+      amount: '100000',
+      fee: '4000',
+      paid_off: '96000',
+      via: 'va',
+      channel: 'bca',
+      system_notes: 'Sandbox notify',
+      settlement_status: 'settled',
+    });
     expect(fields.va).toBe(fields.payment_no);
     const d = allDeliveries(sb.state).find((x) => x.trxId === Number(id))!;
     expect(d).toMatchObject({ state: 'delivered', attempts: 3 });
@@ -151,7 +177,10 @@ describe('buyer simulation and callbacks', () => {
 
   it('sends JSON callbacks for JSON merchants; QRIS has an empty payment_no and no va', async () => {
     const rx = await receiver([200]);
-    const a = await api('POST', 'v2/payment/direct', validBody({ notifyUrl: rx.url, paymentMethod: 'qris', paymentChannel: 'mpm' }), { va: '2220002220', apiKey: 'JSON-MERCHANT-KEY-000' });
+    const a = await api('POST', 'v2/payment/direct', validBody({ notifyUrl: rx.url, paymentMethod: 'qris', paymentChannel: 'mpm' }), {
+      va: '2220002220',
+      apiKey: 'JSON-MERCHANT-KEY-000',
+    });
     await sb.pay(String(a.json.Data.TransactionId));
     await rx.waitFor(1);
     const got = rx.received[0]!;
@@ -168,7 +197,14 @@ describe('buyer simulation and callbacks', () => {
     const clocked = await sandbox({ now: () => new Date(now) });
     const rx = await receiver([200]);
     const create = async () => {
-      const req = buildSignedRequest({ baseUrl: clocked.apiUrl, path: 'v2/payment/direct', method: 'POST', body: validBody({ notifyUrl: rx.url, expired: 1, expiredType: 'minutes' }), credentials: { va: VA, apiKey: KEY }, now: new Date() });
+      const req = buildSignedRequest({
+        baseUrl: clocked.apiUrl,
+        path: 'v2/payment/direct',
+        method: 'POST',
+        body: validBody({ notifyUrl: rx.url, expired: 1, expiredType: 'minutes' }),
+        credentials: { va: VA, apiKey: KEY },
+        now: new Date(),
+      });
       const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body });
       return String(((await res.body.json()) as any).Data.TransactionId);
     };
@@ -206,7 +242,9 @@ describe('buyer simulation and callbacks', () => {
 
   it('answers 413 for huge bodies and 404 for unknown routes, and keeps running', async () => {
     const big = 'x'.repeat(2 * 1024 * 1024);
-    const r = await request(`${sb.apiUrl}/v2/payment/direct`, { method: 'POST', headers: { va: VA, signature: sign('POST', big) }, body: big }).catch((e: Error) => e);
+    const r = await request(`${sb.apiUrl}/v2/payment/direct`, { method: 'POST', headers: { va: VA, signature: sign('POST', big) }, body: big }).catch(
+      (e: Error) => e,
+    );
     if (!(r instanceof Error)) {
       expect(r.statusCode).toBe(413);
       await r.body.text();

@@ -36,8 +36,10 @@ function run(script: string) {
 
 describe('SQLite objects and the garbage collector', () => {
   it('a process that churns through databases and statements through openDatabase runs to its end', () => {
-    const r = run(churn(`const { openDatabase } = await import(${JSON.stringify(DB_MODULE)});
-const open = () => openDatabase(':memory:', { what: 'the test store', migrations: [] });`));
+    const r = run(
+      churn(`const { openDatabase } = await import(${JSON.stringify(DB_MODULE)});
+const open = () => openDatabase(':memory:', { what: 'the test store', migrations: [] });`),
+    );
     expect(r.stderr).toBe('');
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
@@ -45,8 +47,10 @@ const open = () => openDatabase(':memory:', { what: 'the test store', migrations
   });
 
   it(`the same work on better-sqlite3 directly ${MAJOR >= 24 ? 'aborts on this Node (the collections the test above survives happen here)' : 'runs to its end on this Node (Node 24 aborts)'}`, () => {
-    const r = run(churn(`const { default: Sqlite } = await import(${JSON.stringify(SQLITE)});
-const open = async () => new Sqlite(':memory:');`));
+    const r = run(
+      churn(`const { default: Sqlite } = await import(${JSON.stringify(SQLITE)});
+const open = async () => new Sqlite(':memory:');`),
+    );
     if (MAJOR >= 24) {
       // If this stops aborting, better-sqlite3 or Node no longer destroys its objects without a
       // context: keepUntilExit may then go (and this control with it).

@@ -24,7 +24,10 @@ afterAll(() => home.cleanup());
 
 let trx = 300000;
 function callback(extra: Record<string, string> = {}) {
-  const fields = { ...sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId: trx++ }), ...extra };
+  const fields = {
+    ...sampleCallbackFields({ status: 'berhasil', method: 'va', channel: 'bca', now: new Date(), url: 'http://127.0.0.1/cb', trxId: trx++ }),
+    ...extra,
+  };
   return signCallbackRequest(fields, VA, 'form', new Date(), String(trx));
 }
 
@@ -35,44 +38,47 @@ async function post(url: string, headers: Record<string, string>, body: string) 
 
 describe('full disk: listen --store on a 256 KiB tmpfs', () => {
   const isRoot = process.getuid?.() === 0;
-  it.skipIf(!isRoot)(`answers 503 (never 200) for what it cannot store, says so once, keeps running and recovers${isRoot ? '' : ' (skipped: needs root to mount a tmpfs)'}`, async () => {
-    const mnt = join(home.home, 'tmpfs');
-    mkdirSync(mnt);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]);
-    try {
-      writeFileSync(join(mnt, 'filler'), Buffer.alloc(120 * 1024));
-      const store = new EventStore(join(mnt, 'events.db'), { busyTimeoutMs: 0 });
-      const trouble: StoreTrouble[] = [];
-      const l = await startListener({ port: 0, va: VA, store, onStoreTrouble: (t) => trouble.push(t) });
-      const acked: string[] = [];
-      const answers: number[] = [];
-      const pad = 'x'.repeat(10_000); // ~10 KB callbacks
-      for (let i = 0; i < 30; i++) {
-        const cb = callback({ buyer_name: pad });
-        const r = await post(l.url, cb.headers, cb.body);
-        answers.push(r.status);
-        if (r.status === 200) acked.push(cb.fields.trx_id!);
-        else expect(r).toEqual({ status: 503, text: 'cannot store the request (ENOSPC); try again later\n' });
+  it.skipIf(!isRoot)(
+    `answers 503 (never 200) for what it cannot store, says so once, keeps running and recovers${isRoot ? '' : ' (skipped: needs root to mount a tmpfs)'}`,
+    async () => {
+      const mnt = join(home.home, 'tmpfs');
+      mkdirSync(mnt);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt]);
+      try {
+        writeFileSync(join(mnt, 'filler'), Buffer.alloc(120 * 1024));
+        const store = new EventStore(join(mnt, 'events.db'), { busyTimeoutMs: 0 });
+        const trouble: StoreTrouble[] = [];
+        const l = await startListener({ port: 0, va: VA, store, onStoreTrouble: (t) => trouble.push(t) });
+        const acked: string[] = [];
+        const answers: number[] = [];
+        const pad = 'x'.repeat(10_000); // ~10 KB callbacks
+        for (let i = 0; i < 30; i++) {
+          const cb = callback({ buyer_name: pad });
+          const r = await post(l.url, cb.headers, cb.body);
+          answers.push(r.status);
+          if (r.status === 200) acked.push(cb.fields.trx_id!);
+          else expect(r).toEqual({ status: 503, text: 'cannot store the request (ENOSPC); try again later\n' });
+        }
+        expect(answers.filter((s) => s === 503).length).toBeGreaterThan(10);
+        expect(trouble).toEqual([{ failing: true, error: expect.stringContaining('no space left'), code: 'ENOSPC' }]); // once per episode
+        rmSync(join(mnt, 'filler')); // space comes back
+        for (let i = 0; i < 3; i++) {
+          const cb = callback({ buyer_name: pad });
+          expect((await post(l.url, cb.headers, cb.body)).status).toBe(200);
+          acked.push(cb.fields.trx_id!);
+        }
+        expect(trouble[1]).toEqual({ failing: false, refused: answers.filter((s) => s === 503).length });
+        await l.close();
+        const reader = new EventStore(join(mnt, 'events.db'));
+        const stored = await reader.list();
+        await reader.close();
+        expect(stored.map((e) => e.trx_id)).toEqual(acked); // every 200 is stored, nothing else
+        expect(stored.every((e) => e.answer === 200)).toBe(true);
+      } finally {
+        execFileSync('umount', [mnt]);
       }
-      expect(answers.filter((s) => s === 503).length).toBeGreaterThan(10);
-      expect(trouble).toEqual([{ failing: true, error: expect.stringContaining('no space left'), code: 'ENOSPC' }]); // once per episode
-      rmSync(join(mnt, 'filler')); // space comes back
-      for (let i = 0; i < 3; i++) {
-        const cb = callback({ buyer_name: pad });
-        expect((await post(l.url, cb.headers, cb.body)).status).toBe(200);
-        acked.push(cb.fields.trx_id!);
-      }
-      expect(trouble[1]).toEqual({ failing: false, refused: answers.filter((s) => s === 503).length });
-      await l.close();
-      const reader = new EventStore(join(mnt, 'events.db'));
-      const stored = await reader.list();
-      await reader.close();
-      expect(stored.map((e) => e.trx_id)).toEqual(acked); // every 200 is stored, nothing else
-      expect(stored.every((e) => e.answer === 200)).toBe(true);
-    } finally {
-      execFileSync('umount', [mnt]);
-    }
-  });
+    },
+  );
 });
 
 describe('a store another process holds locked', () => {
@@ -80,7 +86,12 @@ describe('a store another process holds locked', () => {
     const path = join(home.home, 'held.db');
     const store = new EventStore(path, { busyTimeoutMs: 0, writeWaitMs: 300 });
     const errs: string[] = [];
-    const l = await startListener({ port: 0, va: VA, store, onStoreTrouble: (t) => errs.push(t.failing ? `failing ${t.code}` : `recovered after ${t.refused}`) });
+    const l = await startListener({
+      port: 0,
+      va: VA,
+      store,
+      onStoreTrouble: (t) => errs.push(t.failing ? `failing ${t.code}` : `recovered after ${t.refused}`),
+    });
     const holder = keepUntilExit(new Sqlite(path));
     holder.exec('BEGIN IMMEDIATE'); // a stopped process in a write transaction
     const waiting = Array.from({ length: 3 }, () => callback()).map((cb) => post(l.url, cb.headers, cb.body));
@@ -150,13 +161,19 @@ describe('paycli listen when its store breaks', () => {
     const last = callback();
     expect((await post(url, last.headers, last.body)).status).toBe(200);
     expect(await done).toBe(0);
-    const notices = err().split('\n').filter((l) => /cannot store|storing again/.test(l));
+    const notices = err()
+      .split('\n')
+      .filter((l) => /cannot store|storing again/.test(l));
     expect(notices).toEqual([
       `cannot store requests in ${path}: cannot write the event store ${path}: another process holds the store's write lock; answering 503 (the gateway retries) until it can`,
       `storing again in ${path}; 3 requests were answered 503 meanwhile`,
     ]);
     expect(err()).toContain('3 not stored (answered 503)');
-    expect(out().split('\n').filter((l) => / 503 /.test(l))).toHaveLength(3);
+    expect(
+      out()
+        .split('\n')
+        .filter((l) => / 503 /.test(l)),
+    ).toHaveLength(3);
     expect((await new EventStore(path).list()).map((e) => e.trx_id)).toEqual([first.fields.trx_id, last.fields.trx_id]);
   }, 30_000);
 });
@@ -171,7 +188,10 @@ describe('a store of the previous release (JSONL)', () => {
     expect(list.code, list.stderr).toBe(0);
     const events = JSON.parse(list.stdout) as { id: string; verdict: string; duplicate: boolean; source: string; trx_id: string | null; answer: number }[];
     // Every whole line of the fixture, in order; its torn last line skipped.
-    const want = readFileSync(FIXTURE, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l));
+    const want = readFileSync(FIXTURE, 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => JSON.parse(l));
     expect(events).toEqual(want.map((e) => ({ source: 'listen', ...e })));
     expect(events.map((e) => e.verdict)).toEqual(['valid', 'valid', 'valid', 'invalid', 'malformed', 'invalid', 'valid', 'valid']);
     expect(events.at(-1)!.source).toBe('trigger');
@@ -204,7 +224,11 @@ describe('a store of the previous release (JSONL)', () => {
   it('a --store that is neither SQLite nor an event store (a mistyped README) is refused and left untouched', async () => {
     const path = join(home.home, 'notes.md');
     writeFileSync(path, '# notes\n\nnot events\n');
-    for (const args of [['events', 'list'], ['events', 'prune', '--keep', '0'], ['listen', '--port', '0', '--timeout', '1s']]) {
+    for (const args of [
+      ['events', 'list'],
+      ['events', 'prune', '--keep', '0'],
+      ['listen', '--port', '0', '--timeout', '1s'],
+    ]) {
       const r = await runCli([...args, '--store', path], { env: { PAYCLI_VA: VA }, home: home.home });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain(`${path} is not an event store`);
@@ -221,7 +245,11 @@ describe('symlinks', () => {
     const link = join(home.home, 'planted.db');
     symlinkSync(victim, link);
     const env = { PAYCLI_VA: VA };
-    for (const args of [['listen', '--port', '0', '--store', link, '--timeout', '1s'], ['events', 'prune', '--keep', '0', '--store', link], ['events', 'clear', '--store', link]]) {
+    for (const args of [
+      ['listen', '--port', '0', '--store', link, '--timeout', '1s'],
+      ['events', 'prune', '--keep', '0', '--store', link],
+      ['events', 'clear', '--store', link],
+    ]) {
       const r = await runCli(args, { env, home: home.home });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain(`refusing to open the event store ${link}: it is a symbolic link`);
@@ -261,7 +289,11 @@ describe('prune and clear racing a listener under load', () => {
     };
     const runBin = (args: string[], cwd: string) =>
       new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: home.home }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, [BIN, ...args], {
+          cwd,
+          env: { PATH: process.env.PATH ?? '', HOME: home.home },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let err = '';
         child.stderr.on('data', (c: Buffer) => (err += c.toString()));
         child.on('exit', (code) => resolve({ code, err }));

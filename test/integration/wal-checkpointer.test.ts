@@ -16,15 +16,27 @@ describe('WAL checkpoints in a worker thread', () => {
     const db = await openDatabase(file, { what: 'a test store', migrations: [(d) => d.exec('CREATE TABLE t (x TEXT)')] });
     let checkpoints = 0;
     let checkpointed: () => void = () => undefined;
-    const ckpt = await startWalCheckpointer(db, file, { synchronous: 'NORMAL', intervalMs: 1, onCheckpoint: () => { checkpoints++; checkpointed(); } });
+    const ckpt = await startWalCheckpointer(db, file, {
+      synchronous: 'NORMAL',
+      intervalMs: 1,
+      onCheckpoint: () => {
+        checkpoints++;
+        checkpointed();
+      },
+    });
     // The writer's own automatic checkpoint is moved out of the way (a backstop only).
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(8192);
     const before = statSync(file).size;
     const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
-    db.transaction(() => { for (let i = 0; i < 2000; i++) insert.run('x'.repeat(1000)); })();
+    db.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run('x'.repeat(1000));
+    })();
     // Committed to the WAL only: the database file has not grown.
     expect(statSync(file).size).toBe(before);
-    await new Promise<void>((resolve) => { checkpointed = resolve; ckpt.poke(); });
+    await new Promise<void>((resolve) => {
+      checkpointed = resolve;
+      ckpt.poke();
+    });
     expect(checkpoints).toBe(1);
     expect(statSync(file).size).toBeGreaterThan(before + 1_000_000);
     // Nothing left for anyone to copy: the worker did it all.

@@ -28,7 +28,12 @@ function fakeHttp(answer: (req: HttpRequest) => HttpResponse | Error): HttpClien
   };
   return http;
 }
-const json = (status: number, body: unknown): HttpResponse => ({ status, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body), attempts: 1 });
+const json = (status: number, body: unknown): HttpResponse => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  text: JSON.stringify(body),
+  attempts: 1,
+});
 
 describe('ApiClient', () => {
   it('signs over the exact body, sends once and returns the parsed envelope', async () => {
@@ -50,16 +55,26 @@ describe('ApiClient', () => {
     const api = new ApiClient({ baseUrl: 'https://sandbox.example/api', credentials: () => credentials, http: fakeHttp(() => reset), now });
     const err = await api.call('POST', 'v2/payment/direct', '{}', { paymentReferenceId: 'ORD-1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PaycliError);
-    expect((err as PaycliError).hint).toBe('the payment may have been created: look for reference ORD-1 in `paycli history --from 2026-11-20`, then check it with `paycli transaction ID`, before sending it again');
+    expect((err as PaycliError).hint).toBe(
+      'the payment may have been created: look for reference ORD-1 in `paycli history --from 2026-11-20`, then check it with `paycli transaction ID`, before sending it again',
+    );
     // Refused before anything was sent: no such hint.
     const refused = new NetworkError('refused', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) });
     const api2 = new ApiClient({ baseUrl: 'https://sandbox.example/api', credentials: () => credentials, http: fakeHttp(() => refused), now });
-    expect(((await api2.call('POST', 'v2/payment/direct', '{}', { paymentReferenceId: 'ORD-1' }).catch((e: unknown) => e)) as PaycliError).hint).toBeUndefined();
+    expect(
+      ((await api2.call('POST', 'v2/payment/direct', '{}', { paymentReferenceId: 'ORD-1' }).catch((e: unknown) => e)) as PaycliError).hint,
+    ).toBeUndefined();
   });
 
   it('a 401 from a loopback base URL names the VA sent and the emulator merchant', async () => {
     const http = fakeHttp(() => json(401, { Status: 401, Success: false, Message: 'unauthorized signature' }));
-    const api = new ApiClient({ baseUrl: 'http://127.0.0.1:4010/api', credentials: () => ({ va: '2220002220', apiKey: 'OTHER-KEY-1234567890' }), http: async () => http, now, emulatorMerchant: credentials });
+    const api = new ApiClient({
+      baseUrl: 'http://127.0.0.1:4010/api',
+      credentials: () => ({ va: '2220002220', apiKey: 'OTHER-KEY-1234567890' }),
+      http: async () => http,
+      now,
+      emulatorMerchant: credentials,
+    });
     const err = (await api.call('GET', 'areas/province').catch((e: unknown) => e)) as AuthError;
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toBe('the gateway refused the request (401): "unauthorized signature" — sent VA …2220 to 127.0.0.1:4010');

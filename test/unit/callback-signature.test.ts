@@ -19,7 +19,13 @@ describe('callback canonical form and signature (docs/gateway.md, "Callback sign
   it('reproduces the real sandbox capture byte for byte', () => {
     const canonical = canonicalizeCallback(fields);
     expect(canonical.startsWith('{"additional_info":[],"amount":"102000","buyer_email":"putu@mail.com",')).toBe(true);
-    for (const part of ['"is_escrow":false', '"paid_off":101286', '"payment_no":""', '"trx_id":184854', '"url":"https:\\/\\/webhook.site\\/caef335b-f0bf-49d3-a532-35564f5241a2"']) {
+    for (const part of [
+      '"is_escrow":false',
+      '"paid_off":101286',
+      '"payment_no":""',
+      '"trx_id":184854',
+      '"url":"https:\\/\\/webhook.site\\/caef335b-f0bf-49d3-a532-35564f5241a2"',
+    ]) {
       expect(canonical).toContain(part);
     }
     expect(signCallback(fields, VA)).toBe(SIGNATURE);
@@ -28,9 +34,15 @@ describe('callback canonical form and signature (docs/gateway.md, "Callback sign
   });
 
   it('reproduces every near miss of the fixtures with the matching mistake', () => {
-    expect(signCallback(fields, VA, { amountsAsIntegers: true, escrowAsNumber: true })).toBe('360eeb4b0cf1ae77c0ae95d190417f93188f5c5f6a8091423fb994d67955d5ba');
-    expect(signCallback(fields, VA, { json: { escapeSlash: false, escapeUnicode: true } })).toBe('00721607209ced43b06cd8f24be4d8b172685bf10be9830fa4c75ddbd949de30');
-    expect(signCallback(fields, VA, { normalizeTypes: false, json: { escapeSlash: false, escapeUnicode: true } })).toBe('546c9cb60ba639f655669385eba960523526ad67b3d27b3335e44d68564ff3dd');
+    expect(signCallback(fields, VA, { amountsAsIntegers: true, escrowAsNumber: true })).toBe(
+      '360eeb4b0cf1ae77c0ae95d190417f93188f5c5f6a8091423fb994d67955d5ba',
+    );
+    expect(signCallback(fields, VA, { json: { escapeSlash: false, escapeUnicode: true } })).toBe(
+      '00721607209ced43b06cd8f24be4d8b172685bf10be9830fa4c75ddbd949de30',
+    );
+    expect(signCallback(fields, VA, { normalizeTypes: false, json: { escapeSlash: false, escapeUnicode: true } })).toBe(
+      '546c9cb60ba639f655669385eba960523526ad67b3d27b3335e44d68564ff3dd',
+    );
   });
 
   it('diagnoses each near miss of the fixtures', () => {
@@ -44,7 +56,14 @@ describe('callback canonical form and signature (docs/gateway.md, "Callback sign
     const { additional_info: _dropped, ...rest } = fields;
     void _dropped;
     // No additional_info (as in many form bodies), so that leaving it out is a variation too.
-    const payload = { ...rest, buyer_name: 'Nyoman Ö 🌺', settlement_date: null, signature: 'body-field', referenceId: 'R-1', reference_id: 'ID1234' } as CallbackFields;
+    const payload = {
+      ...rest,
+      buyer_name: 'Nyoman Ö 🌺',
+      settlement_date: null,
+      signature: 'body-field',
+      referenceId: 'R-1',
+      reference_id: 'ID1234',
+    } as CallbackFields;
     const keys = [{ kind: 'va' as const, label: 'the merchant VA', key: VA }];
     for (const v of VARIATIONS) {
       const sig = signCallback(payload, VA, v.options);
@@ -87,7 +106,7 @@ describe('PHP json_encode defaults', () => {
     expect(encodeJsonString('Ö€', PHP_DEFAULT)).toBe('"\\u00d6\\u20ac"');
     expect(encodeJsonString('🌺', PHP_DEFAULT)).toBe('"\\ud83c\\udf3a"');
     expect(encodeJsonString('q"\\\n\t\u0001', PHP_DEFAULT)).toBe('"q\\"\\\\\\n\\t\\u0001"');
-    expect(encodeJsonString('<>&\'', PHP_DEFAULT)).toBe('"<>&\'"');
+    expect(encodeJsonString("<>&'", PHP_DEFAULT)).toBe('"<>&\'"');
     expect(encodeJson({ a: [1, true, null], b: {} }, PHP_DEFAULT)).toBe('{"a":[1,true,null],"b":{}}');
   });
 
@@ -130,7 +149,9 @@ describe('callback inputs', () => {
   it('reads JSON bodies and {headers, body} objects', () => {
     const json = JSON.stringify(Object.fromEntries(Object.entries(parseFormBody(FIXTURE))));
     expect(signCallback(parseCallbackInput(json).fields, VA)).toBe(SIGNATURE);
-    const obj = parseCallbackInput(JSON.stringify({ headers: { 'X-Signature': SIGNATURE, 'Content-Type': 'application/x-www-form-urlencoded' }, body: FIXTURE }));
+    const obj = parseCallbackInput(
+      JSON.stringify({ headers: { 'X-Signature': SIGNATURE, 'Content-Type': 'application/x-www-form-urlencoded' }, body: FIXTURE }),
+    );
     expect(obj.headerSignature).toBe(SIGNATURE);
     expect(signCallback(obj.fields, VA)).toBe(SIGNATURE);
   });

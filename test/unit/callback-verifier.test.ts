@@ -42,7 +42,45 @@ describe('CallbackVerifier: the fast path gives what the reference path gives', 
     ['1', 'b', '0', 'signature', 'x', 'y'],
   ];
   const value = fc.oneof(
-    fc.constantFrom('', '0', '007', '1', '183148', '9223372036854775808', '-5', '1e3', ' 12', 'true', 'TRUE', 'false', '[]', '%5B%5D', 'a+b', '%2B', '%2541', '%E2%82%AC', '%C3', '%ZZ', '%26', '%3D', 'x=y', 'https%3A%2F%2Fx.y%2F', '%F0%9F%8C%BA', '%00', 'Ñ', '%7F', '%7f', '%80', '%41%', '%4', '%', '%%41', '%g1', '%3a%2F', '%22%5C%2F%08'),
+    fc.constantFrom(
+      '',
+      '0',
+      '007',
+      '1',
+      '183148',
+      '9223372036854775808',
+      '-5',
+      '1e3',
+      ' 12',
+      'true',
+      'TRUE',
+      'false',
+      '[]',
+      '%5B%5D',
+      'a+b',
+      '%2B',
+      '%2541',
+      '%E2%82%AC',
+      '%C3',
+      '%ZZ',
+      '%26',
+      '%3D',
+      'x=y',
+      'https%3A%2F%2Fx.y%2F',
+      '%F0%9F%8C%BA',
+      '%00',
+      'Ñ',
+      '%7F',
+      '%7f',
+      '%80',
+      '%41%',
+      '%4',
+      '%',
+      '%%41',
+      '%g1',
+      '%3a%2F',
+      '%22%5C%2F%08',
+    ),
     fc.string({ maxLength: 6 }).map((t) => encodeURIComponent(t)),
   );
   const body = fc
@@ -55,27 +93,32 @@ describe('CallbackVerifier: the fast path gives what the reference path gives', 
       let fastHits = 0;
       let valid = 0;
       fc.assert(
-        fc.property(body, fc.constantFrom('header', 'body', 'both', 'wrong', 'empty', 'none'), fc.constantFrom('application/x-www-form-urlencoded', undefined), (b, how, ct) => {
-          let sig = '';
-          try {
-            sig = hmacHex(VA, canonicalizeCallback(parseCallbackBody(b, ct).fields));
-          } catch {
-            /* malformed: any signature */
-          }
-          const signed = how === 'body' || how === 'both' ? b.replace(/(^|&)signature=[^&]*/, `$1signature=${sig}`) : b;
-          const headers: Record<string, string> = ct ? { 'content-type': ct } : {};
-          if (how === 'header' || how === 'both') headers['x-signature'] = sig;
-          if (how === 'wrong') headers['x-signature'] = hmacHex('other', sig);
-          if (how === 'empty') headers['x-signature'] = '';
-          const want = reference(signed, headers, signatureFrom === 'header-or-body');
-          // Twice: the first read teaches the verifier the names, the second may take the fast path.
-          for (let round = 0; round < 2; round++) {
-            const v = verifier.verify(signed, headers, VA);
-            expect(seen(v), `${signed} ${JSON.stringify(headers)}`).toEqual(want);
-            if (fast(v)) fastHits++;
-            if (v.verdict === 'valid') valid++;
-          }
-        }),
+        fc.property(
+          body,
+          fc.constantFrom('header', 'body', 'both', 'wrong', 'empty', 'none'),
+          fc.constantFrom('application/x-www-form-urlencoded', undefined),
+          (b, how, ct) => {
+            let sig = '';
+            try {
+              sig = hmacHex(VA, canonicalizeCallback(parseCallbackBody(b, ct).fields));
+            } catch {
+              /* malformed: any signature */
+            }
+            const signed = how === 'body' || how === 'both' ? b.replace(/(^|&)signature=[^&]*/, `$1signature=${sig}`) : b;
+            const headers: Record<string, string> = ct ? { 'content-type': ct } : {};
+            if (how === 'header' || how === 'both') headers['x-signature'] = sig;
+            if (how === 'wrong') headers['x-signature'] = hmacHex('other', sig);
+            if (how === 'empty') headers['x-signature'] = '';
+            const want = reference(signed, headers, signatureFrom === 'header-or-body');
+            // Twice: the first read teaches the verifier the names, the second may take the fast path.
+            for (let round = 0; round < 2; round++) {
+              const v = verifier.verify(signed, headers, VA);
+              expect(seen(v), `${signed} ${JSON.stringify(headers)}`).toEqual(want);
+              if (fast(v)) fastHits++;
+              if (v.verdict === 'valid') valid++;
+            }
+          },
+        ),
         { numRuns: 3000 },
       );
       expect(valid).toBeGreaterThan(500);
@@ -118,7 +161,10 @@ describe('CallbackVerifier: the fast path gives what the reference path gives', 
   it('JSON bodies, malformed bodies and a missing VA', () => {
     const verifier = new CallbackVerifier();
     const json = '{"trx_id":183148,"status":"berhasil","amount":"102000","is_escrow":true}';
-    const headers = { 'content-type': 'application/json', 'x-signature': hmacHex(VA, canonicalizeCallback(parseCallbackBody(json, 'application/json').fields)) };
+    const headers = {
+      'content-type': 'application/json',
+      'x-signature': hmacHex(VA, canonicalizeCallback(parseCallbackBody(json, 'application/json').fields)),
+    };
     expect(seen(verifier.verify(json, headers, VA))).toEqual(reference(json, headers, false));
     expect(verifier.verify(json, headers, VA).summary.trx_id).toBe('183148');
     expect(seen(verifier.verify('{"a":', headers, VA))).toEqual(reference('{"a":', headers, false));
@@ -166,8 +212,14 @@ describe('signature comparison', () => {
     const digest = hmacHex('k', 'x');
     // U+0130 and U+0661 decode as hex digits through their low byte in Buffer.from(…, 'hex').
     const near = fc.constantFrom('0', '9', 'a', 'f', 'A', 'F', 'g', ' ', '\n', '\u00a0', '\u0130', '\u0131', '\u0661', '\ufeff');
-    const mutate = fc.tuple(fc.nat(70), near, fc.boolean()).map(([at, c, insert]) => (s: string) => s.slice(0, at) + c + s.slice(insert ? at : at + 1));
-    const side = fc.tuple(fc.constantFrom(digest, digest.toUpperCase(), hmacHex('k', 'y'), digest.slice(0, 10), ''), fc.array(mutate, { maxLength: 3 })).map(([s, fs]) => fs.reduce((t, f) => f(t), s));
+    const mutate = fc.tuple(fc.nat(70), near, fc.boolean()).map(
+      ([at, c, insert]) =>
+        (s: string) =>
+          s.slice(0, at) + c + s.slice(insert ? at : at + 1),
+    );
+    const side = fc
+      .tuple(fc.constantFrom(digest, digest.toUpperCase(), hmacHex('k', 'y'), digest.slice(0, 10), ''), fc.array(mutate, { maxLength: 3 }))
+      .map(([s, fs]) => fs.reduce((t, f) => f(t), s));
     fc.assert(
       fc.property(side, side, (a, b) => {
         expect(hexDigestsEqual(a, b)).toBe(rule(a, b));

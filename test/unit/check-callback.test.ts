@@ -23,13 +23,16 @@ describe('checkCallback', () => {
     const asked = checkCallback(fields, SLASH, VA, { diagnose: true });
     expect(asked.verdict).toBe('invalid');
     expect(asked.diagnosis?.id).toBe('slash-unescaped');
-    const withKey = checkCallback(fields, hmacHex('SOME-API-KEY-1234', canonicalizeCallback(fields)), VA, { diagnose: true, otherKeys: [{ kind: 'api-key', label: 'the API key', key: 'SOME-API-KEY-1234' }] });
+    const withKey = checkCallback(fields, hmacHex('SOME-API-KEY-1234', canonicalizeCallback(fields)), VA, {
+      diagnose: true,
+      otherKeys: [{ kind: 'api-key', label: 'the API key', key: 'SOME-API-KEY-1234' }],
+    });
     expect(withKey.reason).toMatch(/API key as the secret/);
     // a diagnosis only when asked
     expect(checkCallback(fields, SLASH, VA, {}).diagnosis).toBeNull();
   });
 
-  it('still accepts the gateway\'s undocumented encodings without a diagnosis', () => {
+  it("still accepts the gateway's undocumented encodings without a diagnosis", () => {
     const f = { ...fields, buyer_name: 'Nyoman Ö' };
     const raw = signCallback(f, VA, { json: { escapeSlash: true, escapeUnicode: false } });
     expect(checkCallback(f, raw, VA).verdict).toBe('valid-variant');

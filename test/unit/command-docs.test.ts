@@ -22,7 +22,12 @@ describe('docs/commands/', () => {
     const onDisk = readdirSync(DIR).filter((f) => f.endsWith('.md'));
     expect(onDisk.sort()).toEqual([...pages.keys()].sort());
     const proseFiles = readdirSync(new URL('prose/', DIR)).map((f) => f.replace(/\.md$/, ''));
-    expect(proseFiles.sort(), 'a prose file without a command').toEqual([...pages.keys()].filter((f) => f !== 'README.md').map((f) => f.replace(/\.md$/, '')).sort());
+    expect(proseFiles.sort(), 'a prose file without a command').toEqual(
+      [...pages.keys()]
+        .filter((f) => f !== 'README.md')
+        .map((f) => f.replace(/\.md$/, ''))
+        .sort(),
+    );
   });
 
   it('documents every flag and example of a command (sandbox)', async () => {

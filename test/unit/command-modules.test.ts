@@ -10,7 +10,11 @@ describe('command modules (a definition next to its handler)', () => {
     const bind: Bind = (cmd) => {
       bound.push(cmd.name());
     };
-    const cmd = typed(new Command('paycli')).command('x <id>').option('--port <port>', 'port', '8080').option('--dry-run', 'send nothing').option('--no-cache', 'bypass the cache');
+    const cmd = typed(new Command('paycli'))
+      .command('x <id>')
+      .option('--port <port>', 'port', '8080')
+      .option('--dry-run', 'send nothing')
+      .option('--no-cache', 'bypass the cache');
     bind(cmd, async (env: CommandEnv<{ port: string; dryRun?: true; cache: boolean }>) => (env.opts.port === '8080' ? 'ok' : 'usage'));
     // @ts-expect-error the handler reads --host, which the definition does not declare
     bind(cmd, async (env: CommandEnv<{ host: string }>) => (env.opts.host ? 'ok' : 'usage'));

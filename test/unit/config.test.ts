@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, isProductionHostUrl, readProjectSettings, requireCredentials, resolveConfig, targetsProduction, type ResolveInput } from '../../src/core/config/resolve.js';
+import {
+  EMULATOR_DEFAULT_API_KEY,
+  EMULATOR_DEFAULT_VA,
+  isProductionHostUrl,
+  readProjectSettings,
+  requireCredentials,
+  resolveConfig,
+  targetsProduction,
+  type ResolveInput,
+} from '../../src/core/config/resolve.js';
 import { cacheDir, configDir, dataDir, userConfigPath } from '../../src/core/config/paths.js';
 import { parseSetting } from '../../src/core/config/profiles.js';
 import { AuthError, UsageError } from '../../src/core/errors.js';
@@ -8,7 +17,13 @@ const base = (over: Partial<ResolveInput> = {}): ResolveInput => ({
   flags: {},
   env: {},
   project: null,
-  user: { defaultProfile: 'default', profiles: { default: { env: 'sandbox', va: '1111111111', apiKey: 'profile-key-123456', notifyUrl: 'https://p.example/cb' }, prod: { env: 'production', va: '2222222222', apiKey: 'prod-key-12345678' } } },
+  user: {
+    defaultProfile: 'default',
+    profiles: {
+      default: { env: 'sandbox', va: '1111111111', apiKey: 'profile-key-123456', notifyUrl: 'https://p.example/cb' },
+      prod: { env: 'production', va: '2222222222', apiKey: 'prod-key-12345678' },
+    },
+  },
   userPath: '/home/u/.config/paycli/config.json',
   ...over,
 });
@@ -26,7 +41,10 @@ describe('configuration precedence: flag > env > project > profile > default', (
     const project = { filepath: '/w/.paycli.json', config: { va: '3333333333', notifyUrl: 'https://proj.example/cb' } };
     expect(resolveConfig(base({ project })).va?.origin).toBe('project config /w/.paycli.json');
     expect(resolveConfig(base({ project, env: { PAYCLI_VA: '4444444444' } })).va).toEqual({ value: '4444444444', origin: 'env PAYCLI_VA' });
-    expect(resolveConfig(base({ project, env: { PAYCLI_VA: '4444444444' }, flags: { va: '5555555555' } })).va).toEqual({ value: '5555555555', origin: 'flag --va' });
+    expect(resolveConfig(base({ project, env: { PAYCLI_VA: '4444444444' }, flags: { va: '5555555555' } })).va).toEqual({
+      value: '5555555555',
+      origin: 'flag --va',
+    });
     expect(resolveConfig(base({ project })).notifyUrl?.value).toBe('https://proj.example/cb');
   });
 
@@ -101,10 +119,20 @@ describe('settings and paths', () => {
   });
 
   it('decides production by where requests go (targetsProduction)', () => {
-    const at = (env: 'sandbox' | 'production' | 'local', url: string) => targetsProduction({ env: { value: env, origin: 'x' }, baseUrl: { value: url, origin: 'x' } });
+    const at = (env: 'sandbox' | 'production' | 'local', url: string) =>
+      targetsProduction({ env: { value: env, origin: 'x' }, baseUrl: { value: url, origin: 'x' } });
     expect(at('production', 'https://proxy.example/api')).toBe(true);
-    for (const url of ['https://my.ipaymu.com/api', 'https://MY.IPAYMU.COM./api', 'https://my.ipaymu.com:8443/other', 'http://my.ipaymu.com/api']) expect(at('sandbox', url), url).toBe(true);
-    for (const url of ['https://sandbox.ipaymu.com/api', 'https://my.ipaymu.com.evil.example/api', 'https://evil.example/my.ipaymu.com/api', 'https://x.my.ipaymu.com/api', 'http://127.0.0.1:4010/api', 'not a url']) expect(at('local', url), url).toBe(false);
+    for (const url of ['https://my.ipaymu.com/api', 'https://MY.IPAYMU.COM./api', 'https://my.ipaymu.com:8443/other', 'http://my.ipaymu.com/api'])
+      expect(at('sandbox', url), url).toBe(true);
+    for (const url of [
+      'https://sandbox.ipaymu.com/api',
+      'https://my.ipaymu.com.evil.example/api',
+      'https://evil.example/my.ipaymu.com/api',
+      'https://x.my.ipaymu.com/api',
+      'http://127.0.0.1:4010/api',
+      'not a url',
+    ])
+      expect(at('local', url), url).toBe(false);
     expect(isProductionHostUrl('https://user:pw@my.ipaymu.com/api')).toBe(true);
   });
 

@@ -19,7 +19,9 @@ describe('the CSV dialect', () => {
   });
 
   it('quotes ; as well as , quotes, line breaks and edge blanks; leaves plain text alone', () => {
-    expect(csvRecord(['ORDER;7', 'a,b', 'say "hi"', 'two\nlines', ' pad', 'plain', null, 50000])).toBe('"ORDER;7","a,b","say ""hi""","two\nlines"," pad",plain,,50000');
+    expect(csvRecord(['ORDER;7', 'a,b', 'say "hi"', 'two\nlines', ' pad', 'plain', null, 50000])).toBe(
+      '"ORDER;7","a,b","say ""hi""","two\nlines"," pad",plain,,50000',
+    );
     expect(csvRecord([''])).toBe('""');
   });
 

@@ -18,10 +18,27 @@ describe('paycli demo: a failed step stops the demo with the outcome of what fai
       }
       return 0;
     };
-    expect(await stopped(async () => { throw new StepFailed('status pending, expected berhasil'); })).toBe(6);
-    expect(await stopped(async () => { throw new NetworkError('connection refused'); })).toBe(5);
-    expect(await stopped(async () => { throw new TypeError('x is undefined'); })).toBe(1);
-    expect(log.steps.map((s) => [s.ok, s.detail])).toEqual([[true, 'fine'], [false, 'status pending, expected berhasil'], [false, 'connection refused'], [false, 'unexpected: x is undefined']]);
+    expect(
+      await stopped(async () => {
+        throw new StepFailed('status pending, expected berhasil');
+      }),
+    ).toBe(6);
+    expect(
+      await stopped(async () => {
+        throw new NetworkError('connection refused');
+      }),
+    ).toBe(5);
+    expect(
+      await stopped(async () => {
+        throw new TypeError('x is undefined');
+      }),
+    ).toBe(1);
+    expect(log.steps.map((s) => [s.ok, s.detail])).toEqual([
+      [true, 'fine'],
+      [false, 'status pending, expected berhasil'],
+      [false, 'connection refused'],
+      [false, 'unexpected: x is undefined'],
+    ]);
     expect(t.out()).toMatch(/✗ step\s+status pending, expected berhasil/);
   });
 });

@@ -13,7 +13,7 @@ describe('error codes: stable names, one mapping to exit codes', () => {
     expect(rows.sort()).toEqual(want.sort());
   });
 
-  it('an error takes its kind\'s general code unless it names a precise one of the same kind', () => {
+  it("an error takes its kind's general code unless it names a precise one of the same kind", () => {
     expect(new UsageError('x').code).toBe('ERR_USAGE');
     expect(new MalformedPayloadError('x').code).toBe('ERR_MALFORMED_PAYLOAD');
     expect(new MissingVaError().code).toBe('ERR_MISSING_VA');

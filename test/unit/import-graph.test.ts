@@ -59,12 +59,22 @@ const edges = [...graph].flatMap(([from, tos]) => tos.map((to) => ({ from, to })
 
 describe('the module graph of src/', () => {
   it('has no import cycle (a test of the detector: it finds a planted one)', () => {
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
     expect(cyclesOf(graph)).toEqual([]);
   });
 
   it('reads every kind of relative import', () => {
-    const text = "import { a } from './a.js';\nimport type { B } from '../b.js';\nexport { c } from './c.js';\nconst d = () => import('./d.js');\n// import { e } from './e.js';\n";
+    const text =
+      "import { a } from './a.js';\nimport type { B } from '../b.js';\nexport { c } from './c.js';\nconst d = () => import('./d.js');\n// import { e } from './e.js';\n";
     expect(importsOf(join(SRC, 'cli/x.ts'), text)).toEqual(['cli/a.ts', 'b.ts', 'cli/c.ts', 'cli/d.ts']);
   });
 

@@ -12,7 +12,15 @@ import { SandboxState, type Transaction } from '../../src/core/sandbox/state.js'
  * record, whichever side bears the fee.
  */
 
-const METHODS: [string, string, string][] = [['va', 'bca', '8868000000000001'], ['qris', 'mpm', ''], ['cstore', 'alfamart', '1234567890'], ['ewallet', 'dana', ''], ['cc', 'cc', ''], ['cod', 'rpx', ''], ['paylater', 'akulaku', '']];
+const METHODS: [string, string, string][] = [
+  ['va', 'bca', '8868000000000001'],
+  ['qris', 'mpm', ''],
+  ['cstore', 'alfamart', '1234567890'],
+  ['ewallet', 'dana', ''],
+  ['cc', 'cc', ''],
+  ['cod', 'rpx', ''],
+  ['paylater', 'akulaku', ''],
+];
 
 const txnArb = fc.record({
   id: fc.integer({ min: 1, max: 10_000_000 }),
@@ -30,11 +38,25 @@ type TxnInput = typeof txnArb extends fc.Arbitrary<infer T> ? T : never;
 function transaction(x: TxnInput): Transaction {
   const [via, channel, paymentNo] = x.method;
   return {
-    id: x.id, sid: 'SID-1', merchantVa: '1179000899', referenceId: x.referenceId, via, channel, paymentNo, paymentName: channel.toUpperCase(),
-    amount: x.amount, fee: feeFor(via, x.amount), ...(x.direction === 'BUYER' ? { feeDirection: 'BUYER' as const } : {}),
+    id: x.id,
+    sid: 'SID-1',
+    merchantVa: '1179000899',
+    referenceId: x.referenceId,
+    via,
+    channel,
+    paymentNo,
+    paymentName: channel.toUpperCase(),
+    amount: x.amount,
+    fee: feeFor(via, x.amount),
+    ...(x.direction === 'BUYER' ? { feeDirection: 'BUYER' as const } : {}),
     // Paid with deferred settlement is status 6 (statuses.ts `unsettled`) until it settles.
-    status: x.settlement === 'deferred' ? 'unsettled' : 'berhasil', createdAt: x.createdAt, expiresAt: x.createdAt + 86_400_000, paidAt: x.createdAt + x.paidAfter,
-    notifyUrl: 'https://toko.example/cb', buyer: { name: 'Putu', phone: '08123456789', email: 'p@x.co' }, items: [{ product: 'Kopi', qty: 1, price: x.amount }],
+    status: x.settlement === 'deferred' ? 'unsettled' : 'berhasil',
+    createdAt: x.createdAt,
+    expiresAt: x.createdAt + 86_400_000,
+    paidAt: x.createdAt + x.paidAfter,
+    notifyUrl: 'https://toko.example/cb',
+    buyer: { name: 'Putu', phone: '08123456789', email: 'p@x.co' },
+    items: [{ product: 'Kopi', qty: 1, price: x.amount }],
   };
 }
 
@@ -60,8 +82,17 @@ describe('one money model for callback, record, balance and recover', () => {
     expect(chargeOf(100_000, 700, undefined)).toEqual(chargeOf(100_000, 700, 'MERCHANT'));
   });
 
-  it('the issue\'s case: a BUYER QRIS payment of 100 000', () => {
-    const t = transaction({ id: 7, amount: 100_000, method: METHODS[1]!, direction: 'BUYER', settlement: 'immediate', createdAt: 1_800_000_000_000, paidAfter: 1000, referenceId: '' });
+  it("the issue's case: a BUYER QRIS payment of 100 000", () => {
+    const t = transaction({
+      id: 7,
+      amount: 100_000,
+      method: METHODS[1]!,
+      direction: 'BUYER',
+      settlement: 'immediate',
+      createdAt: 1_800_000_000_000,
+      paidAfter: 1000,
+      referenceId: '',
+    });
     const now = t.paidAt! + 1;
     const callback = callbackFieldsOf(t, 'berhasil', 'immediate');
     expect([callback.total, callback.fee, callback.paid_off]).toEqual(['100700', '700', '100000']);

@@ -6,7 +6,8 @@ import { runCli, testContext } from '../helpers/cli.js';
 // Second review: a number in a column of mixed cells is never cut (table), and error lines wrap at
 // spaces on a terminal (never inside a word or an amount) and stay one line off a terminal.
 
-const QRIS = '00020101021226670016COM.NOBUBANK.WWW01189360050300000898240214350521028703300303UMI51440014ID.CO.QRIS.WWW0215ID20232822584560303UMI520454995303360540410005802ID5914paycli sandbox6007Denpasar61051234562070703A0163041D6F';
+const QRIS =
+  '00020101021226670016COM.NOBUBANK.WWW01189360050300000898240214350521028703300303UMI51440014ID.CO.QRIS.WWW0215ID20232822584560303UMI520454995303360540410005802ID5914paycli sandbox6007Denpasar61051234562070703A0163041D6F';
 
 describe('table: numbers in a mixed column', () => {
   const header = ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'];
@@ -36,7 +37,10 @@ describe('error lines and the terminal width', () => {
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
     // Joining the lines at one space gives the one-line message back: every break was at a space.
-    const error = lines.filter((l) => !l.startsWith('hint: ')).map((l, i) => (i === 0 ? l : l.trimStart())).join(' ');
+    const error = lines
+      .filter((l) => !l.startsWith('hint: '))
+      .map((l, i) => (i === 0 ? l : l.trimStart()))
+      .join(' ');
     const piped = await runCli(['pay', '--item', 'K:1:2.50'], { env: { PAYCLI_ENV: 'sandbox' } });
     expect(error).toBe(piped.stderr.split('\n')[0]);
     expect(r.stderr).not.toMatch(/Rupiah ar\n|Rp\n/);

@@ -5,7 +5,16 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as Record<string, unknown> & {
-  name: string; version: string; repository: { type: string; url: string }; homepage: string; bugs: { url: string }; publishConfig: Record<string, unknown>; files: string[]; bin: Record<string, string>; exports: Record<string, string | { types: string; default: string }>; engines: { node: string };
+  name: string;
+  version: string;
+  repository: { type: string; url: string };
+  homepage: string;
+  bugs: { url: string };
+  publishConfig: Record<string, unknown>;
+  files: string[];
+  bin: Record<string, string>;
+  exports: Record<string, string | { types: string; default: string }>;
+  engines: { node: string };
 };
 
 describe('package.json', () => {

@@ -9,7 +9,15 @@ const buyer = { name: 'Putu', phone: '08123456789', email: 'putu@mail.com', noti
 
 describe('payment rules (docs/gateway.md, "Payments")', () => {
   it('has the spec table of methods and channels', () => {
-    expect(Object.fromEntries(PAYMENT_METHODS.map((m) => [m.method, m.channels.length]))).toEqual({ va: 12, cstore: 2, cod: 1, qris: 1, cc: 1, paylater: 1, ewallet: 2 });
+    expect(Object.fromEntries(PAYMENT_METHODS.map((m) => [m.method, m.channels.length]))).toEqual({
+      va: 12,
+      cstore: 2,
+      cod: 1,
+      qris: 1,
+      cc: 1,
+      paylater: 1,
+      ewallet: 2,
+    });
   });
 
   it('validates like the gateway with Indonesian messages', () => {
@@ -25,7 +33,23 @@ describe('payment rules (docs/gateway.md, "Payments")', () => {
     const errors = validatePaymentRequest({ ...buyer, amount: 1000, paymentMethod: 'cod', paymentChannel: 'rpx', product: ['a'], qty: [1], price: [1000] });
     // shipping and shippingService: required for COD by the gateway's docs table (cod, direct-payment pages).
     expect(Object.keys(errors).sort()).toEqual(['deliveryAddress', 'deliveryArea', 'length', 'shipping', 'shippingService', 'weight', 'width']);
-    const withArea = validatePaymentRequest({ ...buyer, amount: 1000, paymentMethod: 'cod', paymentChannel: 'rpx', product: ['a'], qty: [1], price: [1000], weight: [1], width: [1], length: [1], deliveryArea: 'Kuta', deliveryAddress: 'x', shipping: 'RPX', shippingService: 'REG', pickupArea: '17473' });
+    const withArea = validatePaymentRequest({
+      ...buyer,
+      amount: 1000,
+      paymentMethod: 'cod',
+      paymentChannel: 'rpx',
+      product: ['a'],
+      qty: [1],
+      price: [1000],
+      weight: [1],
+      width: [1],
+      length: [1],
+      deliveryArea: 'Kuta',
+      deliveryAddress: 'x',
+      shipping: 'RPX',
+      shippingService: 'REG',
+      pickupArea: '17473',
+    });
     expect(withArea).toEqual({ deliveryArea: ['deliveryArea harus berupa kode pos atau id area.'] });
   });
 });
@@ -50,21 +74,34 @@ describe('paycli pay input', () => {
   });
 
   it('defaults the amount to the items total and refuses a mismatch', () => {
-    const items = [{ product: 'a', qty: 2, price: 50000 }, { product: 'b', qty: 1, price: 2500 }];
+    const items = [
+      { product: 'a', qty: 2, price: 50000 },
+      { product: 'b', qty: 1, price: 2500 },
+    ];
     expect(buildPaymentRequest({ ...buyer, method: 'va', channel: 'bca', items }).amount).toBe(102500);
     expect(() => buildPaymentRequest({ ...buyer, method: 'va', channel: 'bca', items, amount: 1000 })).toThrow(/differs/);
     expect(buildPaymentRequest({ ...buyer, method: 'va', channel: 'bca', items, amount: 1000, allowAmountMismatch: true }).amount).toBe(1000);
   });
 
   it('encodes the body byte for byte: spec order, / raw, non-ASCII \\u escaped', () => {
-    const req = buildPaymentRequest({ ...buyer, name: 'Ñyoman', method: 'va', channel: 'bca', items: [{ product: 'Kopi/Teh 🌺', qty: 1, price: 10000 }], expired: 2, expiredType: 'hours' });
+    const req = buildPaymentRequest({
+      ...buyer,
+      name: 'Ñyoman',
+      method: 'va',
+      channel: 'bca',
+      items: [{ product: 'Kopi/Teh 🌺', qty: 1, price: 10000 }],
+      expired: 2,
+      expiredType: 'hours',
+    });
     expect(encodePaymentBody(req)).toBe(
       '{"name":"\\u00d1yoman","phone":"08123456789","email":"putu@mail.com","amount":10000,"notifyUrl":"https://shop.example/cb","expired":2,"expiredType":"hours","referenceId":"REF-1","paymentMethod":"va","paymentChannel":"bca","product":["Kopi/Teh \\ud83c\\udf3a"],"qty":[1],"price":[10000]}',
     );
   });
 
   it('reports local validation with flag names', () => {
-    expect(() => buildPaymentRequest({ ...buyer, email: 'nope', method: 'va', channel: 'bca', items: [{ product: 'a', qty: 1, price: 1 }] })).toThrow(/--email: not an e-mail address/);
+    expect(() => buildPaymentRequest({ ...buyer, email: 'nope', method: 'va', channel: 'bca', items: [{ product: 'a', qty: 1, price: 1 }] })).toThrow(
+      /--email: not an e-mail address/,
+    );
     expect(() => buildPaymentRequest({ ...buyer, phone: '12', method: 'va', channel: 'bca', items: [{ product: 'a', qty: 1, price: 1 }] })).toThrow(/--phone/);
   });
 });

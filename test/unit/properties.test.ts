@@ -63,11 +63,19 @@ describe('parsers under fuzzing throw only typed errors', () => {
 
   it('form, JSON and raw HTTP parsers', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.json(), fc.constantFrom('POST / HTTP/1.1\n', 'POST / HTTP/1.1\r\nA: b\r\n\r\n{', '%', '=&=&', 'a[=1', '{"headers":1,"body":2}')), (input) => {
-        assertTyped(() => parseCallbackInput(input));
-        assertTyped(() => parseFormBody(input));
-        assertTyped(() => parseCallbackBody(input, 'application/json'));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'binary' }),
+          fc.json(),
+          fc.constantFrom('POST / HTTP/1.1\n', 'POST / HTTP/1.1\r\nA: b\r\n\r\n{', '%', '=&=&', 'a[=1', '{"headers":1,"body":2}'),
+        ),
+        (input) => {
+          assertTyped(() => parseCallbackInput(input));
+          assertTyped(() => parseFormBody(input));
+          assertTyped(() => parseCallbackBody(input, 'application/json'));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

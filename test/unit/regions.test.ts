@@ -11,10 +11,14 @@ const DATA = join(dirname(createRequire(import.meta.url).resolve('idn-area-data/
 
 /** The whole files parsed at once, as the emulator did before the index became lazy. */
 function eager() {
-  const rows = (f: string) => readCsv(readFileSync(join(DATA, f), 'utf8')).slice(1).map((r) => r.cells);
+  const rows = (f: string) =>
+    readCsv(readFileSync(join(DATA, f), 'utf8'))
+      .slice(1)
+      .map((r) => r.cells);
   const undot = (s: string) => s.replace(/\./g, '');
   const children = new Map<string, { code: string; name: string; postal_code?: null }[]>();
-  const add = (parent: string, r: { code: string; name: string; postal_code?: null }) => (children.get(parent) ?? children.set(parent, []).get(parent)!).push(r);
+  const add = (parent: string, r: { code: string; name: string; postal_code?: null }) =>
+    (children.get(parent) ?? children.set(parent, []).get(parent)!).push(r);
   const provinces = rows('provinces.csv').map((c) => ({ code: undot(c[0]!), name: c[1]!.trim().toUpperCase() }));
   provinces.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const f of ['regencies.csv', 'districts.csv']) for (const c of rows(f)) add(undot(c[1]!), { code: undot(c[0]!), name: c[2]!.trim().toUpperCase() });

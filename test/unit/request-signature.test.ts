@@ -6,7 +6,8 @@ import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
 
 const VA = '0000001234567890';
 const KEY = 'YOUR_API_KEY';
-const POST_BODY = '{"name":"Buyer","phone":"08123456789","email":"buyer@mail.com","amount":10000,"notifyUrl":"https://mywebsite.com/callback","referenceId":"REF123456","paymentMethod":"va","paymentChannel":"bca"}';
+const POST_BODY =
+  '{"name":"Buyer","phone":"08123456789","email":"buyer@mail.com","amount":10000,"notifyUrl":"https://mywebsite.com/callback","referenceId":"REF123456","paymentMethod":"va","paymentChannel":"bca"}';
 
 describe('request signature (docs/gateway.md, "Request signing"; test/fixtures/README.md)', () => {
   it('reproduces the GET vector: the hashed body is {}', () => {
@@ -52,9 +53,21 @@ describe('request signature (docs/gateway.md, "Request signing"; test/fixtures/R
   });
 
   it('builds the gateway headers and a curl command without secrets', () => {
-    const req = buildSignedRequest({ baseUrl: 'http://127.0.0.1:4010/api/', path: 'v2/payment/direct', method: 'post', body: POST_BODY, credentials: { va: VA, apiKey: KEY }, now: new Date('2025-11-11T03:10:52Z') });
+    const req = buildSignedRequest({
+      baseUrl: 'http://127.0.0.1:4010/api/',
+      path: 'v2/payment/direct',
+      method: 'post',
+      body: POST_BODY,
+      credentials: { va: VA, apiKey: KEY },
+      now: new Date('2025-11-11T03:10:52Z'),
+    });
     expect(req.url).toBe('http://127.0.0.1:4010/api/v2/payment/direct');
-    expect(req.headers).toMatchObject({ 'content-type': 'application/json', va: VA, signature: '1cbce267558d9bd4ff58a5ac020e8eba7dcea93670607f18603ae17219b25a6e', timestamp: '20251111101052' });
+    expect(req.headers).toMatchObject({
+      'content-type': 'application/json',
+      va: VA,
+      signature: '1cbce267558d9bd4ff58a5ac020e8eba7dcea93670607f18603ae17219b25a6e',
+      timestamp: '20251111101052',
+    });
     const curl = toCurl(req);
     expect(curl).toContain('$PAYCLI_API_KEY');
     expect(curl).toContain('$PAYCLI_VA');

@@ -20,7 +20,7 @@ describe('the emulator authenticates like the gateway (sandbox/authenticate.ts)'
     expect(authenticate(request({ va: account.va, signature }), Buffer.from('{}'), accounts)).toBe('unauthorized signature');
   });
 
-  it('answers with the gateway\'s messages for missing headers, unknown or inactive merchants and the bare key', () => {
+  it("answers with the gateway's messages for missing headers, unknown or inactive merchants and the bare key", () => {
     expect(authenticate(request({ signature: 'x' }), body, accounts)).toBe('invalid header param - va is required');
     expect(authenticate(request({ va: account.va }), body, accounts)).toBe('invalid header param - signature is required');
     expect(authenticate(request({ va: '0000', signature: 'x' }), body, accounts)).toBe('unauthorized credential');

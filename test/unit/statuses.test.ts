@@ -4,7 +4,7 @@ import { formatDuration } from '../../src/core/duration.js';
 import { defaultExpiryMs } from '../../src/core/sandbox/validate.js';
 
 describe('the status table (issue 24, item 1)', () => {
-  it('has every documented code once, with the docs\' glosses', () => {
+  it("has every documented code once, with the docs' glosses", () => {
     expect(STATUSES.map((s) => s.code).sort((a, b) => a - b)).toEqual([-2, 0, 1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(STATUS_KEYS).size).toBe(9);
     expect(labelOfCode(1)).toBe('berhasil (paid)');
@@ -14,8 +14,19 @@ describe('the status table (issue 24, item 1)', () => {
     expect(labelOfCode(9)).toBe('status 9');
   });
 
-  it('reads a status as the gateway\'s word, the gloss, older paycli words or the code', () => {
-    for (const [text, key] of [['berhasil', 'berhasil'], ['paid', 'berhasil'], ['PAID', 'berhasil'], ['paid-unsettled', 'unsettled'], ['6', 'unsettled'], ['cancelled', 'batal'], ['gagal', 'gagal'], ['failed', 'gagal'], ['-2', 'expired'], ['7', 'escrow']] as const) {
+  it("reads a status as the gateway's word, the gloss, older paycli words or the code", () => {
+    for (const [text, key] of [
+      ['berhasil', 'berhasil'],
+      ['paid', 'berhasil'],
+      ['PAID', 'berhasil'],
+      ['paid-unsettled', 'unsettled'],
+      ['6', 'unsettled'],
+      ['cancelled', 'batal'],
+      ['gagal', 'gagal'],
+      ['failed', 'gagal'],
+      ['-2', 'expired'],
+      ['7', 'escrow'],
+    ] as const) {
       expect(parseStatus(text)?.key, text).toBe(key);
     }
     expect(parseStatus('settled-ish')).toBeUndefined();
@@ -36,10 +47,12 @@ describe('the status table (issue 24, item 1)', () => {
         if (why) expect(why).toMatch(/^transaction 42 (is|has) /);
       }
     }
-    expect(refusal('refund', 'pending', 1)).toBe('transaction 1 is pending and cannot be refunded (status 0; only a berhasil (paid) or berhasil (paid, settles later) or escrow (paid, held in escrow) payment can)');
+    expect(refusal('refund', 'pending', 1)).toBe(
+      'transaction 1 is pending and cannot be refunded (status 0; only a berhasil (paid) or berhasil (paid, settles later) or escrow (paid, held in escrow) payment can)',
+    );
   });
 
-  it('keeps each status\'s callback values consistent with its meaning', () => {
+  it("keeps each status's callback values consistent with its meaning", () => {
     for (const s of STATUSES) {
       expect(s.settlementStatus === 'settled', s.key).toBe(s.key === 'berhasil');
       expect(s.isEscrow, s.key).toBe(s.key === 'escrow');

@@ -11,7 +11,14 @@ const bold = (s: string) => `\u001b[1m${s}\u001b[22m`;
 
 describe('table measurement and plain rows', () => {
   it('aligns coloured and plain cells alike (colour codes take no columns)', () => {
-    const text = table([[red('invalid'), '100001', 'Rp 102.000'], ['valid', '100002', 'Rp 5.000']], ['VERDICT', 'TRX', 'AMOUNT'], bold);
+    const text = table(
+      [
+        [red('invalid'), '100001', 'Rp 102.000'],
+        ['valid', '100002', 'Rp 5.000'],
+      ],
+      ['VERDICT', 'TRX', 'AMOUNT'],
+      bold,
+    );
     const lines = text.split('\n').map((l) => l.replace(/\u001b\[[0-9;]*m/g, ''));
     expect(lines).toEqual(['VERDICT  TRX     AMOUNT', 'invalid  100001  Rp 102.000', 'valid    100002  Rp 5.000']);
     // Other terminal controls (an OSC 8 link) take no columns either.
@@ -21,7 +28,14 @@ describe('table measurement and plain rows', () => {
 
   it('writes tab-separated rows without the header or colour when stdout is not a terminal', async () => {
     const out = await Output.create(testContext({ tty: false }).ctx, {});
-    const text = out.table([[red('invalid'), '100001', 'Rp 102.000'], ['valid', '', 'a\tb\nc']], ['VERDICT', 'TRX', 'AMOUNT'], bold);
+    const text = out.table(
+      [
+        [red('invalid'), '100001', 'Rp 102.000'],
+        ['valid', '', 'a\tb\nc'],
+      ],
+      ['VERDICT', 'TRX', 'AMOUNT'],
+      bold,
+    );
     expect(text).toBe('invalid\t100001\tRp 102.000\nvalid\t\ta b c');
     // An explicit width still asks for the terminal layout.
     expect(out.table([['1', 'x']], ['A', 'B'], undefined, { width: 80 })).toBe('A  B\n1  x');

@@ -5,7 +5,13 @@ import { table, truncate, visibleLength, wrap } from '../../src/cli/layout.js';
 
 describe('width-aware tables', () => {
   const rows = [
-    ['evt_mwr4960kc751190001', '2026-11-22 00:46:17', '100001', 'Rp 102.000', 'invalid: signed with the API key as the secret; callbacks are signed with the merchant VA'],
+    [
+      'evt_mwr4960kc751190001',
+      '2026-11-22 00:46:17',
+      '100001',
+      'Rp 102.000',
+      'invalid: signed with the API key as the secret; callbacks are signed with the merchant VA',
+    ],
     ['evt_mwr4960kc751190002', '2026-11-22 00:46:18', '100002', 'Rp 1.500.000', 'valid'],
   ];
   const header = ['ID', 'RECEIVED (WIB)', 'TRX', 'AMOUNT', 'VERDICT'];
@@ -24,14 +30,24 @@ describe('width-aware tables', () => {
   });
 
   it('shortens a middle free-text column with … when it is the widest', () => {
-    const text = table([['1', 'a very long product name that goes on and on and on and on and on', 'Rp 25.000', 'ok']], ['N', 'PRODUCT', 'PRICE', 'STATE'], undefined, { width: 40 });
+    const text = table(
+      [['1', 'a very long product name that goes on and on and on and on and on', 'Rp 25.000', 'ok']],
+      ['N', 'PRODUCT', 'PRICE', 'STATE'],
+      undefined,
+      { width: 40 },
+    );
     for (const line of text.split('\n')) expect(visibleLength(line)).toBeLessThanOrEqual(40);
     expect(text).toContain('…');
     expect(text).toContain('Rp 25.000');
   });
 
   it('never shortens the first column (ids), dates or amounts', () => {
-    const text = table([['evt_mwr4960kc751190001', '2026-11-22 00:46:17', 'Rp 102.000', 'PAYCLI-20261122072704-89e5-with-a-long-tail', 'ok']], ['ID', 'RECEIVED', 'AMOUNT', 'REFERENCE', 'X'], undefined, { width: 80 });
+    const text = table(
+      [['evt_mwr4960kc751190001', '2026-11-22 00:46:17', 'Rp 102.000', 'PAYCLI-20261122072704-89e5-with-a-long-tail', 'ok']],
+      ['ID', 'RECEIVED', 'AMOUNT', 'REFERENCE', 'X'],
+      undefined,
+      { width: 80 },
+    );
     expect(text).toContain('evt_mwr4960kc751190001');
     expect(text).toContain('2026-11-22 00:46:17');
     expect(text).toContain('Rp 102.000');

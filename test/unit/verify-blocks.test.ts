@@ -16,7 +16,13 @@ const dir = mkdtempSync(join(tmpdir(), 'paycli-blocks-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function capture(trxId: number, format: 'form' | 'json', url = 'https://shop.example/cb?a=1&b=2'): string {
-  const s = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now: at, url, trxId }), VA, format, at, String(trxId));
+  const s = signCallbackRequest(
+    sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now: at, url, trxId }),
+    VA,
+    format,
+    at,
+    String(trxId),
+  );
   return JSON.stringify({ headers: s.headers, body: s.body });
 }
 
@@ -78,7 +84,10 @@ describe('verifyBlocks: a file cut into blocks reads as one stream', () => {
         const r = merged(path, size, blockBytes, portable);
         const where = `blocks of ${blockBytes}, portable ${portable}`;
         expect({ lines: r.lines, valid: r.valid, total: r.total }, where).toEqual({ lines: stream.lines, valid: stream.valid, total: stream.total });
-        expect(r.others.map((o) => [o.line, o.kind]), where).toEqual(stream.others.map((o) => [o.line, o.kind]));
+        expect(
+          r.others.map((o) => [o.line, o.kind]),
+          where,
+        ).toEqual(stream.others.map((o) => [o.line, o.kind]));
         // A mismatch keeps what its diagnosis needs: the same fields (PHP shape included) as on the stream path.
         const variants = r.others.map((o) => (o.kind === 'mismatch' ? o.variant : null));
         expect(variants, where).toEqual([null, false, true, false]);
@@ -109,7 +118,9 @@ describe('verifyBlocks: a file cut into blocks reads as one stream', () => {
     const stream = await verifyStream(Readable.from([Buffer.from(text)]), VA);
     const r = await verifyFileParallel(path, size, VA, 1);
     expect({ valid: r.valid, total: r.total }).toEqual({ valid: stream.valid, total: stream.total });
-    expect(r.others.map((o) => [o.line, o.kind, o.kind === 'mismatch' ? o.variant : null])).toEqual(stream.others.map((o) => [o.line, o.kind, o.kind === 'mismatch' ? o.line % lines.length === 7 : null]));
+    expect(r.others.map((o) => [o.line, o.kind, o.kind === 'mismatch' ? o.variant : null])).toEqual(
+      stream.others.map((o) => [o.line, o.kind, o.kind === 'mismatch' ? o.line % lines.length === 7 : null]),
+    );
   });
 
   it('an empty file has no lines', () => {

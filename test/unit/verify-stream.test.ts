@@ -7,7 +7,13 @@ import { sampleCallbackFields } from '../../src/core/callback/sample.js';
 const VA = '1179000899';
 const at = new Date('2026-11-22T07:07:01Z');
 function capture(trxId: number, format: 'form' | 'json'): string {
-  const s = signCallbackRequest(sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now: at, url: 'https://shop.example/cb?a=1&b=2', trxId }), VA, format, at, String(trxId));
+  const s = signCallbackRequest(
+    sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now: at, url: 'https://shop.example/cb?a=1&b=2', trxId }),
+    VA,
+    format,
+    at,
+    String(trxId),
+  );
   return JSON.stringify({ headers: s.headers, body: s.body });
 }
 

@@ -55,7 +55,12 @@ export async function checkTransaction(trxId, { va, apiKey, baseUrl }) {
   const signature = createHmac('sha256', apiKey).update(`POST:${va}:${hash}:${apiKey}`).digest('hex');
   const timestamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   try {
-    const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/v2/transaction`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', va, signature, timestamp }, body, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/v2/transaction`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', va, signature, timestamp },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
     const json = await res.json();
     return json?.Status === 200 && json.Data ? json.Data : null;
   } catch {

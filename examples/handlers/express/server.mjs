@@ -36,17 +36,27 @@ class OrderFile {
   }
   shipped(ref) {
     try {
-      return readFileSync(`${this.path}.shipments`, 'utf8').split('\n').filter((l) => l === JSON.stringify(ref)).length;
+      return readFileSync(`${this.path}.shipments`, 'utf8')
+        .split('\n')
+        .filter((l) => l === JSON.stringify(ref)).length;
     } catch {
       return 0;
     }
   }
   /** Runs fn alone for this order: copies of one callback wait for each other. */
   lock(ref, fn) {
-    if (String(process.env.HANDLER_BUG ?? '').split(',').includes('no-lock')) return fn();
+    if (
+      String(process.env.HANDLER_BUG ?? '')
+        .split(',')
+        .includes('no-lock')
+    )
+      return fn();
     const before = this.locks.get(ref) ?? Promise.resolve();
     const run = before.then(fn, fn);
-    this.locks.set(ref, run.catch(() => undefined));
+    this.locks.set(
+      ref,
+      run.catch(() => undefined),
+    );
     return run;
   }
 }

@@ -55,7 +55,9 @@ export const apiCommand: Handler<ApiFlags> = async (env, methodText: string, pat
   if (await session.preview(req)) return 'ok';
   const api = await session.api();
   const http = await api.http();
-  const res = await withSpinner(env, `${method} ${path}`, () => http.send({ method, url: req.url, headers: req.headers, body: req.body, signal: env.ctx.interrupts() }));
+  const res = await withSpinner(env, `${method} ${path}`, () =>
+    http.send({ method, url: req.url, headers: req.headers, body: req.body, signal: env.ctx.interrupts() }),
+  );
   let parsed: unknown;
   let isJson = false;
   try {

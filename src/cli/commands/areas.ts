@@ -67,7 +67,9 @@ export function areasList(level: AreaLevel): Handler {
 
 export const areasPick: Handler = async (env) => {
   if (!canPrompt(env.ctx, env.opts)) {
-    throw new AuthError('`paycli areas pick` needs a terminal to ask in', { hint: 'use `paycli areas province`, `city CODE`, `district CODE` and `village CODE` in scripts' });
+    throw new AuthError('`paycli areas pick` needs a terminal to ask in', {
+      hint: 'use `paycli areas province`, `city CODE`, `district CODE` and `village CODE` in scripts',
+    });
   }
   const { search } = await import('@inquirer/prompts');
   const io = { input: env.ctx.stdin, output: env.ctx.stderr };
@@ -82,7 +84,9 @@ export const areasPick: Handler = async (env) => {
         message: `${level[0]!.toUpperCase()}${level.slice(1)} (type to filter)`,
         source: (term) => {
           const t = (term ?? '').toUpperCase();
-          return regions.filter((r) => !t || r.name.includes(t) || r.code.startsWith(t)).map((r) => ({ name: escapeControl(`${r.name} (${r.code})`), value: r.code }));
+          return regions
+            .filter((r) => !t || r.name.includes(t) || r.code.startsWith(t))
+            .map((r) => ({ name: escapeControl(`${r.name} (${r.code})`), value: r.code }));
         },
       },
       io,
@@ -113,14 +117,40 @@ const define: Define = (program, bind) => {
     ['district', '<city>', 'city'],
     ['village', '<district>', 'district'],
   ] as const) {
-    const cmd = areas.command(`${level}${arg ? ' ' + arg : ''}`).description(level === 'province' ? 'list provinces (sorted by name)' : `list the ${level === 'city' ? 'cities and regencies' : level + 's'} of a ${parent} code`);
+    const cmd = areas
+      .command(`${level}${arg ? ' ' + arg : ''}`)
+      .description(
+        level === 'province' ? 'list provinces (sorted by name)' : `list the ${level === 'city' ? 'cities and regencies' : level + 's'} of a ${parent} code`,
+      );
     const list = apiFlags(cmd).option('--no-cache', 'bypass the disk cache');
-    examples(list, level === 'province' ? ['paycli areas province', 'paycli areas province --json | jq ".[0]"'] : [`paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}`, `paycli --env local areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]} --json`]);
+    examples(
+      list,
+      level === 'province'
+        ? ['paycli areas province', 'paycli areas province --json | jq ".[0]"']
+        : [
+            `paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}`,
+            `paycli --env local areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]} --json`,
+          ],
+    );
     bind(list, areasList(level));
   }
-  bind(examples(timeoutFlag(areas.command('pick').description('walk the cascade interactively (type to filter) and print the chosen regions').option('--no-cache', 'bypass the disk cache')), ['paycli areas pick', 'paycli --env local areas pick --json']), areasPick);
+  bind(
+    examples(
+      timeoutFlag(
+        areas
+          .command('pick')
+          .description('walk the cascade interactively (type to filter) and print the chosen regions')
+          .option('--no-cache', 'bypass the disk cache'),
+      ),
+      ['paycli areas pick', 'paycli --env local areas pick --json'],
+    ),
+    areasPick,
+  );
   const cache = areas.command('cache').description('the region cache on disk');
-  bind(examples(cache.command('clear').description('empty the region cache'), ['paycli areas cache clear', 'paycli areas cache clear --json']), areasCacheClear);
+  bind(
+    examples(cache.command('clear').description('empty the region cache'), ['paycli areas cache clear', 'paycli areas cache clear --json']),
+    areasCacheClear,
+  );
 };
 
 export const commands = { areas: define };

@@ -30,6 +30,13 @@ export const balanceCommand: Handler<{ account?: string }> = async (env) => {
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineBalance: Define = (program, bind) =>
-  bind(examples(apiFlags(topCommand(program, 'balance').option('--account <va>', 'a child account (child VA) of yours: its balance')), ['paycli balance', 'paycli --env local balance --json', 'paycli balance --account 1179000900']), balanceCommand);
+  bind(
+    examples(apiFlags(topCommand(program, 'balance').option('--account <va>', 'a child account (child VA) of yours: its balance')), [
+      'paycli balance',
+      'paycli --env local balance --json',
+      'paycli balance --account 1179000900',
+    ]),
+    balanceCommand,
+  );
 
 export const commands = { balance: defineBalance };

@@ -30,7 +30,9 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
   });
   let rows = readChannels(envelope.Data);
   const cfg = await session.config();
-  await writeChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value), rows, env.ctx.now()).catch(() => undefined);
+  await writeChannelCache(channelCacheFile(cacheDir(env.ctx.env, env.ctx.homedir), cfg.env.value, cfg.baseUrl.value), rows, env.ctx.now()).catch(
+    () => undefined,
+  );
   if (opts.method) {
     rows = rows.filter((r) => r.method === opts.method);
     if (rows.length === 0) throw new UsageError(`no channels for method "${opts.method}"`);
@@ -39,7 +41,19 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
     out.data(rows);
     return 'ok';
   }
-  out.out(out.table(rows.map((r) => [r.method, r.channel, r.name, describeFee(r, rupiah), r.status === 'active' && r.health === 'online' ? 'available' : `${r.status}/${r.health}`]), ['METHOD', 'CHANNEL', 'NAME', 'FEE', 'STATUS'], (s) => out.c.bold(s)));
+  out.out(
+    out.table(
+      rows.map((r) => [
+        r.method,
+        r.channel,
+        r.name,
+        describeFee(r, rupiah),
+        r.status === 'active' && r.health === 'online' ? 'available' : `${r.status}/${r.health}`,
+      ]),
+      ['METHOD', 'CHANNEL', 'NAME', 'FEE', 'STATUS'],
+      (s) => out.c.bold(s),
+    ),
+  );
   return 'ok';
 };
 
@@ -48,7 +62,11 @@ export const channelsCommand: Handler<ChannelsFlags> = async (env) => {
 const defineChannels: Define = (program, bind) =>
   bind(
     examples(
-      apiFlags(topCommand(program, 'channels').option('--method <method>', 'only this method\'s channels').option('--legacy', 'use the older POST payment-method-list endpoint')),
+      apiFlags(
+        topCommand(program, 'channels')
+          .option('--method <method>', "only this method's channels")
+          .option('--legacy', 'use the older POST payment-method-list endpoint'),
+      ),
       ['paycli channels', 'paycli --env local channels --method va --json', 'paycli channels --legacy'],
     ),
     channelsCommand,

@@ -1,5 +1,11 @@
 import {
-  CLOSE_PATHS, encodeRegisterBody, encodeTransferVaBody, explainCloseApiError, maskProfile, readBankList, readBusinessCategories,
+  CLOSE_PATHS,
+  encodeRegisterBody,
+  encodeTransferVaBody,
+  explainCloseApiError,
+  maskProfile,
+  readBankList,
+  readBusinessCategories,
 } from '../../core/api/close.js';
 import { UsageError } from '../../core/errors.js';
 import { maskSecret } from '../../core/signing/request-signature.js';
@@ -16,7 +22,12 @@ interface CloseFlags {
 }
 
 /** Signs, previews or sends one Close API request; a 403 says the API is not granted. */
-async function callClose(env: CommandEnv<CloseFlags>, path: string, body: string, secret?: Parameters<CommandEnv['session']['preview']>[1]): Promise<{ Data: unknown; Message: string } | null> {
+async function callClose(
+  env: CommandEnv<CloseFlags>,
+  path: string,
+  body: string,
+  secret?: Parameters<CommandEnv['session']['preview']>[1],
+): Promise<{ Data: unknown; Message: string } | null> {
   if (!env.opts.closeApi) {
     throw new UsageError(`${path} is part of the gateway's private Close API`, { hint: 'add --close-api to confirm this account was granted it' });
   }
@@ -43,14 +54,23 @@ export const closeTransferVa: Handler<TransferFlags> = async (env) => {
   const { opts, out, session } = env;
   const sender = opts.sender ?? (await session.credentials()).va;
   if (!/^\d+$/.test(opts.amount)) throw new UsageError(`invalid --amount "${opts.amount}": whole Rupiah, digits only`);
-  const body = encodeTransferVaBody({ sender, receiver: opts.receiver, amount: Number(opts.amount), relatedId: opts.relatedId, referenceId: opts.referenceId, notes: opts.notes });
+  const body = encodeTransferVaBody({
+    sender,
+    receiver: opts.receiver,
+    amount: Number(opts.amount),
+    relatedId: opts.relatedId,
+    referenceId: opts.referenceId,
+    notes: opts.notes,
+  });
   await session.guardProduction(`transfer ${rupiah(Number(opts.amount))} from VA ${maskSecret(sender)} to VA ${maskSecret(opts.receiver)}`);
   const env2 = await callClose(env, CLOSE_PATHS.transferva, body);
   if (!env2) return 'ok';
   if (out.json) out.data(env2.Data);
   else {
     const d = (env2.Data ?? {}) as Record<string, unknown>;
-    out.out(`transferred ${rupiah(Number(d.Amount ?? opts.amount))} · trx ${String(d.TransactionId ?? '-')} · ref ${String(d.ReferenceId ?? '-')} · fee ${rupiah(Number(d.Fee ?? 0))}`);
+    out.out(
+      `transferred ${rupiah(Number(d.Amount ?? opts.amount))} · trx ${String(d.TransactionId ?? '-')} · ref ${String(d.ReferenceId ?? '-')} · fee ${rupiah(Number(d.Fee ?? 0))}`,
+    );
   }
   return 'ok';
 };
@@ -75,10 +95,20 @@ async function readPassword(env: CommandEnv<RegisterFlags>): Promise<string> {
 /** `paycli close register`: registers a member account (the gateway's SSO registration). */
 export const closeRegister: Handler<RegisterFlags> = async (env) => {
   const { opts, out } = env;
-  const body = encodeRegisterBody({ name: opts.name, email: opts.email, phone: opts.phone, password: await readPassword(env), websiteUrl: opts.websiteUrl, websiteIp: opts.websiteIp });
+  const body = encodeRegisterBody({
+    name: opts.name,
+    email: opts.email,
+    phone: opts.phone,
+    password: await readPassword(env),
+    websiteUrl: opts.websiteUrl,
+    websiteIp: opts.websiteIp,
+  });
   await env.session.guardProduction(`register the account ${opts.email}`);
   // --dry-run shows the body with the password masked; --curl would need it inline and is refused.
-  const env2 = await callClose(env, CLOSE_PATHS.register, body, { what: 'the new password', mask: (b) => JSON.stringify({ ...JSON.parse(b), password: '********' }) });
+  const env2 = await callClose(env, CLOSE_PATHS.register, body, {
+    what: 'the new password',
+    mask: (b) => JSON.stringify({ ...JSON.parse(b), password: '********' }),
+  });
   if (!env2) return 'ok';
   if (out.json) out.data(env2.Data);
   else {
@@ -100,7 +130,12 @@ export const closeProfile: Handler<ProfileFlags> = async (env) => {
   if (!env2) return 'ok';
   const profile = maskProfile(env2.Data) as Record<string, unknown>;
   if (out.json) out.data(profile);
-  else out.out(out.table(Object.entries(profile ?? {}).map(([k, v]) => [`  ${k}`, v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)])));
+  else
+    out.out(
+      out.table(
+        Object.entries(profile ?? {}).map(([k, v]) => [`  ${k}`, v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)]),
+      ),
+    );
   return 'ok';
 };
 
@@ -110,7 +145,14 @@ export const closeBankList: Handler<CloseFlags> = async (env) => {
   if (!env2) return 'ok';
   const banks = readBankList(env2.Data);
   if (env.out.json) env.out.data(banks);
-  else env.out.out(env.out.table(banks.map((b) => [b.code, b.name]), ['CODE', 'NAME'], (s) => env.out.c.bold(s)));
+  else
+    env.out.out(
+      env.out.table(
+        banks.map((b) => [b.code, b.name]),
+        ['CODE', 'NAME'],
+        (s) => env.out.c.bold(s),
+      ),
+    );
   return 'ok';
 };
 
@@ -120,7 +162,14 @@ export const closeBusinessCategory: Handler<CloseFlags> = async (env) => {
   if (!env2) return 'ok';
   const cats = readBusinessCategories(env2.Data);
   if (env.out.json) env.out.data(cats);
-  else env.out.out(env.out.table(cats.map((c) => [c.code, c.name, c.nameEn]), ['CODE', 'NAME', 'ENGLISH'], (s) => env.out.c.bold(s)));
+  else
+    env.out.out(
+      env.out.table(
+        cats.map((c) => [c.code, c.name, c.nameEn]),
+        ['CODE', 'NAME', 'ENGLISH'],
+        (s) => env.out.c.bold(s),
+      ),
+    );
   return 'ok';
 };
 
@@ -145,7 +194,10 @@ const defineClose: Define = (program, bind) => {
           .option('--reference-id <ref>', 'your reference; a repeat is refused by the gateway')
           .option('--notes <text>', 'notes'),
       ),
-      ['paycli close transferva --close-api --receiver 1179000900 --amount 10000 --reference-id SPLIT-1', 'paycli --env local close transferva --close-api --receiver 1179000900 --amount 100 --json'],
+      [
+        'paycli close transferva --close-api --receiver 1179000900 --amount 10000 --reference-id SPLIT-1',
+        'paycli --env local close transferva --close-api --receiver 1179000900 --amount 100 --json',
+      ],
     ),
     closeTransferVa,
   );
@@ -170,14 +222,31 @@ const defineClose: Define = (program, bind) => {
     closeRegister,
   );
   bind(
-    examples(closeFlag(close.command('profile').description("an account's profile (API key, national id and bank number masked)").option('--account <va>', 'the VA (default: your VA)')), [
-      'paycli close profile --close-api',
-      'paycli close profile --close-api --account 1179000900 --json',
-    ]),
+    examples(
+      closeFlag(
+        close
+          .command('profile')
+          .description("an account's profile (API key, national id and bank number masked)")
+          .option('--account <va>', 'the VA (default: your VA)'),
+      ),
+      ['paycli close profile --close-api', 'paycli close profile --close-api --account 1179000900 --json'],
+    ),
     closeProfile,
   );
-  bind(examples(closeFlag(close.command('banklist').description('the bank codes the verification APIs take')), ['paycli close banklist --close-api', 'paycli close banklist --close-api --json | jq -r \'.[].code\'']), closeBankList);
-  bind(examples(closeFlag(close.command('business-category').description('the business categories merchant verification takes')), ['paycli close business-category --close-api', 'paycli close business-category --close-api --json']), closeBusinessCategory);
+  bind(
+    examples(closeFlag(close.command('banklist').description('the bank codes the verification APIs take')), [
+      'paycli close banklist --close-api',
+      "paycli close banklist --close-api --json | jq -r '.[].code'",
+    ]),
+    closeBankList,
+  );
+  bind(
+    examples(closeFlag(close.command('business-category').description('the business categories merchant verification takes')), [
+      'paycli close business-category --close-api',
+      'paycli close business-category --close-api --json',
+    ]),
+    closeBusinessCategory,
+  );
 };
 
 export const commands = { close: defineClose };

@@ -1,7 +1,18 @@
 import { constants, openSync, writeSync, closeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  COD_ROUTES, codRequest, pickupParams, rateParams, readCodAreas, readCodRates, readCodTracking, transactionId, type CodArea, type CodOperation, type CodParams, type CodRate,
+  COD_ROUTES,
+  codRequest,
+  pickupParams,
+  rateParams,
+  readCodAreas,
+  readCodRates,
+  readCodTracking,
+  transactionId,
+  type CodArea,
+  type CodOperation,
+  type CodParams,
+  type CodRate,
 } from '../../core/api/cod.js';
 import { GatewayError, UsageError } from '../../core/errors.js';
 import { fsError } from '../../core/fs-errors.js';
@@ -36,7 +47,9 @@ async function sendCod(env: CommandEnv, op: CodOperation, params: CodParams): Pr
       if (opts.debug) env.ctx.stderr.write(`debug: COD ${op}: ${tried.join('; ')}\n`);
       return { res, url: req.url };
     }
-    throw new GatewayError(404, `no COD ${op} path answered: ${tried.join('; ')}`, { hint: 'this gateway may not offer COD logistics to your account; check --base-url' });
+    throw new GatewayError(404, `no COD ${op} path answered: ${tried.join('; ')}`, {
+      hint: 'this gateway may not offer COD logistics to your account; check --base-url',
+    });
   });
 }
 
@@ -67,7 +80,14 @@ export const codArea: Handler = async (env, query: string) => {
   if (!areas) return 'ok';
   if (env.out.json) env.out.data(areas);
   else if (areas.length === 0) env.out.info(`no area matches "${query}"`);
-  else env.out.out(env.out.table(areas.map((a) => [String(a.id), a.subdistrict, a.district, a.city, a.postalCode]), ['ID', 'SUBDISTRICT', 'DISTRICT', 'CITY', 'POSTAL'], (s) => env.out.c.bold(s)));
+  else
+    env.out.out(
+      env.out.table(
+        areas.map((a) => [String(a.id), a.subdistrict, a.district, a.city, a.postalCode]),
+        ['ID', 'SUBDISTRICT', 'DISTRICT', 'CITY', 'POSTAL'],
+        (s) => env.out.c.bold(s),
+      ),
+    );
   return 'ok';
 };
 
@@ -85,7 +105,13 @@ export const codRate: Handler<RateFlags> = async (env) => {
   if (!rates) return 'ok';
   if (out.json) out.data(rates);
   else {
-    out.out(out.table(rates.map((r) => [r.shipping, r.service, r.name, Number.isFinite(r.price) ? rupiah(r.price) : '-', r.estimate || '-']), ['SHIPPING', 'SERVICE', 'NAME', 'PRICE', 'ESTIMATE'], (s) => out.c.bold(s)));
+    out.out(
+      out.table(
+        rates.map((r) => [r.shipping, r.service, r.name, Number.isFinite(r.price) ? rupiah(r.price) : '-', r.estimate || '-']),
+        ['SHIPPING', 'SERVICE', 'NAME', 'PRICE', 'ESTIMATE'],
+        (s) => out.c.bold(s),
+      ),
+    );
     if (rates.length > 0) out.info(`pay with: paycli pay --method cod --shipping ${rates[0]!.shipping} --shipping-service ${rates[0]!.service} …`);
   }
   return 'ok';
@@ -186,7 +212,10 @@ export const codPickup: Handler<PickupFlags> = async (env, trx: string) => {
 const defineCod: Define = (program, bind) => {
   const cod = topCommand(program, 'cod');
   bind(
-    examples(apiFlags(cod.command('area <query>').description('find delivery areas (ids for `cod rate` and COD payments)')), ['paycli cod area grogol', 'paycli --env local cod area denpasar --json']),
+    examples(apiFlags(cod.command('area <query>').description('find delivery areas (ids for `cod rate` and COD payments)')), [
+      'paycli cod area grogol',
+      'paycli --env local cod area denpasar --json',
+    ]),
     codArea,
   );
   bind(
@@ -206,16 +235,24 @@ const defineCod: Define = (program, bind) => {
   );
   bind(
     examples(
-      apiFlags(cod.command('label <trx>').description('save the shipping label of a COD transaction').option('-o, --output <file>', 'where to save the PDF (default label-TRX.pdf)').option('--force', 'replace the file if it exists')),
+      apiFlags(
+        cod
+          .command('label <trx>')
+          .description('save the shipping label of a COD transaction')
+          .option('-o, --output <file>', 'where to save the PDF (default label-TRX.pdf)')
+          .option('--force', 'replace the file if it exists'),
+      ),
       ['paycli cod label 100001', 'paycli cod label 100001 --output labels/100001.pdf --force'],
     ),
     codLabel,
   );
   bind(
-    examples(apiFlags(cod.command('track').description('where a COD parcel is').option('--awb <awb>', 'the waybill number').option('--trx <id>', 'the transaction id')), [
-      'paycli cod track --awb KOMSHIP00137699862',
-      'paycli cod track --trx 100001 --json',
-    ]),
+    examples(
+      apiFlags(
+        cod.command('track').description('where a COD parcel is').option('--awb <awb>', 'the waybill number').option('--trx <id>', 'the transaction id'),
+      ),
+      ['paycli cod track --awb KOMSHIP00137699862', 'paycli cod track --trx 100001 --json'],
+    ),
     codTrack,
   );
   bind(
@@ -228,7 +265,10 @@ const defineCod: Define = (program, bind) => {
           .requiredOption('--time <hh:mm>', '24-hour time (WIB)')
           .requiredOption('--vehicle <vehicle>', 'Motor or Mobil'),
       ),
-      ['paycli cod pickup 100001 --date 2026-12-01 --time 14:00 --vehicle Motor', 'paycli --env local cod pickup 100001 --date 2026-12-01 --time 09:30 --vehicle Mobil --json'],
+      [
+        'paycli cod pickup 100001 --date 2026-12-01 --time 14:00 --vehicle Motor',
+        'paycli --env local cod pickup 100001 --date 2026-12-01 --time 09:30 --vehicle Mobil --json',
+      ],
     ),
     codPickup,
   );

@@ -49,6 +49,7 @@ export const completeCommand: Handler<{ describe?: boolean }> = async (env, kind
 
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
-const defineComplete: Define = (program, bind) => bind(topCommand(program, '__complete').option('--describe', 'add descriptions (fish)').allowUnknownOption(), completeCommand);
+const defineComplete: Define = (program, bind) =>
+  bind(topCommand(program, '__complete').option('--describe', 'add descriptions (fish)').allowUnknownOption(), completeCommand);
 
 export const commands = { __complete: defineComplete };

@@ -17,7 +17,11 @@ export const completionCommand: Handler = async (env, shell: string) => {
 
 const defineCompletion: Define = (program, bind) =>
   bind(
-    examples(topCommand(program, 'completion'), ['paycli completion bash > /etc/bash_completion.d/paycli', 'paycli completion fish > ~/.config/fish/completions/paycli.fish', 'paycli completion zsh > ~/.zsh/completions/_paycli']),
+    examples(topCommand(program, 'completion'), [
+      'paycli completion bash > /etc/bash_completion.d/paycli',
+      'paycli completion fish > ~/.config/fish/completions/paycli.fish',
+      'paycli completion zsh > ~/.zsh/completions/_paycli',
+    ]),
     completionCommand,
   );
 

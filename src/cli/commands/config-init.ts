@@ -22,9 +22,16 @@ export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = asyn
   if (canPrompt(ctx, opts)) {
     const { select, input, password } = await import('@inquirer/prompts');
     const io = { input: ctx.stdin, output: ctx.stderr };
-    if (!opts.env) settings.env = await select<string>({ message: 'Environment', choices: ENVIRONMENTS.map((e) => ({ value: e, name: e })), default: settings.env ?? 'sandbox' }, io);
+    if (!opts.env)
+      settings.env = await select<string>(
+        { message: 'Environment', choices: ENVIRONMENTS.map((e) => ({ value: e, name: e })), default: settings.env ?? 'sandbox' },
+        io,
+      );
     if (!opts.va) {
-      settings.va = await input({ message: 'Merchant VA (virtual account number)', default: settings.va, validate: (v) => /^\d{4,32}$/.test(v.trim()) || 'digits only' }, io);
+      settings.va = await input(
+        { message: 'Merchant VA (virtual account number)', default: settings.va, validate: (v) => /^\d{4,32}$/.test(v.trim()) || 'digits only' },
+        io,
+      );
       settings.va = settings.va.trim();
     }
     if (!keyFromFlags) {
@@ -35,7 +42,10 @@ export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = asyn
     const missing: string[] = [];
     if (!settings.va) missing.push('--va');
     if (!settings.apiKey) missing.push('--api-key-file (or PAYCLI_API_KEY)');
-    if (missing.length) throw new AuthError(`config init needs ${missing.join(' and ')} when it cannot prompt`, { hint: 'run it in a terminal for the wizard, or pass the flags' });
+    if (missing.length)
+      throw new AuthError(`config init needs ${missing.join(' and ')} when it cannot prompt`, {
+        hint: 'run it in a terminal for the wizard, or pass the flags',
+      });
   }
   settings.env ??= 'sandbox';
   if (settings.env === 'production' && !opts.yes && !canPrompt(ctx, opts)) {
@@ -47,7 +57,14 @@ export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = asyn
   else if (settings.env !== 'production') user.defaultProfile ??= name;
   await writeUserConfig(session.userPath, user);
   const isDefault = user.defaultProfile === name;
-  const summary = { profile: name, env: settings.env, va: maskSecret(settings.va), apiKey: maskApiKey(settings.apiKey), default: isDefault, path: session.userPath };
+  const summary = {
+    profile: name,
+    env: settings.env,
+    va: maskSecret(settings.va),
+    apiKey: maskApiKey(settings.apiKey),
+    default: isDefault,
+    path: session.userPath,
+  };
   if (out.json) out.data(summary);
   else {
     out.out(`saved profile "${name}" (${settings.env}, VA ${summary.va}, API key ${summary.apiKey}) to ${session.userPath}`);

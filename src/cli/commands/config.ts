@@ -64,7 +64,9 @@ export const configSet: Handler = async (env, key: string, rawValue: string) => 
   const name = choice.value;
   guardProductionSecret(user, choice, k, 'set');
   if (k === 'env' && parsed === 'production' && (user.profiles[name]?.env ?? 'sandbox') !== 'production' && choice.source !== 'flag') {
-    throw new UsageError(`refusing to turn profile "${name}" into a production profile without naming it`, { hint: `paycli config set env production --profile ${name} (or create one: paycli config init --profile prod --env production)` });
+    throw new UsageError(`refusing to turn profile "${name}" into a production profile without naming it`, {
+      hint: `paycli config set env production --profile ${name} (or create one: paycli config init --profile prod --env production)`,
+    });
   }
   const profile = (user.profiles[name] ??= {});
   (profile as Record<string, unknown>)[SETTING_KEYS[k]] = parsed;
@@ -128,7 +130,12 @@ export const configProfiles: Handler = async (env) => {
   const user = await session.userConfig();
   const active = (await session.profileChoice()).value;
   const rows = Object.entries(user.profiles).map(([name, p]) => ({
-    name, active: name === active, default: name === user.defaultProfile, env: p.env ?? 'sandbox', va: p.va ? maskSecret(p.va) : null, apiKey: p.apiKey ? maskApiKey(p.apiKey) : null,
+    name,
+    active: name === active,
+    default: name === user.defaultProfile,
+    env: p.env ?? 'sandbox',
+    va: p.va ? maskSecret(p.va) : null,
+    apiKey: p.apiKey ? maskApiKey(p.apiKey) : null,
   }));
   if (out.json) {
     out.data(rows);
@@ -138,7 +145,13 @@ export const configProfiles: Handler = async (env) => {
     out.info(`no profiles in ${session.userPath}; create one with \`paycli config init\``);
     return 'ok';
   }
-  out.out(out.table(rows.map((r) => [r.active ? '*' : ' ', r.name, r.env, r.va ?? '-', r.apiKey ? 'key set' : 'no key', r.default ? 'default' : '']), [' ', 'PROFILE', 'ENV', 'VA', 'API KEY', ''], (t) => out.c.bold(t)));
+  out.out(
+    out.table(
+      rows.map((r) => [r.active ? '*' : ' ', r.name, r.env, r.va ?? '-', r.apiKey ? 'key set' : 'no key', r.default ? 'default' : '']),
+      [' ', 'PROFILE', 'ENV', 'VA', 'API KEY', ''],
+      (t) => out.c.bold(t),
+    ),
+  );
   return 'ok';
 };
 
@@ -149,7 +162,9 @@ export const configUse: Handler = async (env, name: string) => {
   const profile = user.profiles[name];
   if (!profile) {
     const known = Object.keys(user.profiles);
-    throw new UsageError(`no profile "${name}" in ${session.userPath}`, { hint: known.length ? `profiles: ${known.join(', ')}` : `create it with \`paycli config init --profile ${name}\`` });
+    throw new UsageError(`no profile "${name}" in ${session.userPath}`, {
+      hint: known.length ? `profiles: ${known.join(', ')}` : `create it with \`paycli config init --profile ${name}\``,
+    });
   }
   user.defaultProfile = name;
   await writeUserConfig(session.userPath, user);
@@ -162,7 +177,12 @@ export const configUse: Handler = async (env, name: string) => {
 
 export const configPath: Handler = async (env) => {
   const { ctx, session, out } = env;
-  const paths = { config: session.userPath, configDir: configDir(ctx.env, ctx.homedir), cache: cacheDir(ctx.env, ctx.homedir), data: dataDir(ctx.env, ctx.homedir) };
+  const paths = {
+    config: session.userPath,
+    configDir: configDir(ctx.env, ctx.homedir),
+    cache: cacheDir(ctx.env, ctx.homedir),
+    data: dataDir(ctx.env, ctx.homedir),
+  };
   if (out.json) out.data(paths);
   else out.out(out.table(Object.entries(paths)));
   return 'ok';
@@ -172,21 +192,70 @@ export const configPath: Handler = async (env) => {
 
 const defineConfig: Define = (program, bind) => {
   const config = topCommand(program, 'config');
-  examples(config, ['paycli config init', 'paycli config set va 1179000899', 'printf %s "$KEY" | paycli config set api-key -', 'paycli config list --show-origin']);
+  examples(config, [
+    'paycli config init',
+    'paycli config set va 1179000899',
+    'printf %s "$KEY" | paycli config set api-key -',
+    'paycli config list --show-origin',
+  ]);
   bind(
     examples(
-      config.command('init').description('create or update a profile (wizard on a terminal; flags otherwise)').option('--default', 'make it the default profile (a production profile never becomes the default otherwise)'),
+      config
+        .command('init')
+        .description('create or update a profile (wizard on a terminal; flags otherwise)')
+        .option('--default', 'make it the default profile (a production profile never becomes the default otherwise)'),
       ['paycli config init', 'paycli config init --profile prod --env production --va 1234567890 --api-key-file key.txt --no-input'],
     ),
     configInit,
   );
-  bind(examples(config.command('set <key> <value>').description('set a setting of the profile (value "-" reads stdin); keys: env, va, api-key, base-url, timeout, notify-url'), ['paycli config set env local', 'paycli config set api-key - < key.txt']), configSet);
-  bind(examples(config.command('get <key>').description('print one resolved setting (the VA and API key masked unless --reveal)').option('--reveal', 'print the VA or API key in full'), ['paycli config get va', 'paycli config get api-key --reveal']), configGet);
-  bind(examples(config.command('unset <key>').description('remove a setting from the profile'), ['paycli config unset base-url', 'paycli --profile prod config unset notify-url']), configUnset);
-  bind(examples(config.command('list').description('list resolved settings').option('--show-origin', 'say where each value came from'), ['paycli config list', 'paycli config list --show-origin --json']), configList);
-  bind(examples(config.command('profiles').description('list the profiles: environment, masked VA, the active one marked'), ['paycli config profiles', 'paycli config profiles --json']), configProfiles);
+  bind(
+    examples(
+      config
+        .command('set <key> <value>')
+        .description('set a setting of the profile (value "-" reads stdin); keys: env, va, api-key, base-url, timeout, notify-url'),
+      ['paycli config set env local', 'paycli config set api-key - < key.txt'],
+    ),
+    configSet,
+  );
+  bind(
+    examples(
+      config
+        .command('get <key>')
+        .description('print one resolved setting (the VA and API key masked unless --reveal)')
+        .option('--reveal', 'print the VA or API key in full'),
+      ['paycli config get va', 'paycli config get api-key --reveal'],
+    ),
+    configGet,
+  );
+  bind(
+    examples(config.command('unset <key>').description('remove a setting from the profile'), [
+      'paycli config unset base-url',
+      'paycli --profile prod config unset notify-url',
+    ]),
+    configUnset,
+  );
+  bind(
+    examples(config.command('list').description('list resolved settings').option('--show-origin', 'say where each value came from'), [
+      'paycli config list',
+      'paycli config list --show-origin --json',
+    ]),
+    configList,
+  );
+  bind(
+    examples(config.command('profiles').description('list the profiles: environment, masked VA, the active one marked'), [
+      'paycli config profiles',
+      'paycli config profiles --json',
+    ]),
+    configProfiles,
+  );
   bind(examples(config.command('use <name>').description('make a profile the default'), ['paycli config use sandbox', 'paycli config use prod']), configUse);
-  bind(examples(config.command('path').description('print the paths of the user config, cache and data directories'), ['paycli config path', 'paycli config path --json']), configPath);
+  bind(
+    examples(config.command('path').description('print the paths of the user config, cache and data directories'), [
+      'paycli config path',
+      'paycli config path --json',
+    ]),
+    configPath,
+  );
 };
 
 export const commands = { config: defineConfig };

@@ -27,7 +27,10 @@ export class StepFailed extends Error {}
 
 /** The demo stopped at a step: the outcome is the step's error's (a check, or the network, …). */
 export class DemoStopped extends Error {
-  constructor(readonly step: string, readonly outcome: Outcome) {
+  constructor(
+    readonly step: string,
+    readonly outcome: Outcome,
+  ) {
     super(step);
   }
 }
@@ -83,7 +86,10 @@ async function startEmulator(env: CommandEnv, log: StepLog, s: DemoServices): Pr
   const credentials = { va: account.va, apiKey: account.apiKey! };
   // The same core API client and transport as every command, pointed at the in-process emulator.
   const client = (s.api = new ApiClient({
-    baseUrl: s.sandbox!.apiUrl, credentials: () => credentials, now: () => ctx.now(), signal: () => ctx.interrupts(),
+    baseUrl: s.sandbox!.apiUrl,
+    credentials: () => credentials,
+    now: () => ctx.now(),
+    signal: () => ctx.interrupts(),
     http: () => createHttpClient({ timeoutMs: 10_000, userAgent: `paycli/${VERSION} demo` }),
   }));
   const call: Call = async <T>(method: string, path: string, body?: string): Promise<T> => (await client.call<T>(method, path, body)).Data;
@@ -93,7 +99,11 @@ async function startEmulator(env: CommandEnv, log: StepLog, s: DemoServices): Pr
 /** Province → city → district → village, as a checkout's address form walks them. */
 async function regionSteps(log: StepLog, call: Call): Promise<void> {
   const pickRegion = (list: Region[], prefer: string) => list.find((r) => r.name === prefer) ?? list[0];
-  const names = (list: Region[]) => list.slice(0, 3).map((r) => `${r.name} (${r.code})`).join(', ') + (list.length > 3 ? `, … ${list.length} in all` : '');
+  const names = (list: Region[]) =>
+    list
+      .slice(0, 3)
+      .map((r) => `${r.name} (${r.code})`)
+      .join(', ') + (list.length > 3 ? `, … ${list.length} in all` : '');
   let province: Region | undefined;
   let city: Region | undefined;
   let district: Region | undefined;
@@ -129,7 +139,10 @@ async function paymentSteps(env: CommandEnv, log: StepLog, s: DemoServices, call
   const { startListener } = await import('../../core/listener/server.js');
   await log.run('start callback listener', async () => {
     s.listener = await startListener({
-      port: 0, va, store: null, now: () => ctx.now(),
+      port: 0,
+      va,
+      store: null,
+      now: () => ctx.now(),
       onEvent: (e) => {
         s.callbacks.push(e);
         s.notify();
@@ -140,9 +153,17 @@ async function paymentSteps(env: CommandEnv, log: StepLog, s: DemoServices, call
   let payment: DirectPaymentData | undefined;
   await log.run('create VA payment (BCA)', async () => {
     const body = encodePaymentBody({
-      name: 'Putu Ayu', phone: '08123456789', email: 'putu@example.com', amount: 175_000, notifyUrl: s.listener!.url,
-      referenceId: `DEMO-${ctx.now().getTime()}`, paymentMethod: 'va', paymentChannel: 'bca',
-      product: ['Kopi Kintamani 250g', 'Pie Susu (box)'], qty: [2, 1], price: [62_500, 50_000],
+      name: 'Putu Ayu',
+      phone: '08123456789',
+      email: 'putu@example.com',
+      amount: 175_000,
+      notifyUrl: s.listener!.url,
+      referenceId: `DEMO-${ctx.now().getTime()}`,
+      paymentMethod: 'va',
+      paymentChannel: 'bca',
+      product: ['Kopi Kintamani 250g', 'Pie Susu (box)'],
+      qty: [2, 1],
+      price: [62_500, 50_000],
     });
     payment = await call<DirectPaymentData>('POST', DIRECT_PAYMENT_PATH, body);
     if (!/^\d+$/.test(payment.PaymentNo)) throw new StepFailed(`unexpected payment number "${payment.PaymentNo}"`);
@@ -150,7 +171,13 @@ async function paymentSteps(env: CommandEnv, log: StepLog, s: DemoServices, call
   });
   await log.run('buyer pays', async () => {
     const http = await client.http();
-    const res = await http.send({ method: 'POST', url: `${s.sandbox!.url}/pay/${payment!.TransactionId}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '', signal: ctx.interrupts() });
+    const res = await http.send({
+      method: 'POST',
+      url: `${s.sandbox!.url}/pay/${payment!.TransactionId}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+      signal: ctx.interrupts(),
+    });
     if (res.status !== 303) throw new StepFailed(`the payment page answered HTTP ${res.status}`);
     return `paid on the payment page ${payment!.Url}`;
   });
@@ -190,7 +217,10 @@ function report(out: Output, steps: Step[], passed: boolean): void {
   const c = out.c;
   const failed = steps.find((s) => !s.ok);
   if (out.json) out.data({ ok: passed, steps, ...(failed ? { failedStep: failed.name } : {}) });
-  else if (passed) out.out(`\n${out.fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`);
+  else if (passed)
+    out.out(
+      `\n${out.fitLine('', `${c.green(`all ${steps.length} steps passed`)} — next: \`paycli sandbox\` and \`paycli --env local areas province\`, or \`paycli --help\``)}`,
+    );
   else out.out(c.red(`\nthe demo failed at "${failed?.name}"`));
 }
 
@@ -226,6 +256,5 @@ export const demoCommand: Handler = async (env) => {
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
 
 export const commands: Record<'demo', Define> = {
-  demo: (program, bind) =>
-    bind(examples(topCommand(program, 'demo'), ['paycli demo', 'paycli demo --json']), demoCommand),
+  demo: (program, bind) => bind(examples(topCommand(program, 'demo'), ['paycli demo', 'paycli demo --json']), demoCommand),
 };

@@ -44,8 +44,19 @@ async function fileChecks(env: CommandEnv): Promise<Check[]> {
   const mode = await modeOf(path);
   if (mode === undefined) return [{ check: 'user config', status: 'warn', detail: `${path} does not exist (run \`paycli config init\`)` }];
   const dirMode = await modeOf(dirname(path));
-  const checks: Check[] = [{ check: 'user config', status: (mode & 0o077) === 0 ? 'ok' : 'fail', detail: `${path} mode ${mode.toString(8).padStart(4, '0')}${(mode & 0o077) === 0 ? '' : ' — holds secrets: chmod 600 it'}` }];
-  if (dirMode !== undefined) checks.push({ check: 'config directory', status: (dirMode & 0o077) === 0 ? 'ok' : 'warn', detail: `${dirname(path)} mode ${dirMode.toString(8).padStart(4, '0')}${(dirMode & 0o077) === 0 ? '' : ' — chmod 700 it'}` });
+  const checks: Check[] = [
+    {
+      check: 'user config',
+      status: (mode & 0o077) === 0 ? 'ok' : 'fail',
+      detail: `${path} mode ${mode.toString(8).padStart(4, '0')}${(mode & 0o077) === 0 ? '' : ' — holds secrets: chmod 600 it'}`,
+    },
+  ];
+  if (dirMode !== undefined)
+    checks.push({
+      check: 'config directory',
+      status: (dirMode & 0o077) === 0 ? 'ok' : 'warn',
+      detail: `${dirname(path)} mode ${dirMode.toString(8).padStart(4, '0')}${(dirMode & 0o077) === 0 ? '' : ' — chmod 700 it'}`,
+    });
   return checks;
 }
 
@@ -87,7 +98,8 @@ async function gitCheck(env: CommandEnv, apiKey: string | undefined): Promise<Ch
   if (!apiKey) return { check: 'API key in git', status: 'skip', detail: 'no API key configured' };
   // The emulator's default key is published (README, `paycli sandbox`'s banner) and opens nothing
   // but a local emulator: finding it in a repository is no leak and nothing to rotate.
-  if (apiKey === EMULATOR_DEFAULT_API_KEY) return { check: 'API key in git', status: 'ok', detail: "the emulator's published default key: not a secret, not looked for" };
+  if (apiKey === EMULATOR_DEFAULT_API_KEY)
+    return { check: 'API key in git', status: 'ok', detail: "the emulator's published default key: not a secret, not looked for" };
   const { code, stdout } = await gitGrep(env.ctx.cwd, apiKey, { ...process.env, ...env.ctx.env } as NodeJS.ProcessEnv);
   if (code === 0) {
     const files = stdout.trim().split('\n').filter(Boolean);
@@ -107,7 +119,13 @@ async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Chec
   const { ApiClient } = await import('../../core/api/client.js');
   const { ctx } = env;
   const url = cfg.baseUrl.value;
-  const http = await createHttpClient({ timeoutMs: CHECK_TIMEOUT_MS, userAgent: `paycli/${VERSION} doctor`, env: ctx.env, dispatcher: ctx.dispatcher, getRetries: 0 });
+  const http = await createHttpClient({
+    timeoutMs: CHECK_TIMEOUT_MS,
+    userAgent: `paycli/${VERSION} doctor`,
+    env: ctx.env,
+    dispatcher: ctx.dispatcher,
+    getRetries: 0,
+  });
   const checks: Check[] = [];
   try {
     const started = Date.now();
@@ -120,11 +138,19 @@ async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Chec
       return [{ check: 'base URL', status: 'fail', detail: `${redactUrl(url)}: ${describeNetworkError(cause, CHECK_TIMEOUT_MS)}` }];
     }
     const ms = Date.now() - started;
-    checks.push({ check: 'base URL', status: 'ok', detail: `${redactUrl(url)} answered HTTP ${res.status} in ${ms} ms${url.startsWith('https:') ? ' (TLS ok)' : ''}` });
+    checks.push({
+      check: 'base URL',
+      status: 'ok',
+      detail: `${redactUrl(url)} answered HTTP ${res.status} in ${ms} ms${url.startsWith('https:') ? ' (TLS ok)' : ''}`,
+    });
     const date = res.headers.date;
     if (typeof date === 'string') {
       const offset = Math.round((Date.parse(date) - (started + ms / 2)) / 1000);
-      checks.push({ check: 'clock offset', status: Math.abs(offset) <= 60 ? 'ok' : 'warn', detail: `${offset >= 0 ? '+' : ''}${offset} s against the server's Date header` });
+      checks.push({
+        check: 'clock offset',
+        status: Math.abs(offset) <= 60 ? 'ok' : 'warn',
+        detail: `${offset >= 0 ? '+' : ''}${offset} s against the server's Date header`,
+      });
     } else checks.push({ check: 'clock offset', status: 'skip', detail: 'the server sent no Date header' });
     if (!cfg.va || !cfg.apiKey) {
       checks.push({ check: 'signed request', status: 'skip', detail: 'no credentials to sign with' });
@@ -154,21 +180,40 @@ export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
     cfg = await session.config();
     checks.push({ check: 'environment', status: 'ok', detail: `${cfg.env.value} (${cfg.env.origin}), base URL ${redactUrl(cfg.baseUrl.value)}` });
     const { project, notes } = await findProjectConfig(ctx.cwd, ctx.homedir);
-    checks.push({ check: 'project config', status: notes.length ? 'warn' : 'ok', detail: `${project ? `${project.filepath}, no secret in it` : 'none found'}${notes.length ? `; ${notes.length} code config${notes.length === 1 ? '' : 's'} ignored (${notes.map((n) => n.split(' ignored:')[0]).join(', ')}): paycli reads JSON and YAML only` : ''}` });
+    checks.push({
+      check: 'project config',
+      status: notes.length ? 'warn' : 'ok',
+      detail: `${project ? `${project.filepath}, no secret in it` : 'none found'}${notes.length ? `; ${notes.length} code config${notes.length === 1 ? '' : 's'} ignored (${notes.map((n) => n.split(' ignored:')[0]).join(', ')}): paycli reads JSON and YAML only` : ''}`,
+    });
   } catch (err) {
     checks.push({ check: 'configuration', status: 'fail', detail: (err as Error).message });
   }
   checks.push(...(await fileChecks(env)));
   if (cfg) {
-    checks.push({ check: 'VA', status: cfg.va ? 'ok' : 'fail', detail: cfg.va ? `${maskSecret(cfg.va.value)} from ${cfg.va.origin}` : 'not set (--va, PAYCLI_VA or `paycli config set va …`)' });
-    checks.push({ check: 'API key', status: cfg.apiKey ? 'ok' : 'fail', detail: cfg.apiKey ? `${maskApiKey(cfg.apiKey.value)} from ${cfg.apiKey.origin}` : 'not set (PAYCLI_API_KEY or `paycli config set api-key -`)' });
+    checks.push({
+      check: 'VA',
+      status: cfg.va ? 'ok' : 'fail',
+      detail: cfg.va ? `${maskSecret(cfg.va.value)} from ${cfg.va.origin}` : 'not set (--va, PAYCLI_VA or `paycli config set va …`)',
+    });
+    checks.push({
+      check: 'API key',
+      status: cfg.apiKey ? 'ok' : 'fail',
+      detail: cfg.apiKey ? `${maskApiKey(cfg.apiKey.value)} from ${cfg.apiKey.origin}` : 'not set (PAYCLI_API_KEY or `paycli config set api-key -`)',
+    });
     checks.push(await gitCheck(env, cfg.apiKey?.value));
     if (opts.offline) checks.push({ check: 'base URL', status: 'skip', detail: '--offline' });
     else checks.push(...(await networkChecks(env, cfg)));
   }
   const proxies = ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].map((k) => [k, ctx.env[k] ?? ctx.env[k.toLowerCase()]] as const).filter(([, v]) => v);
-  checks.push({ check: 'proxy', status: 'ok', detail: proxies.length ? proxies.map(([k, v]) => `${k}=${k === 'NO_PROXY' ? v : redactUrl(v!)}`).join(' ') : 'none' });
-  for (const [name, port] of [['listen port', 8080], ['emulator port', 4010]] as const) {
+  checks.push({
+    check: 'proxy',
+    status: 'ok',
+    detail: proxies.length ? proxies.map(([k, v]) => `${k}=${k === 'NO_PROXY' ? v : redactUrl(v!)}`).join(' ') : 'none',
+  });
+  for (const [name, port] of [
+    ['listen port', 8080],
+    ['emulator port', 4010],
+  ] as const) {
     const free = await portFree(port);
     checks.push({ check: name, status: free ? 'ok' : 'warn', detail: free ? `${port} is free` : `${port} is in use (another paycli listen/sandbox?)` });
   }

@@ -28,7 +28,9 @@ export function parseInstant(text: string, flag: string, now: Date, endOfDay = f
       /* said below */
     }
   }
-  throw new UsageError(`invalid ${flag} "${text}"`, { hint: 'a duration ago (7d, 12h), a day (2026-11-20, WIB), a WIB time (2026-11-20 13:00) or ISO 8601 (2026-11-20T06:00:00Z)' });
+  throw new UsageError(`invalid ${flag} "${text}"`, {
+    hint: 'a duration ago (7d, 12h), a day (2026-11-20, WIB), a WIB time (2026-11-20 13:00) or ISO 8601 (2026-11-20T06:00:00Z)',
+  });
 }
 
 /**

@@ -49,15 +49,37 @@ export const eventsList: Handler<EventsFlags> = async (env) => {
     // A store is a file anyone may have edited, and its fields came from senders: escaped.
     return { e, amount, verdict };
   });
-  const full = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt))), esc(e.source ?? 'listen'), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, verdict, e.duplicate ? 'dup' : '', esc(String(e.answer))]);
+  const full = rows.map(({ e, amount, verdict }) => [
+    esc(e.id),
+    esc(wib(String(e.receivedAt))),
+    esc(e.source ?? 'listen'),
+    esc(e.trx_id ?? '-'),
+    esc(e.status ?? '-'),
+    amount,
+    verdict,
+    e.duplicate ? 'dup' : '',
+    esc(String(e.answer)),
+  ]);
   const fullHeader = ['ID', 'RECEIVED (WIB)', 'SOURCE', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT', '', 'ANSWER'];
   const width = out.tableWidth;
-  const fits = width === undefined || out.table(full, fullHeader, undefined, { width: Infinity }).split('\n').every((l) => visibleLength(l) <= width);
+  const fits =
+    width === undefined ||
+    out
+      .table(full, fullHeader, undefined, { width: Infinity })
+      .split('\n')
+      .every((l) => visibleLength(l) <= width);
   if (fits) out.out(out.table(full, fullHeader, (s) => c.bold(s)));
   else {
     // A narrow terminal: the short time, and the answer and duplicate mark after the verdict
     // (`events list --json` and `events show` have everything).
-    const short = rows.map(({ e, amount, verdict }) => [esc(e.id), esc(wib(String(e.receivedAt), 'short')), esc(e.trx_id ?? '-'), esc(e.status ?? '-'), amount, `${verdict} ${esc(String(e.answer))}${e.duplicate ? ' dup' : ''}`]);
+    const short = rows.map(({ e, amount, verdict }) => [
+      esc(e.id),
+      esc(wib(String(e.receivedAt), 'short')),
+      esc(e.trx_id ?? '-'),
+      esc(e.status ?? '-'),
+      amount,
+      `${verdict} ${esc(String(e.answer))}${e.duplicate ? ' dup' : ''}`,
+    ]);
     out.out(out.table(short, ['ID', 'TIME (WIB)', 'TRX', 'STATUS', 'AMOUNT', 'VERDICT'], (s) => c.bold(s)));
   }
   return 'ok';

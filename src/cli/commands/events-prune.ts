@@ -18,10 +18,13 @@ export const eventsClear: Handler<EventsFlags> = async (env) => {
 export const eventsPrune: Handler<EventsFlags> = async (env) => {
   const { opts, out, ctx } = env;
   if (opts.keep === undefined && opts.olderThan === undefined) {
-    throw new UsageError('events prune needs --keep N, --older-than DURATION, or both', { hint: 'e.g. `paycli events prune --older-than 7d` or `paycli events prune --keep 1000`' });
+    throw new UsageError('events prune needs --keep N, --older-than DURATION, or both', {
+      hint: 'e.g. `paycli events prune --older-than 7d` or `paycli events prune --keep 1000`',
+    });
   }
   const keepNewest = opts.keep === undefined ? undefined : Number(opts.keep);
-  if (keepNewest !== undefined && (!Number.isInteger(keepNewest) || keepNewest < 0)) throw new UsageError(`invalid --keep "${opts.keep}": a whole number, 0 or more`);
+  if (keepNewest !== undefined && (!Number.isInteger(keepNewest) || keepNewest < 0))
+    throw new UsageError(`invalid --keep "${opts.keep}": a whole number, 0 or more`);
   let notBefore: Date | undefined;
   if (opts.olderThan !== undefined) {
     try {

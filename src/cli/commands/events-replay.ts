@@ -21,7 +21,13 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
     const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
     const va = await callbackVa(env);
     const now = ctx.now();
-    const signed = signCallbackRequest(Object.fromEntries(Object.entries(parsed.fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])), va, parsed.format, now, externalId(now, 1));
+    const signed = signCallbackRequest(
+      Object.fromEntries(Object.entries(parsed.fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+      va,
+      parsed.format,
+      now,
+      externalId(now, 1),
+    );
     headers = { ...headers, 'x-signature': signed.signature, 'x-timestamp': signed.headers['X-Timestamp']!, 'x-external-id': signed.headers['X-External-ID']! };
     body = event.body; // the same bytes, re-signed with this VA
   }
@@ -32,7 +38,8 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
     throw new NetworkError(`replay to ${to} failed: ${describeSendError(err)}`);
   }
   const result = { id: event.id, to, resigned: Boolean(opts.resign), answer: res.status, ms: res.ms, body: res.body };
-  if (res.status !== 200) throw new GatewayError(res.status, `replay of ${event.id} to ${to} answered HTTP ${res.status}: ${res.body.trim().slice(0, 200)}`, { details: result });
+  if (res.status !== 200)
+    throw new GatewayError(res.status, `replay of ${event.id} to ${to} answered HTTP ${res.status}: ${res.body.trim().slice(0, 200)}`, { details: result });
   if (out.json) out.data(result);
   else out.out(`replayed ${event.id} → ${to}: ${out.c.green(String(res.status))} ${res.ms}ms ${res.body.trim().slice(0, 200)}`);
   return 'ok';

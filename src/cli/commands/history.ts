@@ -1,4 +1,15 @@
-import { checkDate, checkHistoryData, encodeHistoryBody, HISTORY_CSV_COLUMNS, historyCsvCells, HISTORY_PATH, parseStatusFilter, readHistory, type HistoryRequest, type TransactionRecord } from '../../core/api/merchant.js';
+import {
+  checkDate,
+  checkHistoryData,
+  encodeHistoryBody,
+  HISTORY_CSV_COLUMNS,
+  historyCsvCells,
+  HISTORY_PATH,
+  parseStatusFilter,
+  readHistory,
+  type HistoryRequest,
+  type TransactionRecord,
+} from '../../core/api/merchant.js';
 import { csvRecord } from '../../core/csv.js';
 import { UsageError } from '../../core/errors.js';
 import type { Handler } from '../command-env.js';
@@ -60,8 +71,11 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
   let cursor: string | undefined;
   if (opts.csv) out.records(csvRecord(HISTORY_CSV_COLUMNS));
   for (;;) {
-    const req = page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page, ...(cursor ? { cursor } : {}) }));
-    const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () => session.send<unknown>(req, { checkData: checkHistoryData }));
+    const req =
+      page === request.page ? first : await session.signed('POST', HISTORY_PATH, encodeHistoryBody({ ...request, page, ...(cursor ? { cursor } : {}) }));
+    const envelope = await withSpinner(env, `history page ${page}${pages > 1 ? ` of ${pages}` : ''}`, () =>
+      session.send<unknown>(req, { checkData: checkHistoryData }),
+    );
     const h = readHistory(envelope.Data);
     pages = h.totalPages;
     total = h.total;
@@ -86,9 +100,22 @@ export const historyCommand: Handler<HistoryFlags> = async (env) => {
     out.info('no transactions match');
     return 'ok';
   }
-  const body = rows.map((r) => [String(r.TransactionId), gatewayText(r.CreatedDate).slice(0, 16), statusWord(r), gatewayText(r.PaymentChannel ?? r.Channel), rupiah(Number(r.Amount ?? 0)), gatewayText(r.ReferenceId)]);
+  const body = rows.map((r) => [
+    String(r.TransactionId),
+    gatewayText(r.CreatedDate).slice(0, 16),
+    statusWord(r),
+    gatewayText(r.PaymentChannel ?? r.Channel),
+    rupiah(Number(r.Amount ?? 0)),
+    gatewayText(r.ReferenceId),
+  ]);
   out.out(out.table(body, ['ID', 'CREATED (WIB)', 'STATUS', 'CHANNEL', 'AMOUNT', 'REFERENCE'], (s) => out.c.bold(s)));
-  out.info(out.e.dim(opts.all ? `${rows.length} transactions` : `page ${request.page} of ${pages} · ${total} transactions${request.page! < pages ? ` · --page ${request.page! + 1} or --all for more` : ''}`));
+  out.info(
+    out.e.dim(
+      opts.all
+        ? `${rows.length} transactions`
+        : `page ${request.page} of ${pages} · ${total} transactions${request.page! < pages ? ` · --page ${request.page! + 1} or --all for more` : ''}`,
+    ),
+  );
   return 'ok';
 };
 
@@ -100,14 +127,19 @@ function historyFilters(opts: HistoryFlags): Partial<HistoryRequest> {
     f.type = Number(opts.type);
   }
   if (opts.ids !== undefined) {
-    const ids = opts.ids.split(',').map((s) => s.trim()).filter(Boolean);
+    const ids = opts.ids
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (ids.length === 0 || ids.some((s) => !/^\d{1,15}$/.test(s))) throw new UsageError(`invalid --ids "${opts.ids}": transaction ids joined by commas`);
     f.ids = ids.map(Number);
   }
   if (opts.locked && opts.unlocked) throw new UsageError('choose one of --locked and --unlocked');
   if (opts.locked || opts.unlocked) f.locked = opts.locked === true;
   if (opts.orderBy !== undefined) {
-    const by = { id: 'id', created: 'created_at', created_at: 'created_at', paid: 'indate', indate: 'indate' }[opts.orderBy.toLowerCase()] as HistoryRequest['orderBy'];
+    const by = { id: 'id', created: 'created_at', created_at: 'created_at', paid: 'indate', indate: 'indate' }[
+      opts.orderBy.toLowerCase()
+    ] as HistoryRequest['orderBy'];
     if (!by) throw new UsageError(`invalid --order-by "${opts.orderBy}" (id, created or paid)`);
     f.orderBy = by;
   }
@@ -135,11 +167,18 @@ const defineHistory: Define = (program, bind) => {
     .option('--ids <list>', 'only these transaction ids, joined by commas')
     .option('--locked', 'only locked transactions')
     .option('--unlocked', 'only unlocked transactions')
-    .option('--lang <lang>', 'the gateway\'s words (StatusDesc) in id or en')
+    .option('--lang <lang>', "the gateway's words (StatusDesc) in id or en")
     .option('--account <va>', 'a child account (child VA) of yours: its history')
     .option('--all', 'follow every page (NDJSON with --json)')
     .option('--csv', 'CSV for spreadsheets (header and one line per transaction)');
-  bind(examples(apiFlags(history), ['paycli history', 'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv', 'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"']), historyCommand);
+  bind(
+    examples(apiFlags(history), [
+      'paycli history',
+      'paycli history --from 2026-11-01 --to 2026-11-30 --status paid --all --csv > november.csv',
+      'paycli --env local history --all --json | jq -c "{id: .TransactionId, s: .PaidStatus}"',
+    ]),
+    historyCommand,
+  );
 };
 
 export const commands = { history: defineHistory };

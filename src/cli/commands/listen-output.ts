@@ -41,7 +41,10 @@ export function listenJsonLine(e: ListenerEvent): string {
 /** What `listen` prints: a line per request on stdout (written once per event-loop turn), notices on stderr. */
 export class ListenPrinter {
   private pending: string[] = [];
-  constructor(private readonly env: CommandEnv<ListenFlags>, private readonly storePath: string | undefined) {}
+  constructor(
+    private readonly env: CommandEnv<ListenFlags>,
+    private readonly storePath: string | undefined,
+  ) {}
 
   /** Lines are written once per event-loop turn: the store answers a whole group write in one turn. */
   emit(line: string): void {
@@ -66,7 +69,13 @@ export class ListenPrinter {
     // Everything below but our own words comes from the sender: control characters are escaped.
     const reason = esc(ev.reason ?? '');
     const verdict =
-      ev.verdict === 'valid' ? c.green('✓ valid') : ev.verdict === 'valid-variant' ? c.yellow(`✓ valid (${esc(ev.variant ?? '')}: ${reason})`) : ev.verdict === 'invalid' ? c.red(`✗ invalid: ${reason}`) : c.red(`✗ ${reason || 'malformed'}`);
+      ev.verdict === 'valid'
+        ? c.green('✓ valid')
+        : ev.verdict === 'valid-variant'
+          ? c.yellow(`✓ valid (${esc(ev.variant ?? '')}: ${reason})`)
+          : ev.verdict === 'invalid'
+            ? c.red(`✗ invalid: ${reason}`)
+            : c.red(`✗ ${reason || 'malformed'}`);
     const parts = [
       c.dim(wib(ev.receivedAt, 'time')),
       ev.trx_id ? `trx ${esc(ev.trx_id)}` : esc(ev.method),
@@ -85,20 +94,33 @@ export class ListenPrinter {
   forward(id: string, f: ForwardResult): void {
     const { out } = this.env;
     if (out.json) this.emit(JSON.stringify({ forward: id, url: f.url, status: f.status, ms: f.ms, ...(f.error ? { error: f.error } : {}) }));
-    else this.emit(f.status === null ? out.c.red(`  ↳ ${id} → ${f.url} failed: ${esc(f.error ?? '')}`) : out.c.dim(`  ↳ ${id} → ${f.url} ${f.status} ${f.ms}ms`));
+    else
+      this.emit(f.status === null ? out.c.red(`  ↳ ${id} → ${f.url} failed: ${esc(f.error ?? '')}`) : out.c.dim(`  ↳ ${id} → ${f.url} ${f.status} ${f.ms}ms`));
   }
 
   /** Once per episode, not per request. */
   storeTrouble(t: StoreTrouble): void {
     const { out, ctx } = this.env;
     if (out.json) ctx.stderr.write(JSON.stringify({ event: t.failing ? 'store-failing' : 'store-recovered', store: this.storePath, ...t }) + '\n');
-    else if (t.failing) ctx.stderr.write(`${out.e.red('cannot store requests')} in ${this.storePath}: ${t.error}; answering 503 (the gateway retries) until it can\n`);
-    else ctx.stderr.write(`${out.e.green('storing again')} in ${this.storePath}; ${t.refused} request${t.refused === 1 ? ' was' : 's were'} answered 503 meanwhile\n`);
+    else if (t.failing)
+      ctx.stderr.write(`${out.e.red('cannot store requests')} in ${this.storePath}: ${t.error}; answering 503 (the gateway retries) until it can\n`);
+    else
+      ctx.stderr.write(
+        `${out.e.green('storing again')} in ${this.storePath}; ${t.refused} request${t.refused === 1 ? ' was' : 's were'} answered 503 meanwhile\n`,
+      );
   }
 
   banner(url: string, va: string, uiUrl: string | null, tunnel?: { kind: string; publicUrl: string }): void {
     const { out, ctx, opts } = this.env;
-    const banner = { event: 'listening', url, ...(tunnel ? { publicUrl: tunnel.publicUrl, tunnel: tunnel.kind } : {}), va: maskSecret(va), store: this.storePath ?? null, forwardTo: opts.forwardTo ?? [], ...(uiUrl !== null ? { ui: uiUrl } : {}) };
+    const banner = {
+      event: 'listening',
+      url,
+      ...(tunnel ? { publicUrl: tunnel.publicUrl, tunnel: tunnel.kind } : {}),
+      va: maskSecret(va),
+      store: this.storePath ?? null,
+      forwardTo: opts.forwardTo ?? [],
+      ...(uiUrl !== null ? { ui: uiUrl } : {}),
+    };
     if (out.json) {
       ctx.stderr.write(JSON.stringify(banner) + '\n');
       return;
@@ -125,6 +147,9 @@ export class ListenPrinter {
     const { out, ctx } = this.env;
     this.flush();
     if (out.json) ctx.stderr.write(JSON.stringify({ event: 'stopped', ...summary }) + '\n');
-    else ctx.stderr.write(`\nstopped: ${summary.total} request${summary.total === 1 ? "" : "s"} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`);
+    else
+      ctx.stderr.write(
+        `\nstopped: ${summary.total} request${summary.total === 1 ? '' : 's'} — ${summary.valid} valid, ${summary['valid-variant']} valid with a variant, ${summary.invalid} invalid, ${summary.malformed} malformed, ${summary.duplicates} duplicates${summary.unstored ? `, ${summary.unstored} not stored (answered 503)` : ''}\n`,
+      );
   }
 }

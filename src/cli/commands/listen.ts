@@ -30,7 +30,8 @@ async function readListenFlags(opts: ListenFlags, pathEnv: string | undefined) {
   const host = parseBindHost(opts.host ?? '127.0.0.1');
   const maxBody = parseSize(opts.maxBody ?? '1mb');
   const exitAfter = opts.exitAfter === undefined ? undefined : Number(opts.exitAfter);
-  if (exitAfter !== undefined && (!Number.isInteger(exitAfter) || exitAfter <= 0)) throw new UsageError(`invalid --exit-after "${opts.exitAfter}": a whole number above 0`);
+  if (exitAfter !== undefined && (!Number.isInteger(exitAfter) || exitAfter <= 0))
+    throw new UsageError(`invalid --exit-after "${opts.exitAfter}": a whole number above 0`);
   let stopAfterMs: number | undefined;
   if (opts.timeout !== undefined) {
     try {
@@ -45,16 +46,33 @@ async function readListenFlags(opts: ListenFlags, pathEnv: string | undefined) {
   // The tunnel's program must be installed (exit 2 with a hint otherwise), checked before anything starts.
   const tunnel = opts.tunnel !== undefined ? tunnelProgram(opts.tunnel, pathEnv) : undefined;
   // Through a tunnel every request comes from a loopback peer (the tunnel program): the dashboard would be public.
-  if (tunnel && opts.ui) throw new UsageError('--ui cannot be used with --tunnel: through the tunnel anyone could read the dashboard', { hint: 'run `paycli events list` (or a second `paycli listen --ui` without a tunnel) to see what arrived' });
+  if (tunnel && opts.ui)
+    throw new UsageError('--ui cannot be used with --tunnel: through the tunnel anyone could read the dashboard', {
+      hint: 'run `paycli events list` (or a second `paycli listen --ui` without a tunnel) to see what arrived',
+    });
   return { host, maxBody, exitAfter, stopAfterMs, path, tunnel };
 }
 
 /** `--ui`: the dashboard's pages, served by the listener under its prefix. */
-async function listenerUi(env: CommandEnv<ListenFlags>, store: EventStore | null, va: string, otherKeys: CandidateKey[], path: string): Promise<ListenerUi | undefined> {
+async function listenerUi(
+  env: CommandEnv<ListenFlags>,
+  store: EventStore | null,
+  va: string,
+  otherKeys: CandidateKey[],
+  path: string,
+): Promise<ListenerUi | undefined> {
   if (!env.opts.ui) return undefined;
   const { createListenerUi, UI_PREFIX } = await import('../../core/listener/ui.js');
-  if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX))) throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
-  return createListenerUi({ store, va, otherKeys, callbackPath: path, forwardTo: env.opts.forwardTo, replayTimeoutMs: (await env.session.config()).timeout.value });
+  if (path !== '*' && (path === UI_PREFIX.slice(0, -1) || path.startsWith(UI_PREFIX)))
+    throw new UsageError(`--path ${path} is where --ui serves its pages`, { hint: 'pick another --path' });
+  return createListenerUi({
+    store,
+    va,
+    otherKeys,
+    callbackPath: path,
+    forwardTo: env.opts.forwardTo,
+    replayTimeoutMs: (await env.session.config()).timeout.value,
+  });
 }
 
 /** The dashboard's address as a browser on this machine opens it (0.0.0.0 and :: become 127.0.0.1). */
@@ -69,7 +87,13 @@ function uiAddress(listenerUrl: string, ui: ListenerUi | undefined): string | nu
  * `--tunnel`: the tunnel program started towards the listener, and the state file `pay --notify-url
  * auto` reads (0600). `lost()` says why the public URL went away when the program died by itself.
  */
-async function openTunnel(env: CommandEnv<ListenFlags>, listener: { url: string; close(): Promise<unknown> }, flags: Awaited<ReturnType<typeof readListenFlags>>, va: string, stop: () => void) {
+async function openTunnel(
+  env: CommandEnv<ListenFlags>,
+  listener: { url: string; close(): Promise<unknown> },
+  flags: Awaited<ReturnType<typeof readListenFlags>>,
+  va: string,
+  stop: () => void,
+) {
   const { ctx, out } = env;
   let tunnel: Tunnel | undefined;
   if (flags.tunnel) {
@@ -83,9 +107,14 @@ async function openTunnel(env: CommandEnv<ListenFlags>, listener: { url: string;
     }
   }
   const stateFile = listenerStatePath(ctx.env, ctx.homedir);
-  await writeListenerState(stateFile, { pid: process.pid, url: listener.url, publicUrl: tunnel?.publicUrl ?? null, tunnel: tunnel?.kind ?? null, path: flags.path, startedAt: ctx.now().toISOString() }).catch((err: Error) =>
-    out.warn(`cannot write ${stateFile} (pay --notify-url auto will not find this listener): ${err.message}`),
-  );
+  await writeListenerState(stateFile, {
+    pid: process.pid,
+    url: listener.url,
+    publicUrl: tunnel?.publicUrl ?? null,
+    tunnel: tunnel?.kind ?? null,
+    path: flags.path,
+    startedAt: ctx.now().toISOString(),
+  }).catch((err: Error) => out.warn(`cannot write ${stateFile} (pay --notify-url auto will not find this listener): ${err.message}`));
   let lost: string | undefined;
   let closing = false;
   void tunnel?.exited.then(({ code, signal }) => {
@@ -118,7 +147,16 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let count = 0;
   const listener = await startListener({
-    port: parsePort(opts.port, 8080), host: flags.host, path: flags.path, va, otherKeys, store, maxBodyBytes: flags.maxBody, forwardTo: opts.forwardTo, now: () => ctx.now(), ui,
+    port: parsePort(opts.port, 8080),
+    host: flags.host,
+    path: flags.path,
+    va,
+    otherKeys,
+    store,
+    maxBodyBytes: flags.maxBody,
+    forwardTo: opts.forwardTo,
+    now: () => ctx.now(),
+    ui,
     onEvent: (e) => {
       print.request(e);
       if (flags.exitAfter !== undefined && ++count >= flags.exitAfter) stop();
@@ -149,23 +187,30 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
 
 const defineListen: Define = (program, bind) => {
   const listen = storeFlag(
-      topCommand(program, 'listen')
-        .option('--port <port>', 'port (0 for any free port)', '8080')
-        .option('--host <host>', 'address to bind', '127.0.0.1')
-        .option('--path <path>', 'the path callbacks arrive on (* for any)', '/')
-        .option('--forward-to <url>', 'pass the exact bytes and headers on to your app (repeatable); its answer is mirrored', collect)
-        .option('--max-body <size>', 'largest body accepted', '1mb')
-        .option('--exit-after <n>', 'stop after N requests')
-        .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
-        .option('--no-persist', 'do not write the event store')
-        .option('--fsync', 'sync each commit of the store to disk: acknowledged callbacks survive a power cut too (slower)')
-        .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)')
-        .option('--tunnel <program>', 'a public HTTPS URL through cloudflared or ngrok, if installed (never downloaded); stopped with the listener'),
-    );
+    topCommand(program, 'listen')
+      .option('--port <port>', 'port (0 for any free port)', '8080')
+      .option('--host <host>', 'address to bind', '127.0.0.1')
+      .option('--path <path>', 'the path callbacks arrive on (* for any)', '/')
+      .option('--forward-to <url>', 'pass the exact bytes and headers on to your app (repeatable); its answer is mirrored', collect)
+      .option('--max-body <size>', 'largest body accepted', '1mb')
+      .option('--exit-after <n>', 'stop after N requests')
+      .option('--timeout <duration>', 'stop after this long (e.g. 30s, 5m)')
+      .option('--no-persist', 'do not write the event store')
+      .option('--fsync', 'sync each commit of the store to disk: acknowledged callbacks survive a power cut too (slower)')
+      .option('--ui', 'serve a dashboard of the received callbacks at /_paycli/ (loopback only)')
+      .option('--tunnel <program>', 'a public HTTPS URL through cloudflared or ngrok, if installed (never downloaded); stopped with the listener'),
+  );
   RUN_DURATION_TIMEOUT.add(listen);
-  bind(examples(listen,
-    ['paycli listen', 'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local listen --port 0 --json | jq .verdict', 'paycli listen --exit-after 1 --timeout 2m', 'paycli listen --tunnel cloudflared'],
-  ), listenCommand);
+  bind(
+    examples(listen, [
+      'paycli listen',
+      'paycli listen --port 8080 --forward-to http://127.0.0.1:3000/ipaymu/callback',
+      'paycli --env local listen --port 0 --json | jq .verdict',
+      'paycli listen --exit-after 1 --timeout 2m',
+      'paycli listen --tunnel cloudflared',
+    ]),
+    listenCommand,
+  );
 };
 
 export const commands = { listen: defineListen };

@@ -28,11 +28,17 @@ export async function promptShipping(env: CommandEnv<PayFlags>, c: CodChoice, it
   const io = { input: env.ctx.stdin, output: env.ctx.stderr };
   const area = async (what: string): Promise<string | undefined> => {
     for (;;) {
-      const query = await input({ message: `${what} area (search: village, district or city)`, validate: (s) => s.trim().length >= 3 || 'at least 3 characters' }, io);
+      const query = await input(
+        { message: `${what} area (search: village, district or city)`, validate: (s) => s.trim().length >= 3 || 'at least 3 characters' },
+        io,
+      );
       const found = await findAreas(env, query);
       if (!found) return undefined;
       if (found.length > 0) {
-        return select<string>({ message: `${what} area`, choices: found.map((a) => ({ value: String(a.id), name: `${a.label}${a.postalCode ? ` ${a.postalCode}` : ''}` })) }, io);
+        return select<string>(
+          { message: `${what} area`, choices: found.map((a) => ({ value: String(a.id), name: `${a.label}${a.postalCode ? ` ${a.postalCode}` : ''}` })) },
+          io,
+        );
       }
       env.out.info(`no area matches "${query}": try another name`);
     }
@@ -41,15 +47,26 @@ export async function promptShipping(env: CommandEnv<PayFlags>, c: CodChoice, it
   if (!c.pickupArea) c.pickupArea = await area('Pickup');
   if (!c.deliveryArea || !c.pickupArea) return;
   const amount = items.reduce((s, i) => s + i.qty * i.price, 0);
-  const rates = await findRates(env, { destination_area_id: Number(c.deliveryArea), pickup_area_id: Number(c.pickupArea), weight: parcelWeight(items), amount });
+  const rates = await findRates(env, {
+    destination_area_id: Number(c.deliveryArea),
+    pickup_area_id: Number(c.pickupArea),
+    weight: parcelWeight(items),
+    amount,
+  });
   if (!rates || rates.length === 0) {
     if (rates) env.out.warn('no courier serves these areas: pass --shipping and --shipping-service');
     return;
   }
-  const chosen = await select<number>({
-    message: 'Courier',
-    choices: rates.map((r, i) => ({ value: i, name: `${r.shipping} ${r.service} · ${r.name} · ${Number.isFinite(r.price) ? rupiah(r.price) : '-'}${r.estimate ? ` · ${r.estimate}` : ''}` })),
-  }, io);
+  const chosen = await select<number>(
+    {
+      message: 'Courier',
+      choices: rates.map((r, i) => ({
+        value: i,
+        name: `${r.shipping} ${r.service} · ${r.name} · ${Number.isFinite(r.price) ? rupiah(r.price) : '-'}${r.estimate ? ` · ${r.estimate}` : ''}`,
+      })),
+    },
+    io,
+  );
   c.shipping = rates[chosen]!.shipping;
   c.shippingService = rates[chosen]!.service;
 }

@@ -44,11 +44,30 @@ export interface PayFlags {
 
 /** Request fields → the flags that set them, for error messages. */
 export const FLAG_OF: Record<string, string> = {
-  name: '--name', phone: '--phone', email: '--email', amount: '--amount', notifyUrl: '--notify-url', expired: '--expired',
-  expiredType: '--expired-type', comments: '--comments', referenceId: '--reference-id', paymentMethod: '--method',
-  paymentChannel: '--channel', product: '--item (or --product)', qty: '--qty', price: '--price', weight: '--weight', width: '--width',
-  height: '--height', length: '--length', deliveryArea: '--delivery-area', deliveryAddress: '--delivery-address',
-  shipping: '--shipping', shippingService: '--shipping-service', pickupArea: '--pickup-area', pickupAddress: '--pickup-address',
+  name: '--name',
+  phone: '--phone',
+  email: '--email',
+  amount: '--amount',
+  notifyUrl: '--notify-url',
+  expired: '--expired',
+  expiredType: '--expired-type',
+  comments: '--comments',
+  referenceId: '--reference-id',
+  paymentMethod: '--method',
+  paymentChannel: '--channel',
+  product: '--item (or --product)',
+  qty: '--qty',
+  price: '--price',
+  weight: '--weight',
+  width: '--width',
+  height: '--height',
+  length: '--length',
+  deliveryArea: '--delivery-area',
+  deliveryAddress: '--delivery-address',
+  shipping: '--shipping',
+  shippingService: '--shipping-service',
+  pickupArea: '--pickup-area',
+  pickupAddress: '--pickup-address',
 };
 
 /** The COD shipping fields: request field → flag (sent when given; shipping and shippingService required for COD). */
@@ -72,12 +91,28 @@ export function parseItem(text: string): PaymentItem {
   let trailing = 0;
   for (let i = parts.length - 1; i >= 1 && NUMERIC_FIELD.test(parts[i]!); i--) trailing++;
   const dims = trailing >= 6 && parts.length >= 7 ? 6 : trailing >= 2 ? 2 : 0;
-  if (dims === 0) throw new UsageError(`invalid --item "${text}": expected NAME:QTY:PRICE`, { hint: 'use NAME:QTY:PRICE, or NAME:QTY:PRICE:WEIGHT:WIDTH:HEIGHT:LENGTH for COD' });
+  if (dims === 0)
+    throw new UsageError(`invalid --item "${text}": expected NAME:QTY:PRICE`, {
+      hint: 'use NAME:QTY:PRICE, or NAME:QTY:PRICE:WEIGHT:WIDTH:HEIGHT:LENGTH for COD',
+    });
   const fields = parts.slice(parts.length - dims);
-  const product = parts.slice(0, parts.length - dims).join(':').trim();
+  const product = parts
+    .slice(0, parts.length - dims)
+    .join(':')
+    .trim();
   if (!product) throw new UsageError(`invalid --item "${text}": the product name is empty`);
-  const item: PaymentItem = { product, qty: parseQuantity(fields[0]!, `quantity in --item "${text}"`), price: parseRupiah(fields[1]!, `price in --item "${text}"`) };
-  if (dims === 6) Object.assign(item, { weight: num(fields[2]!, '--item weight'), width: num(fields[3]!, '--item width'), height: num(fields[4]!, '--item height'), length: num(fields[5]!, '--item length') });
+  const item: PaymentItem = {
+    product,
+    qty: parseQuantity(fields[0]!, `quantity in --item "${text}"`),
+    price: parseRupiah(fields[1]!, `price in --item "${text}"`),
+  };
+  if (dims === 6)
+    Object.assign(item, {
+      weight: num(fields[2]!, '--item weight'),
+      width: num(fields[3]!, '--item width'),
+      height: num(fields[4]!, '--item height'),
+      length: num(fields[5]!, '--item length'),
+    });
   return item;
 }
 
@@ -117,31 +152,61 @@ export function normalizeChannel(method: string | undefined, channel: string | u
     c = CHANNEL_ALIASES[c]!.channel;
   }
   if (m && !METHOD_NAMES.includes(m)) throw new UsageError(`unknown --method "${m}"`, { hint: `methods: ${METHOD_NAMES.join(', ')}` });
-  if (m && c && !channelsOf(m).includes(c)) throw new UsageError(`channel "${c}" is not a channel of ${m}`, { hint: `channels of ${m}: ${channelsOf(m).join(', ')}` });
+  if (m && c && !channelsOf(m).includes(c))
+    throw new UsageError(`channel "${c}" is not a channel of ${m}`, { hint: `channels of ${m}: ${channelsOf(m).join(', ')}` });
   if (m && !c && channelsOf(m).length === 1) c = channelsOf(m)[0];
   return { method: m, channel: c };
 }
 
 /** Builds the request body in the spec's field order and checks it as the gateway would. */
 export function buildPaymentRequest(values: {
-  name: string; phone: string; email: string; notifyUrl: string; method: string; channel: string; items: PaymentItem[];
-  amount?: number; expired?: number; expiredType?: string; comments?: string; referenceId: string; deliveryArea?: string; deliveryAddress?: string;
-  shipping?: string; shippingService?: string; pickupArea?: string; pickupAddress?: string; account?: string;
-  allowAmountMismatch?: boolean; escrow?: boolean;
+  name: string;
+  phone: string;
+  email: string;
+  notifyUrl: string;
+  method: string;
+  channel: string;
+  items: PaymentItem[];
+  amount?: number;
+  expired?: number;
+  expiredType?: string;
+  comments?: string;
+  referenceId: string;
+  deliveryArea?: string;
+  deliveryAddress?: string;
+  shipping?: string;
+  shippingService?: string;
+  pickupArea?: string;
+  pickupAddress?: string;
+  account?: string;
+  allowAmountMismatch?: boolean;
+  escrow?: boolean;
 }): DirectPaymentRequest {
   const sum = values.items.reduce((s, i) => s + i.qty * i.price, 0);
   const amount = values.amount ?? sum;
   if (values.amount !== undefined && values.amount !== sum && !values.allowAmountMismatch) {
-    throw new UsageError(`--amount ${rupiah(values.amount)} differs from the items' total ${rupiah(sum)} (qty × price)`, { hint: 'drop --amount to use the total, or add --allow-amount-mismatch' });
+    throw new UsageError(`--amount ${rupiah(values.amount)} differs from the items' total ${rupiah(sum)} (qty × price)`, {
+      hint: 'drop --amount to use the total, or add --allow-amount-mismatch',
+    });
   }
   if (!Number.isSafeInteger(sum)) throw new UsageError(`the items' total (qty × price) is more than paycli handles`);
   const phone = values.phone ? normalizePhone(values.phone) : values.phone;
   const cod = values.method === 'cod';
   const req: DirectPaymentRequest = {
-    name: values.name, phone, email: values.email, amount, notifyUrl: values.notifyUrl,
-    expired: values.expired, expiredType: values.expiredType, comments: values.comments, referenceId: values.referenceId,
-    paymentMethod: values.method, paymentChannel: values.channel,
-    product: values.items.map((i) => i.product), qty: values.items.map((i) => i.qty), price: values.items.map((i) => i.price),
+    name: values.name,
+    phone,
+    email: values.email,
+    amount,
+    notifyUrl: values.notifyUrl,
+    expired: values.expired,
+    expiredType: values.expiredType,
+    comments: values.comments,
+    referenceId: values.referenceId,
+    paymentMethod: values.method,
+    paymentChannel: values.channel,
+    product: values.items.map((i) => i.product),
+    qty: values.items.map((i) => i.qty),
+    price: values.items.map((i) => i.price),
   };
   for (const k of ['weight', 'width', 'height', 'length'] as const) {
     if (values.items.some((i) => i[k] !== undefined)) req[k] = values.items.map((i) => i[k] as number);
@@ -160,7 +225,9 @@ export function buildPaymentRequest(values: {
   if (fields.length > 0) {
     const detail = fields.map((f) => `${FLAG_OF[f] ?? f}: ${errors[f]!.map(inEnglish).join('; ')}`).join(', ');
     throw new UsageError(`the payment is not valid, nothing was sent: ${detail}`, {
-      hint: cod ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L), --delivery-area, --delivery-address, and --shipping with --shipping-service from `paycli cod rate`' : undefined,
+      hint: cod
+        ? 'COD needs per item WEIGHT:WIDTH:HEIGHT:LENGTH (--item NAME:QTY:PRICE:W:WI:H:L), --delivery-area, --delivery-address, and --shipping with --shipping-service from `paycli cod rate`'
+        : undefined,
       details: errors,
       code: 'ERR_INVALID_PAYMENT',
     });

@@ -1,6 +1,12 @@
 import { spawn } from 'node:child_process';
 import { childEnv } from '../child-env.js';
-import { checkRedirectData, encodeRedirectBody, REDIRECT_PAYMENT_PATH, type RedirectPaymentData, type RedirectPaymentRequest } from '../../core/api/redirect.js';
+import {
+  checkRedirectData,
+  encodeRedirectBody,
+  REDIRECT_PAYMENT_PATH,
+  type RedirectPaymentData,
+  type RedirectPaymentRequest,
+} from '../../core/api/redirect.js';
 import { checkAccount } from '../../core/api/merchant.js';
 import { AuthError, UsageError } from '../../core/errors.js';
 import { normalizePhone } from '../../core/phone.js';
@@ -38,14 +44,19 @@ function openUrl(url: string, env: Record<string, string | undefined>, secrets: 
 
 /** The redirect payment's optional fields (the collection's form): per-item descriptions and images, lang, account, pickupArea. */
 function redirectExtras(opts: RedirectFlags, items: number): Partial<RedirectPaymentRequest> {
-  for (const [flag, list] of [['--description', opts.description], ['--image-url', opts.imageUrl]] as const) {
+  for (const [flag, list] of [
+    ['--description', opts.description],
+    ['--image-url', opts.imageUrl],
+  ] as const) {
     if (list && list.length !== items) throw new UsageError(`${flag} was given ${list.length} times for ${items} items: give one per item`);
   }
   for (const u of opts.imageUrl ?? []) if (!URL_RE.test(u)) throw new UsageError(`invalid --image-url "${u}" (an http(s) URL)`);
   return {
-    ...(opts.description ? { descriptions: opts.description } : {}), ...(opts.imageUrl ? { imageUrls: opts.imageUrl } : {}),
+    ...(opts.description ? { descriptions: opts.description } : {}),
+    ...(opts.imageUrl ? { imageUrls: opts.imageUrl } : {}),
     ...(opts.lang === 'id' || opts.lang === 'en' ? { lang: opts.lang } : {}),
-    ...(opts.account !== undefined ? { account: checkAccount(opts.account) } : {}), ...(opts.pickupArea !== undefined ? { pickupArea: opts.pickupArea } : {}),
+    ...(opts.account !== undefined ? { account: checkAccount(opts.account) } : {}),
+    ...(opts.pickupArea !== undefined ? { pickupArea: opts.pickupArea } : {}),
   };
 }
 
@@ -57,13 +68,20 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<Outco
   const { opts, out, session, ctx } = env;
   const cfg = await session.config();
   for (const flag of ['channel', 'deliveryArea', 'deliveryAddress', 'allowAmountMismatch', 'amount'] as const) {
-    if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} does not apply to --redirect (the buyer chooses on the page; the amount is the items' total)`);
+    if (opts[flag] !== undefined)
+      throw new UsageError(
+        `--${flag.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} does not apply to --redirect (the buyer chooses on the page; the amount is the items' total)`,
+      );
   }
   const notifyUrl = await notifyUrlOf(env, opts.notifyUrl ?? cfg.notifyUrl?.value, cfg.baseUrl.value);
   const items = collectItems(opts);
   const missing = [!notifyUrl && '--notify-url', !opts.returnUrl && '--return-url', items.length === 0 && '--item'].filter(Boolean) as string[];
   if (missing.length > 0) throw new AuthError(`missing ${missing.join(', ')} for a redirect payment`, { hint: 'see `paycli pay --help`' });
-  for (const [flag, v] of [['--notify-url', notifyUrl], ['--return-url', opts.returnUrl], ['--cancel-url', opts.cancelUrl]] as const) {
+  for (const [flag, v] of [
+    ['--notify-url', notifyUrl],
+    ['--return-url', opts.returnUrl],
+    ['--cancel-url', opts.cancelUrl],
+  ] as const) {
     if (v !== undefined && !URL_RE.test(v)) throw new UsageError(`invalid ${flag} "${v}" (an http(s) URL)`);
   }
   for (const it of items) {
@@ -76,11 +94,21 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<Outco
     if (!(expired > 0)) throw new UsageError(`invalid --expired "${opts.expired}" (a number above 0)`);
   }
   const phone = opts.phone === undefined ? undefined : normalizePhone(opts.phone);
-  if (opts.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(opts.email)) throw new UsageError(`invalid --email "${opts.email}": not an e-mail address`);
+  if (opts.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(opts.email))
+    throw new UsageError(`invalid --email "${opts.email}": not an e-mail address`);
   const referenceId = opts.referenceId ?? generateReferenceId(ctx.now());
   const body = encodeRedirectBody({
-    items, notifyUrl: notifyUrl!, returnUrl: opts.returnUrl!, cancelUrl: opts.cancelUrl ?? opts.returnUrl!, referenceId,
-    buyerName: opts.name, buyerEmail: opts.email, buyerPhone: phone, expired, expiredType: opts.expiredType, paymentMethod: opts.method,
+    items,
+    notifyUrl: notifyUrl!,
+    returnUrl: opts.returnUrl!,
+    cancelUrl: opts.cancelUrl ?? opts.returnUrl!,
+    referenceId,
+    buyerName: opts.name,
+    buyerEmail: opts.email,
+    buyerPhone: phone,
+    expired,
+    expiredType: opts.expiredType,
+    paymentMethod: opts.method,
     ...redirectExtras(opts, items.length),
   });
   const req = await session.signed('POST', REDIRECT_PAYMENT_PATH, body);
@@ -97,7 +125,16 @@ export async function payRedirect(env: CommandEnv<RedirectFlags>): Promise<Outco
   else if (out.json) out.data(data);
   else {
     const c = out.c;
-    out.out([`${c.green('✓')} payment page created · session ${data.SessionID ?? data.SessionId ?? '-'} · ref ${referenceId}`, '', `    ${c.bold(String(url))}`, `    ${c.dim('send the buyer here; they choose how to pay')}`, '', `  total    ${rupiah(total)}`].join('\n'));
+    out.out(
+      [
+        `${c.green('✓')} payment page created · session ${data.SessionID ?? data.SessionId ?? '-'} · ref ${referenceId}`,
+        '',
+        `    ${c.bold(String(url))}`,
+        `    ${c.dim('send the buyer here; they choose how to pay')}`,
+        '',
+        `  total    ${rupiah(total)}`,
+      ].join('\n'),
+    );
   }
   if (opts.open) {
     if (!(await openUrl(url, ctx.env, [creds.apiKey, creds.va]))) out.warn('no desktop to open the page in; open the URL yourself');

@@ -35,11 +35,20 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
     return r === true ? r : env.out.promptText(r);
   };
   if (!v.method) {
-    v.method = await select<string>({ message: 'Payment method', choices: PAYMENT_METHODS.map((m) => ({ value: m.method, name: `${m.method} — ${m.label}` })) }, io);
+    v.method = await select<string>(
+      { message: 'Payment method', choices: PAYMENT_METHODS.map((m) => ({ value: m.method, name: `${m.method} — ${m.label}` })) },
+      io,
+    );
   }
   if (!v.channel) {
     const channels = channelsOf(v.method);
-    v.channel = channels.length === 1 ? channels[0]! : await select<string>({ message: `Channel for ${v.method}`, choices: await (await import('../channel-choices.js')).channelChoices(env, v.method) }, io);
+    v.channel =
+      channels.length === 1
+        ? channels[0]!
+        : await select<string>(
+            { message: `Channel for ${v.method}`, choices: await (await import('../channel-choices.js')).channelChoices(env, v.method) },
+            io,
+          );
   }
   v.name ??= await input({ message: 'Buyer name', validate: fitted((s) => s.trim() !== '' || 'required') }, io);
   v.phone ??= await input({ message: 'Buyer phone (08… or +62…)', validate: fitted((s) => ok(() => normalizePhone(s, 'phone'))) }, io);
@@ -47,8 +56,14 @@ async function promptMissing(env: CommandEnv<PayFlags>, v: Collected): Promise<v
   v.notifyUrl ??= await input({ message: 'Callback URL (notifyUrl)', validate: fitted((s) => /^https?:\/\/\S+$/.test(s) || 'an http(s) URL') }, io);
   if (v.items.length === 0) {
     const product = await input({ message: 'Product', validate: fitted((s) => s.trim() !== '' || 'required') }, io);
-    const qty = parseQuantity(await input({ message: 'Quantity', default: '1', validate: fitted((s) => ok(() => parseQuantity(s, 'quantity'))) }, io), 'quantity');
-    const price = parseRupiah(await input({ message: 'Unit price (Rp, e.g. 25.000)', validate: fitted((s) => ok(() => parseRupiah(s, 'price'))) }, io), 'price');
+    const qty = parseQuantity(
+      await input({ message: 'Quantity', default: '1', validate: fitted((s) => ok(() => parseQuantity(s, 'quantity'))) }, io),
+      'quantity',
+    );
+    const price = parseRupiah(
+      await input({ message: 'Unit price (Rp, e.g. 25.000)', validate: fitted((s) => ok(() => parseRupiah(s, 'price'))) }, io),
+      'price',
+    );
     v.items.push({ product, qty, price });
   }
 }
@@ -86,22 +101,37 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
       const quiet = 4;
       const side = modules.size + 2 * quiet;
       out.out(`${lines.join('\n')}\n`);
-      out.picture(side, side, (x, y) => x >= quiet && y >= quiet && x < quiet + modules.size && y < quiet + modules.size && Boolean(modules.get(y - quiet, x - quiet)));
+      out.picture(
+        side,
+        side,
+        (x, y) => x >= quiet && y >= quiet && x < quiet + modules.size && y < quiet + modules.size && Boolean(modules.get(y - quiet, x - quiet)),
+      );
       lines.length = 0;
     }
     lines.push(`  QRIS payload  ${qr}`);
   } else if (data.PaymentNo) {
-    lines.push(`    ${c.bold(data.PaymentNo)}`, `    ${c.dim(`${data.PaymentName ?? data.Channel} ${data.Via === 'va' ? 'virtual account' : 'payment code'}`)}`);
+    lines.push(
+      `    ${c.bold(data.PaymentNo)}`,
+      `    ${c.dim(`${data.PaymentName ?? data.Channel} ${data.Via === 'va' ? 'virtual account' : 'payment code'}`)}`,
+    );
   } else if (data.Url) {
     lines.push(`    ${c.bold(data.Url)}`, `    ${c.dim(`open to pay with ${data.PaymentName ?? data.Channel}`)}`);
   }
   // COD: the buyer pays the courier; the payment expires only if its parcel is not picked up by then.
   const cod = data.Via === 'cod';
-  lines.push('', `  total    ${rupiah(data.Total)}   fee ${rupiah(data.Fee)}`, `  expires  ${data.Expired} WIB${timeLeft(data.Expired, ctx.now())}${cod ? ' unless picked up' : ''}`);
+  lines.push(
+    '',
+    `  total    ${rupiah(data.Total)}   fee ${rupiah(data.Fee)}`,
+    `  expires  ${data.Expired} WIB${timeLeft(data.Expired, ctx.now())}${cod ? ' unless picked up' : ''}`,
+  );
   if (data.Url && (data.PaymentNo || qr)) lines.push(`  page     ${data.Url}`);
   if (cod) {
     const id = data.TransactionId;
-    lines.push(`  label    paycli cod label ${id}`, `  pickup   paycli cod pickup ${id} --date D --time T --vehicle Motor`, `  track    paycli cod track --trx ${id}`);
+    lines.push(
+      `  label    paycli cod label ${id}`,
+      `  pickup   paycli cod pickup ${id} --date D --time T --vehicle Motor`,
+      `  track    paycli cod track --trx ${id}`,
+    );
   }
   out.out(lines.join('\n'));
 }
@@ -110,32 +140,63 @@ async function render(env: CommandEnv<PayFlags>, data: DirectPaymentData, refere
 export const payCommand: Handler<PayFlags> = async (env) => {
   const { opts, out, session, ctx } = env;
   if ((opts as { redirect?: boolean }).redirect) return (await import('./pay-redirect.js')).payRedirect(env);
-  for (const [flag, v] of [['--description', opts.description], ['--image-url', opts.imageUrl], ['--lang', opts.lang]] as const) {
+  for (const [flag, v] of [
+    ['--description', opts.description],
+    ['--image-url', opts.imageUrl],
+    ['--lang', opts.lang],
+  ] as const) {
     if (v !== undefined) throw new UsageError(`${flag} applies to --redirect only (the hosted page)`);
   }
   const cfg = await session.config();
   const { method, channel } = normalizeChannel(opts.method, opts.channel, (m) => out.warn(m));
   const v: Collected = {
-    name: opts.name, phone: opts.phone, email: opts.email, notifyUrl: await notifyUrlOf(env, opts.notifyUrl ?? cfg.notifyUrl?.value, cfg.baseUrl.value),
-    method, channel, items: collectItems(opts),
+    name: opts.name,
+    phone: opts.phone,
+    email: opts.email,
+    notifyUrl: await notifyUrlOf(env, opts.notifyUrl ?? cfg.notifyUrl?.value, cfg.baseUrl.value),
+    method,
+    channel,
+    items: collectItems(opts),
   };
   const missing = [
-    !v.method && '--method', !v.channel && '--channel', !v.name && '--name', !v.phone && '--phone', !v.email && '--email',
-    !v.notifyUrl && '--notify-url', v.items.length === 0 && '--item',
+    !v.method && '--method',
+    !v.channel && '--channel',
+    !v.name && '--name',
+    !v.phone && '--phone',
+    !v.email && '--email',
+    !v.notifyUrl && '--notify-url',
+    v.items.length === 0 && '--item',
   ].filter(Boolean) as string[];
   if (missing.length > 0) {
-    if (!canPrompt(ctx, opts)) throw new AuthError(`missing ${missing.join(', ')} (no terminal to ask in)`, { hint: 'pass them as flags; see `paycli pay --help`' });
+    if (!canPrompt(ctx, opts))
+      throw new AuthError(`missing ${missing.join(', ')} (no terminal to ask in)`, { hint: 'pass them as flags; see `paycli pay --help`' });
     await promptMissing(env, v);
   }
   const cod: CodChoice = { deliveryArea: opts.deliveryArea, pickupArea: opts.pickupArea, shipping: opts.shipping, shippingService: opts.shippingService };
   if (v.method === 'cod' && (!cod.shipping || !cod.shippingService) && canPrompt(ctx, opts)) await promptShipping(env, cod, v.items);
   const referenceId = opts.referenceId ?? generateReferenceId(ctx.now());
   const request = buildPaymentRequest({
-    name: v.name!, phone: v.phone!, email: v.email!, notifyUrl: v.notifyUrl!, method: v.method!, channel: v.channel!, items: v.items,
-    amount: amountFlag(opts.amount), expired: numberFlag(opts.expired, '--expired'), expiredType: opts.expiredType,
-    comments: opts.comments, referenceId, deliveryArea: cod.deliveryArea, deliveryAddress: opts.deliveryAddress,
-    shipping: cod.shipping, shippingService: cod.shippingService, pickupArea: cod.pickupArea, pickupAddress: opts.pickupAddress, account: opts.account,
-    allowAmountMismatch: opts.allowAmountMismatch, escrow: opts.escrow,
+    name: v.name!,
+    phone: v.phone!,
+    email: v.email!,
+    notifyUrl: v.notifyUrl!,
+    method: v.method!,
+    channel: v.channel!,
+    items: v.items,
+    amount: amountFlag(opts.amount),
+    expired: numberFlag(opts.expired, '--expired'),
+    expiredType: opts.expiredType,
+    comments: opts.comments,
+    referenceId,
+    deliveryArea: cod.deliveryArea,
+    deliveryAddress: opts.deliveryAddress,
+    shipping: cod.shipping,
+    shippingService: cod.shippingService,
+    pickupArea: cod.pickupArea,
+    pickupAddress: opts.pickupAddress,
+    account: opts.account,
+    allowAmountMismatch: opts.allowAmountMismatch,
+    escrow: opts.escrow,
   });
   const body = encodePaymentBody(request);
   const req = await session.signed('POST', DIRECT_PAYMENT_PATH, body);
@@ -143,7 +204,9 @@ export const payCommand: Handler<PayFlags> = async (env) => {
   const creds = await session.credentials();
   await session.guardProduction(`${rupiah(request.amount)} by ${request.paymentMethod}/${request.paymentChannel} for VA ${maskSecret(creds.va)}`);
   if (!opts.referenceId) out.info(out.e.dim(`reference id ${referenceId} (generated)`));
-  const envelope = await withSpinner(env, `creating ${request.paymentMethod}/${request.paymentChannel} payment`, () => session.send<DirectPaymentData>(req, { checkData: checkPaymentData, paymentReferenceId: referenceId }));
+  const envelope = await withSpinner(env, `creating ${request.paymentMethod}/${request.paymentChannel} payment`, () =>
+    session.send<DirectPaymentData>(req, { checkData: checkPaymentData, paymentReferenceId: referenceId }),
+  );
   if (opts.raw) out.data(envelope);
   else if (out.json) out.data(envelope.Data);
   else await render(env, envelope.Data, referenceId);
@@ -169,8 +232,8 @@ export const commands: Record<'pay', Define> = {
       .option('--height <cm>', 'item height in cm, for COD (repeatable)', collect)
       .option('--length <cm>', 'item length in cm, for COD (repeatable)', collect)
       .option('--amount <rp>', 'total amount (default: the sum of qty × price)')
-      .option('--allow-amount-mismatch', 'send an --amount that differs from the items\' total')
-      .option('--notify-url <url>', 'callback URL; auto: the running `paycli listen` (its tunnel\'s public URL) (default: notify-url from config)')
+      .option('--allow-amount-mismatch', "send an --amount that differs from the items' total")
+      .option('--notify-url <url>', "callback URL; auto: the running `paycli listen` (its tunnel's public URL) (default: notify-url from config)")
       .option('--expired <n>', 'expiry duration (default 24)')
       .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
       .option('--comments <text>', 'transaction note')
@@ -179,7 +242,7 @@ export const commands: Record<'pay', Define> = {
       .option('--delivery-area <area>', 'COD: delivery area id (`paycli cod area`) or postal code')
       .option('--delivery-address <text>', 'COD: delivery address')
       .option('--shipping <courier>', 'COD: the courier of `paycli cod rate` (e.g. IDEXPRESS); asked on a terminal')
-      .option('--shipping-service <service>', 'COD: the courier\'s service of `paycli cod rate` (e.g. STD); asked on a terminal')
+      .option('--shipping-service <service>', "COD: the courier's service of `paycli cod rate` (e.g. STD); asked on a terminal")
       .option('--pickup-area <area>', 'COD: where the courier picks the parcel up (area id of `paycli cod area`)')
       .option('--pickup-address <text>', 'COD: the pickup address')
       .option('--account <va>', 'a child account (child VA) of yours the payment is for')
@@ -188,9 +251,9 @@ export const commands: Record<'pay', Define> = {
       .option('--return-url <url>', 'with --redirect: where the buyer goes after paying')
       .option('--cancel-url <url>', 'with --redirect: where the buyer goes on cancel (default: --return-url)')
       .option('--open', 'with --redirect: open the page in the desktop browser')
-      .option('--description <text>', 'with --redirect: each item\'s description on the page (repeatable; default its name)', collect)
-      .option('--image-url <url>', 'with --redirect: each item\'s picture on the page (repeatable)', collect)
-      .addOption(new Option('--lang <lang>', 'with --redirect: the page\'s language').choices(['id', 'en']));
+      .option('--description <text>', "with --redirect: each item's description on the page (repeatable; default its name)", collect)
+      .option('--image-url <url>', "with --redirect: each item's picture on the page (repeatable)", collect)
+      .addOption(new Option('--lang <lang>', "with --redirect: the page's language").choices(['id', 'en']));
     const flags = apiFlags(pay);
     examples(pay, [
       'paycli pay --method va --channel bca --name Putu --phone 08123456789 --email putu@mail.com --item "Kopi Bali:2:50000" --notify-url https://shop.example/callback',

@@ -28,12 +28,19 @@ export const reconcileCommand: Handler<ReconcileFlags> = async (env) => {
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
 
 const defineReconcile: Define = (program, bind) => {
-  bind(examples(
-    topCommand(program, 'reconcile')
-      .option('--orders <file>', 'your orders: CSV, JSON lines or a JSON array with reference_id or trx_id, status and amount (- for stdin)')
-      .option('--csv', 'the findings as CSV (one line per finding)'),
-    ['paycli reconcile --orders orders.csv', 'paycli reconcile --orders orders.json --json | jq .counts', 'paycli reconcile --orders orders.jsonl --csv > findings.csv'],
-  ), reconcileCommand);
+  bind(
+    examples(
+      topCommand(program, 'reconcile')
+        .option('--orders <file>', 'your orders: CSV, JSON lines or a JSON array with reference_id or trx_id, status and amount (- for stdin)')
+        .option('--csv', 'the findings as CSV (one line per finding)'),
+      [
+        'paycli reconcile --orders orders.csv',
+        'paycli reconcile --orders orders.json --json | jq .counts',
+        'paycli reconcile --orders orders.jsonl --csv > findings.csv',
+      ],
+    ),
+    reconcileCommand,
+  );
 };
 
 export const commands = { reconcile: defineReconcile };

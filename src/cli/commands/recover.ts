@@ -49,7 +49,10 @@ async function fromOrders(env: CommandEnv<RecoverFlags>, file: string, missed: M
   for (const f of result.findings) {
     const row = orders.find((o) => f.lines[0] === o.line);
     // One delivery per transaction, however many rows name it.
-    const m = (f.kind === 'paid-at-gateway' || f.kind === 'closed-at-gateway') && f.record && row?.state === 'unpaid' && !missed.some((x) => x.trxId === f.trxId) ? missedOf(f.record, f.local) : undefined;
+    const m =
+      (f.kind === 'paid-at-gateway' || f.kind === 'closed-at-gateway') && f.record && row?.state === 'unpaid' && !missed.some((x) => x.trxId === f.trxId)
+        ? missedOf(f.record, f.local)
+        : undefined;
     if (m) missed.push(m);
     else if (!(f.kind === 'paid-at-gateway' && missed.some((x) => x.trxId === f.trxId))) notes.push(f);
   }
@@ -90,7 +93,9 @@ async function fromWindow(env: CommandEnv<RecoverFlags>, since: string, missed: 
     missed.push({ ...m, record: (await lookupTransaction(env, r.TransactionId)) ?? r });
   }
   if (checked > 0 && inWindow === 0) {
-    env.out.warn(`the event store ${store.path} has no callback from this window, yet the gateway has ${checked} final payment(s) in it: --since trusts that store as the record of what your app received. If your app receives its callbacks directly (not through paycli listen), use --orders with your own orders instead, or every payment looks missed`);
+    env.out.warn(
+      `the event store ${store.path} has no callback from this window, yet the gateway has ${checked} final payment(s) in it: --since trusts that store as the record of what your app received. If your app receives its callbacks directly (not through paycli listen), use --orders with your own orders instead, or every payment looks missed`,
+    );
   }
   return checked;
 }
@@ -100,7 +105,8 @@ async function fromOne(env: CommandEnv<RecoverFlags>, ref: string, missed: Misse
   const all = await withSpinner(env, `looking up ${ref} at the gateway`, () => historyAll(env));
   const byRef = all.filter((r) => String(r.ReferenceId ?? '') === ref);
   let record: TransactionRecord | undefined = byRef.find((r) => isPaidStatus(r.Status, r.PaidStatus)) ?? byRef[0];
-  if (byRef.length > 1) env.out.warn(`reference ${ref} is on ${byRef.length} transactions (${byRef.map((r) => r.TransactionId).join(', ')}): recovering ${record!.TransactionId}`);
+  if (byRef.length > 1)
+    env.out.warn(`reference ${ref} is on ${byRef.length} transactions (${byRef.map((r) => r.TransactionId).join(', ')}): recovering ${record!.TransactionId}`);
   if (!record && /^\d{1,15}$/.test(ref)) record = await lookupTransaction(env, Number(ref));
   if (!record) throw new UsageError(`no transaction with reference (or id) "${ref}" at the gateway`);
   const full = (await lookupTransaction(env, record.TransactionId)) ?? record;
@@ -118,13 +124,23 @@ function shellQuote(s: string): string {
 async function deliver(env: CommandEnv<RecoverFlags>, url: string, missed: Missed[], timeoutMs: number): Promise<void> {
   const { opts, out, ctx } = env;
   const { va } = await env.session.credentials();
-  await env.session.guardProduction(`${missed.length} rebuilt callback(s) to ${url}`, { refuse: 'deliver production callbacks', ask: 'Deliver them?', cancelled: 'nothing was delivered' });
+  await env.session.guardProduction(`${missed.length} rebuilt callback(s) to ${url}`, {
+    refuse: 'deliver production callbacks',
+    ask: 'Deliver them?',
+    cancelled: 'nothing was delivered',
+  });
   let seq = 0;
   for (const m of missed) {
     const now = ctx.now();
     const signed = signCallbackRequest(callbackFromRecord(m.record, url), va, opts.format ?? 'form', now, externalId(now, ++seq));
     if (opts.curl) {
-      out.out([`curl -sS -X POST ${shellQuote(url)} \\`, ...Object.entries(signed.headers).map(([k, v]) => `  -H ${shellQuote(`${k}: ${v}`)} \\`), `  --data-binary ${shellQuote(signed.body)}`].join('\n'));
+      out.out(
+        [
+          `curl -sS -X POST ${shellQuote(url)} \\`,
+          ...Object.entries(signed.headers).map(([k, v]) => `  -H ${shellQuote(`${k}: ${v}`)} \\`),
+          `  --data-binary ${shellQuote(signed.body)}`,
+        ].join('\n'),
+      );
       continue;
     }
     if (opts.dryRun) {
@@ -136,7 +152,11 @@ async function deliver(env: CommandEnv<RecoverFlags>, url: string, missed: Misse
       m.delivery = { ok: res.status === 200, status: res.status, body: res.body.split(/\r?\n/)[0]!.slice(0, 200), ms: Math.round(res.ms) };
     } catch (err) {
       // Ctrl-C stops the deliveries at once (exit 130); the ones not yet sent are not reported as sent.
-      if (ctx.interrupts().aborted) throw new PaycliError('interrupted', `interrupted: ${missed.filter((x) => x.delivery?.ok).length} of ${missed.length} callbacks delivered before Ctrl-C`);
+      if (ctx.interrupts().aborted)
+        throw new PaycliError(
+          'interrupted',
+          `interrupted: ${missed.filter((x) => x.delivery?.ok).length} of ${missed.length} callbacks delivered before Ctrl-C`,
+        );
       m.delivery = { ok: false, error: (err as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `timeout after ${timeoutMs} ms` : describeSendError(err) };
     }
   }
@@ -150,7 +170,8 @@ async function deliver(env: CommandEnv<RecoverFlags>, url: string, missed: Misse
  */
 export const recoverCommand: Handler<RecoverFlags> = async (env, reference?: string) => {
   const { opts, out } = env;
-  if ([opts.orders, opts.since, reference].filter((v) => v !== undefined).length !== 1) throw new UsageError('give one of REFERENCE, --orders FILE and --since DURATION');
+  if ([opts.orders, opts.since, reference].filter((v) => v !== undefined).length !== 1)
+    throw new UsageError('give one of REFERENCE, --orders FILE and --since DURATION');
   if (opts.deliverTo && !/^https?:\/\/\S+$/.test(opts.deliverTo)) throw new UsageError(`invalid --deliver-to "${opts.deliverTo}" (an http(s) URL)`);
   if ((opts.dryRun || opts.curl) && !opts.deliverTo) throw new UsageError('--dry-run and --curl show the deliveries: they need --deliver-to');
   let deliveryTimeout = 10_000;
@@ -165,7 +186,11 @@ export const recoverCommand: Handler<RecoverFlags> = async (env, reference?: str
   await env.session.credentials();
   const missed: Missed[] = [];
   const notes: Finding[] = [];
-  const checked = opts.orders ? await fromOrders(env, opts.orders, missed, notes) : opts.since ? await fromWindow(env, opts.since, missed) : await fromOne(env, reference!, missed);
+  const checked = opts.orders
+    ? await fromOrders(env, opts.orders, missed, notes)
+    : opts.since
+      ? await fromWindow(env, opts.since, missed)
+      : await fromOne(env, reference!, missed);
   if (opts.deliverTo && missed.length > 0) {
     await deliver(env, opts.deliverTo, missed, deliveryTimeout);
     if (opts.curl) return 'ok';
@@ -176,39 +201,88 @@ export const recoverCommand: Handler<RecoverFlags> = async (env, reference?: str
   const refused = missed.filter((m) => m.delivery && !m.delivery.ok && !m.delivery.error && m.delivery.status !== undefined).length;
   const unfixable = notes.filter((n) => UNFIXABLE.has(n.kind));
   if (out.json) {
-    out.data({ checked, missed: missed.map(({ record: _r, ...m }) => m), delivered, failed: unreachable + refused, dryRun: Boolean(opts.dryRun), notes: notes.map((n) => n.message), findings: notes.map(({ record: _r, ...n }) => n) });
+    out.data({
+      checked,
+      missed: missed.map(({ record: _r, ...m }) => m),
+      delivered,
+      failed: unreachable + refused,
+      dryRun: Boolean(opts.dryRun),
+      notes: notes.map((n) => n.message),
+      findings: notes.map(({ record: _r, ...n }) => n),
+    });
   } else {
     for (const n of notes) out.warn(n.message);
-    if (missed.length === 0) out.out(notes.length === 0 ? `all ${checked} checked ${opts.orders ? 'orders agree with the gateway' : 'payments had their callback answered 200'}: nothing to recover` : `nothing to recover by delivery; ${notes.length} other discrepanc${notes.length === 1 ? 'y' : 'ies'} above`);
+    if (missed.length === 0)
+      out.out(
+        notes.length === 0
+          ? `all ${checked} checked ${opts.orders ? 'orders agree with the gateway' : 'payments had their callback answered 200'}: nothing to recover`
+          : `nothing to recover by delivery; ${notes.length} other discrepanc${notes.length === 1 ? 'y' : 'ies'} above`,
+      );
     else {
-      const result = (m: Missed) => (!m.delivery ? (opts.deliverTo ? '-' : 'not delivered (dry)') : m.delivery.error ? `unreachable: ${m.delivery.error}` : opts.dryRun ? `would send (X-Signature ${m.delivery.signature!.slice(0, 12)}…)` : `HTTP ${m.delivery.status}${m.delivery.body ? ` ${m.delivery.body.slice(0, 30)}` : ''}`);
+      const result = (m: Missed) =>
+        !m.delivery
+          ? opts.deliverTo
+            ? '-'
+            : 'not delivered (dry)'
+          : m.delivery.error
+            ? `unreachable: ${m.delivery.error}`
+            : opts.dryRun
+              ? `would send (X-Signature ${m.delivery.signature!.slice(0, 12)}…)`
+              : `HTTP ${m.delivery.status}${m.delivery.body ? ` ${m.delivery.body.slice(0, 30)}` : ''}`;
       const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
       // Fits 80 columns: TRX, REFERENCE ≤ 16, MERCHANT ≤ 10, GATEWAY 8, DELIVERY ≤ 32 (--json has everything).
-      out.out(out.table(missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]), ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'], (s) => out.c.bold(s)));
-      out.info(out.e.dim(`${missed.length} of ${checked} missed${opts.deliverTo && !opts.dryRun ? ` · ${delivered} delivered, ${unreachable + refused} failed` : opts.deliverTo ? ' · dry run: nothing was sent' : ' · add --deliver-to URL to deliver them'}`));
+      out.out(
+        out.table(
+          missed.map((m) => [String(m.trxId), cut(m.referenceId ?? '-', 16), cut(m.merchant, 10), m.gateway, cut(result(m), 32)]),
+          ['TRX', 'REFERENCE', 'MERCHANT', 'GATEWAY', 'DELIVERY'],
+          (s) => out.c.bold(s),
+        ),
+      );
+      out.info(
+        out.e.dim(
+          `${missed.length} of ${checked} missed${opts.deliverTo && !opts.dryRun ? ` · ${delivered} delivered, ${unreachable + refused} failed` : opts.deliverTo ? ' · dry run: nothing was sent' : ' · add --deliver-to URL to deliver them'}`,
+        ),
+      );
     }
   }
   if (unreachable > 0) return out.fail(new NetworkError(`${unreachable} of ${missed.length} callbacks could not reach ${opts.deliverTo}`));
-  if (refused > 0) return out.fail(new SignatureError(`${refused} of ${missed.length} callbacks were not answered 200 by ${opts.deliverTo}`, { hint: 'the DELIVERY column shows each answer' }));
-  if (unfixable.length > 0) return out.fail(new SignatureError(`${unfixable.length} order(s) disagree with the gateway in ways a callback cannot fix (see the warnings)`, { hint: 'paycli reconcile --orders FILE lists every discrepancy' }));
+  if (refused > 0)
+    return out.fail(
+      new SignatureError(`${refused} of ${missed.length} callbacks were not answered 200 by ${opts.deliverTo}`, {
+        hint: 'the DELIVERY column shows each answer',
+      }),
+    );
+  if (unfixable.length > 0)
+    return out.fail(
+      new SignatureError(`${unfixable.length} order(s) disagree with the gateway in ways a callback cannot fix (see the warnings)`, {
+        hint: 'paycli reconcile --orders FILE lists every discrepancy',
+      }),
+    );
   return 'ok';
 };
 
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
 
 const defineRecover: Define = (program, bind) => {
-  bind(examples(
-    topCommand(program, 'recover')
-      .option('--orders <file>', 'your orders: CSV, JSON lines or a JSON array with trx_id or reference_id, status, amount (- for stdin)')
-      .option('--since <duration>', 'instead: payments paid in this window (e.g. 2d) with no callback answered 200 in the event store')
-      .option('--deliver-to <url>', 'post each missed callback, rebuilt from the gateway\'s record and signed with the VA')
-      .addOption(new Option('--format <format>', 'callback body format').choices(['form', 'json']).default('form'))
-      .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.db)')
-      .option('--delivery-timeout <duration>', 'how long to wait for each answer (default 10s)')
-      .option('--dry-run', 'with --deliver-to: show what would be delivered; send nothing')
-      .option('--curl', 'with --deliver-to: print a curl command per callback; send nothing'),
-    ['paycli recover --orders orders.csv', 'paycli recover ORDER-1042 --deliver-to http://127.0.0.1:3000/ipaymu/callback', 'paycli --env local recover --since 2d --deliver-to http://127.0.0.1:3000/callback --json'],
-  ), recoverCommand);
+  bind(
+    examples(
+      topCommand(program, 'recover')
+        .option('--orders <file>', 'your orders: CSV, JSON lines or a JSON array with trx_id or reference_id, status, amount (- for stdin)')
+        .option('--since <duration>', 'instead: payments paid in this window (e.g. 2d) with no callback answered 200 in the event store')
+        .option('--deliver-to <url>', "post each missed callback, rebuilt from the gateway's record and signed with the VA")
+        .addOption(new Option('--format <format>', 'callback body format').choices(['form', 'json']).default('form'))
+        .option('--store <file>', 'the event store for --since (default $XDG_DATA_HOME/paycli/events.db)')
+        .option('--delivery-timeout <duration>', 'how long to wait for each answer (default 10s)')
+        .option('--dry-run', 'with --deliver-to: show what would be delivered; send nothing')
+        .option('--curl', 'with --deliver-to: print a curl command per callback; send nothing'),
+      [
+        'paycli recover --orders orders.csv',
+        'paycli recover ORDER-1042 --deliver-to http://127.0.0.1:3000/ipaymu/callback',
+        'paycli --env local recover --since 2d --deliver-to http://127.0.0.1:3000/callback --json',
+      ],
+    ),
+    recoverCommand,
+  );
 };
 
 export const commands = { recover: defineRecover };

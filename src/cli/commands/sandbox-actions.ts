@@ -13,7 +13,10 @@ function transitionCommand(kind: Action): Handler<SandboxFlags & { error?: boole
     const json = await transactionAction(env, id, action);
     const t = json.transaction as Record<string, unknown>;
     if (env.out.json) env.out.data(json);
-    else env.out.out(`${json.changed ? '' : 'already '}${String(t.statusLabel)}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)}${json.changed ? ` → callback to ${t.notifyUrl}` : ''}`);
+    else
+      env.out.out(
+        `${json.changed ? '' : 'already '}${String(t.statusLabel)}: trx ${t.id} ${t.via}/${t.channel} ${rupiah(t.amount as number)}${json.changed ? ` → callback to ${t.notifyUrl}` : ''}`,
+      );
     return 'ok';
   };
 }
@@ -33,11 +36,12 @@ export const sandboxEnv: Handler<SandboxFlags> = async (env) => {
   const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   const { status, json } = await adminCall(env, 'GET', '/_sandbox/health');
   const va = Array.isArray(json.accounts) ? json.accounts[0] : undefined;
-  if (status !== 200 || json.ok !== true || typeof va !== 'string') throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${status})`, { hint: 'check --sandbox-url' });
+  if (status !== 200 || json.ok !== true || typeof va !== 'string')
+    throw new NetworkError(`${base} did not answer like a paycli emulator (HTTP ${status})`, { hint: 'check --sandbox-url' });
   const vars = sandboxExports({ url: base, va, defaultKey: json.defaultKey === true });
   if (env.out.json) env.out.data(Object.fromEntries(vars));
   else env.ctx.stdout.write(exportLines(vars, env.opts.shell ?? 'sh'));
-  if (json.defaultKey !== true) env.out.info('the emulator\'s merchant has an API key of its own: set PAYCLI_API_KEY (or use --api-key-file) yourself');
+  if (json.defaultKey !== true) env.out.info("the emulator's merchant has an API key of its own: set PAYCLI_API_KEY (or use --api-key-file) yourself");
   return 'ok';
 };
 
@@ -56,7 +60,8 @@ export const sandboxResend: Handler<SandboxFlags & { to?: string }> = async (env
   const json = await transactionAction(env, id, 'resend', to === undefined ? undefined : { to }, { 409: `pay or expire it first: paycli sandbox pay ${id}` });
   const t = json.transaction as Record<string, unknown>;
   if (env.out.json) env.out.data(json);
-  else env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${String(t.statusLabel)}) → ${to ?? t.notifyUrl}`);
+  else
+    env.out.out(`${json.queued ? 'queued' : 'sent now'}: callback ${String(json.delivery)} of trx ${t.id} (${String(t.statusLabel)}) → ${to ?? t.notifyUrl}`);
   return 'ok';
 };
 export const sandboxExpire = transitionCommand('expire');
@@ -66,7 +71,8 @@ export const sandboxClock: Handler<SandboxFlags> = async (env, verb?: string, va
   let res;
   if (verb === undefined) res = await adminCall(env, 'GET', '/_sandbox/clock');
   else if (verb === 'advance' || verb === 'set') {
-    if (value === undefined) throw new UsageError(`clock ${verb} needs a ${verb === 'advance' ? 'duration (e.g. 25h, 30m, 7d)' : 'time (e.g. 2026-12-01T10:00+07:00)'}`);
+    if (value === undefined)
+      throw new UsageError(`clock ${verb} needs a ${verb === 'advance' ? 'duration (e.g. 25h, 30m, 7d)' : 'time (e.g. 2026-12-01T10:00+07:00)'}`);
     if (verb === 'advance') {
       const { parseDuration } = await import('../../core/duration.js');
       try {
@@ -79,7 +85,12 @@ export const sandboxClock: Handler<SandboxFlags> = async (env, verb?: string, va
   } else throw new UsageError(`unknown clock command "${verb}": advance DURATION or set TIME`);
   const { status, json } = res;
   if (status === 400) throw new UsageError(String(json.error));
-  if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`), status === 409 ? { hint: 'the clock only moves forward; restart with a new --data-dir to start over' } : undefined);
+  if (status !== 200)
+    throw new GatewayError(
+      status,
+      String(json.error ?? `the emulator answered ${status}`),
+      status === 409 ? { hint: 'the clock only moves forward; restart with a new --data-dir to start over' } : undefined,
+    );
   const clock = json.clock as { now: string; offsetMs: number };
   if (env.out.json) env.out.data(json);
   else {

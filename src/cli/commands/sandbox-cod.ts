@@ -22,6 +22,12 @@ export const sandboxDeliver = shipCommand('deliver');
 
 /** The commands' descriptions and examples (sandbox.ts binds them). */
 export const SHIP_HELP = {
-  ship: { description: 'move a COD parcel one step: picked up, in transit, delivered (= paid)', examples: ['paycli sandbox ship 100001', 'paycli sandbox ship 100001 --json'] },
-  deliver: { description: 'deliver a COD parcel: every remaining step, then paid with its callback', examples: ['paycli sandbox deliver 100001', 'paycli sandbox deliver 100001 --json'] },
+  ship: {
+    description: 'move a COD parcel one step: picked up, in transit, delivered (= paid)',
+    examples: ['paycli sandbox ship 100001', 'paycli sandbox ship 100001 --json'],
+  },
+  deliver: {
+    description: 'deliver a COD parcel: every remaining step, then paid with its callback',
+    examples: ['paycli sandbox deliver 100001', 'paycli sandbox deliver 100001 --json'],
+  },
 };

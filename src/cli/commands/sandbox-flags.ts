@@ -32,4 +32,3 @@ export interface SandboxFlags {
 export function sandboxDir(env: CommandEnv<SandboxFlags>): string {
   return env.opts.dataDir ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'sandbox');
 }
-

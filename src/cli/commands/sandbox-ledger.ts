@@ -36,7 +36,15 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   }
   const rows = list.map((t) => {
     const cbs = (t.callbacks as { state: string }[]) ?? [];
-    return [String(t.id), String(t.statusLabel ?? t.status), `${t.via}/${t.channel}`, rupiah(t.amount as number), String(t.paymentNo), String(t.referenceId), cbs.map((c) => c.state).join(',') || '-'];
+    return [
+      String(t.id),
+      String(t.statusLabel ?? t.status),
+      `${t.via}/${t.channel}`,
+      rupiah(t.amount as number),
+      String(t.paymentNo),
+      String(t.referenceId),
+      cbs.map((c) => c.state).join(',') || '-',
+    ];
   });
   env.out.out(env.out.table(rows, ['ID', 'STATUS', 'METHOD', 'AMOUNT', 'PAYMENT NO', 'REFERENCE', 'CALLBACKS'], (s) => env.out.c.bold(s)));
   if (more) env.out.info(env.out.e.dim(`the newest ${list.length} of ${total}; --all for every page, --limit N for bigger pages`));
@@ -72,13 +80,16 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
   } else {
     const { DEFAULT_ACCOUNT } = await import('../../core/sandbox/accounts.js');
     ({ seeded, where } = await withDataDir(env, async ({ state, dir }) => ({
-      seeded: await state.bulkLoad(() => seedLedger(state, { ...read.spec, va: env.opts.va ?? DEFAULT_ACCOUNT.va, merchantName: DEFAULT_ACCOUNT.name, now: env.ctx.now().getTime() })),
+      seeded: await state.bulkLoad(() =>
+        seedLedger(state, { ...read.spec, va: env.opts.va ?? DEFAULT_ACCOUNT.va, merchantName: DEFAULT_ACCOUNT.name, now: env.ctx.now().getTime() }),
+      ),
       where: dir,
     })));
   }
   const seconds = (Date.now() - started) / 1000;
   if (env.out.json) env.out.data({ seeded, where, seconds });
-  else env.out.out(`seeded ${seeded} payments (${Math.round(read.spec.paid * 100)} % paid, over ${read.spec.days} days) into ${where} in ${seconds.toFixed(1)} s`);
+  else
+    env.out.out(`seeded ${seeded} payments (${Math.round(read.spec.paid * 100)} % paid, over ${read.spec.days} days) into ${where} in ${seconds.toFixed(1)} s`);
   return 'ok';
 };
 
@@ -91,7 +102,9 @@ export const sandboxExport: Handler<SandboxFlags> = async (env) => {
     try {
       res = await fetch(`${base}/_sandbox/export`, { headers: { accept: 'application/x-ndjson' }, signal: env.ctx.interrupts() });
     } catch (err) {
-      throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError((err as { cause?: unknown }).cause ?? err)}`, { hint: 'start it with `paycli sandbox`, or check --sandbox-url' });
+      throw new NetworkError(`cannot reach the emulator at ${base}: ${describeSendError((err as { cause?: unknown }).cause ?? err)}`, {
+        hint: 'start it with `paycli sandbox`, or check --sandbox-url',
+      });
     }
     if (res.status !== 200 || !res.body) throw new GatewayError(res.status, `the emulator answered ${res.status} to the export`);
     const decoder = new TextDecoder();
@@ -122,14 +135,19 @@ export const sandboxImport: Handler<SandboxFlags> = async (env, file: string) =>
   if (env.out.json) env.out.data(r);
   else {
     const { formatDuration } = await import('../../core/duration.js');
-    env.out.out(`imported ${r.payments} transactions and ${r.sessions} redirect sessions into ${sandboxDir(env)}${r.skipped ? ` (${r.skipped} unreadable lines skipped)` : ''}; the clock ${r.clockOffsetMs > 0 ? `is ${formatDuration(r.clockOffsetMs)} ahead of real time` : 'is real time'}`);
+    env.out.out(
+      `imported ${r.payments} transactions and ${r.sessions} redirect sessions into ${sandboxDir(env)}${r.skipped ? ` (${r.skipped} unreadable lines skipped)` : ''}; the clock ${r.clockOffsetMs > 0 ? `is ${formatDuration(r.clockOffsetMs)} ahead of real time` : 'is real time'}`,
+    );
   }
   return 'ok';
 };
 
 /** `paycli sandbox reset --yes [--keep-clock]`: empties the ledger and sets the clock back to real time (accounts stay; ids go on from where they were). */
 export const sandboxReset: Handler<SandboxFlags & { keepClock?: boolean }> = async (env) => {
-  if (!env.opts.yes) throw new UsageError('`sandbox reset` deletes every transaction and callback of the emulator; add --yes to do it', { hint: 'keep a copy first with `paycli sandbox export > ledger.jsonl`' });
+  if (!env.opts.yes)
+    throw new UsageError('`sandbox reset` deletes every transaction and callback of the emulator; add --yes to do it', {
+      hint: 'keep a copy first with `paycli sandbox export > ledger.jsonl`',
+    });
   let r: { removed: number; offsetMs: number };
   let where: string;
   if (env.opts.sandboxUrl) {
@@ -143,6 +161,9 @@ export const sandboxReset: Handler<SandboxFlags & { keepClock?: boolean }> = asy
   }
   const { formatDuration } = await import('../../core/duration.js');
   if (env.out.json) env.out.data({ ...r, where });
-  else env.out.out(`removed ${r.removed} transactions from ${where}; the clock ${r.offsetMs > 0 ? `stays ${formatDuration(r.offsetMs)} ahead of real time` : 'is real time'}`);
+  else
+    env.out.out(
+      `removed ${r.removed} transactions from ${where}; the clock ${r.offsetMs > 0 ? `stays ${formatDuration(r.offsetMs)} ahead of real time` : 'is real time'}`,
+    );
   return 'ok';
 };

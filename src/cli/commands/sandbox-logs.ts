@@ -5,14 +5,18 @@ import { adminCall } from '../sandbox-admin.js';
 import type { SandboxFlags } from './sandbox-flags.js';
 
 /** Why a request was refused, as lines under its log line (401 diagnosis, 400 field errors). */
-export function whyLines(e: { auth?: { reason: string; expectedStringToSign?: string; receivedBodyHash?: string }; fieldErrors?: Record<string, unknown> }): string[] {
+export function whyLines(e: {
+  auth?: { reason: string; expectedStringToSign?: string; receivedBodyHash?: string };
+  fieldErrors?: Record<string, unknown>;
+}): string[] {
   const lines: string[] = [];
   if (e.auth) {
     lines.push(`401: ${e.auth.reason}`);
     if (e.auth.expectedStringToSign) lines.push(`expected string to sign: ${e.auth.expectedStringToSign}`);
     if (e.auth.receivedBodyHash) lines.push(`sha256 of the body received: ${e.auth.receivedBodyHash}`);
   }
-  if (e.fieldErrors) for (const [field, msgs] of Object.entries(e.fieldErrors)) lines.push(`400: ${field}: ${Array.isArray(msgs) ? msgs.join('; ') : String(msgs)}`);
+  if (e.fieldErrors)
+    for (const [field, msgs] of Object.entries(e.fieldErrors)) lines.push(`400: ${field}: ${Array.isArray(msgs) ? msgs.join('; ') : String(msgs)}`);
   return lines;
 }
 
@@ -28,8 +32,20 @@ export const sandboxLogs: Handler<SandboxFlags & { follow?: boolean }> = async (
         continue;
       }
       const status = Number(e.status);
-      const st = status === 0 ? out.c.red('no answer') : status < 300 ? out.c.green(String(status)) : status < 500 ? out.c.yellow(String(status)) : out.c.red(String(status));
-      out.out(out.fitLine(`${out.c.dim(wib(String(e.time), 'time'))} `, `${String(e.method).padEnd(5)} ${String(e.path)} ${st} ${out.c.dim(`${String(e.ms)}ms`)}${e.fault ? ` ${out.c.yellow(`[${String(e.fault)}]`)}` : ''}`));
+      const st =
+        status === 0
+          ? out.c.red('no answer')
+          : status < 300
+            ? out.c.green(String(status))
+            : status < 500
+              ? out.c.yellow(String(status))
+              : out.c.red(String(status));
+      out.out(
+        out.fitLine(
+          `${out.c.dim(wib(String(e.time), 'time'))} `,
+          `${String(e.method).padEnd(5)} ${String(e.path)} ${st} ${out.c.dim(`${String(e.ms)}ms`)}${e.fault ? ` ${out.c.yellow(`[${String(e.fault)}]`)}` : ''}`,
+        ),
+      );
       for (const line of whyLines(e as Parameters<typeof whyLines>[0])) out.out(out.fitLine('         ', line));
     }
   };
@@ -44,10 +60,14 @@ export const sandboxLogs: Handler<SandboxFlags & { follow?: boolean }> = async (
   while (!signal.aborted) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 500);
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
     if (signal.aborted) break;
     const next = await adminCall(env, 'GET', `/_sandbox/requests?after=${after}`);

@@ -52,14 +52,18 @@ async function serveOptions(env: CommandEnv<SandboxFlags>, opts: SandboxFlags & 
   try {
     faults = parseFaults(opts.faults ?? '');
   } catch (err) {
-    throw new UsageError(`invalid --faults: ${(err as Error).message}`, { hint: 'faults: duplicate, delay=DURATION, concurrent-duplicate=N, api-500=RATE[@PATH], api-timeout=RATE[@PATH], api-slow=DURATION[@PATH]' });
+    throw new UsageError(`invalid --faults: ${(err as Error).message}`, {
+      hint: 'faults: duplicate, delay=DURATION, concurrent-duplicate=N, api-500=RATE[@PATH], api-timeout=RATE[@PATH], api-slow=DURATION[@PATH]',
+    });
   }
   if (opts.va !== undefined && !/^\d{4,32}$/.test(opts.va)) throw new UsageError(`invalid --va "${opts.va}": digits expected`);
   const host = parseBindHost(opts.host ?? '127.0.0.1'); // before any state is opened
   const accounts = opts.accounts ? await readAccountsFile(opts.accounts) : undefined;
   const apiKey = (await env.session.flagApiKey()) ?? (await sandboxEnvApiKey(env.ctx.env));
   if (opts.va !== undefined && apiKey === undefined && !accounts) {
-    throw new UsageError('--va needs --api-key or --api-key-file: the emulator\'s merchant must have an API key to sign with', { hint: 'or omit both to use the documented default merchant' });
+    throw new UsageError("--va needs --api-key or --api-key-file: the emulator's merchant must have an API key to sign with", {
+      hint: 'or omit both to use the documented default merchant',
+    });
   }
   return {
     port: parsePort(opts.port, 4010),
@@ -107,7 +111,12 @@ function eventLog(env: CommandEnv<SandboxFlags>, counts: Counts): (e: SandboxEve
       out.out(out.fitLine(`${t} `, `trx ${e.trxId} ${e.from} → ${out.c.bold(e.to)} (${e.by}${e.action ? ` ${e.action}` : ''})`));
     } else {
       const verdict = e.ok ? out.c.green('delivered') : e.nextInMs !== null ? out.c.yellow(`retry in ${e.nextInMs} ms`) : out.c.red('gave up');
-      out.out(out.fitLine(`${t} `, `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`));
+      out.out(
+        out.fitLine(
+          `${t} `,
+          `callback trx ${e.trxId} ${e.status} → ${e.url} attempt ${e.attempt}${e.duplicate ? ' (duplicate fault)' : ''}: ${e.result}${e.ms !== undefined ? ` ${e.ms}ms` : ''} · ${verdict}`,
+        ),
+      );
     }
   };
 }
@@ -115,32 +124,44 @@ function eventLog(env: CommandEnv<SandboxFlags>, counts: Counts): (e: SandboxEve
 /** What the start found in the data dir, as notes under the banner. */
 function startupNotes(startup: SandboxHandle['startup']): string[] {
   const notes: string[] = [];
-  if (startup.migrated !== undefined) notes.push(`imported ${startup.migrated} transaction${startup.migrated === 1 ? '' : 's'} from an older version's journal.jsonl (kept as journal.jsonl.migrated)`);
+  if (startup.migrated !== undefined)
+    notes.push(
+      `imported ${startup.migrated} transaction${startup.migrated === 1 ? '' : 's'} from an older version's journal.jsonl (kept as journal.jsonl.migrated)`,
+    );
   if (startup.skippedLines > 0) notes.push(`${startup.skippedLines} unreadable journal line${startup.skippedLines === 1 ? '' : 's'} skipped`);
   if (startup.reconciled > 0) notes.push(`${startup.reconciled} callback${startup.reconciled === 1 ? '' : 's'} queued for transitions that had none`);
   return notes;
 }
 
 /** The banner: where the emulator is and how to use it (stderr; one JSON line with --json). */
-async function printBanner(env: CommandEnv<SandboxFlags>, sandbox: SandboxHandle, dir: string | undefined, dashboardFlag: boolean | undefined, readyUrl: string): Promise<void> {
+async function printBanner(
+  env: CommandEnv<SandboxFlags>,
+  sandbox: SandboxHandle,
+  dir: string | undefined,
+  dashboardFlag: boolean | undefined,
+  readyUrl: string,
+): Promise<void> {
   const { out, ctx } = env;
   const main = sandbox.accounts[0]!;
   if (out.json) {
-    out.data({
-      event: 'started',
-      url: sandbox.url,
-      baseUrl: sandbox.apiUrl,
-      dashboard: sandbox.dashboardUrl,
-      va: main.va,
-      apiKey: shownSandboxKey(main.apiKey, (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY),
-      accounts: sandbox.accounts.length,
-      dataDir: dir ?? null,
-      transactions: sandbox.state.count(),
-      regions: sandbox.regions.counts,
-      skippedLines: sandbox.startup.skippedLines,
-      reconciled: sandbox.startup.reconciled,
-      ...(sandbox.startup.migrated !== undefined ? { migrated: sandbox.startup.migrated } : {}),
-    }, false);
+    out.data(
+      {
+        event: 'started',
+        url: sandbox.url,
+        baseUrl: sandbox.apiUrl,
+        dashboard: sandbox.dashboardUrl,
+        va: main.va,
+        apiKey: shownSandboxKey(main.apiKey, (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY),
+        accounts: sandbox.accounts.length,
+        dataDir: dir ?? null,
+        transactions: sandbox.state.count(),
+        regions: sandbox.regions.counts,
+        skippedLines: sandbox.startup.skippedLines,
+        reconciled: sandbox.startup.reconciled,
+        ...(sandbox.startup.migrated !== undefined ? { migrated: sandbox.startup.migrated } : {}),
+      },
+      false,
+    );
     return;
   }
   // Fits the terminal: a long data-dir path or note wraps under its label.
@@ -174,7 +195,8 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   const options = await serveOptions(env, opts);
   const counts: Counts = { requests: 0, callbacks: 0, delivered: 0, failed: 0 };
   const sandbox = await startSandbox({ ...options, onEvent: eventLog(env, counts) }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port ?? 4010} is already in use`, { hint: 'stop the other process or pick another --port (0 for any free port)' });
+    if (err.code === 'EADDRINUSE')
+      throw new UsageError(`port ${opts.port ?? 4010} is already in use`, { hint: 'stop the other process or pick another --port (0 for any free port)' });
     if (err.code === 'EACCES') throw new UsageError(`no permission to listen on port ${opts.port ?? 4010}`);
     throw err;
   });
@@ -195,6 +217,9 @@ export const sandboxServe: Handler<SandboxFlags> = async (env) => {
   if (opts.readyFile) await removeReadyFile(opts.readyFile);
   const summary = { event: 'stopped', ...counts, transactions: total };
   if (out.json) out.data(summary, false);
-  else ctx.stderr.write(`\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`);
+  else
+    ctx.stderr.write(
+      `\nstopped: ${counts.requests} requests, ${counts.callbacks} callback attempts (${counts.delivered} delivered, ${counts.failed} gave up)\n`,
+    );
   return signal.reason === 'SIGINT' ? 'interrupted' : 'ok';
 };

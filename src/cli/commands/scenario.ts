@@ -47,8 +47,12 @@ export const scenarioRun: Handler<ScenarioFlags> = async (env, file: string) => 
     } else {
       const { startSandbox } = await import('../../core/sandbox/server.js');
       const sb = await startSandbox({
-        port: 0, dashboard: false, settlement: sc.sandbox.settlement, callbackFormat: sc.sandbox.callbackFormat,
-        retrySchedule: sc.sandbox.retrySchedule ?? [200, 500, 1000, 2000], callbackTimeoutMs: 5000,
+        port: 0,
+        dashboard: false,
+        settlement: sc.sandbox.settlement,
+        callbackFormat: sc.sandbox.callbackFormat,
+        retrySchedule: sc.sandbox.retrySchedule ?? [200, 500, 1000, 2000],
+        callbackTimeoutMs: 5000,
       });
       stop = () => sb.close();
       sandboxUrl = sb.url;
@@ -56,7 +60,11 @@ export const scenarioRun: Handler<ScenarioFlags> = async (env, file: string) => 
     }
     if (!out.json) out.info(`scenario ${sc.name}: ${sc.steps.length} steps against ${env.opts.sandboxUrl ? sandboxUrl : 'an in-process emulator'}`);
     const results = await runScenario(sc, {
-      sandboxUrl, credentials, receivers: receivers.urls, now: () => ctx.now(), signal: ctx.interrupts(),
+      sandboxUrl,
+      credentials,
+      receivers: receivers.urls,
+      now: () => ctx.now(),
+      signal: ctx.interrupts(),
       onStep: (r) => {
         if (out.json) return;
         const mark = r.skipped ? out.c.dim('skip') : r.ok ? out.c.green('ok  ') : out.c.red('FAIL');
@@ -65,8 +73,23 @@ export const scenarioRun: Handler<ScenarioFlags> = async (env, file: string) => 
     });
     if (env.opts.junit) await writeFile(env.opts.junit, junitReport(sc.name, results));
     const failed = results.filter((r) => !r.ok && !r.skipped);
-    if (out.json) out.data({ scenario: sc.name, ok: failed.length === 0, steps: results.map((r) => ({ index: r.step.index, id: r.step.id ?? null, name: r.step.name, action: r.step.action, ok: r.ok, skipped: r.skipped === true, ms: r.ms, message: r.message })) });
-    if (failed.length > 0) throw new SignatureError(`scenario ${sc.name}: step ${failed[0]!.step.index + 1} (${failed[0]!.step.name}) failed: ${failed[0]!.message}`);
+    if (out.json)
+      out.data({
+        scenario: sc.name,
+        ok: failed.length === 0,
+        steps: results.map((r) => ({
+          index: r.step.index,
+          id: r.step.id ?? null,
+          name: r.step.name,
+          action: r.step.action,
+          ok: r.ok,
+          skipped: r.skipped === true,
+          ms: r.ms,
+          message: r.message,
+        })),
+      });
+    if (failed.length > 0)
+      throw new SignatureError(`scenario ${sc.name}: step ${failed[0]!.step.index + 1} (${failed[0]!.step.name}) failed: ${failed[0]!.message}`);
     if (!out.json) out.info(`scenario ${sc.name}: all ${results.length} steps passed`);
     return 'ok';
   } finally {
@@ -86,7 +109,11 @@ const defineScenario: Define = (program, bind) => {
         .description('run a scenario file: create payments, pay/cancel/expire, admin transitions, clock moves, and expectations (exit 6 when a step fails)')
         .option('--junit <file>', 'also write a JUnit XML report (one test case per step)')
         .option('--sandbox-url <url>', 'run against this running emulator instead of an in-process one'),
-      ['paycli scenario run examples/scenarios/va-paid.yaml', 'paycli scenario run refund.yaml --junit scenario.xml', 'paycli scenario run qris-expired.yaml --sandbox-url http://127.0.0.1:4010'],
+      [
+        'paycli scenario run examples/scenarios/va-paid.yaml',
+        'paycli scenario run refund.yaml --junit scenario.xml',
+        'paycli scenario run qris-expired.yaml --sandbox-url http://127.0.0.1:4010',
+      ],
     ),
     scenarioRun,
   );

@@ -29,9 +29,17 @@ export const signCallbackCommand: Handler<SignFlags> = async (env, file?: string
     // --curl is a switch everywhere; the URL goes in --to. `--curl URL` still works, with a note.
     if (typeof opts.curl === 'string' && opts.to === undefined) out.warn('--curl URL is deprecated: use --curl --to URL');
     const url = opts.to ?? (typeof opts.curl === 'string' ? opts.curl : undefined);
-    if (url === undefined) throw new UsageError('--curl needs --to URL: where the signed callback is posted', { hint: 'e.g. paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback' });
+    if (url === undefined)
+      throw new UsageError('--curl needs --to URL: where the signed callback is posted', {
+        hint: 'e.g. paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback',
+      });
     const target = parseHttpUrl(url, opts.to !== undefined ? '--to' : '--curl');
-    const body = parsed.format === 'form' ? (parsed.body.includes('=') ? parsed.body.replace(/\r?\n$/, '') : encodeFormBody(parsed.fields as Record<string, string>)) : parsed.body;
+    const body =
+      parsed.format === 'form'
+        ? parsed.body.includes('=')
+          ? parsed.body.replace(/\r?\n$/, '')
+          : encodeFormBody(parsed.fields as Record<string, string>)
+        : parsed.body;
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     out.out(
       [
@@ -54,14 +62,21 @@ export const signCallbackCommand: Handler<SignFlags> = async (env, file?: string
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineSignCallback: Define = (program, bind) => {
-  bind(examples(
-    topCommand(program, 'sign-callback')
-      .option('--data <text>', 'the payload inline instead of a file')
-      .option('--show-canonical', 'also print the canonical JSON')
-      .option('--curl [url]', 'print a curl command that posts the payload, signed, to --to URL')
-      .option('--to <url>', 'with --curl: where the callback is posted'),
-    ['paycli sign-callback payload.form --va 1179000899', 'paycli sign-callback payload.json --show-canonical --json', 'paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback'],
-  ), signCallbackCommand);
+  bind(
+    examples(
+      topCommand(program, 'sign-callback')
+        .option('--data <text>', 'the payload inline instead of a file')
+        .option('--show-canonical', 'also print the canonical JSON')
+        .option('--curl [url]', 'print a curl command that posts the payload, signed, to --to URL')
+        .option('--to <url>', 'with --curl: where the callback is posted'),
+      [
+        'paycli sign-callback payload.form --va 1179000899',
+        'paycli sign-callback payload.json --show-canonical --json',
+        'paycli sign-callback payload.form --curl --to http://127.0.0.1:3000/callback',
+      ],
+    ),
+    signCallbackCommand,
+  );
 };
 
 export const commands = { 'sign-callback': defineSignCallback };

@@ -9,9 +9,13 @@ import { topCommand } from './heads.js';
 /** `paycli sign request`: shows every step of the request signing (docs/gateway.md, "Request signing") for one request. */
 export const signRequestCommand: Handler<{ httpMethod?: string; method?: string; path: string; body?: string }> = async (env) => {
   const { opts, session, out } = env;
-  if (opts.method !== undefined && opts.httpMethod === undefined) out.warn('--method is deprecated for sign request (it names the payment method elsewhere): use --http-method');
+  if (opts.method !== undefined && opts.httpMethod === undefined)
+    out.warn('--method is deprecated for sign request (it names the payment method elsewhere): use --http-method');
   const given = opts.httpMethod ?? opts.method;
-  if (given === undefined) throw new UsageError("required option '--http-method <method>' not specified", { hint: 'e.g. paycli sign request --http-method GET --path areas/province' });
+  if (given === undefined)
+    throw new UsageError("required option '--http-method <method>' not specified", {
+      hint: 'e.g. paycli sign request --http-method GET --path areas/province',
+    });
   const method = given.toUpperCase();
   if (!/^[A-Z]+$/.test(method)) throw new UsageError(`invalid --http-method "${given}"`);
   const body = opts.body !== undefined ? await readInput(env.ctx, opts.body, 'the body') : undefined;
@@ -60,7 +64,10 @@ export const commands: Record<'sign', Define> = {
           .addOption(new Option('--method <method>', 'deprecated: use --http-method').hideHelp())
           .requiredOption('--path <path>', 'API path, e.g. areas/province or v2/payment/direct')
           .option('--body <file>', 'the exact body bytes, from a file or - for stdin'),
-        ['paycli sign request --http-method GET --path areas/province', 'paycli sign request --http-method POST --path v2/payment/direct --body body.json --json'],
+        [
+          'paycli sign request --http-method GET --path areas/province',
+          'paycli sign request --http-method POST --path v2/payment/direct --body body.json --json',
+        ],
       ),
       signRequestCommand,
     );

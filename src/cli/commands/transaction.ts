@@ -1,5 +1,14 @@
 import {
-  checkHistoryData, checkTransactionData, encodeHistoryBody, encodeTransactionBody, HISTORY_PATH, isFinalStatus, isPaidStatus, readHistory, TRANSACTION_PATH, type TransactionRecord,
+  checkHistoryData,
+  checkTransactionData,
+  encodeHistoryBody,
+  encodeTransactionBody,
+  HISTORY_PATH,
+  isFinalStatus,
+  isPaidStatus,
+  readHistory,
+  TRANSACTION_PATH,
+  type TransactionRecord,
 } from '../../core/api/merchant.js';
 import { CheckFailedError, GatewayError, UsageError } from '../../core/errors.js';
 import { durationFlag as duration } from '../duration-flag.js';
@@ -37,7 +46,9 @@ async function findByReference(env: CommandEnv, reference: string): Promise<numb
       if (hit) return hit.TransactionId;
       if (page >= h.totalPages || h.transactions.length === 0) break;
     }
-    throw new GatewayError(404, `no transaction with reference id "${reference}" in the history`, { hint: 'a transaction id (digits) is looked up directly; --reference forces a lookup by reference' });
+    throw new GatewayError(404, `no transaction with reference id "${reference}" in the history`, {
+      hint: 'a transaction id (digits) is looked up directly; --reference forces a lookup by reference',
+    });
   });
 }
 
@@ -58,7 +69,13 @@ function renderTransaction(env: CommandEnv, r: TransactionRecord): void {
     `  expires  ${gatewayText(r.ExpiredDate)} WIB`,
     `  paid     ${r.SuccessDate ? `${gatewayText(r.SuccessDate)} WIB` : '-'}`,
     `  settled  ${r.SettlementDate ? `${gatewayText(r.SettlementDate)} WIB` : paid ? 'not yet' : '-'}`,
-    env.out.fitLine('  buyer    ', [r.BuyerName, r.BuyerPhone, r.BuyerEmail].filter((v) => v).map((v) => gatewayText(v)).join(' · ') || '-'),
+    env.out.fitLine(
+      '  buyer    ',
+      [r.BuyerName, r.BuyerPhone, r.BuyerEmail]
+        .filter((v) => v)
+        .map((v) => gatewayText(v))
+        .join(' · ') || '-',
+    ),
   ];
   env.out.out(lines.join('\n'));
   if (paid) {
@@ -148,7 +165,12 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
   if (signal.aborted && !final) return 'interrupted';
   if (!final) {
     // Not a network error: every check was answered; the transaction is just not paid yet.
-    return out.fail(new CheckFailedError(`transaction ${id} is still ${statusWord(last)} after ${Math.round((Date.now() - started) / 1000)}s (--timeout)`, { hint: 'wait longer with --timeout 30m', code: 'ERR_WAIT_TIMEOUT' }));
+    return out.fail(
+      new CheckFailedError(`transaction ${id} is still ${statusWord(last)} after ${Math.round((Date.now() - started) / 1000)}s (--timeout)`, {
+        hint: 'wait longer with --timeout 30m',
+        code: 'ERR_WAIT_TIMEOUT',
+      }),
+    );
   }
   if (paid) return 'ok';
   // Not a gateway error: the gateway answered; the transaction ended without being paid.
@@ -167,7 +189,15 @@ const defineTransaction: Define = (program, bind) => {
       .option('--timeout <duration>', 'with --wait: give up after this long (default 15m; exit 6)'),
   );
   RUN_DURATION_TIMEOUT.add(transaction);
-  bind(examples(transaction, ['paycli transaction 100001', 'paycli transaction PAYCLI-20261122072704-89e5', 'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m', 'paycli transaction 100001 --json | jq -r .PaidStatus']), transactionCommand);
+  bind(
+    examples(transaction, [
+      'paycli transaction 100001',
+      'paycli transaction PAYCLI-20261122072704-89e5',
+      'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m',
+      'paycli transaction 100001 --json | jq -r .PaidStatus',
+    ]),
+    transactionCommand,
+  );
 };
 
 export const commands = { transaction: defineTransaction };

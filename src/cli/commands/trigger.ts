@@ -33,7 +33,10 @@ interface TriggerFlags {
  * What to send and where: the callback of an emulator transaction (--trx, signed with its merchant's
  * VA unless --va says otherwise), or a sample one for --to; then the --set overrides.
  */
-async function callbackToSend(env: CommandEnv<TriggerFlags>, sample: ReturnType<typeof checkCallbackFlags> & { amount: number | undefined }): Promise<{ to: string; va: string; fields: Record<string, string> }> {
+async function callbackToSend(
+  env: CommandEnv<TriggerFlags>,
+  sample: ReturnType<typeof checkCallbackFlags> & { amount: number | undefined },
+): Promise<{ to: string; va: string; fields: Record<string, string> }> {
   const { opts, ctx } = env;
   const { status, method, channel, amount } = sample;
   let to: string;
@@ -49,7 +52,7 @@ async function callbackToSend(env: CommandEnv<TriggerFlags>, sample: ReturnType<
     fields = json.fields as Record<string, string>;
     va = opts.va !== undefined ? await callbackVa(env) : String(json.va);
     to = opts.to ?? fields.url!;
-    parseHttpUrl(to, 'the transaction\'s notify URL');
+    parseHttpUrl(to, "the transaction's notify URL");
   } else {
     to = opts.to!;
     va = await callbackVa(env);
@@ -59,7 +62,8 @@ async function callbackToSend(env: CommandEnv<TriggerFlags>, sample: ReturnType<
     const eq = assignment.indexOf('=');
     if (eq <= 0) throw new UsageError(`invalid --set "${assignment}": use FIELD=VALUE`);
     const field = assignment.slice(0, eq);
-    if (!CALLBACK_FIELD_NAMES.includes(field)) throw new UsageError(`--set ${field}: not a callback field`, { hint: `fields: ${CALLBACK_FIELD_NAMES.join(', ')}` });
+    if (!CALLBACK_FIELD_NAMES.includes(field))
+      throw new UsageError(`--set ${field}: not a callback field`, { hint: `fields: ${CALLBACK_FIELD_NAMES.join(', ')}` });
     fields[field] = assignment.slice(eq + 1);
   }
   return { to, va, fields };
@@ -89,29 +93,61 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
       try {
         res = await sendRaw(to, { headers: signed.headers, body: signed.body, timeoutMs: (await env.session.config()).timeout.value });
       } catch (err) {
-        throw new NetworkError(`POST ${to} failed: ${describeSendError(err)}`, { hint: 'is your callback handler (or `paycli listen`) running on that address?' });
+        throw new NetworkError(`POST ${to} failed: ${describeSendError(err)}`, {
+          hint: 'is your callback handler (or `paycli listen`) running on that address?',
+        });
       }
       if (res.status !== 200) failures++;
       await store?.append({
-        id: ids.next(now), receivedAt: now.toISOString(), method: 'POST', path: new URL(to).pathname, headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
-        body: signed.body, verdict: 'valid', variant: null, reason: null, duplicate: i > 1, trx_id: fields.trx_id ?? null, status: fields.status ?? null, answer: res.status, source: 'trigger',
+        id: ids.next(now),
+        receivedAt: now.toISOString(),
+        method: 'POST',
+        path: new URL(to).pathname,
+        headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        body: signed.body,
+        verdict: 'valid',
+        variant: null,
+        reason: null,
+        duplicate: i > 1,
+        trx_id: fields.trx_id ?? null,
+        status: fields.status ?? null,
+        answer: res.status,
+        source: 'trigger',
       });
-      const result = { attempt: i, url: to, trx_id: fields.trx_id, status: fields.status, signature: signed.signature, answer: res.status, ms: res.ms, body: res.body };
+      const result = {
+        attempt: i,
+        url: to,
+        trx_id: fields.trx_id,
+        status: fields.status,
+        signature: signed.signature,
+        answer: res.status,
+        ms: res.ms,
+        body: res.body,
+      };
       results.push(result);
       if (!out.json) {
         const st = res.status === 200 ? out.c.green(String(res.status)) : out.c.red(String(res.status));
         // Wrapped to the terminal's width; the handler's answer is the sender's text: control characters escaped.
-        out.out(out.fitLine('→ ', `POST ${to}  trx ${fields.trx_id} ${fields.status} ${fields.via}/${fields.channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`));
+        out.out(
+          out.fitLine(
+            '→ ',
+            `POST ${to}  trx ${fields.trx_id} ${fields.status} ${fields.via}/${fields.channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`,
+          ),
+        );
       }
     }
   } finally {
     await store?.close();
   }
   if (failures > 0) {
-    throw new GatewayError(results.at(-1)!.answer as number, `the handler answered ${failures === repeat ? '' : `${failures} of ${repeat} times `}non-200 (HTTP ${results.find((r) => r.answer !== 200)!.answer}); the gateway would retry`, {
-      hint: 'check the handler with `paycli test-handler URL`',
-      details: repeat === 1 ? results[0] : results,
-    });
+    throw new GatewayError(
+      results.at(-1)!.answer as number,
+      `the handler answered ${failures === repeat ? '' : `${failures} of ${repeat} times `}non-200 (HTTP ${results.find((r) => r.answer !== 200)!.answer}); the gateway would retry`,
+      {
+        hint: 'check the handler with `paycli test-handler URL`',
+        details: repeat === 1 ? results[0] : results,
+      },
+    );
   }
   if (out.json) out.data(repeat === 1 ? results[0] : results);
   return 'ok';
@@ -120,25 +156,40 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
 // ── Definition ──────────────────────────────────────────────────────────────────────────────────
 
 const defineTrigger: Define = (program, bind) => {
-  bind(examples(
-    storeFlag(
-      topCommand(program, 'trigger')
-        .option('--to <url>', 'your callback handler (with --trx: default the transaction\'s notify URL)')
-        .option('--trx <id>', 'the callback of this transaction of the running emulator, from its record')
-        .option('--sandbox-url <url>', 'with --trx: the running emulator (PAYCLI_SANDBOX_URL)')
-        .option('--status <status>', 'callback status: berhasil, pending, expired, batal, refund, error, gagal, unsettled, escrow (default berhasil; with --trx the transaction\'s own)')
-        .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]).default('va'))
-        .option('--channel <channel>', 'payment channel (default: bca for va, else the first of the method)')
-        .addOption(new Option('--format <format>', 'body format').choices(['form', 'json']).default('form'))
-        .option('--amount <rp>', 'transaction amount (default 102000)')
-        .option('--set <field=value>', 'override a callback field (repeatable)', collect)
-        .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
-        .addOption(new Option('--settlement <mode>', 'for berhasil: settled (code 1) or deferred (unsettle, code 6)').choices(['immediate', 'deferred']).default('immediate'))
-        .option('--timeout <duration>', 'how long to wait for the answer: 10s, 500ms (default 30s; PAYCLI_TIMEOUT)')
-        .option('--no-persist', 'do not write the event store'),
+  bind(
+    examples(
+      storeFlag(
+        topCommand(program, 'trigger')
+          .option('--to <url>', "your callback handler (with --trx: default the transaction's notify URL)")
+          .option('--trx <id>', 'the callback of this transaction of the running emulator, from its record')
+          .option('--sandbox-url <url>', 'with --trx: the running emulator (PAYCLI_SANDBOX_URL)')
+          .option(
+            '--status <status>',
+            "callback status: berhasil, pending, expired, batal, refund, error, gagal, unsettled, escrow (default berhasil; with --trx the transaction's own)",
+          )
+          .addOption(new Option('--method <method>', 'payment method').choices(METHOD_NAMES as string[]).default('va'))
+          .option('--channel <channel>', 'payment channel (default: bca for va, else the first of the method)')
+          .addOption(new Option('--format <format>', 'body format').choices(['form', 'json']).default('form'))
+          .option('--amount <rp>', 'transaction amount (default 102000)')
+          .option('--set <field=value>', 'override a callback field (repeatable)', collect)
+          .option('--repeat <n>', 'send the same callback N times (duplicates)', '1')
+          .addOption(
+            new Option('--settlement <mode>', 'for berhasil: settled (code 1) or deferred (unsettle, code 6)')
+              .choices(['immediate', 'deferred'])
+              .default('immediate'),
+          )
+          .option('--timeout <duration>', 'how long to wait for the answer: 10s, 500ms (default 30s; PAYCLI_TIMEOUT)')
+          .option('--no-persist', 'do not write the event store'),
+      ),
+      [
+        'paycli --env local trigger --to http://127.0.0.1:3000/callback',
+        'paycli trigger --trx 100001 --status refund',
+        'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899',
+        'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3',
+      ],
     ),
-    ['paycli --env local trigger --to http://127.0.0.1:3000/callback', 'paycli trigger --trx 100001 --status refund', 'paycli trigger --to http://127.0.0.1:8080/ --status expired --method qris --format json --va 1179000899', 'paycli trigger --to http://127.0.0.1:3000/cb --set buyer_name="Nyoman Ö" --repeat 3'],
-  ), triggerCommand);
+    triggerCommand,
+  );
 };
 
 export const commands = { trigger: defineTrigger };

@@ -26,7 +26,9 @@ function pickSignature(env: CommandEnv<VerifyFlags>, parsed: ParsedCallback): { 
   if (parsed.headerSignature !== undefined) return { value: parsed.headerSignature, from: 'the X-Signature header' };
   const field = parsed.fields.signature;
   if (typeof field === 'string') return { value: field, from: 'the body field "signature"' };
-  throw new UsageError('no signature to check: the input has no X-Signature header and no "signature" field', { hint: 'pass --signature HEX (the X-Signature header the callback arrived with)' });
+  throw new UsageError('no signature to check: the input has no X-Signature header and no "signature" field', {
+    hint: 'pass --signature HEX (the X-Signature header the callback arrived with)',
+  });
 }
 
 function render(env: CommandEnv<VerifyFlags>, check: CallbackCheck, from: string): void {
@@ -83,7 +85,10 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
     if (!info.isFile()) throw new UsageError(`cannot use --jsonl ${path}: it is not a file`);
     size = info.size;
   }
-  const batch = size !== undefined && size >= BLOCKS_FROM_BYTES ? await verifyFileParallel(path, size, va, workersFor(size)) : await verifyStream(path === '-' ? env.ctx.stdin : createReadStream(path), va);
+  const batch =
+    size !== undefined && size >= BLOCKS_FROM_BYTES
+      ? await verifyFileParallel(path, size, va, workersFor(size))
+      : await verifyStream(path === '-' ? env.ctx.stdin : createReadStream(path), va);
   const counts = { total: batch.total, valid: batch.valid, validVariant: 0, invalid: 0, malformed: 0 };
   const failures: { line: number; verdict: string; reason: string; trx_id: string | null }[] = [];
   const MAX_LISTED = 100;
@@ -113,9 +118,12 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
   if (env.out.json) env.out.data({ file: path, ...counts, failures, failuresListed: failures.length, failuresTruncated: failed > failures.length });
   else {
     const c = env.out.c;
-    for (const f of failures) env.out.out(`line ${f.line}: ${f.verdict === 'malformed' ? c.yellow('malformed') : c.red('invalid')}${f.trx_id ? ` trx ${f.trx_id}` : ''}: ${f.reason}`);
+    for (const f of failures)
+      env.out.out(`line ${f.line}: ${f.verdict === 'malformed' ? c.yellow('malformed') : c.red('invalid')}${f.trx_id ? ` trx ${f.trx_id}` : ''}: ${f.reason}`);
     if (failed > failures.length) env.out.out(c.dim(`… and ${failed - failures.length} more failures not listed`));
-    env.out.out(`${counts.total} captures: ${c.green(`${counts.valid} valid`)}${counts.validVariant ? `, ${counts.validVariant} valid with an undocumented encoding` : ''}, ${failed ? c.red(`${counts.invalid} invalid`) : '0 invalid'}, ${counts.malformed} malformed`);
+    env.out.out(
+      `${counts.total} captures: ${c.green(`${counts.valid} valid`)}${counts.validVariant ? `, ${counts.validVariant} valid with an undocumented encoding` : ''}, ${failed ? c.red(`${counts.invalid} invalid`) : '0 invalid'}, ${counts.malformed} malformed`,
+    );
   }
   return failed > 0 ? 'signature' : 'ok';
 }
@@ -123,22 +131,25 @@ async function verifyBatch(env: CommandEnv<VerifyFlags>, path: string): Promise<
 // ── Definitions ─────────────────────────────────────────────────────────────────────────────────
 
 const defineVerifyCallback: Define = (program, bind) => {
-  bind(examples(
-    topCommand(program, 'verify-callback')
-      .option('--signature <hex>', 'the X-Signature it arrived with (else the capture\'s header or a body "signature" field)')
-      .option('--data <text>', 'the payload inline instead of a file')
-      .option('--event <id>', 'a request from the event store of `paycli listen`')
-      .option('--store <file>', 'the event store file (default $XDG_DATA_HOME/paycli/events.db)')
-      .option('--show-canonical', 'print the canonical JSON that is signed')
-      .option('--jsonl <file>', 'verify many captures, one {headers, body} per line; prints a summary'),
-    [
-      'paycli verify-callback payload.json --signature c9594cc8…',
-      'paycli verify-callback capture.http --va 1179000899',
-      'pbpaste | paycli verify-callback - --signature "$SIG" --json',
-      'paycli verify-callback --event evt_lx2k9a --show-canonical',
-      'paycli verify-callback --jsonl events.jsonl',
-    ],
-  ), verifyCallbackCommand);
+  bind(
+    examples(
+      topCommand(program, 'verify-callback')
+        .option('--signature <hex>', 'the X-Signature it arrived with (else the capture\'s header or a body "signature" field)')
+        .option('--data <text>', 'the payload inline instead of a file')
+        .option('--event <id>', 'a request from the event store of `paycli listen`')
+        .option('--store <file>', 'the event store file (default $XDG_DATA_HOME/paycli/events.db)')
+        .option('--show-canonical', 'print the canonical JSON that is signed')
+        .option('--jsonl <file>', 'verify many captures, one {headers, body} per line; prints a summary'),
+      [
+        'paycli verify-callback payload.json --signature c9594cc8…',
+        'paycli verify-callback capture.http --va 1179000899',
+        'pbpaste | paycli verify-callback - --signature "$SIG" --json',
+        'paycli verify-callback --event evt_lx2k9a --show-canonical',
+        'paycli verify-callback --jsonl events.jsonl',
+      ],
+    ),
+    verifyCallbackCommand,
+  );
 };
 
 export const commands = { 'verify-callback': defineVerifyCallback };

@@ -18,7 +18,9 @@ export const whoamiCommand: Handler = async (env) => {
     return 'ok';
   }
   const row = (label: string, s: { value: unknown; origin: string } | null) => [label, s ? String(s.value) : '(not set)', s ? env.out.c.dim(s.origin) : ''];
-  env.out.out(env.out.table([row('profile', info.profile), row('environment', info.env), row('base URL', info.baseUrl), row('VA', info.va), row('API key', info.apiKey)]));
+  env.out.out(
+    env.out.table([row('profile', info.profile), row('environment', info.env), row('base URL', info.baseUrl), row('VA', info.va), row('API key', info.apiKey)]),
+  );
   if (!cfg.va || !cfg.apiKey) env.out.info(`hint: no credentials for ${cfg.env.value}; run \`paycli config init\` or set PAYCLI_VA and PAYCLI_API_KEY`);
   return 'ok';
 };

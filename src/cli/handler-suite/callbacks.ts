@@ -1,4 +1,11 @@
-import { encodeFormBody, encodeJsonCallbackBody, externalId, signCallbackRequest, type JsonCallbackShape, type SignedCallback } from '../../core/callback/build.js';
+import {
+  encodeFormBody,
+  encodeJsonCallbackBody,
+  externalId,
+  signCallbackRequest,
+  type JsonCallbackShape,
+  type SignedCallback,
+} from '../../core/callback/build.js';
 import { sampleCallbackFields } from '../../core/callback/sample.js';
 import type { CallbackStatus } from '../../core/payment-rules.js';
 import type { Shape } from './suite.js';

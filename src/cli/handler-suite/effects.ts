@@ -40,7 +40,15 @@ function checker(o: EffectOptions) {
   });
 
   /** Sends callbacks (one after another, or all at once), then asks the probe; both must be as expected. */
-  const check = async (name: string, order: { trx: number; ref: string }, bodies: Body[], http: Http, effect: { want: string; judge: (s: OrderState) => boolean }, concurrent = false, unobserved?: string): Promise<boolean> => {
+  const check = async (
+    name: string,
+    order: { trx: number; ref: string },
+    bodies: Body[],
+    http: Http,
+    effect: { want: string; judge: (s: OrderState) => boolean },
+    concurrent = false,
+    unobserved?: string,
+  ): Promise<boolean> => {
     suite.running(name, shape);
     const rs: Sent[] = [];
     if (concurrent) rs.push(...(await Promise.all(bodies.map((b) => suite.post(b)))));
@@ -52,14 +60,19 @@ function checker(o: EffectOptions) {
     const http1 = new Set(answers).size === 1 ? `${rs.length > 1 ? `${rs.length}×` : ''}${answers[0]}` : answers.join(',');
     const line = okHttp ? undefined : rs.map((r) => suite.observe(r, false).body).find(Boolean);
     suite.show({
-      name, format: shape, expectation: `${rs.length > 1 && http !== 'any' ? `${rs.length} × ` : ''}${HTTP_TEXT[http]}; order ${effect.want}`,
-      observation: `${http1} · ${state.short}${passed ? '' : ` (${state.text})`}`, passed, ms: Math.max(...rs.map((r) => r.res?.ms ?? 0)),
+      name,
+      format: shape,
+      expectation: `${rs.length > 1 && http !== 'any' ? `${rs.length} × ` : ''}${HTTP_TEXT[http]}; order ${effect.want}`,
+      observation: `${http1} · ${state.short}${passed ? '' : ` (${state.text})`}`,
+      passed,
+      ms: Math.max(...rs.map((r) => r.res?.ms ?? 0)),
       ...(line ? { body: line } : {}),
       ...(unobserved ? { unobserved } : {}),
     });
     return passed;
   };
-  const skip = (name: string, why: string) => suite.show({ name, format: shape, expectation: 'run', observation: 'not run', passed: true, ms: null, unobserved: why });
+  const skip = (name: string, why: string) =>
+    suite.show({ name, format: shape, expectation: 'run', observation: 'not run', passed: true, ms: null, unobserved: why });
   const fields = (order: SuiteOrder, status: 'berhasil' | 'pending' | 'expired') => callbackFromTxn(order.txn, status, suite.url, o.now());
   const sign = (f: Record<string, string>): SignedCallback => maker.sign(f, shape);
   /** Pays an order at the emulator (as the buyer would) and waits until the emulator's own callback is done with. */
@@ -79,23 +92,53 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
   if (!a) return;
   const paidA = fields(a, 'berhasil');
   const base = sign(paidA);
-  const bump = (f: Record<string, string>) => ({ ...f, amount: String(Number(f.amount) + 1000), total: String(Number(f.total) + 1000), sub_total: String(Number(f.sub_total) + 1000) });
+  const bump = (f: Record<string, string>) => ({
+    ...f,
+    amount: String(Number(f.amount) + 1000),
+    total: String(Number(f.total) + 1000),
+    sub_total: String(Number(f.sub_total) + 1000),
+  });
   const { 'X-Signature': _drop, ...unsigned } = base.headers;
   void _drop;
   await check('forged: tampered amount: not paid', a, [{ body: maker.encode(bump(paidA), shape), headers: base.headers }], 'reject', NOT_PAID);
   await check('forged: no signature: not paid', a, [{ body: base.body, headers: unsigned }], 'reject', NOT_PAID);
-  await check('forged: signed with the API key: not paid', a, [{ body: base.body, headers: { ...base.headers, 'X-Signature': hmacHex(o.apiKey, canonicalizeCallback(paidA)) } }], 'reject', NOT_PAID);
-  await check('forged: "/" unescaped in signature: not paid', a, [{ body: base.body, headers: { ...base.headers, 'X-Signature': hmacHex(o.va, canonicalizeCallback(paidA, { json: { escapeSlash: false, escapeUnicode: true } })) } }], 'reject', NOT_PAID);
+  await check(
+    'forged: signed with the API key: not paid',
+    a,
+    [{ body: base.body, headers: { ...base.headers, 'X-Signature': hmacHex(o.apiKey, canonicalizeCallback(paidA)) } }],
+    'reject',
+    NOT_PAID,
+  );
+  await check(
+    'forged: "/" unescaped in signature: not paid',
+    a,
+    [
+      {
+        body: base.body,
+        headers: { ...base.headers, 'X-Signature': hmacHex(o.va, canonicalizeCallback(paidA, { json: { escapeSlash: false, escapeUnicode: true } })) },
+      },
+    ],
+    'reject',
+    NOT_PAID,
+  );
   const amountDiffers = () => check('amount differs from the order: not paid', a, [sign(bump(fields(a, 'berhasil')))], 'any', NOT_PAID);
   // An order given with --trx is paid by the emulator's own callback when it is paid there: judged before.
   if (!a.created) await amountDiffers();
-  for (const code of [2, 3, 4, 5] as GatewayCode[]) await check(`status ${code} (${CODE_NAMES[code]}) does not count as paid`, a, [sign(withGatewayCode(paidA, code))], 'accept', NOT_PAID);
+  for (const code of [2, 3, 4, 5] as GatewayCode[])
+    await check(`status ${code} (${CODE_NAMES[code]}) does not count as paid`, a, [sign(withGatewayCode(paidA, code))], 'accept', NOT_PAID);
   await check('pending callback does not mark it paid', a, [sign(fields(a, 'pending'))], 'accept', NOT_PAID);
   if (o.strict) {
     const before = await emulator.checks(a.trx);
     await check('paid callback, unpaid at gateway: not paid', a, [sign(paidA)], 'any', NOT_PAID);
     const after = await emulator.checks(a.trx);
-    suite.show({ name: 'confirms an unconfirmed paid callback (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: 0 });
+    suite.show({
+      name: 'confirms an unconfirmed paid callback (strict)',
+      format: shape,
+      expectation: 'a check-transaction call for the trx',
+      observation: after > before ? `${after - before} call(s)` : 'no call',
+      passed: after > before,
+      ms: 0,
+    });
   }
   await pay(a);
   // A made order's payment is confirmed at the gateway by now: only the amount can stop it.
@@ -106,7 +149,14 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
   await check('accents, emoji, / & + quotes: paid once', a, [sign(withSpecialCharacters(fields(a, 'berhasil')))], 'accept', paidOnce(a), false, firstPaid);
   if (o.strict) {
     const after = await emulator.checks(a.trx);
-    suite.show({ name: 'confirms through check transaction (strict)', format: shape, expectation: 'a check-transaction call for the trx', observation: after > before ? `${after - before} call(s)` : 'no call', passed: after > before, ms: 0 });
+    suite.show({
+      name: 'confirms through check transaction (strict)',
+      format: shape,
+      expectation: 'a check-transaction call for the trx',
+      observation: after > before ? `${after - before} call(s)` : 'no call',
+      passed: after > before,
+      ms: 0,
+    });
   }
   const paidAgain = sign(fields(a, 'berhasil'));
   await check('the same callback again: still paid once', a, [paidAgain, maker.again(paidAgain)], 'accept', paidOnce(a));
@@ -130,7 +180,10 @@ async function otherOrderChecks(o: EffectOptions, k: ReturnType<typeof checker>)
     const paidB = sign(fields(b, 'berhasil'));
     const copies = [paidB, ...Array.from({ length: o.copies - 1 }, () => maker.again(paidB))];
     await check(`${o.copies} copies at once: all 200, paid once`, b, copies, 'accept', paidOnce(b), true);
-    await check('paid again after a refund: not fulfilled', b, [sign(withGatewayCode(fields(b, 'berhasil'), 3)), maker.again(paidB)], 'accept', { want: 'not paid (refunded), fulfilled once', judge: (s) => !s.paid && (s.count === undefined || s.count === 1) });
+    await check('paid again after a refund: not fulfilled', b, [sign(withGatewayCode(fields(b, 'berhasil'), 3)), maker.again(paidB)], 'accept', {
+      want: 'not paid (refunded), fulfilled once',
+      judge: (s) => !s.paid && (s.count === undefined || s.count === 1),
+    });
   }
   for (const code of [6, 7] as GatewayCode[]) {
     const name = `status ${code} (${CODE_NAMES[code]}) counts as paid`;

@@ -88,8 +88,17 @@ export class Emulator {
   /** A VA payment created through the signed API, as the merchant's checkout would. */
   async createPayment(amount: number, referenceId: string, notifyUrl: string): Promise<number> {
     const body = encodePaymentBody({
-      name: 'Nyoman Ö', phone: '08123456789', email: 'nyoman@example.com', amount, notifyUrl, referenceId,
-      paymentMethod: 'va', paymentChannel: 'bni', product: ['paycli test-handler order'], qty: [1], price: [amount],
+      name: 'Nyoman Ö',
+      phone: '08123456789',
+      email: 'nyoman@example.com',
+      amount,
+      notifyUrl,
+      referenceId,
+      paymentMethod: 'va',
+      paymentChannel: 'bni',
+      product: ['paycli test-handler order'],
+      qty: [1],
+      price: [amount],
     });
     const req = await this.env.session.signed('POST', DIRECT_PAYMENT_PATH, body);
     return Number((await this.env.session.send<DirectPaymentData>(req)).Data.TransactionId);
@@ -99,9 +108,22 @@ export class Emulator {
 /** The callback fields the gateway would send for an emulator transaction, delivered to `url`. */
 export function callbackFromTxn(t: EmulatorTxn, status: CallbackFacts['status'], url: string, now: Date): Record<string, string> {
   return buildCallbackFields({
-    trxId: t.id, sid: t.sid, referenceId: t.referenceId, status, amount: t.amount, fee: t.fee, via: t.via, channel: t.channel,
-    paymentNo: t.paymentNo, createdAt: new Date(t.createdAt), expiredAt: new Date(t.expiresAt), paidAt: status === 'berhasil' ? (t.paidAt ? new Date(t.paidAt) : now) : undefined,
-    buyerName: t.buyer.name, buyerEmail: t.buyer.email, buyerPhone: t.buyer.phone, url,
+    trxId: t.id,
+    sid: t.sid,
+    referenceId: t.referenceId,
+    status,
+    amount: t.amount,
+    fee: t.fee,
+    via: t.via,
+    channel: t.channel,
+    paymentNo: t.paymentNo,
+    createdAt: new Date(t.createdAt),
+    expiredAt: new Date(t.expiresAt),
+    paidAt: status === 'berhasil' ? (t.paidAt ? new Date(t.paidAt) : now) : undefined,
+    buyerName: t.buyer.name,
+    buyerEmail: t.buyer.email,
+    buyerPhone: t.buyer.phone,
+    url,
   });
 }
 

@@ -61,13 +61,17 @@ export class OrderProbe {
       v = JSON.parse(body) as Record<string, unknown>;
       if (status !== 200 || !v || typeof v !== 'object') throw new Error();
     } catch {
-      throw new SignatureError(`the order probe ${url} answered HTTP ${status}, not 200 with a JSON object (or 404)`, { hint: `it should answer like {"${this.fields.paid}": true, "${this.fields.amount}": 50000, "${this.fields.count}": 1}` });
+      throw new SignatureError(`the order probe ${url} answered HTTP ${status}, not 200 with a JSON object (or 404)`, {
+        hint: `it should answer like {"${this.fields.paid}": true, "${this.fields.amount}": 50000, "${this.fields.count}": 1}`,
+      });
     }
     const paid = v[this.fields.paid] === true || v[this.fields.paid] === 1 || v[this.fields.paid] === 'true';
     const num = (x: unknown) => (typeof x === 'number' || (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) ? Number(x) : undefined);
     const amount = num(v[this.fields.amount]);
     const count = num(v[this.fields.count]);
-    const text = [paid ? 'paid' : 'not paid', amount !== undefined ? `amount ${amount}` : '', count !== undefined ? `fulfilled ${count}` : ''].filter(Boolean).join(', ');
+    const text = [paid ? 'paid' : 'not paid', amount !== undefined ? `amount ${amount}` : '', count !== undefined ? `fulfilled ${count}` : '']
+      .filter(Boolean)
+      .join(', ');
     return { known: true, paid, amount, count, text, short: paid ? `paid${count !== undefined ? ` ×${count}` : ''}` : 'not paid' };
   }
 }
@@ -114,7 +118,10 @@ export class OrderSource {
     } catch (err) {
       throw new SignatureError(`--create-order-url ${this.createUrl} did not answer: ${describeSendError(err)}`);
     }
-    if (status < 200 || status > 299) throw new SignatureError(`--create-order-url ${this.createUrl} answered HTTP ${status} to ${body}`, { hint: 'it should record the order (reference_id, trx_id, amount) as your checkout does and answer 2xx' });
+    if (status < 200 || status > 299)
+      throw new SignatureError(`--create-order-url ${this.createUrl} answered HTTP ${status} to ${body}`, {
+        hint: 'it should record the order (reference_id, trx_id, amount) as your checkout does and answer 2xx',
+      });
     return { trx, ref, amount: this.amount, txn: (await this.emulator.txn(trx))!, created: true };
   }
 

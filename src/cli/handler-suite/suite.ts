@@ -87,7 +87,9 @@ export class Suite {
       const code = (err as NodeJS.ErrnoException).code ?? '';
       // Nothing listens there: one line and exit 5, not a list of failed checks.
       if (!this.reached && UNREACHABLE.has(code)) {
-        throw new NetworkError(`cannot reach the handler at ${this.url}: ${describeSendError(err)}`, { hint: 'start your app (or check the URL and port), then run test-handler again' });
+        throw new NetworkError(`cannot reach the handler at ${this.url}: ${describeSendError(err)}`, {
+          hint: 'start your app (or check the URL and port), then run test-handler again',
+        });
       }
       return { error: describeSendError(err) }; // a timeout reads "no answer within DEADLINE ms"
     }
@@ -130,7 +132,15 @@ export class Suite {
     this.running(name, shape);
     const r = await this.post(body);
     const passed = r.res !== undefined && (accept ? r.res.status === 200 : r.res.status !== 200);
-    this.show({ name, format: shape, expectation: accept ? 'HTTP 200' : 'rejected (not 200)', ...this.observe(r, passed), passed, ms: r.res?.ms ?? null, ...(unobserved ? { unobserved } : {}) });
+    this.show({
+      name,
+      format: shape,
+      expectation: accept ? 'HTTP 200' : 'rejected (not 200)',
+      ...this.observe(r, passed),
+      passed,
+      ms: r.res?.ms ?? null,
+      ...(unobserved ? { unobserved } : {}),
+    });
     return passed;
   }
 }

@@ -36,7 +36,8 @@ export function checkTransactionData(data: unknown): string | undefined {
 export function checkHistoryData(data: unknown): string | undefined {
   if (Array.isArray(data)) return checkRecords(data);
   if (!isObject(data)) return `is ${kind(data)}, not a history page`;
-  if (Array.isArray(data.Transaction)) return data.Pagination === undefined || isObject(data.Pagination) ? checkRecords(data.Transaction) : 'has a Pagination that is not an object';
+  if (Array.isArray(data.Transaction))
+    return data.Pagination === undefined || isObject(data.Pagination) ? checkRecords(data.Transaction) : 'has a Pagination that is not an object';
   if (data.Transaction === null && isObject(data.Pagination)) return undefined;
   if (Array.isArray(data.Results)) return checkRecords(data.Results);
   return 'has neither a Transaction nor a Results list';
@@ -46,7 +47,8 @@ export function checkHistoryData(data: unknown): string | undefined {
 export function checkBalanceData(data: unknown): string | undefined {
   if (!isObject(data)) return `is ${kind(data)}, not a balance`;
   if (!isNumeric(data.MerchantBalance)) return 'has no numeric MerchantBalance';
-  for (const k of ['MemberBalance', 'UnsettledBalance']) if (data[k] !== undefined && data[k] !== null && !isNumeric(data[k])) return `has a ${k} that is not a number`;
+  for (const k of ['MemberBalance', 'UnsettledBalance'])
+    if (data[k] !== undefined && data[k] !== null && !isNumeric(data[k])) return `has a ${k} that is not a number`;
   return undefined;
 }
 

@@ -15,7 +15,10 @@ export const PARENT_OF: Record<AreaLevel, AreaLevel | undefined> = { province: u
 /** The API path of a region lookup (no /v2; docs/gateway.md, "Base URLs"). */
 export function areaPath(level: AreaLevel, code?: string): string {
   if (level === 'province') return 'areas/province';
-  if (code === undefined || code.trim() === '') throw new UsageError(`a ${PARENT_OF[level]} code is required`, { hint: `e.g. paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}` });
+  if (code === undefined || code.trim() === '')
+    throw new UsageError(`a ${PARENT_OF[level]} code is required`, {
+      hint: `e.g. paycli areas ${level} ${({ city: '51', district: '5171', village: '517101' } as Record<string, string>)[level]}`,
+    });
   return `areas/${level}/${encodeURIComponent(code)}`;
 }
 

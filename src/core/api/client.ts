@@ -82,7 +82,10 @@ export class ApiClient {
       if (err instanceof AuthError && res.status === 401 && isLoopbackUrl(req.url)) throw this.emulatorAuthError(err, req);
       // A 5xx after a payment POST (often a proxy or a timeout behind it) does not say the payment was not made.
       if (err instanceof GatewayError && err.status >= 500 && expectation.paymentReferenceId) {
-        throw new GatewayError(err.status, err.message, { details: err.details, hint: paymentMayExistHint(expectation.paymentReferenceId, expectation.paymentDay) });
+        throw new GatewayError(err.status, err.message, {
+          details: err.details,
+          hint: paymentMayExistHint(expectation.paymentReferenceId, expectation.paymentDay),
+        });
       }
       throw err;
     }
@@ -96,7 +99,9 @@ export class ApiClient {
   /** A 401 from a loopback base URL: say which VA was sent and what the emulator accepts. */
   private emulatorAuthError(err: AuthError, req: SignedRequest): AuthError {
     const m = this.opts.emulatorMerchant;
-    const accepts = m ? `a paycli sandbox started without --va/--accounts accepts its default merchant: VA ${m.va}, API key ${maskApiKey(m.apiKey)} (what --env local uses when no local credentials are given); ` : '';
+    const accepts = m
+      ? `a paycli sandbox started without --va/--accounts accepts its default merchant: VA ${m.va}, API key ${maskApiKey(m.apiKey)} (what --env local uses when no local credentials are given); `
+      : '';
     return new AuthError(`${err.message} — sent VA ${maskSecret(req.headers.va!)} to ${new URL(req.url).host}`, {
       details: err.details,
       hint: `${accepts}${err.hint ?? ''}`.replace(/; $/, ''),
@@ -106,6 +111,9 @@ export class ApiClient {
 
 /** Whether a network failure happened before anything was sent (refused, DNS, TLS). */
 function notSent(err: PaycliError): boolean {
-  const code = (err.cause as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code ?? '';
+  const code =
+    (err.cause as { code?: string; cause?: { code?: string } } | undefined)?.code ??
+    (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code ??
+    '';
   return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code);
 }

@@ -97,5 +97,7 @@ export function readBankList(data: unknown): { id?: unknown; code: string; name:
 /** Data of `business-category`: `[{Code, Name, NameEn}]`. */
 export function readBusinessCategories(data: unknown): { code: string; name: string; nameEn: string }[] {
   if (!Array.isArray(data)) return [];
-  return data.filter((c) => c && typeof c === 'object').map((c) => ({ code: String(c.Code ?? c.code ?? ''), name: String(c.Name ?? c.name ?? ''), nameEn: String(c.NameEn ?? c.name_en ?? '') }));
+  return data
+    .filter((c) => c && typeof c === 'object')
+    .map((c) => ({ code: String(c.Code ?? c.code ?? ''), name: String(c.Name ?? c.name ?? ''), nameEn: String(c.NameEn ?? c.name_en ?? '') }));
 }

@@ -174,7 +174,11 @@ export function readCodTracking(data: unknown): CodTracking {
   const history = Array.isArray(rawHistory)
     ? rawHistory.map((h) => {
         const e = (h ?? {}) as Record<string, unknown>;
-        return { at: String(pick(e, 'at', 'date', 'datetime', 'Date') ?? ''), status: String(pick(e, 'status', 'Status', 'code') ?? ''), note: String(pick(e, 'note', 'description', 'desc', 'Description') ?? '') };
+        return {
+          at: String(pick(e, 'at', 'date', 'datetime', 'Date') ?? ''),
+          status: String(pick(e, 'status', 'Status', 'code') ?? ''),
+          note: String(pick(e, 'note', 'description', 'desc', 'Description') ?? ''),
+        };
       })
     : [];
   return { awb: String(pick(d, 'awb', 'Awb', 'AWB') ?? ''), status: String(pick(d, 'status', 'Status', 'last_status') ?? ''), history };
@@ -202,9 +206,14 @@ export function transactionId(trx: string): number {
 
 /** The shipping-rate parameters: two area ids, the weight in kg, the goods' value in whole Rupiah. */
 export function rateParams(from: string, to: string, weightKg: string, amount: string): CodParams {
-  for (const [flag, v] of [['--from', from], ['--to', to]] as const) if (!/^\d{1,12}$/.test(v)) throw new UsageError(`invalid ${flag} "${v}": an area id from \`paycli cod area\``);
+  for (const [flag, v] of [
+    ['--from', from],
+    ['--to', to],
+  ] as const)
+    if (!/^\d{1,12}$/.test(v)) throw new UsageError(`invalid ${flag} "${v}": an area id from \`paycli cod area\``);
   const weight = Number(weightKg);
-  if (!/^\d+(\.\d+)?$/.test(weightKg) || !(weight > 0) || weight > 1000) throw new UsageError(`invalid --weight "${weightKg}": kilograms above 0 (1000 at most)`);
+  if (!/^\d+(\.\d+)?$/.test(weightKg) || !(weight > 0) || weight > 1000)
+    throw new UsageError(`invalid --weight "${weightKg}": kilograms above 0 (1000 at most)`);
   if (!/^\d{1,12}$/.test(amount) || Number(amount) <= 0) throw new UsageError(`invalid --amount "${amount}": the goods' value in whole Rupiah`);
   return { destination_area_id: Number(to), pickup_area_id: Number(from), weight, amount: Number(amount) };
 }

@@ -137,10 +137,23 @@ export function readHistory(data: unknown): HistoryPage {
     const p = (d.Pagination ?? {}) as Record<string, unknown>;
     const rows = Array.isArray(d.Transaction) ? d.Transaction.map(record) : [];
     const next = typeof p.next_cursor === 'string' && p.next_cursor !== '' ? { nextCursor: p.next_cursor } : {};
-    return { transactions: rows, page: num(p.current_page, 1), totalPages: num(p.total_pages, 1), total: num(p.total, rows.length), perPage: num(p.per_page, rows.length), ...next };
+    return {
+      transactions: rows,
+      page: num(p.current_page, 1),
+      totalPages: num(p.total_pages, 1),
+      total: num(p.total, rows.length),
+      perPage: num(p.per_page, rows.length),
+      ...next,
+    };
   }
   const rows = Array.isArray(d.Results) ? d.Results.map(record) : Array.isArray(data) ? (data as unknown[]).map(record) : [];
-  return { transactions: rows, page: num(d.Current_Page, 1), totalPages: num(d.Total_Page, 1), total: num(d.Total, rows.length), perPage: num(d.Per_Page, rows.length) };
+  return {
+    transactions: rows,
+    page: num(d.Current_Page, 1),
+    totalPages: num(d.Total_Page, 1),
+    total: num(d.Total, rows.length),
+    perPage: num(d.Per_Page, rows.length),
+  };
 }
 
 export interface Balance {
@@ -200,7 +213,8 @@ export function readChannels(data: unknown): ChannelInfo[] {
         ...(fee.MinimumFee !== undefined ? { minimumFee: num(fee.MinimumFee) } : {}),
         status: String(c.FeatureStatus ?? 'active'),
         health: String(c.HealthStatus ?? 'online'),
-        instructions: typeof (c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) === 'string' ? String(c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) : undefined,
+        instructions:
+          typeof (c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) === 'string' ? String(c.PaymentInstructionsDoc ?? c.PaymentIntrucionsDoc) : undefined,
       });
     }
   }
@@ -209,7 +223,8 @@ export function readChannels(data: unknown): ChannelInfo[] {
 
 /** A fee as people read it: `Rp 4.000`, `0.7%`, `2.9% + Rp 2.000`. */
 export function describeFee(c: ChannelInfo, rupiah: (n: number) => string): string {
-  if (c.feeType.toUpperCase() === 'PERCENT') return `${c.fee}%${c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : ''}${c.minimumFee ? ` (min ${rupiah(c.minimumFee)})` : ''}`;
+  if (c.feeType.toUpperCase() === 'PERCENT')
+    return `${c.fee}%${c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : ''}${c.minimumFee ? ` (min ${rupiah(c.minimumFee)})` : ''}`;
   return rupiah(c.fee) + (c.additionalFee ? ` + ${rupiah(c.additionalFee)}` : '');
 }
 
@@ -217,7 +232,28 @@ export function describeFee(c: ChannelInfo, rupiah: (n: number) => string): stri
  * The columns of `history --csv`, in order: the record's own fields, with `Total` and `PaidOff`
  * derived where the gateway leaves them out (total = Amount; paid off = Amount − Fee once paid).
  */
-export const HISTORY_CSV_COLUMNS = ['TransactionId', 'ReferenceId', 'Status', 'StatusDesc', 'PaidStatus', 'Amount', 'Fee', 'Total', 'PaidOff', 'Type', 'TypeDesc', 'PaymentChannel', 'PaymentCode', 'CreatedDate', 'SuccessDate', 'ExpiredDate', 'SettlementDate', 'BuyerName', 'BuyerPhone', 'BuyerEmail'] as const;
+export const HISTORY_CSV_COLUMNS = [
+  'TransactionId',
+  'ReferenceId',
+  'Status',
+  'StatusDesc',
+  'PaidStatus',
+  'Amount',
+  'Fee',
+  'Total',
+  'PaidOff',
+  'Type',
+  'TypeDesc',
+  'PaymentChannel',
+  'PaymentCode',
+  'CreatedDate',
+  'SuccessDate',
+  'ExpiredDate',
+  'SettlementDate',
+  'BuyerName',
+  'BuyerPhone',
+  'BuyerEmail',
+] as const;
 
 export function historyCsvCells(r: TransactionRecord): unknown[] {
   const amount = Number(r.Amount ?? 0);

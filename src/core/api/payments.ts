@@ -22,9 +22,32 @@ export interface DirectPaymentData {
 }
 
 const ORDER: (keyof DirectPaymentRequest)[] = [
-  'name', 'phone', 'email', 'amount', 'notifyUrl', 'expired', 'expiredType', 'comments', 'referenceId',
-  'paymentMethod', 'paymentChannel', 'product', 'qty', 'price', 'weight', 'width', 'height', 'length',
-  'deliveryArea', 'deliveryAddress', 'shipping', 'shippingService', 'pickupArea', 'pickupAddress', 'account', 'escrow',
+  'name',
+  'phone',
+  'email',
+  'amount',
+  'notifyUrl',
+  'expired',
+  'expiredType',
+  'comments',
+  'referenceId',
+  'paymentMethod',
+  'paymentChannel',
+  'product',
+  'qty',
+  'price',
+  'weight',
+  'width',
+  'height',
+  'length',
+  'deliveryArea',
+  'deliveryAddress',
+  'shipping',
+  'shippingService',
+  'pickupArea',
+  'pickupAddress',
+  'account',
+  'escrow',
 ];
 
 /**

@@ -23,7 +23,10 @@ export function readApiMethod(text: string): ApiMethod {
  */
 export function readApiPath(text: string): string {
   // The base URL ends in /api; the gateway's docs write paths from the host (`/api/v2/balance`): both are taken.
-  const path = text.trim().replace(/^\/+/, '').replace(/^api\/(?=v\d+\/|areas\b)/, '');
+  const path = text
+    .trim()
+    .replace(/^\/+/, '')
+    .replace(/^api\/(?=v\d+\/|areas\b)/, '');
   if (path === '') throw new UsageError('give an API path, for example v2/balance');
   // URL parsing reads `\` as `/` and drops tabs and line breaks: refused, so what is checked is what is sent.
   if (/[\\\s\x00-\x1f\x7f]/.test(path)) throw new UsageError(`the path may not contain a backslash, a space or a control character: ${JSON.stringify(text)}`);
@@ -31,7 +34,8 @@ export function readApiPath(text: string): string {
     throw new UsageError(`give a path relative to the base URL, not a URL: ${text}`, { hint: 'aim at another gateway with --env or --base-url' });
   }
   const route = path.split(/[?#]/, 1)[0]!;
-  if (route.split('/').some((seg) => seg === '..' || seg === '.' || /%2e/i.test(seg))) throw new UsageError(`the path may not contain "." or ".." segments: ${text}`);
+  if (route.split('/').some((seg) => seg === '..' || seg === '.' || /%2e/i.test(seg)))
+    throw new UsageError(`the path may not contain "." or ".." segments: ${text}`);
   return path;
 }
 

@@ -23,7 +23,15 @@ export type FindingKind =
   /** Unpaid in the orders, final but unpaid at the gateway (expired, cancelled, failed…): close the order. */
   | 'closed-at-gateway';
 
-export const FINDING_KINDS: readonly FindingKind[] = ['paid-locally-only', 'paid-at-gateway', 'amount-mismatch', 'unknown-at-gateway', 'several-transactions', 'repeated-row', 'closed-at-gateway'];
+export const FINDING_KINDS: readonly FindingKind[] = [
+  'paid-locally-only',
+  'paid-at-gateway',
+  'amount-mismatch',
+  'unknown-at-gateway',
+  'several-transactions',
+  'repeated-row',
+  'closed-at-gateway',
+];
 
 export interface Finding {
   kind: FindingKind;
@@ -95,7 +103,12 @@ export function reconcile(orders: Order[], gw: GatewayRecords): Reconciliation {
     if (group.length > 1) {
       agrees = false;
       const differ = group.some((x) => x.state !== o.state || x.amount !== o.amount);
-      findings.push({ ...base, kind: 'repeated-row', lines: group.map((x) => x.line), message: `${what(o)} is on ${group.length} rows (lines ${group.map((x) => x.line).join(', ')})${differ ? ' that disagree with each other; each variant is compared' : '; compared once'}` });
+      findings.push({
+        ...base,
+        kind: 'repeated-row',
+        lines: group.map((x) => x.line),
+        message: `${what(o)} is on ${group.length} rows (lines ${group.map((x) => x.line).join(', ')})${differ ? ' that disagree with each other; each variant is compared' : '; compared once'}`,
+      });
     }
     let record: TransactionRecord | undefined;
     if (o.trxId !== undefined) record = gw.byTrx.get(o.trxId);
@@ -104,7 +117,11 @@ export function reconcile(orders: Order[], gw: GatewayRecords): Reconciliation {
       if (all.length > 1) {
         agrees = false;
         const ids = all.map((r) => r.TransactionId);
-        findings.push({ ...base, kind: 'several-transactions', message: `reference ${o.referenceId} is on ${all.length} gateway transactions (${ids.join(', ')}): ${all.map((r) => `${r.TransactionId} ${gatewayWord(r)}`).join(', ')}` });
+        findings.push({
+          ...base,
+          kind: 'several-transactions',
+          message: `reference ${o.referenceId} is on ${all.length} gateway transactions (${ids.join(', ')}): ${all.map((r) => `${r.TransactionId} ${gatewayWord(r)}`).join(', ')}`,
+        });
       }
       // The one that decides: a paid one if any (money moved), else the newest.
       record = all.find((r) => isPaidStatus(r.Status, r.PaidStatus)) ?? all[0];
@@ -125,20 +142,42 @@ export function reconcile(orders: Order[], gw: GatewayRecords): Reconciliation {
 /** Compares one row with the gateway's record; false (and findings) when they disagree. */
 function compare(o: Order, record: TransactionRecord, findings: Finding[]): boolean {
   const full = {
-    lines: [o.line], trxId: record.TransactionId, referenceId: o.referenceId ?? (record.ReferenceId ? String(record.ReferenceId) : undefined),
-    local: o.status || o.state, localAmount: o.amount, gateway: gatewayWord(record), gatewayAmount: Number(record.Amount ?? 0), record,
+    lines: [o.line],
+    trxId: record.TransactionId,
+    referenceId: o.referenceId ?? (record.ReferenceId ? String(record.ReferenceId) : undefined),
+    local: o.status || o.state,
+    localAmount: o.amount,
+    gateway: gatewayWord(record),
+    gatewayAmount: Number(record.Amount ?? 0),
+    record,
   };
   const before = findings.length;
   const paidThere = isPaidStatus(record.Status, record.PaidStatus);
   if (paidThere && o.state !== 'paid') {
-    findings.push({ ...full, kind: 'paid-at-gateway', message: `line ${o.line}: ${what(o)} is ${full.gateway} at the gateway but "${full.local}" in your orders${o.state === 'unpaid' ? ' (recover can re-deliver its callback)' : ''}` });
+    findings.push({
+      ...full,
+      kind: 'paid-at-gateway',
+      message: `line ${o.line}: ${what(o)} is ${full.gateway} at the gateway but "${full.local}" in your orders${o.state === 'unpaid' ? ' (recover can re-deliver its callback)' : ''}`,
+    });
   } else if (!paidThere && o.state === 'paid') {
-    findings.push({ ...full, kind: 'paid-locally-only', message: `line ${o.line}: ${what(o)} is "${full.local}" in your orders but ${full.gateway} at the gateway: find which callback marked it paid` });
+    findings.push({
+      ...full,
+      kind: 'paid-locally-only',
+      message: `line ${o.line}: ${what(o)} is "${full.local}" in your orders but ${full.gateway} at the gateway: find which callback marked it paid`,
+    });
   } else if (!paidThere && o.state === 'unpaid' && record.Status !== 0) {
-    findings.push({ ...full, kind: 'closed-at-gateway', message: `line ${o.line}: ${what(o)} is ${full.gateway} at the gateway but "${full.local}" in your orders` });
+    findings.push({
+      ...full,
+      kind: 'closed-at-gateway',
+      message: `line ${o.line}: ${what(o)} is ${full.gateway} at the gateway but "${full.local}" in your orders`,
+    });
   }
   if (o.amount !== undefined && o.amount !== full.gatewayAmount) {
-    findings.push({ ...full, kind: 'amount-mismatch', message: `line ${o.line}: ${what(o)} is Rp ${o.amount} in your orders but Rp ${full.gatewayAmount} at the gateway` });
+    findings.push({
+      ...full,
+      kind: 'amount-mismatch',
+      message: `line ${o.line}: ${what(o)} is Rp ${o.amount} in your orders but Rp ${full.gatewayAmount} at the gateway`,
+    });
   }
   return findings.length === before;
 }

@@ -33,7 +33,10 @@ export const EXPIRY_LOOKBACK_MS = 7 * 24 * 3600_000;
  * an expired one) falls in it, whenever they were created. `paidFromDay` is the history's `indate`
  * (paid date) start; expired ones are read by creation date from `EXPIRY_LOOKBACK_MS` earlier.
  */
-export function recoverWindow(now: Date, ms: number): { from: Date; paidFromDay: string; expiredCreatedFromDay: string; contains: (r: TransactionRecord) => boolean } {
+export function recoverWindow(
+  now: Date,
+  ms: number,
+): { from: Date; paidFromDay: string; expiredCreatedFromDay: string; contains: (r: TransactionRecord) => boolean } {
   const from = new Date(now.getTime() - ms);
   return {
     from,
@@ -63,14 +66,16 @@ const VIA_BY_TYPE: Record<number, string> = { 7: 'va', 10: 'cod', 11: 'cstore', 
  */
 export function callbackFromRecord(r: TransactionRecord, url: string): Record<string, string> {
   const outcome = gatewayOutcome(r);
-  if (outcome !== 'berhasil' && outcome !== 'expired') throw new UsageError(`transaction ${r.TransactionId} is ${outcome}: only paid and expired transactions have a callback to rebuild`);
+  if (outcome !== 'berhasil' && outcome !== 'expired')
+    throw new UsageError(`transaction ${r.TransactionId} is ${outcome}: only paid and expired transactions have a callback to rebuild`);
   const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
   const channel = str(r.Channel ?? r.PaymentChannel).toLowerCase();
   const via = str(r.Via).toLowerCase() || VIA_BY_TYPE[Number(r.Type)] || (channel === 'mpm' || channel === 'qris' ? 'qris' : 'va');
   const created = parseWib(r.CreatedDate);
   const expired = parseWib(r.ExpiredDate);
   const money = chargeFromRecord(r);
-  if (!created || !expired) throw new UsageError(`transaction ${r.TransactionId}: the gateway's record has no CreatedDate/ExpiredDate to rebuild the callback from`);
+  if (!created || !expired)
+    throw new UsageError(`transaction ${r.TransactionId}: the gateway's record has no CreatedDate/ExpiredDate to rebuild the callback from`);
   return buildCallbackFields({
     trxId: r.TransactionId,
     sid: str(r.SessionId),

@@ -52,9 +52,16 @@ export function encodeRedirectBody(r: RedirectPaymentRequest): string {
     cancelUrl: r.cancelUrl,
   };
   const optional: [string, unknown][] = [
-    ['referenceId', r.referenceId], ['buyerName', r.buyerName], ['buyerEmail', r.buyerEmail], ['buyerPhone', r.buyerPhone],
-    ['expired', r.expired], ['expiredType', r.expiredType], ['paymentMethod', r.paymentMethod],
-    ['account', r.account], ['pickupArea', r.pickupArea], ['lang', r.lang],
+    ['referenceId', r.referenceId],
+    ['buyerName', r.buyerName],
+    ['buyerEmail', r.buyerEmail],
+    ['buyerPhone', r.buyerPhone],
+    ['expired', r.expired],
+    ['expiredType', r.expiredType],
+    ['paymentMethod', r.paymentMethod],
+    ['account', r.account],
+    ['pickupArea', r.pickupArea],
+    ['lang', r.lang],
   ];
   for (const [k, v] of optional) if (v !== undefined && v !== '') body[k] = v;
   return encodeJson(body, REQUEST_BODY);
@@ -62,7 +69,8 @@ export function encodeRedirectBody(r: RedirectPaymentRequest): string {
 
 /** Data of a redirect payment: an object with the page's http(s) `Url` (a malformed response otherwise). */
 export function checkRedirectData(data: unknown): string | undefined {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment page`;
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment page`;
   const url = (data as Record<string, unknown>).Url;
   if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(url)) return 'has no http(s) Url';
   return undefined;

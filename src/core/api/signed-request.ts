@@ -79,7 +79,11 @@ function bodyWithVa(body: string, va: string | undefined): string {
 export function toCurl(req: SignedRequest): string {
   const body = req.body ?? '';
   const signed = req.signedText !== undefined && req.signedText !== req.body;
-  const hashed = signed ? `$(printf '%s' "$SIGNED" | sha256sum | cut -d' ' -f1)` : req.body ? `$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)` : `$(printf '{}' | sha256sum | cut -d' ' -f1)`;
+  const hashed = signed
+    ? `$(printf '%s' "$SIGNED" | sha256sum | cut -d' ' -f1)`
+    : req.body
+      ? `$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)`
+      : `$(printf '{}' | sha256sum | cut -d' ' -f1)`;
   const lines = [
     // The VA in a body (balance's `account`) is spliced in from $PAYCLI_VA, so it is not printed.
     `BODY=${bodyWithVa(body, req.headers.va)}`,

@@ -127,7 +127,14 @@ export interface SignedCallback {
  * default), headers
  * Accept, Content-Type, X-External-ID (digits), X-Signature (canonical HMAC with the VA), X-Timestamp.
  */
-export function signCallbackRequest(fields: Record<string, string>, va: string, format: 'form' | 'json', now: Date, externalId: string, jsonShape: JsonCallbackShape = 'typed'): SignedCallback {
+export function signCallbackRequest(
+  fields: Record<string, string>,
+  va: string,
+  format: 'form' | 'json',
+  now: Date,
+  externalId: string,
+  jsonShape: JsonCallbackShape = 'typed',
+): SignedCallback {
   const signature = hmacHex(va, canonicalizeCallback(fields as CallbackFields));
   const body = format === 'json' ? encodeJsonCallbackBody(fields, jsonShape) : encodeFormBody(fields);
   return {

@@ -39,7 +39,15 @@ const ENCODINGS = VARIATIONS.filter((v) => v.undocumentedEncoding);
 export function checkCallback(fields: CallbackFields, received: string, va: string | undefined, o: CheckCallbackOptions = {}): CallbackCheck {
   const key = requireVa(va);
   const v = verifyCallback({ fields, signature: received, va: key });
-  if (v.valid) return { verdict: 'valid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: 'signature matches the canonical JSON signed with the merchant VA' };
+  if (v.valid)
+    return {
+      verdict: 'valid',
+      expected: v.expected,
+      received,
+      canonical: v.canonical,
+      diagnosis: null,
+      reason: 'signature matches the canonical JSON signed with the merchant VA',
+    };
   const trimmed = received.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(trimmed)) {
     const what = trimmed === '' ? 'the signature is empty' : `the signature is not 64 hex characters (${trimmed.length} characters)`;
@@ -51,12 +59,23 @@ export function checkCallback(fields: CallbackFields, received: string, va: stri
   const fieldCount = Object.keys(fields).length;
   if (v.canonical.length > maxLength || fieldCount > maxFields) {
     // Too large to try variants on (the first canonical form is already known to be this long).
-    const notDiagnosed = fieldCount > maxFields ? `not diagnosed: over ${maxFields} fields (${fieldCount})` : `not diagnosed: the signed JSON is over ${maxLength} characters`;
-    return { verdict: 'invalid', expected: v.expected, received, canonical: v.canonical, diagnosis: null, reason: full ? notDiagnosed : MISMATCH, notDiagnosed };
+    const notDiagnosed =
+      fieldCount > maxFields ? `not diagnosed: over ${maxFields} fields (${fieldCount})` : `not diagnosed: the signed JSON is over ${maxLength} characters`;
+    return {
+      verdict: 'invalid',
+      expected: v.expected,
+      received,
+      canonical: v.canonical,
+      diagnosis: null,
+      reason: full ? notDiagnosed : MISMATCH,
+      notDiagnosed,
+    };
   }
   const vaKey: CandidateKey = { kind: 'va', label: 'the merchant VA', key };
   // Without a diagnosis, only the gateway's undocumented encodings are tried (a few HMACs, same budget).
-  const { diagnosis, notDiagnosed } = full ? diagnoseCallbackBounded(fields, trimmed, [vaKey, ...(o.otherKeys ?? [])], VARIATIONS, o.budget) : diagnoseCallbackBounded(fields, trimmed, [vaKey], ENCODINGS, o.budget);
+  const { diagnosis, notDiagnosed } = full
+    ? diagnoseCallbackBounded(fields, trimmed, [vaKey, ...(o.otherKeys ?? [])], VARIATIONS, o.budget)
+    : diagnoseCallbackBounded(fields, trimmed, [vaKey], ENCODINGS, o.budget);
   const base = { expected: v.expected, received, canonical: v.canonical, diagnosis };
   if (diagnosis?.authentic) return { verdict: 'valid-variant', ...base, reason: diagnosis.message };
   if (diagnosis) return { verdict: 'invalid', ...base, reason: diagnosis.message };

@@ -16,7 +16,6 @@ export class MalformedPayloadError extends UsageError {
 
 export type BodyFormat = 'form' | 'json';
 
-
 /** A name or value decoded (decodeFormValue); a malformed escape is an error naming the pair. */
 function decodeComponent(text: string, pair: number, part: 'name' | 'value'): string {
   const decoded = decodeFormValue(text);
@@ -227,4 +226,3 @@ export function parseCallbackBody(body: string, contentType?: string, options: {
   const format = detectBodyFormat(body, contentType);
   return { fields: format === 'json' ? parseJsonBody(body) : parseFormBody(body, options), format };
 }
-

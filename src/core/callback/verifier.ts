@@ -142,8 +142,21 @@ export class CallbackVerifier {
     if (bodySignature === undefined) return undefined;
     const signature = headerSignature ?? bodySignature;
     if (signature === null || signature.trim() === '') return undefined;
-    const summary = { trx_id: value(shape.summaryAt[0]!), status: value(shape.summaryAt[1]!), via: value(shape.summaryAt[2]!), channel: value(shape.summaryAt[3]!), amount: value(shape.summaryAt[4]!) };
-    if (summary.trx_id === undefined || summary.status === undefined || summary.via === undefined || summary.channel === undefined || summary.amount === undefined) return undefined;
+    const summary = {
+      trx_id: value(shape.summaryAt[0]!),
+      status: value(shape.summaryAt[1]!),
+      via: value(shape.summaryAt[2]!),
+      channel: value(shape.summaryAt[3]!),
+      amount: value(shape.summaryAt[4]!),
+    };
+    if (
+      summary.trx_id === undefined ||
+      summary.status === undefined ||
+      summary.via === undefined ||
+      summary.channel === undefined ||
+      summary.amount === undefined
+    )
+      return undefined;
     const bytes = this.#canonicalBytes(shape, body, bounds);
     if (bytes === undefined || !this.#hmacMatches(va, bytes, signature)) return undefined;
     return { verdict: 'valid', summary: summary as CallbackSummary, signature, format: 'form' };

@@ -10,7 +10,12 @@ export const OFFICIAL_PRODUCTION_BASE_URL = 'https://my.ipaymu.com/api';
 export function isOfficialProduction(url: string): boolean {
   try {
     const u = new URL(url);
-    return u.protocol === 'https:' && u.hostname.toLowerCase() === 'my.ipaymu.com' && (u.port === '' || u.port === '443') && u.pathname.replace(/\/+$/, '') === '/api';
+    return (
+      u.protocol === 'https:' &&
+      u.hostname.toLowerCase() === 'my.ipaymu.com' &&
+      (u.port === '' || u.port === '443') &&
+      u.pathname.replace(/\/+$/, '') === '/api'
+    );
   } catch {
     return false;
   }

@@ -65,7 +65,8 @@ export function parseTimeoutMs(value: string): number {
 export function parseSetting(key: string, value: string): string | number {
   switch (key) {
     case 'env':
-      if (!(ENVIRONMENTS as readonly string[]).includes(value)) throw new UsageError(`invalid environment "${value}"`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
+      if (!(ENVIRONMENTS as readonly string[]).includes(value))
+        throw new UsageError(`invalid environment "${value}"`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
       return value;
     case 'timeout':
       return parseTimeoutMs(value);
@@ -73,7 +74,9 @@ export function parseSetting(key: string, value: string): string | number {
     case 'notify-url': {
       const url = parseHttpUrl(value, key);
       if (key === 'base-url' && url.protocol === 'http:' && !isLoopbackUrl(value)) {
-        throw new UsageError(`refusing plain http for the base URL ${url.origin}: the VA and signed requests would travel unencrypted`, { hint: 'use https, or http only on a loopback address (127.0.0.1, ::1, localhost)' });
+        throw new UsageError(`refusing plain http for the base URL ${url.origin}: the VA and signed requests would travel unencrypted`, {
+          hint: 'use https, or http only on a loopback address (127.0.0.1, ::1, localhost)',
+        });
       }
       return key === 'base-url' ? value.replace(/\/+$/, '') : value;
     }
@@ -115,7 +118,9 @@ const PROFILE_FIELDS = new Set<string>(Object.values(SETTING_KEYS));
 /** The 1-based line of the first `"key":` in a JSON text, as `:N`, or '' when not found. */
 export function lineOf(text: string | undefined, key: string): string {
   if (!text) return '';
-  const idx = text.split('\n').findIndex((l) => new RegExp(`(^|["'\\s])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[-_]/g, '[-_]')}["']?\\s*[:=]`).test(l));
+  const idx = text
+    .split('\n')
+    .findIndex((l) => new RegExp(`(^|["'\\s])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[-_]/g, '[-_]')}["']?\\s*[:=]`).test(l));
   return idx >= 0 ? `:${idx + 1}` : '';
 }
 
@@ -127,7 +132,8 @@ export function userConfigWarnings(config: UserConfig, path: string, text?: stri
   }
   for (const [name, profile] of Object.entries(config.profiles)) {
     for (const key of Object.keys(profile ?? {})) {
-      if (!PROFILE_FIELDS.has(key)) warnings.push(`${path}${lineOf(text, key)}: unknown key "${key}" in profile "${name}" ignored (known: ${[...PROFILE_FIELDS].join(', ')})`);
+      if (!PROFILE_FIELDS.has(key))
+        warnings.push(`${path}${lineOf(text, key)}: unknown key "${key}" in profile "${name}" ignored (known: ${[...PROFILE_FIELDS].join(', ')})`);
     }
   }
   return warnings;

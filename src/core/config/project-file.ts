@@ -8,7 +8,14 @@ import type { ProjectConfig } from './resolve.js';
  * JSON, YAML (`.payclirc` is YAML, which also reads JSON) and the `paycli` key of package.json.
  */
 export const PROJECT_CONFIG_FILES = [
-  'package.json', '.paycli.json', '.paycli.yaml', '.paycli.yml', '.payclirc', '.payclirc.json', '.payclirc.yaml', '.payclirc.yml',
+  'package.json',
+  '.paycli.json',
+  '.paycli.yaml',
+  '.paycli.yml',
+  '.payclirc',
+  '.payclirc.json',
+  '.payclirc.yaml',
+  '.payclirc.yml',
 ] as const;
 
 /**
@@ -16,9 +23,24 @@ export const PROJECT_CONFIG_FILES = [
  * from the directory it is started in: such a file is reported as ignored, never loaded.
  */
 export const IGNORED_CODE_CONFIGS = [
-  '.paycli.js', '.paycli.cjs', '.paycli.mjs', '.paycli.ts', '.paycli.cts', '.paycli.mts',
-  '.payclirc.js', '.payclirc.cjs', '.payclirc.mjs', '.payclirc.ts', '.payclirc.cts', '.payclirc.mts',
-  'paycli.config.js', 'paycli.config.cjs', 'paycli.config.mjs', 'paycli.config.ts', 'paycli.config.cts', 'paycli.config.mts',
+  '.paycli.js',
+  '.paycli.cjs',
+  '.paycli.mjs',
+  '.paycli.ts',
+  '.paycli.cts',
+  '.paycli.mts',
+  '.payclirc.js',
+  '.payclirc.cjs',
+  '.payclirc.mjs',
+  '.payclirc.ts',
+  '.payclirc.cts',
+  '.payclirc.mts',
+  'paycli.config.js',
+  'paycli.config.cjs',
+  'paycli.config.mjs',
+  'paycli.config.ts',
+  'paycli.config.cts',
+  'paycli.config.mts',
 ] as const;
 
 /** Project configs above this size are refused (settings fit in a few hundred bytes). */
@@ -68,7 +90,9 @@ export function projectSearchDirs(cwd: string, homedir: string, list: (dir: stri
 }
 
 function refuse(filepath: string, why: string): AuthError {
-  return new AuthError(`the project config ${filepath} ${why}`, { hint: 'fix or remove it; project configs hold a few non-secret settings (env, va, notifyUrl, timeout, profile)' });
+  return new AuthError(`the project config ${filepath} ${why}`, {
+    hint: 'fix or remove it; project configs hold a few non-secret settings (env, va, notifyUrl, timeout, profile)',
+  });
 }
 
 function readBounded(filepath: string): string | undefined {
@@ -87,7 +111,8 @@ function readBounded(filepath: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (Buffer.byteLength(text) > MAX_PROJECT_CONFIG_BYTES) throw refuse(filepath, `is over ${MAX_PROJECT_CONFIG_BYTES / 1024} KiB; paycli reads project configs up to that size`);
+  if (Buffer.byteLength(text) > MAX_PROJECT_CONFIG_BYTES)
+    throw refuse(filepath, `is over ${MAX_PROJECT_CONFIG_BYTES / 1024} KiB; paycli reads project configs up to that size`);
   return text;
 }
 

@@ -9,8 +9,14 @@ export interface ProjectConfig {
 }
 
 const PROJECT_KEYS: Record<string, keyof Settings | 'profile'> = {
-  env: 'env', va: 'va', baseUrl: 'baseUrl', 'base-url': 'baseUrl', timeout: 'timeout',
-  notifyUrl: 'notifyUrl', 'notify-url': 'notifyUrl', profile: 'profile',
+  env: 'env',
+  va: 'va',
+  baseUrl: 'baseUrl',
+  'base-url': 'baseUrl',
+  timeout: 'timeout',
+  notifyUrl: 'notifyUrl',
+  'notify-url': 'notifyUrl',
+  profile: 'profile',
 };
 /**
  * Whether a config key names a secret: any spelling of "API key" (apiKey, API_KEY, api-key, ApiKey,
@@ -35,7 +41,12 @@ function findSecretKey(value: unknown, path: string[] = [], depth = 0): string[]
 
 /** A setting's name on the command line and in messages. */
 export const PUBLIC_NAMES: Record<keyof Settings, string> = {
-  env: 'env', va: 'va', apiKey: 'api-key', baseUrl: 'base-url', timeout: 'timeout', notifyUrl: 'notify-url',
+  env: 'env',
+  va: 'va',
+  apiKey: 'api-key',
+  baseUrl: 'base-url',
+  timeout: 'timeout',
+  notifyUrl: 'notify-url',
 };
 
 /** Checks a project config: refuses an API key, reports unknown keys. Returns settings and warnings. */
@@ -45,9 +56,12 @@ export function readProjectSettings(project: ProjectConfig): { settings: Setting
   const secret = findSecretKey(project.config);
   if (secret) {
     const key = secret[secret.length - 1]!;
-    throw new AuthError(`the project config ${project.filepath}${lineOf(project.text, key)} holds a secret ("${secret.join('.')}"); paycli refuses to read secrets from project files`, {
-      hint: 'remove it, rotate the key if the file was committed, and use `paycli config set api-key -` or PAYCLI_API_KEY instead',
-    });
+    throw new AuthError(
+      `the project config ${project.filepath}${lineOf(project.text, key)} holds a secret ("${secret.join('.')}"); paycli refuses to read secrets from project files`,
+      {
+        hint: 'remove it, rotate the key if the file was committed, and use `paycli config set api-key -` or PAYCLI_API_KEY instead',
+      },
+    );
   }
   for (const [key, value] of Object.entries(project.config)) {
     const field = PROJECT_KEYS[key];

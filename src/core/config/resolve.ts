@@ -42,8 +42,13 @@ export interface ResolvedConfig {
 }
 
 const ENV_NAMES: Record<keyof Settings | 'profile', string> = {
-  env: 'PAYCLI_ENV', va: 'PAYCLI_VA', apiKey: 'PAYCLI_API_KEY', baseUrl: 'PAYCLI_BASE_URL',
-  timeout: 'PAYCLI_TIMEOUT', notifyUrl: 'PAYCLI_NOTIFY_URL', profile: 'PAYCLI_PROFILE',
+  env: 'PAYCLI_ENV',
+  va: 'PAYCLI_VA',
+  apiKey: 'PAYCLI_API_KEY',
+  baseUrl: 'PAYCLI_BASE_URL',
+  timeout: 'PAYCLI_TIMEOUT',
+  notifyUrl: 'PAYCLI_NOTIFY_URL',
+  profile: 'PAYCLI_PROFILE',
 };
 /** The profile a command uses, and where that choice came from. */
 export interface ProfileChoice extends Sourced<string> {
@@ -56,7 +61,14 @@ export interface ProfileChoice extends Sourced<string> {
  * then the user config's default profile, else "default". Every command asks this one function,
  * `config set`/`unset`/`init`/`profiles` included, so that what they write is what the others read.
  */
-export function selectProfile(input: { flag?: string; env: Env; projectProfile?: string; projectPath?: string; user: UserConfig; userPath: string }): ProfileChoice {
+export function selectProfile(input: {
+  flag?: string;
+  env: Env;
+  projectProfile?: string;
+  projectPath?: string;
+  user: UserConfig;
+  userPath: string;
+}): ProfileChoice {
   const { flag, env, projectProfile, user, userPath } = input;
   if (flag) return { value: flag, origin: 'flag --profile', source: 'flag' };
   const fromEnv = env.PAYCLI_PROFILE;
@@ -87,11 +99,15 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
    * One setting, by precedence. `belongsHere` filters sources of credentials: a value that belongs
    * to another environment is skipped (credentials belong to a profile and its environment).
    */
-  function pick<K extends keyof Settings>(field: K, belongsHere?: (source: 'env' | 'project' | 'profile') => boolean): Sourced<NonNullable<Settings[K]>> | undefined {
+  function pick<K extends keyof Settings>(
+    field: K,
+    belongsHere?: (source: 'env' | 'project' | 'profile') => boolean,
+  ): Sourced<NonNullable<Settings[K]>> | undefined {
     const flag = flags[field];
     if (flag !== undefined && flag !== '') return { value: flag as NonNullable<Settings[K]>, origin: `flag --${PUBLIC_NAMES[field]}` };
     const e = envValue(field);
-    if (e !== undefined && (!belongsHere || belongsHere('env'))) return { value: parseSettingAt(PUBLIC_NAMES[field], e, `env ${ENV_NAMES[field]}`) as NonNullable<Settings[K]>, origin: `env ${ENV_NAMES[field]}` };
+    if (e !== undefined && (!belongsHere || belongsHere('env')))
+      return { value: parseSettingAt(PUBLIC_NAMES[field], e, `env ${ENV_NAMES[field]}`) as NonNullable<Settings[K]>, origin: `env ${ENV_NAMES[field]}` };
     const p = (project.settings as Settings)[field];
     if (p !== undefined && (!belongsHere || belongsHere('project'))) return { value: p as NonNullable<Settings[K]>, origin: projectOrigin };
     const u = profileSettings?.[field];
@@ -105,7 +121,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     throw new UsageError(`invalid environment "${environment}" (from ${envPicked?.origin})`, { hint: `use one of: ${ENVIRONMENTS.join(', ')}` });
   }
   const warnings = [...project.warnings];
-  if (implicitProduction) warnings.push(`profile "${profile.value}" is a production profile and not the default, so it is not used: pass --profile ${profile.value}, or make it the default with \`paycli config use ${profile.value}\``);
+  if (implicitProduction)
+    warnings.push(
+      `profile "${profile.value}" is a production profile and not the default, so it is not used: pass --profile ${profile.value}, or make it the default with \`paycli config use ${profile.value}\``,
+    );
   const baseUrl = pick('baseUrl') ?? { value: BASE_URLS[environment], origin: `default for ${environment}` };
   checkBaseUrl(baseUrl, environment, warnings);
   const timeout = pick('timeout') ?? { value: 30_000, origin: 'default' };
@@ -136,9 +155,13 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const notifyUrl = pick('notifyUrl', (source) => source !== 'project' || !production);
   const projectNotify = project.settings.notifyUrl;
   if (production && projectNotify !== undefined && notifyUrl?.origin !== 'flag --notify-url' && notifyUrl?.origin !== `env ${ENV_NAMES.notifyUrl}`) {
-    warnings.push(`${projectOrigin}${lineOf(input.project?.text, 'notifyUrl')} sets the notify URL to ${projectNotify}, not used: a project config cannot choose where production callbacks go (pass --notify-url, set PAYCLI_NOTIFY_URL, or set notify-url in your profile)`);
+    warnings.push(
+      `${projectOrigin}${lineOf(input.project?.text, 'notifyUrl')} sets the notify URL to ${projectNotify}, not used: a project config cannot choose where production callbacks go (pass --notify-url, set PAYCLI_NOTIFY_URL, or set notify-url in your profile)`,
+    );
   }
-  const skipped = (['va', 'apiKey'] as const).filter((f) => !(f === 'va' ? va : apiKey) && profileSettings?.[f] && (profileSettings.env ?? 'sandbox') !== environment);
+  const skipped = (['va', 'apiKey'] as const).filter(
+    (f) => !(f === 'va' ? va : apiKey) && profileSettings?.[f] && (profileSettings.env ?? 'sandbox') !== environment,
+  );
   const otherVas = otherVasOf(user, va?.value);
   return {
     profile,
@@ -158,7 +181,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
  * The profile in use and its settings: a named one must exist; a production profile is used only
  * when named or made the default (`implicitProduction`: skipped, with a warning).
  */
-function chosenProfile(input: ResolveInput, projectProfile: string | undefined): { profile: Sourced<string>; implicitProduction: boolean; profileSettings: Settings | undefined } {
+function chosenProfile(
+  input: ResolveInput,
+  projectProfile: string | undefined,
+): { profile: Sourced<string>; implicitProduction: boolean; profileSettings: Settings | undefined } {
   const { flags, env, user, userPath } = input;
   const choice = selectProfile({ flag: flags.profile, env, projectProfile, projectPath: input.project?.filepath, user, userPath });
   const profile: Sourced<string> = { value: choice.value, origin: choice.origin };
@@ -207,14 +233,22 @@ function checkBaseUrl(baseUrl: Sourced<string>, environment: Environment, warnin
       hint: 'use https, or http only on a loopback address (127.0.0.1, ::1, localhost)',
     });
   }
-  if (environment === 'sandbox' && baseUrl.origin.startsWith('project config') && !isLoopbackUrl(baseUrl.value) && baseUrl.value.replace(/\/+$/, '') !== BASE_URLS.sandbox) {
+  if (
+    environment === 'sandbox' &&
+    baseUrl.origin.startsWith('project config') &&
+    !isLoopbackUrl(baseUrl.value) &&
+    baseUrl.value.replace(/\/+$/, '') !== BASE_URLS.sandbox
+  ) {
     warnings.push(`${baseUrl.origin} sends sandbox requests (your sandbox VA and signed requests) to ${url.origin}${url.pathname}`);
   }
   if (environment !== 'production' || isOfficialProduction(baseUrl.value)) return;
   if (!explicit) {
-    throw new AuthError(`${baseUrl.origin} sets the base URL to ${url.origin}${url.pathname}, but production requests go only to ${OFFICIAL_PRODUCTION_BASE_URL} unless you say otherwise for this run`, {
-      hint: `remove baseUrl there; to really send production requests elsewhere (a proxy), pass --base-url or set PAYCLI_BASE_URL`,
-    });
+    throw new AuthError(
+      `${baseUrl.origin} sets the base URL to ${url.origin}${url.pathname}, but production requests go only to ${OFFICIAL_PRODUCTION_BASE_URL} unless you say otherwise for this run`,
+      {
+        hint: `remove baseUrl there; to really send production requests elsewhere (a proxy), pass --base-url or set PAYCLI_BASE_URL`,
+      },
+    );
   }
   warnings.push(`production requests go to ${url.origin}${url.pathname} (${baseUrl.origin}), not the official ${OFFICIAL_PRODUCTION_BASE_URL}`);
 }

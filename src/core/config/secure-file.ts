@@ -64,7 +64,11 @@ export async function writeSecureFile(path: string, content: string): Promise<vo
   }
   // The rename is durable once the directory is synced (best effort: not every file system can).
   const dh = await open(dir, 'r').catch(() => undefined);
-  if (dh) await dh.sync().catch(() => undefined).finally(() => dh.close());
+  if (dh)
+    await dh
+      .sync()
+      .catch(() => undefined)
+      .finally(() => dh.close());
 }
 /** Permission bits of a path, or undefined when it does not exist. */
 export async function modeOf(path: string): Promise<number | undefined> {

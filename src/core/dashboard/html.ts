@@ -34,7 +34,17 @@ export function isLoopbackHost(host: string | undefined): boolean {
  * request that carries one was relayed for someone else, even when the relay connects from
  * 127.0.0.1 and rewrites Host to `localhost` (ngrok `--host-header=rewrite`).
  */
-const RELAY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip', 'x-original-host', 'via'];
+const RELAY_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
+  'cf-connecting-ip',
+  'true-client-ip',
+  'x-original-host',
+  'via',
+];
 
 /**
  * Why a page request must be refused, or undefined: the pages (dashboard, `listen --ui`) are served
@@ -44,7 +54,8 @@ const RELAY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-fo
  */
 export function pageRefusal(req: IncomingMessage): string | undefined {
   if (!isLoopbackAddress(req.socket.localAddress)) return 'the dashboard is served on loopback addresses only';
-  if (!isLoopbackAddress(req.socket.remoteAddress)) return `the dashboard answers only to this machine, not to ${req.socket.remoteAddress ?? 'an unknown peer'}`;
+  if (!isLoopbackAddress(req.socket.remoteAddress))
+    return `the dashboard answers only to this machine, not to ${req.socket.remoteAddress ?? 'an unknown peer'}`;
   if (!isLoopbackHost(req.headers.host)) return `the dashboard answers only to a loopback Host, not "${req.headers.host ?? ''}"`;
   const relayed = RELAY_HEADERS.find((h) => req.headers[h] !== undefined);
   if (relayed) return `the dashboard does not answer requests relayed by a proxy or tunnel (${relayed} header)`;
@@ -105,7 +116,8 @@ const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   // Inline style and script only; no other origin is ever contacted.
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
 export function sendHtml(res: ServerResponse, status: number, html: string): void {

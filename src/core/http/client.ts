@@ -54,7 +54,8 @@ export function describeNetworkError(err: unknown, timeoutMs: number): string {
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'DNS lookup failed (host not found)';
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `could not connect within ${timeoutMs} ms`;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT' || (err as Error)?.name === 'TimeoutError') return `no complete answer within ${timeoutMs} ms (timeout)`;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT' || (err as Error)?.name === 'TimeoutError')
+    return `no complete answer within ${timeoutMs} ms (timeout)`;
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'the connection was reset before the answer was complete';
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS failed (${code})`;
   if (code === 'UND_ERR_INVALID_ARG' || code === 'ERR_INVALID_URL') return `invalid request: ${e.message}`;
@@ -91,7 +92,13 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
     if (!ownedDispatcher) {
       const timeouts = { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connectTimeout: Math.min(options.timeoutMs, 10_000) };
       ownedDispatcher = proxy
-        ? new u.EnvHttpProxyAgent({ httpProxy: env.HTTP_PROXY ?? env.http_proxy, httpsProxy: env.HTTPS_PROXY ?? env.https_proxy, noProxy: env.NO_PROXY ?? env.no_proxy, ...timeouts, keepAliveTimeout: 10_000 })
+        ? new u.EnvHttpProxyAgent({
+            httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+            httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+            noProxy: env.NO_PROXY ?? env.no_proxy,
+            ...timeouts,
+            keepAliveTimeout: 10_000,
+          })
         : new u.Agent({ ...timeouts, keepAliveTimeout: 10_000 });
     }
     return ownedDispatcher;
@@ -112,7 +119,15 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
       const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
       try {
         return await untilAborted(signal, async () => {
-          const res = await undici!.request(req.url, { method: req.method as Dispatcher.HttpMethod, headers, body: req.body, dispatcher, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, signal });
+          const res = await undici!.request(req.url, {
+            method: req.method as Dispatcher.HttpMethod,
+            headers,
+            body: req.body,
+            dispatcher,
+            headersTimeout: options.timeoutMs,
+            bodyTimeout: options.timeoutMs,
+            signal,
+          });
           const answer = await readPrefix(res.body, API_ANSWER_MAX_BYTES, 'fail');
           return { status: res.statusCode, headers: flattenHeaders(res.headers), text: answer.bytes.toString('utf8'), bytes: answer.bytes };
         });
@@ -128,7 +143,8 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
   }
 
   return {
-    send: (req) => sendWithRetries(req, once, { retries, baseDelay, sleep, timeoutMs: options.timeoutMs, proxied: () => Boolean(undici && !options.dispatcher) }),
+    send: (req) =>
+      sendWithRetries(req, once, { retries, baseDelay, sleep, timeoutMs: options.timeoutMs, proxied: () => Boolean(undici && !options.dispatcher) }),
     async close() {
       for (const agent of agents.values()) agent.destroy();
       await ownedDispatcher?.close();
@@ -137,7 +153,12 @@ export async function createHttpClient(options: HttpClientOptions): Promise<Http
 }
 
 /** One request through node:http or node:https (sendRaw) on a keep-alive agent per protocol. */
-async function nodeRequest(req: HttpRequest, headers: Record<string, string>, agents: Map<string, HttpAgent>, timeoutMs: number): Promise<Omit<HttpResponse, 'attempts'>> {
+async function nodeRequest(
+  req: HttpRequest,
+  headers: Record<string, string>,
+  agents: Map<string, HttpAgent>,
+  timeoutMs: number,
+): Promise<Omit<HttpResponse, 'attempts'>> {
   const { protocol } = new URL(req.url);
   if (protocol !== 'http:' && protocol !== 'https:') throw Object.assign(new Error(`unsupported protocol ${protocol}`), { code: 'ERR_INVALID_URL' });
   let agent = agents.get(protocol);
@@ -145,7 +166,16 @@ async function nodeRequest(req: HttpRequest, headers: Record<string, string>, ag
     const { Agent } = protocol === 'https:' ? await import('node:https') : await import('node:http');
     agents.set(protocol, (agent = new Agent({ keepAlive: true, keepAliveMsecs: 10_000 })));
   }
-  const res = await sendRaw(req.url, { method: req.method.toUpperCase(), headers, body: req.body, timeoutMs, agent, signal: req.signal, maxAnswerBytes: API_ANSWER_MAX_BYTES, overLimit: 'fail' });
+  const res = await sendRaw(req.url, {
+    method: req.method.toUpperCase(),
+    headers,
+    body: req.body,
+    timeoutMs,
+    agent,
+    signal: req.signal,
+    maxAnswerBytes: API_ANSWER_MAX_BYTES,
+    overLimit: 'fail',
+  });
   return { status: res.status, headers: res.headers, text: res.body, bytes: res.bytes };
 }
 

@@ -15,7 +15,8 @@ const AUTH_HINTS: Record<string, string> = {
   'invalid header param - va is required': 'set the merchant VA: --va, PAYCLI_VA or `paycli config set va …`',
   'invalid header param - signature is required': 'the request was sent without a signature header; this is a paycli bug if it came from paycli',
   'unauthorized credential': 'the VA is unknown or inactive in this environment, or has no API key: check --env and the VA',
-  'unauthorized signature': 'the API key does not belong to this VA and environment: check that the key is the one for this environment (sandbox and production keys differ)',
+  'unauthorized signature':
+    'the API key does not belong to this VA and environment: check that the key is the one for this environment (sandbox and production keys differ)',
 };
 
 function pickKey(obj: Record<string, unknown>, name: string): unknown {
@@ -74,10 +75,17 @@ export function paymentMayExistHint(referenceId: string, day?: string): string {
 
 function malformed(res: HttpResponse, url: string, what: string, expectation: EnvelopeExpectation, withExcerpt = true): NetworkError {
   const ref = expectation.paymentReferenceId;
-  return new NetworkError(`malformed response from ${url}: HTTP ${res.status} with ${what}${withExcerpt && res.text.length > 0 ? `: ${excerpt(res.text)}` : ''}`, {
-    hint: ref ? paymentMayExistHint(ref, expectation.paymentDay) : res.status >= 500 ? 'the gateway or a proxy in between failed; try again later' : 'check --base-url: it must point at the API root including /api',
-    code: 'ERR_MALFORMED_RESPONSE',
-  });
+  return new NetworkError(
+    `malformed response from ${url}: HTTP ${res.status} with ${what}${withExcerpt && res.text.length > 0 ? `: ${excerpt(res.text)}` : ''}`,
+    {
+      hint: ref
+        ? paymentMayExistHint(ref, expectation.paymentDay)
+        : res.status >= 500
+          ? 'the gateway or a proxy in between failed; try again later'
+          : 'check --base-url: it must point at the API root including /api',
+      code: 'ERR_MALFORMED_RESPONSE',
+    },
+  );
 }
 
 /** A Status that is an HTTP status code: an integer 100–599, or such an integer written as text. */
@@ -100,7 +108,12 @@ export function parseEnvelope<T = unknown>(res: HttpResponse, url: string, expec
     json = JSON.parse(res.text);
   } catch {
     const ct = res.headers['content-type'] ?? 'no content type';
-    const what = res.text.length === 0 ? 'an empty body' : /^\s*</.test(res.text) ? `an HTML page (${ct})` : `a body that is not JSON (${ct}, ${res.text.length} bytes, possibly truncated)`;
+    const what =
+      res.text.length === 0
+        ? 'an empty body'
+        : /^\s*</.test(res.text)
+          ? `an HTML page (${ct})`
+          : `a body that is not JSON (${ct}, ${res.text.length} bytes, possibly truncated)`;
     throw malformed(res, url, what, expectation, !/^\s*</.test(res.text));
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
@@ -112,7 +125,8 @@ export function parseEnvelope<T = unknown>(res: HttpResponse, url: string, expec
   const successRaw = pickKey(obj, 'Success');
   if (successRaw !== undefined && typeof successRaw !== 'boolean') throw malformed(res, url, 'an envelope whose Success is not true or false', expectation);
   const messageRaw = pickKey(obj, 'Message');
-  if (messageRaw !== undefined && messageRaw !== null && typeof messageRaw !== 'string') throw malformed(res, url, 'an envelope whose Message is not text', expectation);
+  if (messageRaw !== undefined && messageRaw !== null && typeof messageRaw !== 'string')
+    throw malformed(res, url, 'an envelope whose Message is not text', expectation);
   const success = successRaw === undefined ? res.status < 400 && status < 400 : successRaw;
   const message = typeof messageRaw === 'string' ? messageRaw : '';
   const env: Envelope<T> = { Status: status, Success: success, Message: message, Data: pickKey(obj, 'Data') as T };
@@ -120,15 +134,22 @@ export function parseEnvelope<T = unknown>(res: HttpResponse, url: string, expec
   if (errors && typeof errors === 'object') env.Error = errors as Envelope['Error'];
   if (res.status === 401 || status === 401) {
     const key = message.trim().toLowerCase();
-    throw new AuthError(`the gateway refused the request (401): ${message ? quoteGateway(message) : 'unauthorized'}`, { hint: AUTH_HINTS[key] ?? 'check the VA, API key and environment', details: env });
+    throw new AuthError(`the gateway refused the request (401): ${message ? quoteGateway(message) : 'unauthorized'}`, {
+      hint: AUTH_HINTS[key] ?? 'check the VA, API key and environment',
+      details: env,
+    });
   }
   if (!success || res.status >= 400) {
     const fields = formatFieldErrors(env.Error);
     const httpStatus = res.status >= 400 ? res.status : status;
-    throw new GatewayError(httpStatus, `the gateway answered ${httpStatus}: ${message ? quoteGateway(message) : 'error'}${fields.length ? ` (${fields.join(', ')})` : ''}`, {
-      details: env,
-      hint: fields.length ? 'fix the fields named above and send again' : httpStatus >= 500 ? 'the gateway failed; try again later' : undefined,
-    });
+    throw new GatewayError(
+      httpStatus,
+      `the gateway answered ${httpStatus}: ${message ? quoteGateway(message) : 'error'}${fields.length ? ` (${fields.join(', ')})` : ''}`,
+      {
+        details: env,
+        hint: fields.length ? 'fix the fields named above and send again' : httpStatus >= 500 ? 'the gateway failed; try again later' : undefined,
+      },
+    );
   }
   if (!hasKey(obj, 'Data')) throw malformed(res, url, 'a success envelope without Data', expectation);
   const problem = expectation.checkData?.(env.Data);
@@ -144,13 +165,16 @@ function hasKey(obj: Record<string, unknown>, name: string): boolean {
 /** Data of a region lookup: an array of {code, name} objects (an empty array: no regions). */
 export function checkRegionsData(data: unknown): string | undefined {
   if (!Array.isArray(data)) return `is ${data === null ? 'null' : typeof data === 'object' ? 'an object' : typeof data}, not a list of regions`;
-  const bad = data.findIndex((r) => r === null || typeof r !== 'object' || (typeof r.code !== 'string' && typeof r.code !== 'number') || typeof r.name !== 'string');
+  const bad = data.findIndex(
+    (r) => r === null || typeof r !== 'object' || (typeof r.code !== 'string' && typeof r.code !== 'number') || typeof r.name !== 'string',
+  );
   return bad >= 0 ? `has an item without a code and name (item ${bad + 1})` : undefined;
 }
 
 /** Data of a direct payment (docs/gateway.md, "Payments"): an object with a TransactionId. */
 export function checkPaymentData(data: unknown): string | undefined {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment`;
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    return `is ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}, not the payment`;
   const id = (data as Record<string, unknown>).TransactionId;
   if (!((typeof id === 'number' && Number.isInteger(id) && id > 0) || (typeof id === 'string' && /^\d+$/.test(id)))) return 'has no TransactionId';
   return undefined;

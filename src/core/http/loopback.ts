@@ -7,6 +7,11 @@ export function isLoopbackUrl(url: string): boolean {
     return false;
   }
   host = host.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || /^::ffff:127(\.\d{1,3}){3}$/.test(host) || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
+  return (
+    host === 'localhost' ||
+    /^127(\.\d{1,3}){3}$/.test(host) ||
+    host === '::1' ||
+    /^::ffff:127(\.\d{1,3}){3}$/.test(host) ||
+    /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host)
+  );
 }
-

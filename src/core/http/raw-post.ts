@@ -76,7 +76,14 @@ export function sendRaw(url: string, options: RawRequestOptions): Promise<RawRes
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: prefix.bytes.toString('utf8'), bytes: prefix.bytes, ms: Math.round((clock() - started) * 10) / 10, truncated: prefix.truncated });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: flattenHeaders(res.headers),
+          body: prefix.bytes.toString('utf8'),
+          bytes: prefix.bytes,
+          ms: Math.round((clock() - started) * 10) / 10,
+          truncated: prefix.truncated,
+        });
       }, fail);
     });
     const timer = setTimeout(() => {

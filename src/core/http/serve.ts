@@ -14,7 +14,9 @@ export function parseBindHost(value: string): string {
   if (isIP(host)) return host;
   // All digits and dots but not an IPv4 address: a typo'd address, never a name.
   if (host !== '' && !/^[\d.]+$/.test(host) && HOST_NAME.test(host)) return host;
-  throw new UsageError(`invalid --host "${value}": not an IP address or a host name`, { hint: 'e.g. --host 127.0.0.1 (this machine only), --host 0.0.0.0 (every interface) or --host ::1' });
+  throw new UsageError(`invalid --host "${value}": not an IP address or a host name`, {
+    hint: 'e.g. --host 127.0.0.1 (this machine only), --host 0.0.0.0 (every interface) or --host ::1',
+  });
 }
 
 /** The OS's refusal to listen on an address, as a one-line error naming it (EADDRINUSE is left to the caller). */
@@ -22,15 +24,23 @@ function bindError(err: NodeJS.ErrnoException, host: string, port: number): unkn
   const where = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
   switch (err.code) {
     case 'EADDRNOTAVAIL':
-      return new UsageError(`cannot listen on ${where}: address not available (it is not an address of this machine)`, { hint: 'use 127.0.0.1, 0.0.0.0 or an address `ip addr` lists' });
+      return new UsageError(`cannot listen on ${where}: address not available (it is not an address of this machine)`, {
+        hint: 'use 127.0.0.1, 0.0.0.0 or an address `ip addr` lists',
+      });
     case 'ENOTFOUND':
     case 'EAI_NONAME':
-      return new UsageError(`cannot listen on ${where}: the host name does not resolve (${err.code})`, { hint: 'use an IP address of this machine, e.g. 127.0.0.1' });
+      return new UsageError(`cannot listen on ${where}: the host name does not resolve (${err.code})`, {
+        hint: 'use an IP address of this machine, e.g. 127.0.0.1',
+      });
     case 'EAI_AGAIN':
-      return new NetworkError(`cannot listen on ${where}: the host name could not be looked up (${err.code}, DNS)`, { hint: 'try again, or use an IP address' });
+      return new NetworkError(`cannot listen on ${where}: the host name could not be looked up (${err.code}, DNS)`, {
+        hint: 'try again, or use an IP address',
+      });
     case 'EACCES':
     case 'EPERM':
-      return new UsageError(`cannot listen on ${where}: permission denied${port > 0 && port < 1024 ? ' (ports below 1024 need privileges)' : ''}`, { hint: 'pick another --port (0 for any free port)' });
+      return new UsageError(`cannot listen on ${where}: permission denied${port > 0 && port < 1024 ? ' (ports below 1024 need privileges)' : ''}`, {
+        hint: 'pick another --port (0 for any free port)',
+      });
     case 'EAFNOSUPPORT':
       return new UsageError(`cannot listen on ${where}: address family not supported on this machine`);
     default:

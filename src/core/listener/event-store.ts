@@ -38,7 +38,8 @@ const strOrNull = (v: unknown) => v === null || typeof v === 'string';
 export function isStoredEvent(e: unknown): e is StoredEvent {
   if (typeof e !== 'object' || e === null) return false;
   const x = e as Record<string, unknown>;
-  if (typeof x.id !== 'string' || typeof x.receivedAt !== 'string' || typeof x.method !== 'string' || typeof x.path !== 'string' || typeof x.body !== 'string') return false;
+  if (typeof x.id !== 'string' || typeof x.receivedAt !== 'string' || typeof x.method !== 'string' || typeof x.path !== 'string' || typeof x.body !== 'string')
+    return false;
   if (typeof x.verdict !== 'string' || !VERDICTS.has(x.verdict) || typeof x.answer !== 'number' || typeof x.duplicate !== 'boolean') return false;
   if (!strOrNull(x.trx_id) || !strOrNull(x.status) || !strOrNull(x.reason ?? null) || !strOrNull(x.variant ?? null)) return false;
   if (x.source !== undefined && x.source !== 'listen' && x.source !== 'trigger') return false;
@@ -161,7 +162,8 @@ function insertParams(e: StoredEvent): unknown[] {
 /** How long one prune chunk holds the write lock: a listener waiting for it answers that much later at most. */
 const PRUNE_CHUNK_MS = 15;
 
-const INSERT_SQL = 'INSERT INTO events (id, received_at, method, path, headers, body, verdict, variant, reason, duplicate, trx_id, status, answer, source, seen_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_SQL =
+  'INSERT INTO events (id, received_at, method, path, headers, body, verdict, variant, reason, duplicate, trx_id, status, answer, source, seen_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** SQLite's result codes, as the errno codes the rest of paycli speaks (`cannot store the request (ENOSPC)`). */
 const ERRNO: Record<string, [string, string]> = {
@@ -169,7 +171,7 @@ const ERRNO: Record<string, [string, string]> = {
   SQLITE_IOERR: ['EIO', 'input/output error'],
   SQLITE_READONLY: ['EROFS', 'the store is read-only'],
   SQLITE_CANTOPEN: ['EACCES', 'the store cannot be opened'],
-  SQLITE_BUSY: ['EBUSY', 'another process holds the store\'s write lock'],
+  SQLITE_BUSY: ['EBUSY', "another process holds the store's write lock"],
   SQLITE_CORRUPT: ['EIO', 'the database file is corrupt'],
   SQLITE_NOTADB: ['EIO', 'the file is not a database'],
 };
@@ -352,7 +354,9 @@ export class EventStore {
       // Only a store of the previous release is moved aside: any other file (a mistyped --store naming
       // a README, a CSV, a damaged database) is refused and left where it is.
       if (!isLegacyStore(this.path)) {
-        throw new UsageError(`${this.path} is not an event store (neither SQLite nor a paycli JSONL store); it was left untouched`, { hint: 'give --store a new file or an existing event store' });
+        throw new UsageError(`${this.path} is not an event store (neither SQLite nor a paycli JSONL store); it was left untouched`, {
+          hint: 'give --store a new file or an existing event store',
+        });
       }
       try {
         renameSync(this.path, `${this.path}.migrated`);
@@ -495,7 +499,9 @@ export class EventStore {
 
   private busyError(): StoreBusyError {
     const s = Math.round((this.options.busyTimeoutMs ?? 5000) / 100) / 10;
-    return new StoreBusyError(`the event store ${this.path} is busy: another process has held its write lock for over ${s} s (a paycli listen or trigger stopped with Ctrl-Z or a debugger, or a sqlite3 shell in a transaction)`);
+    return new StoreBusyError(
+      `the event store ${this.path} is busy: another process has held its write lock for over ${s} s (a paycli listen or trigger stopped with Ctrl-Z or a debugger, or a sqlite3 shell in a transaction)`,
+    );
   }
 
   /** Runs a write of prune or clear in one IMMEDIATE transaction; a lock held past the busy timeout is a StoreBusyError. */
@@ -514,7 +520,9 @@ export class EventStore {
     if (!db) return [];
     const { where, params } = filters(q);
     const limit = q.limit ?? -1;
-    const rows = db.prepare(`SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM events${where} ORDER BY seq DESC LIMIT ?) ORDER BY seq`).all(...params, limit) as Row[];
+    const rows = db
+      .prepare(`SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM events${where} ORDER BY seq DESC LIMIT ?) ORDER BY seq`)
+      .all(...params, limit) as Row[];
     return rows.map((r) => plain(fromRow(r)));
   }
 
@@ -612,7 +620,13 @@ export class EventStore {
     }
     if (rule.keepNewest !== undefined) {
       // Everything below the newest N's first row number, by row-number ranges (the cheapest delete).
-      const end = rule.keepNewest === 0 ? ((db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1) : (db.prepare('SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?').pluck().get(rule.keepNewest - 1) as number | undefined);
+      const end =
+        rule.keepNewest === 0
+          ? (db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) + 1
+          : (db
+              .prepare('SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?')
+              .pluck()
+              .get(rule.keepNewest - 1) as number | undefined);
       if (end !== undefined) {
         let from = (db.prepare('SELECT coalesce(min(seq), 0) FROM events').pluck().get() as number) ?? 0;
         const range = db.prepare('DELETE FROM events WHERE seq >= ? AND seq < ?');

@@ -13,7 +13,19 @@ export interface ForwardResult {
  * forwarder must not pass them on. Besides the fixed list, every field that `Connection` names is
  * hop-by-hop for that message. Content-Length is recomputed by the sender; Host is the target's.
  */
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+]);
 
 /** The headers (lower-cased names) a forwarder may pass on: hop-by-hop fields and the ones `Connection` names removed. */
 export function forwardableHeaders(headers: Record<string, string>): Record<string, string> {

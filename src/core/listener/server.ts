@@ -33,7 +33,11 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   // A retry of a callback acknowledged by an earlier run is found in the store (an index lookup).
   if (store) await store.prepare();
   const listener = new Listener(options, store);
-  const { origin, port } = await serve(listener.server, { port: options.port ?? 8080, host: options.host ?? '127.0.0.1', requestTimeoutMs: options.requestTimeoutMs ?? 10_000 });
+  const { origin, port } = await serve(listener.server, {
+    port: options.port ?? 8080,
+    host: options.host ?? '127.0.0.1',
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+  });
   return {
     url: `${origin}${listener.acceptPath === '*' ? '/' : listener.acceptPath}`,
     port,
@@ -139,7 +143,18 @@ class Listener {
   }
 
   /** store: the event, before any answer (an acknowledged callback is never lost). */
-  private storeEvent(res: ServerResponse, o: Outcome, id: string, receivedAt: Date, method: string, path: string, headers: Record<string, string>, text: string, started: number, forwards: ForwardResult[]): void {
+  private storeEvent(
+    res: ServerResponse,
+    o: Outcome,
+    id: string,
+    receivedAt: Date,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    text: string,
+    started: number,
+    forwards: ForwardResult[],
+  ): void {
     const event: StoredEvent = {
       id,
       receivedAt: this.isoOf(receivedAt),

@@ -57,7 +57,8 @@ export class RecentEvents {
     this.kept.push(e);
     this.bytes += size;
     let drop = 0;
-    while (this.kept.length - drop > 1 && (this.bytes > UI_MEMORY_BYTES || this.kept.length - drop > 2 * UI_KEEP)) this.bytes -= this.sizes.get(this.kept[drop++]!) ?? 0;
+    while (this.kept.length - drop > 1 && (this.bytes > UI_MEMORY_BYTES || this.kept.length - drop > 2 * UI_KEEP))
+      this.bytes -= this.sizes.get(this.kept[drop++]!) ?? 0;
     if (drop > 0) this.kept = this.kept.slice(drop);
   }
 

@@ -53,7 +53,13 @@ export function replayTargets(req: IncomingMessage, o: ReplayOptions): string[] 
 }
 
 /** The Replay button: the event's exact bytes and headers, sent again to one of the allowed targets. */
-export async function replay(req: IncomingMessage, res: ServerResponse, id: string, o: ReplayOptions, find: (id: string) => Promise<StoredEvent | undefined>): Promise<void> {
+export async function replay(
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  o: ReplayOptions,
+  find: (id: string) => Promise<StoredEvent | undefined>,
+): Promise<void> {
   const refused = actionRefusal(req);
   if (refused) return json(res, 403, { ok: false, error: refused });
   let to: string;
@@ -65,13 +71,22 @@ export async function replay(req: IncomingMessage, res: ServerResponse, id: stri
   const url = normalUrl(to);
   if (url === undefined) return json(res, 400, { ok: false, error: `"${to}" is not an http(s) URL` });
   const targets = replayTargets(req, o);
-  if (!targets.includes(url)) return json(res, 403, { ok: false, error: `replay sends only to this listener or a --forward-to target (${targets.join(', ')}), not to ${url}` });
+  if (!targets.includes(url))
+    return json(res, 403, { ok: false, error: `replay sends only to this listener or a --forward-to target (${targets.join(', ')}), not to ${url}` });
   const e = await find(id);
   if (!e) return json(res, 404, { ok: false, error: `no event "${id}"` });
   try {
     const r = await sendRaw(url, { headers: forwardableHeaders(e.headers), body: e.body, timeoutMs: o.replayTimeoutMs ?? 10_000 });
     const answer = r.body.slice(0, 1024);
-    json(res, r.status === 200 ? 200 : 502, { ok: r.status === 200, id: e.id, to: url, answer: r.status, ms: r.ms, body: answer, message: `replayed ${e.id} → ${url}: HTTP ${r.status} in ${r.ms} ms ${answer.trim().slice(0, 120)}` });
+    json(res, r.status === 200 ? 200 : 502, {
+      ok: r.status === 200,
+      id: e.id,
+      to: url,
+      answer: r.status,
+      ms: r.ms,
+      body: answer,
+      message: `replayed ${e.id} → ${url}: HTTP ${r.status} in ${r.ms} ms ${answer.trim().slice(0, 120)}`,
+    });
   } catch (err) {
     json(res, 502, { ok: false, id: e.id, to: url, error: `replay to ${url} failed: ${describeSendError(err)}` });
   }

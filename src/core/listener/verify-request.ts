@@ -56,7 +56,20 @@ export class RequestVerifier {
   /** The answer, verdict and duplicate mark of a request (`body` null: over the size limit). */
   verify(method: string, path: string, headers: Record<string, string>, body: string | null): Outcome {
     const { limit, acceptPath, store } = this.rules;
-    const o: Outcome = { answer: 400, text: '', contentType: PLAIN, verdict: 'malformed', variant: null, reason: null, fields: undefined, summary: NO_SUMMARY, key: null, duplicate: false, accepted: false, close: false };
+    const o: Outcome = {
+      answer: 400,
+      text: '',
+      contentType: PLAIN,
+      verdict: 'malformed',
+      variant: null,
+      reason: null,
+      fields: undefined,
+      summary: NO_SUMMARY,
+      key: null,
+      duplicate: false,
+      accepted: false,
+      close: false,
+    };
     const q = path.indexOf('?');
     const pathOnly = q < 0 ? path : path.slice(0, q);
     if (body === null) {

@@ -16,7 +16,13 @@ export interface SandboxAccount {
   parent?: string;
 }
 
-export const DEFAULT_ACCOUNT: SandboxAccount = deepFreeze({ va: EMULATOR_DEFAULT_VA, apiKey: EMULATOR_DEFAULT_API_KEY, active: true, name: 'Paycli Sandbox Store', callbackFormat: 'form' });
+export const DEFAULT_ACCOUNT: SandboxAccount = deepFreeze({
+  va: EMULATOR_DEFAULT_VA,
+  apiKey: EMULATOR_DEFAULT_API_KEY,
+  active: true,
+  name: 'Paycli Sandbox Store',
+  callbackFormat: 'form',
+});
 
 /** Reads `--accounts FILE`: a JSON array of {va, apiKey, active?, name?, callbackFormat?, closeApi?, parent?}. */
 export async function readAccountsFile(path: string): Promise<SandboxAccount[]> {
@@ -30,7 +36,8 @@ export async function readAccountsFile(path: string): Promise<SandboxAccount[]> 
   return parsed.map((a: Record<string, unknown>, i) => {
     if (typeof a?.va !== 'string' || !/^\d{4,32}$/.test(a.va)) throw new UsageError(`--accounts ${path}: entry ${i + 1} needs "va" (digits)`);
     const format = a.callbackFormat ?? 'form';
-    if (format !== 'form' && format !== 'json') throw new UsageError(`--accounts ${path}: entry ${i + 1} has callbackFormat "${String(format)}" (form or json)`);
+    if (format !== 'form' && format !== 'json')
+      throw new UsageError(`--accounts ${path}: entry ${i + 1} has callbackFormat "${String(format)}" (form or json)`);
     if (a.parent !== undefined && (typeof a.parent !== 'string' || !parsed.some((p: Record<string, unknown>) => p?.va === a.parent) || a.parent === a.va)) {
       throw new UsageError(`--accounts ${path}: entry ${i + 1} has parent "${String(a.parent)}", not the VA of another entry`);
     }

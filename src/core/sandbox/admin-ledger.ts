@@ -37,7 +37,11 @@ export async function ledgerAdmin(d: LedgerAdminDeps, req: IncomingMessage, url:
     return true;
   }
   // In batches, yielding between them: the emulator keeps answering while it seeds.
-  const seeded = await seedLedger(d.state, { ...spec.spec, va: d.va, merchantName: d.merchantName, now: d.now().getTime() }, { batch: 2000, yieldBetween: true });
+  const seeded = await seedLedger(
+    d.state,
+    { ...spec.spec, va: d.va, merchantName: d.merchantName, now: d.now().getTime() },
+    { batch: 2000, yieldBetween: true },
+  );
   sendJson(res, 200, { ok: true, seeded });
   return true;
 }

@@ -46,7 +46,14 @@ function adminBody(body: Buffer, res: ServerResponse): Record<string, unknown> |
  * one transaction (GET, its attempts, its callback, and the actions of statuses.ts, resend, ship and
  * deliver). Returns false for any other path.
  */
-export async function lifecycleAdmin(d: LifecycleAdminDeps, req: IncomingMessage, url: URL, method: string, res: ServerResponse, body: Buffer): Promise<boolean> {
+export async function lifecycleAdmin(
+  d: LifecycleAdminDeps,
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  res: ServerResponse,
+  body: Buffer,
+): Promise<boolean> {
   const path = url.pathname;
   if (path === '/_sandbox/requests' && method === 'GET') {
     const after = Number(url.searchParams.get('after') ?? 0);
@@ -67,13 +74,21 @@ export async function lifecycleAdmin(d: LifecycleAdminDeps, req: IncomingMessage
     sendJson(res, 400, { ok: false, error: 'malformed percent-encoding in the transaction id' });
     return true;
   }
-  if (!m[2] || (method === 'GET' && (m[2] === 'attempts' || m[2] === 'callback'))) transactionRead(d, res, id, m[2] as 'attempts' | 'callback' | undefined, url);
+  if (!m[2] || (method === 'GET' && (m[2] === 'attempts' || m[2] === 'callback')))
+    transactionRead(d, res, id, m[2] as 'attempts' | 'callback' | undefined, url);
   else await transactionAction(d, req, method, res, body, url, id, m[2]);
   return true;
 }
 
 /** The clock: GET shows it; POST advance ({by} or {ms}) or set ({to}) moves it, running what became due. */
-async function clockAdmin(clock: SandboxClock, req: IncomingMessage, method: string, res: ServerResponse, body: Buffer, op: 'advance' | 'set' | undefined): Promise<void> {
+async function clockAdmin(
+  clock: SandboxClock,
+  req: IncomingMessage,
+  method: string,
+  res: ServerResponse,
+  body: Buffer,
+  op: 'advance' | 'set' | undefined,
+): Promise<void> {
   if (!op) {
     if (method !== 'GET') {
       res.setHeader('allow', 'GET');
@@ -117,8 +132,16 @@ function transactionRead(d: LifecycleAdminDeps, res: ServerResponse, id: string,
   if (what === 'attempts') {
     const attempts = state.deliveriesOf(t.id).flatMap((dl) =>
       state.attemptsOf(dl.id).map((a) => ({
-        delivery: dl.id, status: dl.status, attempt: a.attempt, state: a.state, result: a.result, url: a.detail?.url ?? dl.url, httpStatus: a.detail?.httpStatus ?? null,
-        contentType: a.detail?.headers['Content-Type'] ?? null, body: a.detail?.body ?? null, duplicate: a.detail?.duplicate === true,
+        delivery: dl.id,
+        status: dl.status,
+        attempt: a.attempt,
+        state: a.state,
+        result: a.result,
+        url: a.detail?.url ?? dl.url,
+        httpStatus: a.detail?.httpStatus ?? null,
+        contentType: a.detail?.headers['Content-Type'] ?? null,
+        body: a.detail?.body ?? null,
+        duplicate: a.detail?.duplicate === true,
       })),
     );
     sendJson(res, 200, { ok: true, attempts });
@@ -131,7 +154,16 @@ function transactionRead(d: LifecycleAdminDeps, res: ServerResponse, id: string,
 }
 
 /** POST of an action on one transaction: those of statuses.ts, resend (optionally `to` another URL), ship and deliver (COD). */
-async function transactionAction(d: LifecycleAdminDeps, req: IncomingMessage, method: string, res: ServerResponse, body: Buffer, url: URL, id: string, action: string): Promise<void> {
+async function transactionAction(
+  d: LifecycleAdminDeps,
+  req: IncomingMessage,
+  method: string,
+  res: ServerResponse,
+  body: Buffer,
+  url: URL,
+  id: string,
+  action: string,
+): Promise<void> {
   const { state, transitions } = d;
   if (action !== 'resend' && action !== 'ship' && action !== 'deliver' && !isAction(action)) {
     sendJson(res, 404, { ok: false, error: `unknown action "${action}": pay, expire, cancel, fail, error, refund, settle, release, resend, ship or deliver` });
@@ -142,7 +174,14 @@ async function transactionAction(d: LifecycleAdminDeps, req: IncomingMessage, me
   if (action === 'ship' || action === 'deliver') {
     const r = await advanceShipment(d.ship, id, action === 'ship' ? 'next' : 'delivered');
     if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: view(r.txn) });
-    else sendJson(res, 200, { ok: true, changed: r.changed, stage: r.stage, message: `${r.changed ? '' : 'already '}${r.stage.replace('_', ' ')}: trx ${r.txn.id}${r.stage === 'delivered' && r.changed ? ' (paid); callback queued' : ''}`, transaction: view(r.txn) });
+    else
+      sendJson(res, 200, {
+        ok: true,
+        changed: r.changed,
+        stage: r.stage,
+        message: `${r.changed ? '' : 'already '}${r.stage.replace('_', ' ')}: trx ${r.txn.id}${r.stage === 'delivered' && r.changed ? ' (paid); callback queued' : ''}`,
+        transaction: view(r.txn),
+      });
     return;
   }
   if (action === 'resend') {
@@ -151,10 +190,23 @@ async function transactionAction(d: LifecycleAdminDeps, req: IncomingMessage, me
     const to = typeof json.to === 'string' ? json.to : (url.searchParams.get('to') ?? undefined);
     const r = await transitions.resend(id, to);
     if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: view(r.txn) });
-    else sendJson(res, 200, { ok: true, delivery: r.deliveryId, queued: r.queued, message: `callback ${r.deliveryId} of trx ${r.txn.id} (${statusLabel(statusInfo(r.txn.status))}) ${r.queued ? 'queued' : 'sent'} now${to ? ` to ${to}` : ''}`, transaction: view(r.txn) });
+    else
+      sendJson(res, 200, {
+        ok: true,
+        delivery: r.deliveryId,
+        queued: r.queued,
+        message: `callback ${r.deliveryId} of trx ${r.txn.id} (${statusLabel(statusInfo(r.txn.status))}) ${r.queued ? 'queued' : 'sent'} now${to ? ` to ${to}` : ''}`,
+        transaction: view(r.txn),
+      });
     return;
   }
   const r = await transitions.act(id, action as Parameters<Transitions['act']>[1], 'admin');
   if (!r.ok) sendJson(res, r.status, { ok: false, error: r.message, transaction: view(r.txn) });
-  else sendJson(res, 200, { ok: true, changed: r.changed, message: `${r.changed ? '' : 'already '}${statusLabel(statusInfo(r.txn.status))}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`, transaction: view(r.txn) });
+  else
+    sendJson(res, 200, {
+      ok: true,
+      changed: r.changed,
+      message: `${r.changed ? '' : 'already '}${statusLabel(statusInfo(r.txn.status))}: trx ${r.txn.id}${r.changed ? '; callback queued' : ''}`,
+      transaction: view(r.txn),
+    });
 }

@@ -14,7 +14,10 @@ export async function admin(c: RouteContext, req: IncomingMessage, url: URL, met
   const asset = channelAsset(path, method);
   if (asset) {
     res.writeHead(asset.status, {
-      'content-type': asset.type, 'content-length': Buffer.byteLength(asset.body), 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=3600',
+      'content-type': asset.type,
+      'content-length': Buffer.byteLength(asset.body),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'public, max-age=3600',
       'content-security-policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
     });
     res.end(method === 'HEAD' ? undefined : asset.body);
@@ -22,7 +25,14 @@ export async function admin(c: RouteContext, req: IncomingMessage, url: URL, met
   }
   if (path === '/_sandbox/health') {
     // defaultKey: whether the first merchant uses the documented (public) key, for `paycli sandbox env`; a key of its own is never told.
-    sendJson(res, 200, { ok: true, transactions: state.count(), accounts: accounts.map((a) => a.va), defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY, regions: regions.counts, clock: clockView(clock) });
+    sendJson(res, 200, {
+      ok: true,
+      transactions: state.count(),
+      accounts: accounts.map((a) => a.va),
+      defaultKey: accounts[0]?.apiKey === EMULATOR_DEFAULT_API_KEY,
+      regions: regions.counts,
+      clock: clockView(clock),
+    });
     return;
   }
   const checks = /^\/_sandbox\/checks\/(\d{1,15})$/.exec(path);

@@ -53,9 +53,14 @@ export function diagnoseAuth(req: IncomingMessage, body: Buffer, accounts: Reado
   const va = req.headers['va'];
   const signature = req.headers['signature'];
   if (typeof va !== 'string' || va === '') return { check: 'no-va', reason: 'no "va" header: send your merchant VA in a header named va' };
-  if (typeof signature !== 'string' || signature === '') return { check: 'no-signature', reason: 'no "signature" header: send HMAC-SHA256(METHOD:VA:sha256(body):APIKEY, APIKEY) in a header named signature' };
+  if (typeof signature !== 'string' || signature === '')
+    return { check: 'no-signature', reason: 'no "signature" header: send HMAC-SHA256(METHOD:VA:sha256(body):APIKEY, APIKEY) in a header named signature' };
   const account = accounts.get(va);
-  if (!account) return { check: 'unknown-va', reason: `unknown VA ${maskSecret(va)}: this emulator knows ${accounts.size === 1 ? 'one merchant' : `${accounts.size} merchants`} (see its banner, or --accounts)` };
+  if (!account)
+    return {
+      check: 'unknown-va',
+      reason: `unknown VA ${maskSecret(va)}: this emulator knows ${accounts.size === 1 ? 'one merchant' : `${accounts.size} merchants`} (see its banner, or --accounts)`,
+    };
   if (!account.active || !account.apiKey) return { check: 'inactive-account', reason: `the merchant ${maskSecret(va)} is inactive or has no API key` };
   const key = account.apiKey;
   if (signature === key) return { check: 'api-key-as-signature', reason: 'the signature header holds the API key itself: send the HMAC, never the key' };
@@ -64,8 +69,16 @@ export function diagnoseAuth(req: IncomingMessage, body: Buffer, accounts: Reado
   const timestamp = typeof req.headers['timestamp'] === 'string' ? req.headers['timestamp'] : undefined;
   const sts = (m: string, v: string, h: string, k: string) => `${m}:${v}:${h}:${k}`;
   const variants: Variant[] = [
-    ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== method).map((m) => ({ mistake: `signed the method ${m}, but the request was sent as ${method}`, signature: () => hmacSha256Hex(key, sts(m, va, bodyHash, key)) })),
-    ...reserialised(body).map((r) => ({ mistake: `hashed the body as ${r.label}, not the bytes sent: hash exactly the bytes you send`, signature: () => hmacSha256Hex(key, sts(method, va, sha256Hex(r.text), key)) })),
+    ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+      .filter((m) => m !== method)
+      .map((m) => ({
+        mistake: `signed the method ${m}, but the request was sent as ${method}`,
+        signature: () => hmacSha256Hex(key, sts(m, va, bodyHash, key)),
+      })),
+    ...reserialised(body).map((r) => ({
+      mistake: `hashed the body as ${r.label}, not the bytes sent: hash exactly the bytes you send`,
+      signature: () => hmacSha256Hex(key, sts(method, va, sha256Hex(r.text), key)),
+    })),
     { mistake: 'hashed an empty body as "" instead of "{}"', signature: () => hmacSha256Hex(key, sts(method, va, sha256Hex(''), key)) },
     { mistake: 'hashed "{}" although the request has a body', signature: () => hmacSha256Hex(key, sts(method, va, sha256Hex('{}'), key)) },
     { mistake: 'signed with the VA as the HMAC key: the key is the API key', signature: () => hmacSha256Hex(va, sts(method, va, bodyHash, key)) },
@@ -75,8 +88,14 @@ export function diagnoseAuth(req: IncomingMessage, body: Buffer, accounts: Reado
     { mistake: 'signed the method in lower case', signature: () => hmacSha256Hex(key, sts(method.toLowerCase(), va, bodyHash, key)) },
     ...(timestamp
       ? [
-          { mistake: 'added the timestamp to the string to sign: the timestamp is not signed', signature: () => hmacSha256Hex(key, `${sts(method, va, bodyHash, key)}:${timestamp}`) },
-          { mistake: 'put the timestamp where the API key goes: the timestamp is not signed', signature: () => hmacSha256Hex(key, sts(method, va, bodyHash, timestamp)) },
+          {
+            mistake: 'added the timestamp to the string to sign: the timestamp is not signed',
+            signature: () => hmacSha256Hex(key, `${sts(method, va, bodyHash, key)}:${timestamp}`),
+          },
+          {
+            mistake: 'put the timestamp where the API key goes: the timestamp is not signed',
+            signature: () => hmacSha256Hex(key, sts(method, va, bodyHash, timestamp)),
+          },
           { mistake: 'used the timestamp as the HMAC key', signature: () => hmacSha256Hex(timestamp, sts(method, va, bodyHash, key)) },
         ]
       : []),
@@ -84,7 +103,8 @@ export function diagnoseAuth(req: IncomingMessage, body: Buffer, accounts: Reado
   const received = signature.trim();
   let likelyMistake: string | undefined;
   if (received !== signature) likelyMistake = 'the signature header has white space around it';
-  else if (received.toLowerCase() === hmacSha256Hex(key, sts(method, va, bodyHash, key)) && received !== received.toLowerCase()) likelyMistake = 'sent the signature in upper-case hex: send lower-case hex';
+  else if (received.toLowerCase() === hmacSha256Hex(key, sts(method, va, bodyHash, key)) && received !== received.toLowerCase())
+    likelyMistake = 'sent the signature in upper-case hex: send lower-case hex';
   else likelyMistake = variants.find((v) => v.signature() === received.toLowerCase())?.mistake;
   return {
     check: 'signature-mismatch',

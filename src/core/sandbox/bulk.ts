@@ -19,7 +19,8 @@ export const SEED_MAX = 10_000_000;
 
 /** Checks a seed request (flags or the admin API's query). */
 export function readSeedSpec(raw: { payments?: unknown; paid?: unknown; days?: unknown }): { ok: true; spec: SeedSpec } | { ok: false; error: string } {
-  const num = (v: unknown, dflt: number) => (v === undefined || v === '' ? dflt : typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN);
+  const num = (v: unknown, dflt: number) =>
+    v === undefined || v === '' ? dflt : typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
   const payments = num(raw.payments, NaN);
   const paid = num(raw.paid, 0.7);
   const days = num(raw.days, 90);
@@ -29,7 +30,15 @@ export function readSeedSpec(raw: { payments?: unknown; paid?: unknown; days?: u
   return { ok: true, spec: { payments, paid, days } };
 }
 
-const CHANNELS: [string, string][] = [['va', 'bca'], ['va', 'bni'], ['va', 'mandiri'], ['va', 'bri'], ['qris', 'mpm'], ['cstore', 'alfamart'], ['cstore', 'indomaret']];
+const CHANNELS: [string, string][] = [
+  ['va', 'bca'],
+  ['va', 'bni'],
+  ['va', 'mandiri'],
+  ['va', 'bri'],
+  ['qris', 'mpm'],
+  ['cstore', 'alfamart'],
+  ['cstore', 'indomaret'],
+];
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 /** Seeded callbacks went to the discard port: a re-send reaches nobody unless the merchant says so. */
@@ -65,44 +74,73 @@ export async function seedLedger(
   const start = spec.now - span;
   const batch = opts.batch ?? 20_000;
   let done = 0;
-  const make = (i: number) => (id: number): SeedPayment => {
-    const [via, channel] = CHANNELS[i % CHANNELS.length]!;
-    const amount = 10_000 + Math.floor(rnd() * 990) * 1000;
-    const createdAt = Math.floor(start + ((i + rnd()) * span) / spec.payments);
-    const expiresAt = createdAt + DAY;
-    const isPaid = rnd() < spec.paid;
-    const { paymentNo, qrString } = paymentNumber(via, channel, id, spec.merchantName, amount);
-    const txn: Transaction = {
-      id, sid: randomUUID(), merchantVa: spec.va, referenceId: `SEED-${id}`, via, channel, paymentNo, paymentName: CHANNEL_NAMES[channel] ?? channel,
-      ...(qrString ? { qrString } : {}), amount, fee: feeFor(via, amount), status: 'pending', createdAt, expiresAt, notifyUrl: SEED_NOTIFY_URL,
-      buyer: { name: `Buyer ${i + 1}`, phone: `0812${String(i).padStart(8, '0')}`, email: `buyer${i + 1}@example.com` }, items: [{ product: 'Seeded item', qty: 1, price: amount }],
+  const make =
+    (i: number) =>
+    (id: number): SeedPayment => {
+      const [via, channel] = CHANNELS[i % CHANNELS.length]!;
+      const amount = 10_000 + Math.floor(rnd() * 990) * 1000;
+      const createdAt = Math.floor(start + ((i + rnd()) * span) / spec.payments);
+      const expiresAt = createdAt + DAY;
+      const isPaid = rnd() < spec.paid;
+      const { paymentNo, qrString } = paymentNumber(via, channel, id, spec.merchantName, amount);
+      const txn: Transaction = {
+        id,
+        sid: randomUUID(),
+        merchantVa: spec.va,
+        referenceId: `SEED-${id}`,
+        via,
+        channel,
+        paymentNo,
+        paymentName: CHANNEL_NAMES[channel] ?? channel,
+        ...(qrString ? { qrString } : {}),
+        amount,
+        fee: feeFor(via, amount),
+        status: 'pending',
+        createdAt,
+        expiresAt,
+        notifyUrl: SEED_NOTIFY_URL,
+        buyer: { name: `Buyer ${i + 1}`, phone: `0812${String(i).padStart(8, '0')}`, email: `buyer${i + 1}@example.com` },
+        items: [{ product: 'Seeded item', qty: 1, price: amount }],
+      };
+      let endedAt: number | undefined;
+      if (isPaid) {
+        txn.status = 'berhasil';
+        txn.paidAt = endedAt = Math.min(spec.now, createdAt + Math.floor(rnd() * HOUR));
+        txn.endedAt = endedAt;
+      } else if (expiresAt <= spec.now) {
+        txn.status = 'expired';
+        txn.endedAt = endedAt = expiresAt;
+      }
+      if (endedAt === undefined) return { txn };
+      const status = txn.status;
+      return {
+        txn,
+        deliveries: [
+          {
+            // Delivered at the first attempt; what was sent is not made up (the dashboard says so).
+            delivery: {
+              status,
+              url: SEED_NOTIFY_URL,
+              format: 'form',
+              attempts: 1,
+              state: 'delivered',
+              nextAt: null,
+              lastResult: 'HTTP 200',
+              createdAt: endedAt,
+            },
+            attempts: [],
+          },
+        ],
+      };
     };
-    let endedAt: number | undefined;
-    if (isPaid) {
-      txn.status = 'berhasil';
-      txn.paidAt = endedAt = Math.min(spec.now, createdAt + Math.floor(rnd() * HOUR));
-      txn.endedAt = endedAt;
-    } else if (expiresAt <= spec.now) {
-      txn.status = 'expired';
-      txn.endedAt = endedAt = expiresAt;
-    }
-    if (endedAt === undefined) return { txn };
-    const status = txn.status;
-    return {
-      txn,
-      deliveries: [{
-        // Delivered at the first attempt; what was sent is not made up (the dashboard says so).
-        delivery: { status, url: SEED_NOTIFY_URL, format: 'form', attempts: 1, state: 'delivered', nextAt: null, lastResult: 'HTTP 200', createdAt: endedAt },
-        attempts: [],
-      }],
-    };
-  };
   while (done < spec.payments) {
     const n = Math.min(batch, spec.payments - done);
     const from = done;
-    state.bulk((function* () {
-      for (let i = from; i < from + n; i++) yield make(i);
-    })());
+    state.bulk(
+      (function* () {
+        for (let i = from; i < from + n; i++) yield make(i);
+      })(),
+    );
     done += n;
     opts.onProgress?.(done);
     if (opts.yieldBetween) await new Promise((r) => setImmediate(r));
@@ -111,7 +149,10 @@ export async function seedLedger(
 }
 
 /** A page of `sandbox list` (admin API): newest first by (created time, id), after a cursor. */
-export function listPage(state: SandboxState, q: URLSearchParams): { ok: true; rows: Transaction[]; next: string | null; total: number } | { ok: false; error: string } {
+export function listPage(
+  state: SandboxState,
+  q: URLSearchParams,
+): { ok: true; rows: Transaction[]; next: string | null; total: number } | { ok: false; error: string } {
   const limitRaw = q.get('limit');
   const limit = limitRaw === null ? 100 : Number(limitRaw);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return { ok: false, error: 'limit must be a whole number from 1 to 1000' };
@@ -132,7 +173,11 @@ export async function sendExport(res: ServerResponse, state: SandboxState): Prom
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
   let n = 0;
   for (const line of ledgerLines(state)) {
-    if (!res.write(line)) await new Promise<void>((r) => { res.once('drain', () => r()); res.once('close', () => r()); });
+    if (!res.write(line))
+      await new Promise<void>((r) => {
+        res.once('drain', () => r());
+        res.once('close', () => r());
+      });
     if (++n % 500 === 0) await new Promise((r) => setImmediate(r));
     if (res.destroyed) return;
   }

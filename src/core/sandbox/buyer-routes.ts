@@ -21,7 +21,13 @@ export async function qrRoute(c: RouteContext, res: ServerResponse, id: number, 
 }
 
 /** The buyer's payment page, and its pay / expire / cancel buttons (a transition, then back to the page). */
-export async function paymentPage(c: RouteContext, res: ServerResponse, method: string, id: number, action: 'pay' | 'expire' | 'cancel' | undefined): Promise<void> {
+export async function paymentPage(
+  c: RouteContext,
+  res: ServerResponse,
+  method: string,
+  id: number,
+  action: 'pay' | 'expire' | 'cancel' | undefined,
+): Promise<void> {
   const t = c.state.get(id);
   if (!t) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no such payment\n');

@@ -75,9 +75,15 @@ export function instructionsPage(method: string, channel: string): string | unde
   const m = PAYMENT_METHODS.find((x) => x.method === method);
   if (!m?.channels.includes(channel)) return undefined;
   const name = CHANNEL_NAMES[channel] ?? channel;
-  const steps = (STEPS[method] ?? []).map(([id, en]) => `<li>${esc(id.replace('{name}', name))}<br><small lang="en">${esc(en.replace('{name}', name))}</small></li>`).join('\n');
+  const steps = (STEPS[method] ?? [])
+    .map(([id, en]) => `<li>${esc(id.replace('{name}', name))}<br><small lang="en">${esc(en.replace('{name}', name))}</small></li>`)
+    .join('\n');
   const fee = FEE_MODEL[method];
-  const feeText = !fee ? '' : fee.ActualFeeType === 'FLAT' ? `Rp ${fee.ActualFee.toLocaleString('id-ID')}` : `${fee.ActualFee}%${fee.AdditionalFee ? ` + Rp ${fee.AdditionalFee.toLocaleString('id-ID')}` : ''}${fee.MinimumFee ? ` (min Rp ${fee.MinimumFee.toLocaleString('id-ID')})` : ''}`;
+  const feeText = !fee
+    ? ''
+    : fee.ActualFeeType === 'FLAT'
+      ? `Rp ${fee.ActualFee.toLocaleString('id-ID')}`
+      : `${fee.ActualFee}%${fee.AdditionalFee ? ` + Rp ${fee.AdditionalFee.toLocaleString('id-ID')}` : ''}${fee.MinimumFee ? ` (min Rp ${fee.MinimumFee.toLocaleString('id-ID')})` : ''}`;
   return `<!doctype html>
 <html lang="id"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Cara bayar · ${esc(name)} · paycli sandbox</title>
@@ -106,5 +112,7 @@ export function channelAsset(path: string, method: string): { status: number; ty
     return { status: 200, type: 'image/svg+xml', body: channelLogo(logo[1]!) };
   }
   const page = instructionsPage(doc![1]!, doc![2]!);
-  return page === undefined ? { status: 404, type: 'text/plain; charset=utf-8', body: 'no such method and channel\n' } : { status: 200, type: 'text/html; charset=utf-8', body: page };
+  return page === undefined
+    ? { status: 404, type: 'text/plain; charset=utf-8', body: 'no such method and channel\n' }
+    : { status: 200, type: 'text/html; charset=utf-8', body: page };
 }

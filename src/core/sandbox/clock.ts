@@ -70,7 +70,8 @@ export class SandboxClock {
 
   /** Moves the clock forward by `ms` (> 0). */
   advance(ms: number): Promise<ClockResult> {
-    if (!Number.isSafeInteger(ms) || ms <= 0) return Promise.resolve({ ok: false, status: 400, message: 'the clock moves forward only: give a positive duration' });
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      return Promise.resolve({ ok: false, status: 400, message: 'the clock moves forward only: give a positive duration' });
     return this.move(() => ms);
   }
 
@@ -84,7 +85,12 @@ export class SandboxClock {
   private move(delta: () => number): Promise<ClockResult> {
     const run = this.moving.then(async (): Promise<ClockResult> => {
       const ms = Math.round(delta());
-      if (ms < 0) return { ok: false, status: 409, message: `the clock never goes backwards: it is ${this.now().toISOString()}, ${Math.ceil(-ms / 1000)} s after the time asked` };
+      if (ms < 0)
+        return {
+          ok: false,
+          status: 409,
+          message: `the clock never goes backwards: it is ${this.now().toISOString()}, ${Math.ceil(-ms / 1000)} s after the time asked`,
+        };
       const next = this.offset + ms;
       await this.persist?.(next);
       this.offset = next;

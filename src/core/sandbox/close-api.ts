@@ -45,16 +45,31 @@ export const CLOSE_ROUTES = ['/api/v2/transferva', '/api/v2/register', '/api/v2/
 
 /** The national clearing codes of common banks (Bank Indonesia's list; a part, as the docs' example is). */
 const BANKS: readonly [string, string][] = [
-  ['002', 'BANK BRI'], ['008', 'BANK MANDIRI'], ['009', 'BANK BNI'], ['011', 'BANK DANAMON'], ['013', 'BANK PERMATA'],
-  ['014', 'BANK BCA'], ['022', 'BANK CIMB NIAGA'], ['028', 'BANK OCBC NISP'], ['061', 'ANZ Panin Bank'], ['129', 'BPD Bali'],
-  ['200', 'BANK BTN'], ['427', 'BANK BNI SYARIAH'], ['451', 'BANK SYARIAH INDONESIA'],
+  ['002', 'BANK BRI'],
+  ['008', 'BANK MANDIRI'],
+  ['009', 'BANK BNI'],
+  ['011', 'BANK DANAMON'],
+  ['013', 'BANK PERMATA'],
+  ['014', 'BANK BCA'],
+  ['022', 'BANK CIMB NIAGA'],
+  ['028', 'BANK OCBC NISP'],
+  ['061', 'ANZ Panin Bank'],
+  ['129', 'BPD Bali'],
+  ['200', 'BANK BTN'],
+  ['427', 'BANK BNI SYARIAH'],
+  ['451', 'BANK SYARIAH INDONESIA'],
 ];
 
 /** Business categories: the docs' example entries and a few more in the same form (an assumption). */
 const CATEGORIES: readonly [string, string, string][] = [
-  ['advertising', 'Advertising', 'Advertising'], ['aksesoris_mainan', 'Aksesoris & Mainan', 'Accessories & Toys'],
-  ['edukasi', 'Edukasi', 'Education'], ['elektronik', 'Elektronik', 'Electronic'], ['fashion', 'Fashion', 'Fashion'],
-  ['makanan_minuman', 'Makanan & Minuman', 'Food & Beverage'], ['jasa', 'Jasa', 'Services'], ['lainnya', 'Lainnya', 'Others'],
+  ['advertising', 'Advertising', 'Advertising'],
+  ['aksesoris_mainan', 'Aksesoris & Mainan', 'Accessories & Toys'],
+  ['edukasi', 'Edukasi', 'Education'],
+  ['elektronik', 'Elektronik', 'Electronic'],
+  ['fashion', 'Fashion', 'Fashion'],
+  ['makanan_minuman', 'Makanan & Minuman', 'Food & Beverage'],
+  ['jasa', 'Jasa', 'Services'],
+  ['lainnya', 'Lainnya', 'Others'],
 ];
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
@@ -70,7 +85,14 @@ function ownedBy(d: CloseDeps, va: string, caller: SandboxAccount): boolean {
 }
 
 /** Answers a Close API request (after authentication); false when the path is not one of them. */
-export async function closeApi(d: CloseDeps, res: ServerResponse, path: string, method: string, body: Record<string, unknown>, caller: SandboxAccount): Promise<boolean> {
+export async function closeApi(
+  d: CloseDeps,
+  res: ServerResponse,
+  path: string,
+  method: string,
+  body: Record<string, unknown>,
+  caller: SandboxAccount,
+): Promise<boolean> {
   const route = path.replace(/\/+$/, '');
   if (!CLOSE_ROUTES.includes(route)) return false;
   if (!caller.closeApi) {
@@ -87,7 +109,12 @@ export async function closeApi(d: CloseDeps, res: ServerResponse, path: string, 
       envelope(res, 200, 'Success', { bank: BANKS.map(([code, name]) => ({ id: code, code, name })) });
       return true;
     case '/api/v2/business-category':
-      envelope(res, 200, 'Success', CATEGORIES.map(([Code, Name, NameEn]) => ({ Code, Name, NameEn })));
+      envelope(
+        res,
+        200,
+        'Success',
+        CATEGORIES.map(([Code, Name, NameEn]) => ({ Code, Name, NameEn })),
+      );
       return true;
     case '/api/v2/profile': {
       const va = text(body.account);
@@ -110,10 +137,29 @@ function profileOf(d: CloseDeps, va: string): Record<string, unknown> {
   const m = d.member(va);
   const balance = spendable(d, va);
   return {
-    Name: a?.name ?? m?.name ?? '', Email: m?.email ?? '', Phone: m?.phone ?? '', ApiKey: a?.apiKey ?? '', Va: va, Gender: '', Nik: '',
-    Address: '', City: '', Province: '', ZipCode: '', Company: a?.name ?? '', CompanyEmail: '', BusinessPermitNumber: '',
-    IsMerchant: a !== undefined || m?.websiteUrl !== undefined, MerchantBalance: a ? balance : 0, MemberBalance: a ? 0 : balance,
-    VerificationStatus: 0, VerificationStatusDesc: 'BASIC', QrString: '', BankName: '', BankAccount: '', BankNumber: '',
+    Name: a?.name ?? m?.name ?? '',
+    Email: m?.email ?? '',
+    Phone: m?.phone ?? '',
+    ApiKey: a?.apiKey ?? '',
+    Va: va,
+    Gender: '',
+    Nik: '',
+    Address: '',
+    City: '',
+    Province: '',
+    ZipCode: '',
+    Company: a?.name ?? '',
+    CompanyEmail: '',
+    BusinessPermitNumber: '',
+    IsMerchant: a !== undefined || m?.websiteUrl !== undefined,
+    MerchantBalance: a ? balance : 0,
+    MemberBalance: a ? 0 : balance,
+    VerificationStatus: 0,
+    VerificationStatusDesc: 'BASIC',
+    QrString: '',
+    BankName: '',
+    BankAccount: '',
+    BankNumber: '',
     RegisterDate: formatJakarta(new Date(m?.at ?? 0)),
   };
 }
@@ -124,7 +170,13 @@ async function register(d: CloseDeps, res: ServerResponse, body: Record<string, 
   const email = text(body.email).toLowerCase();
   const phone = text(body.phone);
   const password = typeof body.password === 'string' ? body.password : '';
-  for (const [f, v] of [['name', name], ['email', email], ['phone', phone], ['password', password]] as const) if (!v) errors[f] = [`${f} wajib diisi.`];
+  for (const [f, v] of [
+    ['name', name],
+    ['email', email],
+    ['phone', phone],
+    ['password', password],
+  ] as const)
+    if (!v) errors[f] = [`${f} wajib diisi.`];
   if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) errors.email = ['email tidak valid.'];
   if (password && password.length < 8) errors.password = ['password minimal 8 karakter.'];
   if (Object.keys(errors).length > 0) {
@@ -154,9 +206,20 @@ async function transfer(d: CloseDeps, res: ServerResponse, body: Record<string, 
   if (receiver === sender || (!d.accounts.has(receiver) && !d.member(receiver))) return envelope(res, 400, 'Invalid receiver va', null);
   const referenceId = text(body.referenceId);
   const relatedId = text(body.relatedId);
-  const t = await d.addTransfer({ by: caller.va, sender, receiver, amount, referenceId, ...(relatedId ? { relatedId } : {}), notes: text(body.notes), at: d.now() }, () => spendable(d, sender) >= amount);
+  const t = await d.addTransfer(
+    { by: caller.va, sender, receiver, amount, referenceId, ...(relatedId ? { relatedId } : {}), notes: text(body.notes), at: d.now() },
+    () => spendable(d, sender) >= amount,
+  );
   if (t === 'exists') return envelope(res, 400, 'transaction already exists', null);
   if (t === 'short') return envelope(res, 400, 'saldo tidak mencukupi', null);
   const nameOf = (va: string) => d.accounts.get(va)?.name ?? d.member(va)?.email ?? va;
-  envelope(res, 200, 'success', { TransactionId: t.id, ReferenceId: t.referenceId, Amount: String(t.amount), Fee: 0, Sender: nameOf(sender), Receiver: nameOf(receiver), Notes: t.notes });
+  envelope(res, 200, 'success', {
+    TransactionId: t.id,
+    ReferenceId: t.referenceId,
+    Amount: String(t.amount),
+    Fee: 0,
+    Sender: nameOf(sender),
+    Receiver: nameOf(receiver),
+    Notes: t.notes,
+  });
 }

@@ -21,11 +21,22 @@ export type CodOperation = 'area' | 'rate' | 'label' | 'track' | 'pickup';
 
 /** `METHOD path` → operation; `{trx}` stands for a transaction id in the path. */
 const ROUTES: Readonly<Record<string, CodOperation>> = {
-  'GET /api/v2/cod/area': 'area', 'POST /api/v2/cod/area': 'area', 'POST /api/v2/payment/area': 'area', 'POST /api/v2/cod/getarea': 'area', 'GET /api/v2/cod/getarea': 'area',
-  'POST /api/v2/cod/shipping-calculate': 'rate', 'POST /api/v2/payment/shipping': 'rate', 'POST /api/v2/cod/getrate': 'rate',
-  'GET /api/v2/cod/download-label/{trx}': 'label', 'POST /api/v2/payment/label': 'label', 'POST /api/v2/cod/getawb': 'label',
-  'POST /api/v2/cod/tracking': 'track', 'GET /api/v2/cod/tracking': 'track', 'POST /api/v2/payment/tracking': 'track',
-  'POST /api/v2/cod/pickup': 'pickup', 'POST /api/v2/payment/pickup': 'pickup',
+  'GET /api/v2/cod/area': 'area',
+  'POST /api/v2/cod/area': 'area',
+  'POST /api/v2/payment/area': 'area',
+  'POST /api/v2/cod/getarea': 'area',
+  'GET /api/v2/cod/getarea': 'area',
+  'POST /api/v2/cod/shipping-calculate': 'rate',
+  'POST /api/v2/payment/shipping': 'rate',
+  'POST /api/v2/cod/getrate': 'rate',
+  'GET /api/v2/cod/download-label/{trx}': 'label',
+  'POST /api/v2/payment/label': 'label',
+  'POST /api/v2/cod/getawb': 'label',
+  'POST /api/v2/cod/tracking': 'track',
+  'GET /api/v2/cod/tracking': 'track',
+  'POST /api/v2/payment/tracking': 'track',
+  'POST /api/v2/cod/pickup': 'pickup',
+  'POST /api/v2/payment/pickup': 'pickup',
 };
 
 /** The operation of a path and method, and the transaction id a path carries; undefined when not COD logistics. */

@@ -36,7 +36,8 @@ function villagesOf(index: RegionIndex): { villages: Village[]; byCode: Map<stri
   for (const p of index.provinces) {
     for (const c of index.children.get(p.code) ?? []) {
       for (const d of index.children.get(c.code) ?? []) {
-        for (const vil of index.children.get(d.code) ?? []) villages.push({ code: vil.code, label: `${vil.name}, ${d.name}, ${c.name}`, village: vil.name, district: d.name, city: c.name });
+        for (const vil of index.children.get(d.code) ?? [])
+          villages.push({ code: vil.code, label: `${vil.name}, ${d.name}, ${c.name}`, village: vil.name, district: d.name, city: c.name });
       }
     }
   }
@@ -60,7 +61,10 @@ function item(v: Village): CodAreaItem {
  * name starts with its first word, then the rest; at most AREA_RESULTS_MAX.
  */
 export function searchAreas(index: RegionIndex, query: string): CodAreaItem[] {
-  const words = query.toUpperCase().split(/[\s,]+/).filter(Boolean);
+  const words = query
+    .toUpperCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
   if (words.length === 0) return [];
   const phrase = words.join(' ');
   const tiers: Village[][] = [[], [], [], []];

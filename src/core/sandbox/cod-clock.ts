@@ -61,7 +61,11 @@ export function deliveryDaysOf(t: ParcelPayment): number {
  * A pending COD parcel's next step and when it is due on the clock, from what is stored: its
  * payment, its steps so far and its pickup requests (the latest counts). Undefined when delivered.
  */
-export function nextStep(t: ParcelPayment, steps: readonly ShipmentEvent[], pickups: readonly PickupRequest[]): { stage: ShipmentStage; at: number } | undefined {
+export function nextStep(
+  t: ParcelPayment,
+  steps: readonly ShipmentEvent[],
+  pickups: readonly PickupRequest[],
+): { stage: ShipmentStage; at: number } | undefined {
   const at = (stage: ShipmentStage) => steps.find((s) => s.stage === stage)?.at;
   const pickedUp = at('picked_up');
   if (pickedUp === undefined) {
@@ -89,7 +93,10 @@ const STAGE_WORDS: Record<ShipmentStage | 'waiting' | 'cancelled' | 'stopped', {
 };
 
 /** The tracking answer's `Data`: the waybill, the current state and the history (newest first), times on the emulator's clock. */
-export function trackingOf(t: ParcelPayment, events: readonly ShipmentEvent[]): { awb: string; transaction_id: number; status: string; history: { at: string; status: string; note: string }[] } {
+export function trackingOf(
+  t: ParcelPayment,
+  events: readonly ShipmentEvent[],
+): { awb: string; transaction_id: number; status: string; history: { at: string; status: string; note: string }[] } {
   const steps: { at: number; key: keyof typeof STAGE_WORDS }[] = [{ at: t.createdAt, key: 'waiting' }, ...events.map((e) => ({ at: e.at, key: e.stage }))];
   const delivered = events.some((e) => e.stage === 'delivered');
   // Paid another way (the payment page, `sandbox pay`): delivered when paid.

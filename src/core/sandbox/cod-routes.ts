@@ -31,7 +31,14 @@ const VEHICLES = ['Motor', 'Mobil'];
  * Answers a COD logistics request under `/api/v2/` (after authentication); false when the path is
  * not one of them. `params` is the request's JSON (query, JSON body or form: request-body.ts).
  */
-export async function codLogistics(d: CodDeps, res: ServerResponse, method: string, path: string, params: Record<string, unknown>, account: SandboxAccount): Promise<boolean> {
+export async function codLogistics(
+  d: CodDeps,
+  res: ServerResponse,
+  method: string,
+  path: string,
+  params: Record<string, unknown>,
+  account: SandboxAccount,
+): Promise<boolean> {
   const r = codRoute(method, path);
   if (!r) return false;
   if (r.op === 'method') {
@@ -45,7 +52,9 @@ export async function codLogistics(d: CodDeps, res: ServerResponse, method: stri
     if (!t) return true;
     if (r.op === 'label') {
       const pdf = labelPdf(t, d.merchantName(t.merchantVa));
-      res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length, 'content-disposition': `attachment; filename="label-${t.id}.pdf"` }).end(pdf);
+      res
+        .writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length, 'content-disposition': `attachment; filename="label-${t.id}.pdf"` })
+        .end(pdf);
     } else if (r.op === 'track') envelope(res, 200, 'Success', trackingOf(t, d.events(t.id)));
     else await pickup(d, res, t, params);
   }
@@ -66,7 +75,9 @@ function codTransaction(d: CodDeps, res: ServerResponse, trx: unknown, awb: unkn
     id = byAwb;
   }
   if (id === undefined) {
-    envelope(res, 400, 'error - invalid request', null, { Error: { transaction_id: [idText || awbText ? 'transaction_id harus berupa angka.' : 'transaction_id wajib diisi.'] } });
+    envelope(res, 400, 'error - invalid request', null, {
+      Error: { transaction_id: [idText || awbText ? 'transaction_id harus berupa angka.' : 'transaction_id wajib diisi.'] },
+    });
     return undefined;
   }
   const t = d.get(id);
@@ -86,9 +97,16 @@ async function pickup(d: CodDeps, res: ServerResponse, t: Transaction, params: R
   const errors: Record<string, string[]> = {};
   const date = typeof params.pickup_date === 'string' ? params.pickup_date.trim() : '';
   const time = typeof params.pickup_time === 'string' ? params.pickup_time.trim() : '';
-  const vehicle = VEHICLES.find((v) => v.toLowerCase() === String(params.pickup_vehicle ?? '').trim().toLowerCase());
+  const vehicle = VEHICLES.find(
+    (v) =>
+      v.toLowerCase() ===
+      String(params.pickup_vehicle ?? '')
+        .trim()
+        .toLowerCase(),
+  );
   const day = Date.parse(`${date}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(day) || new Date(day).toISOString().slice(0, 10) !== date) errors.pickup_date = ['pickup_date harus berupa tanggal (YYYY-MM-DD).'];
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(day) || new Date(day).toISOString().slice(0, 10) !== date)
+    errors.pickup_date = ['pickup_date harus berupa tanggal (YYYY-MM-DD).'];
   if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time)) errors.pickup_time = ['pickup_time harus berupa jam (HH:MM).'];
   if (!vehicle) errors.pickup_vehicle = [`pickup_vehicle tidak valid. Pilihan: ${VEHICLES.join(', ')}.`];
   if (Object.keys(errors).length > 0) {
@@ -101,7 +119,9 @@ async function pickup(d: CodDeps, res: ServerResponse, t: Transaction, params: R
   }
   // The payment expires unless its parcel is picked up first (cod-clock.ts): a later pickup cannot happen.
   if (Date.parse(`${date}T${time}:00+07:00`) >= t.expiresAt) {
-    envelope(res, 400, 'error - invalid request', null, { Error: { pickup_date: [`pickup_date dan pickup_time harus sebelum transaksi kedaluwarsa (${formatJakarta(new Date(t.expiresAt))} WIB).`] } });
+    envelope(res, 400, 'error - invalid request', null, {
+      Error: { pickup_date: [`pickup_date dan pickup_time harus sebelum transaksi kedaluwarsa (${formatJakarta(new Date(t.expiresAt))} WIB).`] },
+    });
     return;
   }
   const p: PickupRequest = { trxId: t.id, date, time, vehicle: vehicle!, requestedAt: d.now() };
@@ -121,7 +141,11 @@ export interface ShipDeps {
    * Marks the payment paid at `at`: the courier handed the parcel over and took the cash (a
    * transition with its callback and the `delivered` step, in one SQLite transaction).
    */
-  pay(id: string, by: 'admin' | 'clock', at: number): Promise<{ ok: true; changed: boolean; txn: Transaction } | { ok: false; status: number; message: string; txn?: Transaction }>;
+  pay(
+    id: string,
+    by: 'admin' | 'clock',
+    at: number,
+  ): Promise<{ ok: true; changed: boolean; txn: Transaction } | { ok: false; status: number; message: string; txn?: Transaction }>;
   /** Expires a pending payment past its expiry (with its callback), as every action does first. */
   expire(id: string): Promise<unknown>;
   /**
@@ -145,7 +169,8 @@ export async function advanceShipment(d: ShipDeps, id: string, to: 'next' | 'del
   if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
   if (t.via !== 'cod') return { ok: false, status: 409, message: `transaction ${t.id} is not a COD payment (via ${t.via})`, txn: t };
   if (statusInfo(t.status).paid) return { ok: true, txn: t, stage: 'delivered', changed: false };
-  if (t.status !== 'pending') return { ok: false, status: 409, message: `transaction ${t.id} is ${statusLabel(statusInfo(t.status))}: its parcel cannot move`, txn: t };
+  if (t.status !== 'pending')
+    return { ok: false, status: 409, message: `transaction ${t.id} is ${statusLabel(statusInfo(t.status))}: its parcel cannot move`, txn: t };
   const clock = to === 'due';
   let changed = false;
   for (;;) {
@@ -156,7 +181,12 @@ export async function advanceShipment(d: ShipDeps, id: string, to: 'next' | 'del
       // Not picked up before the payment expired: it expires (once), and the parcel never leaves.
       if (clock) return { ok: true, txn: t, stage: 'waiting', changed };
       await d.expire(String(t.id));
-      return { ok: false, status: 409, message: `transaction ${t.id} expired before its parcel was picked up: its parcel cannot move`, txn: d.find(String(t.id)) ?? t };
+      return {
+        ok: false,
+        status: 409,
+        message: `transaction ${t.id} expired before its parcel was picked up: its parcel cannot move`,
+        txn: d.find(String(t.id)) ?? t,
+      };
     }
     if (clock && next.at > d.now()) return { ok: true, txn: t, stage: steps.at(-1)?.stage ?? 'waiting', changed };
     const at = clock ? next.at : d.now();

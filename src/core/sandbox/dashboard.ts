@@ -20,8 +20,14 @@ const STATUS_TEXT: Record<string, string> = Object.fromEntries(STATUS_TABLE.map(
 const STATUSES = STATUS_TABLE.map((s) => s.key);
 export const REQUESTS_PAGE = '/dashboard/requests';
 const ACTION_LABEL: Record<string, [string, string]> = {
-  pay: ['Pay', 'primary'], expire: ['Expire', 'danger'], cancel: ['Cancel', 'danger'], fail: ['Fail', 'danger'], error: ['Error', 'danger'],
-  refund: ['Refund', 'danger'], settle: ['Settle now', 'primary'], release: ['Release escrow', 'primary'],
+  pay: ['Pay', 'primary'],
+  expire: ['Expire', 'danger'],
+  cancel: ['Cancel', 'danger'],
+  fail: ['Fail', 'danger'],
+  error: ['Error', 'danger'],
+  refund: ['Refund', 'danger'],
+  settle: ['Settle now', 'primary'],
+  release: ['Release escrow', 'primary'],
 };
 
 function wib(ms: number): string {
@@ -117,20 +123,36 @@ export function renderRequests(ctx: DashboardContext): string {
     if (e.fault) parts.push(`<div>${badge('retry', `fault: ${e.fault}`)}</div>`);
     if (e.auth) {
       parts.push(`<div class="why" data-check="${esc(e.auth.check)}"><strong>401</strong> ${esc(e.auth.reason)}</div>`);
-      if (e.auth.expectedStringToSign) parts.push(`<div class="muted">expected string to sign <span class="mono">${esc(e.auth.expectedStringToSign)}</span></div>`);
-      if (e.auth.receivedBodyHash) parts.push(`<div class="muted">sha256 of the body received (${e.auth.receivedBodyBytes ?? 0} bytes) <span class="mono">${esc(e.auth.receivedBodyHash)}</span></div>`);
+      if (e.auth.expectedStringToSign)
+        parts.push(`<div class="muted">expected string to sign <span class="mono">${esc(e.auth.expectedStringToSign)}</span></div>`);
+      if (e.auth.receivedBodyHash)
+        parts.push(
+          `<div class="muted">sha256 of the body received (${e.auth.receivedBodyBytes ?? 0} bytes) <span class="mono">${esc(e.auth.receivedBodyHash)}</span></div>`,
+        );
     }
-    if (e.fieldErrors) for (const [f, m] of Object.entries(e.fieldErrors)) parts.push(`<div class="why"><strong>400</strong> <span class="mono">${esc(f)}</span>: ${esc(Array.isArray(m) ? m.join('; ') : String(m))}</div>`);
+    if (e.fieldErrors)
+      for (const [f, m] of Object.entries(e.fieldErrors))
+        parts.push(`<div class="why"><strong>400</strong> <span class="mono">${esc(f)}</span>: ${esc(Array.isArray(m) ? m.join('; ') : String(m))}</div>`);
     return parts.join('');
   };
   const rows = list
-    .map((e) => `<tr id="req-${e.seq}" data-status="${e.status}"><td class="mono">${esc(e.time.slice(11, 19))}</td><td>${esc(e.method)}</td><td class="mono">${esc(e.path)}</td><td>${badge(e.status === 0 ? 'bad' : e.status < 400 ? 'ok' : 'bad', e.status === 0 ? 'no answer' : String(e.status))}</td><td class="num">${e.ms} ms</td><td>${why(e)}</td></tr>`)
+    .map(
+      (e) =>
+        `<tr id="req-${e.seq}" data-status="${e.status}"><td class="mono">${esc(e.time.slice(11, 19))}</td><td>${esc(e.method)}</td><td class="mono">${esc(e.path)}</td><td>${badge(e.status === 0 ? 'bad' : e.status < 400 ? 'ok' : 'bad', e.status === 0 ? 'no answer' : String(e.status))}</td><td class="num">${e.ms} ms</td><td>${why(e)}</td></tr>`,
+    )
     .join('\n');
   const live =
     list.length === 0
       ? '<div class="empty" id="empty">No API request yet.</div>'
       : `<table id="requests"><thead><tr><th>Time (WIB)</th><th>Method</th><th>Path</th><th>Status</th><th>Took</th><th>Why</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
-  return layout({ title: 'paycli sandbox · requests', brand: 'paycli sandbox', home: '/', events: DASHBOARD_EVENTS, head: `<h1>Requests</h1><p><a href="/">← transactions</a></p>`, live });
+  return layout({
+    title: 'paycli sandbox · requests',
+    brand: 'paycli sandbox',
+    home: '/',
+    events: DASHBOARD_EVENTS,
+    head: `<h1>Requests</h1><p><a href="/">← transactions</a></p>`,
+    live,
+  });
 }
 
 /** The canonical JSON that an attempt's X-Signature signs, recomputed from the body it sent. */
@@ -205,7 +227,10 @@ function renderParcel(ctx: DashboardContext, t: Transaction): string {
   const steps = ctx.state.parcelSteps(t.id);
   const track = trackingOf(t, steps);
   const next = t.status === 'pending' ? nextStep(t, steps, ctx.state.pickupsOf(t.id)) : undefined;
-  const due = next && (next.stage !== 'picked_up' || next.at < t.expiresAt) ? `<p class="muted" id="parcel-next">Next on the emulator's clock: ${esc(next.stage.replace('_', ' '))} at ${esc(wib(next.at))} (<code>paycli sandbox clock advance</code>)</p>` : '';
+  const due =
+    next && (next.stage !== 'picked_up' || next.at < t.expiresAt)
+      ? `<p class="muted" id="parcel-next">Next on the emulator's clock: ${esc(next.stage.replace('_', ' '))} at ${esc(wib(next.at))} (<code>paycli sandbox clock advance</code>)</p>`
+      : '';
   const rows = track.history.map((h) => `<tr><td class="mono">${esc(h.at)}</td><td>${esc(h.status)}</td><td class="muted">${esc(h.note)}</td></tr>`).join('');
   return `<h2>Parcel</h2>
 <div class="card" id="parcel" data-stage="${esc(track.status)}"><p><strong>${esc(track.status)}</strong> · AWB <span class="mono">${esc(track.awb)}</span></p>
@@ -218,9 +243,13 @@ export function renderTransaction(ctx: DashboardContext, t: Transaction): string
   const deliveries = ctx.state.deliveriesOf(t.id).reverse();
   const now = ctx.now();
   const fields = Object.entries(data)
-    .map(([k, v]) => `<dt>${esc(k)}</dt><dd class="mono">${v === null ? '<span class="muted">null</span>' : esc(typeof v === 'string' ? v : JSON.stringify(v))}</dd>`)
+    .map(
+      ([k, v]) =>
+        `<dt>${esc(k)}</dt><dd class="mono">${v === null ? '<span class="muted">null</span>' : esc(typeof v === 'string' ? v : JSON.stringify(v))}</dd>`,
+    )
     .join('');
-  const post = (action: string, label: string, cls = '') => `<button type="button" class="${cls}" id="action-${action}" data-post="/_sandbox/transactions/${t.id}/${action}">${esc(label)}</button>`;
+  const post = (action: string, label: string, cls = '') =>
+    `<button type="button" class="${cls}" id="action-${action}" data-post="/_sandbox/transactions/${t.id}/${action}">${esc(label)}</button>`;
   // The buttons are the transitions the table allows from this status (statuses.ts), plus re-send.
   const allowed = ACTIONS.filter((a) => ALLOWED_FROM[a].includes(t.status)).map((a) => post(a, ACTION_LABEL[a]![0], ACTION_LABEL[a]![1]));
   const cod = t.status === 'pending' && t.via === 'cod' ? `${post('ship', 'Courier: next step')}${post('deliver', 'Courier: deliver (paid)')}` : '';
@@ -233,7 +262,14 @@ ${renderParcel(ctx, t)}<h2>Callbacks</h2>
 ${deliveries.map((d) => renderDelivery(d, ctx.state.attemptsOf(d.id), now)).join('\n') || '<div class="empty">No callback yet: one is sent when the payment is paid or expires.</div>'}
 <h2>As check transaction answers it</h2>
 <div class="card"><dl class="fields" id="fields">${fields}</dl></div>`;
-  return layout({ title: `trx ${t.id} · paycli sandbox`, brand: 'paycli sandbox', home: '/', events: DASHBOARD_EVENTS, head: `<p><a href="/">← all transactions</a></p>`, live });
+  return layout({
+    title: `trx ${t.id} · paycli sandbox`,
+    brand: 'paycli sandbox',
+    home: '/',
+    events: DASHBOARD_EVENTS,
+    head: `<p><a href="/">← all transactions</a></p>`,
+    live,
+  });
 }
 
 /** Serves a dashboard request; false when the path is not the dashboard's. */

@@ -39,7 +39,8 @@ export async function lockDataDir(dataDir: string, owner: LockOwner = { pid: 0 }
     db.exec('BEGIN IMMEDIATE');
   } catch (err) {
     db.close();
-    if (!/SQLITE_BUSY|SQLITE_LOCKED/.test(String((err as { code?: unknown }).code))) throw new UsageError(`cannot lock the emulator data dir ${dir}: ${(err as Error).message}`);
+    if (!/SQLITE_BUSY|SQLITE_LOCKED/.test(String((err as { code?: unknown }).code)))
+      throw new UsageError(`cannot lock the emulator data dir ${dir}: ${(err as Error).message}`);
     let pid: number | null | undefined;
     try {
       const ledger = await SandboxState.open(dir, owner.uid);

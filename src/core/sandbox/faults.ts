@@ -31,7 +31,10 @@ function rateOf(text: string, name: string): number {
 export function parseFaults(text: string): Faults {
   const delivery: DeliveryFaults = {};
   const api: ApiFault[] = [];
-  for (const raw of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, valueAndPath] = raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined];
     if (name === 'duplicate' && valueAndPath === undefined) delivery.duplicate = true;
     else if (name === 'delay' && valueAndPath !== undefined) delivery.delayMs = parseDuration(valueAndPath);

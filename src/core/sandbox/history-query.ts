@@ -41,7 +41,17 @@ export function decodeCursor(s: unknown): Cursor | undefined {
 export const STATUS_DESC: Record<string, string> = Object.fromEntries(STATUSES.map((s) => [String(s.code), s.desc]));
 
 /** `StatusDesc` in English (`lang=en`). */
-export const STATUS_DESC_EN: Record<string, string> = { '0': 'Pending', '1': 'Success', '6': 'Success (unsettled)', '-2': 'Expired', '2': 'Cancelled', '3': 'Refund', '4': 'Error', '5': 'Failed', '7': 'Escrow' };
+export const STATUS_DESC_EN: Record<string, string> = {
+  '0': 'Pending',
+  '1': 'Success',
+  '6': 'Success (unsettled)',
+  '-2': 'Expired',
+  '2': 'Cancelled',
+  '3': 'Refund',
+  '4': 'Error',
+  '5': 'Failed',
+  '7': 'Escrow',
+};
 
 export const HISTORY_MAX_LIMIT = 20;
 export const HISTORY_DEFAULT_LIMIT = 10;
@@ -74,7 +84,10 @@ export function parseHistoryQuery(body: Record<string, unknown>): { ok: true; qu
     if (body.date !== 'created_at' && body.date !== 'indate') add('date', 'date harus created_at atau indate.');
     else q.dateField = body.date;
   }
-  for (const [field, key] of [['startdate', 'start'], ['enddate', 'end']] as const) {
+  for (const [field, key] of [
+    ['startdate', 'start'],
+    ['enddate', 'end'],
+  ] as const) {
     if (!present(body[field])) continue;
     const v = body[field];
     if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(v))) add(field, `${field} harus berformat Y-m-d.`);
@@ -120,7 +133,10 @@ export function parseHistoryQuery(body: Record<string, unknown>): { ok: true; qu
     else ids.push(id);
   }
   if (present(body.bulkId)) {
-    const parts = String(body.bulkId).split(',').map((s) => s.trim()).filter(Boolean);
+    const parts = String(body.bulkId)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (parts.some((p) => intOf(p) === undefined)) add('bulkId', 'bulkId harus berupa daftar id dipisah koma.');
     else ids.push(...parts.map(Number));
   }

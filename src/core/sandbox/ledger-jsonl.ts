@@ -7,7 +7,22 @@ import { fsError } from '../fs-errors.js';
 import type { RedirectSession } from './redirect-session.js';
 import type { Member, PickupRequest, Transfer } from './records.js';
 import { statusInfo } from '../statuses.js';
-import { DELIVERY_STATES, isInt, isObj, isStr, STAGES, STATUSES, validAttempt, validDelivery, validDetail, validMember, validPickup, validSession, validTransfer, validTxn } from './ledger-records.js';
+import {
+  DELIVERY_STATES,
+  isInt,
+  isObj,
+  isStr,
+  STAGES,
+  STATUSES,
+  validAttempt,
+  validDelivery,
+  validDetail,
+  validMember,
+  validPickup,
+  validSession,
+  validTransfer,
+  validTxn,
+} from './ledger-records.js';
 import { CLOCK_SETTING } from './clock.js';
 import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, ServiceRecords, Transaction } from './state.js';
 
@@ -73,7 +88,8 @@ function apply(r: unknown, reading: Reading): boolean {
       if (!list.every((x) => isObj(x) && validDelivery(x.delivery) && Array.isArray(x.attempts) && (x.attempts as unknown[]).every(validAttempt))) return false;
       txns.set(r.txn.id, { txn: r.txn, deliveries: new Map() });
       reserve.txnId = Math.max(reserve.txnId, r.txn.id);
-      for (const x of list as { delivery: Delivery; attempts: Omit<AttemptInfo, 'deliveryId'>[] }[]) addDelivery({ ...x.delivery, trxId: r.txn.id }, x.attempts);
+      for (const x of list as { delivery: Delivery; attempts: Omit<AttemptInfo, 'deliveryId'>[] }[])
+        addDelivery({ ...x.delivery, trxId: r.txn.id }, x.attempts);
       return true;
     }
     case 'session':
@@ -103,11 +119,26 @@ function apply(r: unknown, reading: Reading): boolean {
     case 'delivery':
       return validDelivery(r.d) && addDelivery(r.d);
     case 'attempt': {
-      if (!isStr(r.id) || !isInt(r.attempts) || !isStr(r.state) || !DELIVERY_STATES.has(r.state) || !(r.nextAt === null || isInt(r.nextAt)) || !isStr(r.result) || (r.a !== undefined && !validDetail(r.a))) return false;
+      if (
+        !isStr(r.id) ||
+        !isInt(r.attempts) ||
+        !isStr(r.state) ||
+        !DELIVERY_STATES.has(r.state) ||
+        !(r.nextAt === null || isInt(r.nextAt)) ||
+        !isStr(r.result) ||
+        (r.a !== undefined && !validDetail(r.a))
+      )
+        return false;
       const d = deliveries.get(r.id);
       if (!d) return false;
       Object.assign(d.delivery, { attempts: r.attempts, state: r.state, nextAt: r.nextAt, lastResult: r.result });
-      d.attempts.push({ attempt: r.attempts, state: r.state as Delivery['state'], nextAt: r.nextAt as number | null, result: r.result, ...(r.a ? { detail: r.a as AttemptDetail } : {}) });
+      d.attempts.push({
+        attempt: r.attempts,
+        state: r.state as Delivery['state'],
+        nextAt: r.nextAt as number | null,
+        result: r.result,
+        ...(r.a ? { detail: r.a as AttemptDetail } : {}),
+      });
       return true;
     }
     case 'ship':
@@ -139,7 +170,14 @@ function apply(r: unknown, reading: Reading): boolean {
 /** Reads a ledger export or an older journal, line by line; unreadable lines are counted and skipped. */
 export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
   const reading: Reading = {
-    txns: new Map(), deliveries: new Map(), sessions: new Map(), reserve: { txnId: 0, deliverySeq: 0 }, steps: new Map(), pickups: [], transfers: new Map(), members: new Map(),
+    txns: new Map(),
+    deliveries: new Map(),
+    sessions: new Map(),
+    reserve: { txnId: 0, deliverySeq: 0 },
+    steps: new Map(),
+    pickups: [],
+    transfers: new Map(),
+    members: new Map(),
   };
   const { txns, sessions, reserve } = reading;
   let skipped = 0;
@@ -161,18 +199,32 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
   }
   const payments: SeedPayment[] = [...txns.values()]
     .sort((a, b) => a.txn.id - b.txn.id)
-    .map((e) => ({ txn: e.txn, deliveries: [...e.deliveries.values()].sort((a, b) => Number(a.delivery.id.slice(3)) - Number(b.delivery.id.slice(3))).map(({ delivery: { trxId: _t, ...delivery }, attempts }) => ({ delivery, attempts })) }));
+    .map((e) => ({
+      txn: e.txn,
+      deliveries: [...e.deliveries.values()]
+        .sort((a, b) => Number(a.delivery.id.slice(3)) - Number(b.delivery.id.slice(3)))
+        .map(({ delivery: { trxId: _t, ...delivery }, attempts }) => ({ delivery, attempts })),
+    }));
   // A step or pickup of a transaction the file does not hold has nothing to belong to: skipped.
   const steps = [...reading.steps.values()].filter((x) => txns.has(x.trxId));
   const pickups = reading.pickups.filter((x) => txns.has(x.trxId));
   skipped += reading.steps.size - steps.length + reading.pickups.length - pickups.length;
   // A transfer of a referenceId used before (a hand edit) is not stored twice; nor a member's e-mail.
   const refs = new Set<string>();
-  const transfers = [...reading.transfers.values()].sort((a, b) => a.id - b.id).filter((t) => t.referenceId === '' || (!refs.has(`${t.by}\0${t.referenceId}`) && refs.add(`${t.by}\0${t.referenceId}`)));
+  const transfers = [...reading.transfers.values()]
+    .sort((a, b) => a.id - b.id)
+    .filter((t) => t.referenceId === '' || (!refs.has(`${t.by}\0${t.referenceId}`) && refs.add(`${t.by}\0${t.referenceId}`)));
   const emails = new Set<string>();
   const members = [...reading.members.values()].sort((a, b) => a.at - b.at).filter((m) => !emails.has(m.email) && emails.add(m.email));
   skipped += reading.transfers.size - transfers.length + reading.members.size - members.length;
-  return { payments, sessions: [...sessions.values()], reserve, records: { steps, pickups, transfers, members }, skipped, ...(reading.clock !== undefined ? { clockOffsetMs: reading.clock } : {}) };
+  return {
+    payments,
+    sessions: [...sessions.values()],
+    reserve,
+    records: { steps, pickups, transfers, members },
+    skipped,
+    ...(reading.clock !== undefined ? { clockOffsetMs: reading.clock } : {}),
+  };
 }
 
 /** Stores what a file held into an empty ledger, in one transaction; refuses a ledger with transactions. */
@@ -181,8 +233,15 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
  * transactions. The export's clock offset comes with it (the times in the file are on that clock);
  * a file without one (an older paycli's) leaves the clock as it is.
  */
-export async function importLedger(state: SandboxState, file: string, mark?: string): Promise<{ payments: number; sessions: number; skipped: number; clockOffsetMs: number }> {
-  if (state.count() > 0) throw new UsageError(`the emulator ledger ${state.path} already holds ${state.count()} transactions`, { hint: 'empty it first with `paycli sandbox reset`' });
+export async function importLedger(
+  state: SandboxState,
+  file: string,
+  mark?: string,
+): Promise<{ payments: number; sessions: number; skipped: number; clockOffsetMs: number }> {
+  if (state.count() > 0)
+    throw new UsageError(`the emulator ledger ${state.path} already holds ${state.count()} transactions`, {
+      hint: 'empty it first with `paycli sandbox reset`',
+    });
   const read = await readLedgerJsonl(file);
   const settings = read.clockOffsetMs !== undefined ? { [CLOCK_SETTING]: String(read.clockOffsetMs) } : undefined;
   const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, records: read.records, mark, settings });
@@ -215,17 +274,26 @@ const MIGRATED_MARK = 'imported journal.jsonl';
 export async function migrateOlderJournal(state: SandboxState, dir: string): Promise<{ imported: number; skipped: number } | undefined> {
   const journal = join(dir, 'journal.jsonl');
   const redirects = join(dir, 'redirects.jsonl');
-  const exists = async (p: string) => stat(p).then(() => true, () => false);
+  const exists = async (p: string) =>
+    stat(p).then(
+      () => true,
+      () => false,
+    );
   if (!(await exists(journal)) && !(await exists(redirects))) return undefined;
   let result = { imported: 0, skipped: 0 };
   if (!state.marked(MIGRATED_MARK)) {
     const parts = await Promise.all([journal, redirects].map(async (p) => ((await exists(p)) ? readLedgerJsonl(p) : undefined)));
     const payments = parts.flatMap((p) => p?.payments ?? []);
     const sessions = parts.flatMap((p) => p?.sessions ?? []);
-    const reserve = { txnId: Math.max(0, ...parts.map((p) => p?.reserve.txnId ?? 0)), deliverySeq: Math.max(0, ...parts.map((p) => p?.reserve.deliverySeq ?? 0)) };
+    const reserve = {
+      txnId: Math.max(0, ...parts.map((p) => p?.reserve.txnId ?? 0)),
+      deliverySeq: Math.max(0, ...parts.map((p) => p?.reserve.deliverySeq ?? 0)),
+    };
     const records: ServiceRecords = {
-      steps: parts.flatMap((p) => p?.records.steps ?? []), pickups: parts.flatMap((p) => p?.records.pickups ?? []),
-      transfers: parts.flatMap((p) => p?.records.transfers ?? []), members: parts.flatMap((p) => p?.records.members ?? []),
+      steps: parts.flatMap((p) => p?.records.steps ?? []),
+      pickups: parts.flatMap((p) => p?.records.pickups ?? []),
+      transfers: parts.flatMap((p) => p?.records.transfers ?? []),
+      members: parts.flatMap((p) => p?.records.members ?? []),
     };
     const imported = state.bulk(payments, { sessions, reserve, records, mark: MIGRATED_MARK });
     result = { imported, skipped: parts.reduce((n, p) => n + (p?.skipped ?? 0), 0) };

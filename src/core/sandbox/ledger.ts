@@ -30,8 +30,13 @@ export function settledAt(t: Transaction, _settlement?: Settlement): number | un
  * e-wallets; the emulator files them under 7 with their own description.
  */
 export const TYPE_BY_METHOD: Record<string, [number, string]> = {
-  va: [7, 'VA & Bank Transfer'], cstore: [11, 'Convenience Store'], cod: [10, 'COD'], qris: [27, 'QRIS Payment'],
-  paylater: [22, 'Akulaku'], cc: [7, 'Credit Card'], ewallet: [7, 'E-Wallet'],
+  va: [7, 'VA & Bank Transfer'],
+  cstore: [11, 'Convenience Store'],
+  cod: [10, 'COD'],
+  qris: [27, 'QRIS Payment'],
+  paylater: [22, 'Akulaku'],
+  cc: [7, 'Credit Card'],
+  ewallet: [7, 'E-Wallet'],
 };
 
 const jkt = (ms: number | undefined) => (ms === undefined ? null : formatJakarta(new Date(ms)));
@@ -92,7 +97,12 @@ function statusFilter(code: number): TxnFilter | null {
  * Balance of a merchant, by the status table: settled net amounts are available, paid-unsettled
  * ones (6) are not yet, escrow (7) is held until released, a refund is taken back (counts nowhere).
  */
-export function balanceOf(state: SandboxState, va: string, _settlement?: Settlement, _now?: number): { settled: number; unsettled: number; escrow: number; paidCount: number } {
+export function balanceOf(
+  state: SandboxState,
+  va: string,
+  _settlement?: Settlement,
+  _now?: number,
+): { settled: number; unsettled: number; escrow: number; paidCount: number } {
   const sums = { available: 0, unsettled: 0, escrow: 0, none: 0 };
   let paidCount = 0;
   for (const info of STATUSES) {
@@ -150,7 +160,14 @@ const jakartaDayStart = (day: string) => Date.parse(`${day}T00:00:00+07:00`);
  * Pages are numbered as the gateway numbers them; `Pagination.next_cursor` (paycli's) names the next
  * page by its first row's key, for readers that must not skip or repeat rows while statuses change.
  */
-export function historyPage(state: SandboxState, va: string, merchantName: string, q: HistoryQuery, settlement: Settlement, now: number): Record<string, unknown> {
+export function historyPage(
+  state: SandboxState,
+  va: string,
+  merchantName: string,
+  q: HistoryQuery,
+  settlement: Settlement,
+  now: number,
+): Record<string, unknown> {
   let f: TxnFilter | null = { merchantVa: va, ...(q.ids ? { ids: q.ids } : {}) };
   // A record's Type is its method's (TYPE_BY_METHOD); no payment is locked in the emulator.
   if (q.type !== undefined) f.vias = state.methods().filter((via) => (TYPE_BY_METHOD[via]?.[0] ?? 7) === q.type);
@@ -160,7 +177,11 @@ export function historyPage(state: SandboxState, va: string, merchantName: strin
     f = s && { ...f, ...s };
   }
   if (f && (q.start || q.end)) {
-    f.range = { field: q.dateField === 'indate' ? 'paid' : 'created', from: q.start ? jakartaDayStart(q.start) : undefined, to: q.end ? jakartaDayStart(q.end) + DAY_MS : undefined };
+    f.range = {
+      field: q.dateField === 'indate' ? 'paid' : 'created',
+      from: q.start ? jakartaDayStart(q.start) : undefined,
+      to: q.end ? jakartaDayStart(q.end) + DAY_MS : undefined,
+    };
   }
   const order: TxnOrder = { by: q.orderBy === 'id' ? 'id' : q.orderBy === 'created_at' ? 'created' : 'paid', desc: q.order === 'DESC' };
   const total = f ? state.count(f) : 0;

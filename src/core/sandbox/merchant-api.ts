@@ -28,7 +28,6 @@ export interface MerchantApiDeps {
   pay: (t: Transaction) => Promise<{ ok: boolean; status?: number; message?: string }>;
 }
 
-
 /**
  * The merchant API beyond direct payment — check transaction, history, balance, the channel lists and
  * redirect payments — and the hosted page of redirect payments. Redirect sessions and the
@@ -83,7 +82,14 @@ export class MerchantApi {
   balance(va: string): Record<string, unknown> {
     const b = balanceOf(this.deps.state, va, this.deps.settlement, this.nowMs());
     // Close API transfers (close-api.ts) move settled balance between accounts.
-    return { Va: va, MerchantBalance: b.settled + this.deps.state.transferNet(va), MemberBalance: 0, UnsettledBalance: b.unsettled, EscrowBalance: b.escrow, PaidTransactions: b.paidCount };
+    return {
+      Va: va,
+      MerchantBalance: b.settled + this.deps.state.transferNet(va),
+      MemberBalance: 0,
+      UnsettledBalance: b.unsettled,
+      EscrowBalance: b.escrow,
+      PaidTransactions: b.paidCount,
+    };
   }
 
   channels(base: string): Record<string, unknown>[] {
@@ -101,7 +107,10 @@ export class MerchantApi {
   }
 
   /** Creates a redirect session; resolves once it is stored. */
-  async createRedirect(va: string, body: Record<string, unknown>): Promise<{ ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> }> {
+  async createRedirect(
+    va: string,
+    body: Record<string, unknown>,
+  ): Promise<{ ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> }> {
     const r = parseRedirectRequest(body, va, randomUUID().toUpperCase(), this.nowMs());
     if (!r.ok) return r;
     // Not stored, not answered 200: a StoreError becomes the server's 503.
@@ -110,7 +119,12 @@ export class MerchantApi {
   }
 
   /** The buyer picks method and channel: the session becomes a pending transaction (stored). */
-  async choose(s: RedirectSession, method: string, channel: string, buyer: Partial<RedirectSession['buyer']> = {}): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
+  async choose(
+    s: RedirectSession,
+    method: string,
+    channel: string,
+    buyer: Partial<RedirectSession['buyer']> = {},
+  ): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }> {
     const existing = this.sessionTransaction(s);
     if (existing) return { ok: true, txn: existing };
     if (s.expiresAt <= this.nowMs()) return { ok: false, status: 409, message: 'this payment session has expired' };
@@ -128,14 +142,27 @@ export class MerchantApi {
     if (typed.phone) typed.phone = normalizePhoneIfMobile(typed.phone);
     const merchant = this.merchantName(s.merchantVa);
     const build = (id: number): Transaction => {
-    const { paymentNo, qrString } = paymentNumber(method, channel, id, merchant, s.amount);
-    return {
-      id, sid: s.sid, merchantVa: s.merchantVa, referenceId: s.referenceId, via: method, channel, paymentNo,
-      paymentName: CHANNEL_NAMES[channel] ?? channel, qrString, amount: s.amount, fee: feeFor(method, s.amount), status: 'pending',
-      createdAt: this.nowMs(), expiresAt: s.expiresAt, notifyUrl: s.notifyUrl,
-      buyer: { name: s.buyer.name || typed.name, phone: s.buyer.phone || typed.phone, email: s.buyer.email || typed.email },
-      items: s.items.map(({ product, qty, price }) => ({ product, qty, price })), comments: s.comments,
-    };
+      const { paymentNo, qrString } = paymentNumber(method, channel, id, merchant, s.amount);
+      return {
+        id,
+        sid: s.sid,
+        merchantVa: s.merchantVa,
+        referenceId: s.referenceId,
+        via: method,
+        channel,
+        paymentNo,
+        paymentName: CHANNEL_NAMES[channel] ?? channel,
+        qrString,
+        amount: s.amount,
+        fee: feeFor(method, s.amount),
+        status: 'pending',
+        createdAt: this.nowMs(),
+        expiresAt: s.expiresAt,
+        notifyUrl: s.notifyUrl,
+        buyer: { name: s.buyer.name || typed.name, phone: s.buyer.phone || typed.phone, email: s.buyer.email || typed.email },
+        items: s.items.map(({ product, qty, price }) => ({ product, qty, price })),
+        comments: s.comments,
+      };
     };
     try {
       const txn = await this.deps.state.addTransaction(build, s.sid);
@@ -227,14 +254,15 @@ export class MerchantApi {
         merchantName: (va) => this.merchantName(va),
         nowMs: () => this.nowMs(),
       },
-      res, body, path, method,
+      res,
+      body,
+      path,
+      method,
     );
   }
-
 }
 
 /** The 404 of every route the emulator does not implement. */
 export function notEmulated(method: string, path: string): string {
   return `not emulated by paycli sandbox: ${method} ${path}`;
 }
-

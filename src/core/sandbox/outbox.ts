@@ -16,7 +16,13 @@ function firstBytes(text: string, max: number): { answer: string; truncated: boo
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= max) return { answer: text, truncated: false };
   // Cut on a character boundary: a partial UTF-8 sequence at the end is dropped.
-  return { answer: buf.subarray(0, max).toString('utf8').replace(/\uFFFD$/, ''), truncated: true };
+  return {
+    answer: buf
+      .subarray(0, max)
+      .toString('utf8')
+      .replace(/\uFFFD$/, ''),
+    truncated: true,
+  };
 }
 
 /**
@@ -33,7 +39,10 @@ export class Outbox {
   /** Callbacks reuse connections to the merchant's handler instead of one TCP connection per attempt. */
   private agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 32, maxFreeSockets: 8, timeout: 60_000 });
 
-  constructor(private state: SandboxState, private opts: OutboxOptions) {}
+  constructor(
+    private state: SandboxState,
+    private opts: OutboxOptions,
+  ) {}
 
   /** Schedules every unfinished delivery (after a restart). */
   resume(): void {
@@ -101,7 +110,16 @@ export class Outbox {
     try {
       const res = await sendRaw(d.url, { headers: signed.headers, body: signed.body, timeoutMs: this.opts.attemptTimeoutMs, agent: this.agent });
       const kept = firstBytes(res.body, ANSWER_KEEP_BYTES);
-      const detail: AttemptDetail = { at, url: d.url, headers: sent, body: signed.body, httpStatus: res.status, ms: res.ms, answer: kept.answer, ...(kept.truncated || res.truncated ? { truncated: true } : {}) };
+      const detail: AttemptDetail = {
+        at,
+        url: d.url,
+        headers: sent,
+        body: signed.body,
+        httpStatus: res.status,
+        ms: res.ms,
+        answer: kept.answer,
+        ...(kept.truncated || res.truncated ? { truncated: true } : {}),
+      };
       return { ok: res.status === 200, result: `HTTP ${res.status}`, httpStatus: res.status, ms: res.ms, detail };
     } catch (err) {
       const timedOut = (err as NodeJS.ErrnoException).code === 'ETIMEDOUT';
@@ -149,7 +167,21 @@ export class Outbox {
     const r = await this.post(txn, d);
     for (const [i, dup] of (await Promise.all(extra)).entries()) {
       await this.state.recordAttempt(d.id, d.attempts, d.state, d.nextAt, dup.result, { ...dup.detail, duplicate: true }).catch(() => undefined);
-      this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: dup.ok, result: `${dup.result} (concurrent copy ${i + 1} of ${copies})`, httpStatus: dup.httpStatus, ms: dup.ms, nextInMs: null, final: null, duplicate: true });
+      this.opts.onEvent({
+        type: 'callback',
+        deliveryId: d.id,
+        trxId: d.trxId,
+        status: d.status,
+        attempt,
+        url: d.url,
+        ok: dup.ok,
+        result: `${dup.result} (concurrent copy ${i + 1} of ${copies})`,
+        httpStatus: dup.httpStatus,
+        ms: dup.ms,
+        nextInMs: null,
+        final: null,
+        duplicate: true,
+      });
     }
     const delay = r.ok ? undefined : this.opts.schedule[attempt - 1];
     const state = r.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
@@ -160,17 +192,57 @@ export class Outbox {
     } catch (err) {
       // The ledger cannot take the attempt (a full disk): the entry stays pending as stored, and is
       // tried again; a receiver may see this callback twice, never zero times.
-      this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: r.ok, result: `${r.result}; not recorded: ${(err as Error).message}`, httpStatus: r.httpStatus, ms: r.ms, nextInMs: delay ?? this.opts.schedule.at(-1) ?? 1000, final: null });
+      this.opts.onEvent({
+        type: 'callback',
+        deliveryId: d.id,
+        trxId: d.trxId,
+        status: d.status,
+        attempt,
+        url: d.url,
+        ok: r.ok,
+        result: `${r.result}; not recorded: ${(err as Error).message}`,
+        httpStatus: r.httpStatus,
+        ms: r.ms,
+        nextInMs: delay ?? this.opts.schedule.at(-1) ?? 1000,
+        final: null,
+      });
       this.retryLater(d, delay ?? this.opts.schedule.at(-1) ?? 1000);
       return;
     }
-    this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt, url: d.url, ok: r.ok, result: r.result, httpStatus: r.httpStatus, ms: r.ms, nextInMs: state === 'pending' ? delay! : null, final: state === 'pending' ? null : state });
+    this.opts.onEvent({
+      type: 'callback',
+      deliveryId: d.id,
+      trxId: d.trxId,
+      status: d.status,
+      attempt,
+      url: d.url,
+      ok: r.ok,
+      result: r.result,
+      httpStatus: r.httpStatus,
+      ms: r.ms,
+      nextInMs: state === 'pending' ? delay! : null,
+      final: state === 'pending' ? null : state,
+    });
     if (state === 'pending') this.schedule(stored);
     else if (r.ok && this.opts.faults.duplicate) {
       const dup = await this.post(txn, d);
       // Stored like any attempt (the dashboard shows it); a ledger that cannot take it loses only this record.
       await this.state.recordAttempt(d.id, attempt + 1, 'delivered', null, dup.result, { ...dup.detail, duplicate: true }).catch(() => undefined);
-      this.opts.onEvent({ type: 'callback', deliveryId: d.id, trxId: d.trxId, status: d.status, attempt: attempt + 1, url: d.url, ok: dup.ok, result: dup.result, httpStatus: dup.httpStatus, ms: dup.ms, nextInMs: null, final: 'delivered', duplicate: true });
+      this.opts.onEvent({
+        type: 'callback',
+        deliveryId: d.id,
+        trxId: d.trxId,
+        status: d.status,
+        attempt: attempt + 1,
+        url: d.url,
+        ok: dup.ok,
+        result: dup.result,
+        httpStatus: dup.httpStatus,
+        ms: dup.ms,
+        nextInMs: null,
+        final: 'delivered',
+        duplicate: true,
+      });
     }
   }
 

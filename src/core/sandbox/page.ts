@@ -37,9 +37,13 @@ ${LANG_SWITCH}
 ${number ? `<p class="label" ${en('Payment number')}>Nomor pembayaran</p><p class="number" id="payment-no">${esc(number)}</p>` : ''}
 ${qr ? `<div class="qr" id="qr">${qr}</div>` : ''}
 <p><span class="status ${txn.status}" id="status" ${en(STATUS_WORDS[txn.status]![1])}>${STATUS_WORDS[txn.status]![0]}</span></p>
-${pending ? `<p><span class="label" ${en('Expires')}>Berlaku sampai</span> ${esc(formatJakarta(new Date(txn.expiresAt)))} WIB · <span id="countdown" data-seconds="${secondsLeft}"></span></p>
+${
+  pending
+    ? `<p><span class="label" ${en('Expires')}>Berlaku sampai</span> ${esc(formatJakarta(new Date(txn.expiresAt)))} WIB · <span id="countdown" data-seconds="${secondsLeft}"></span></p>
 <form method="post" action="/pay/${txn.id}/pay"><button class="pay" id="pay" type="submit" ${en('Pay')}>Bayar</button></form>
-<form method="post" action="/pay/${txn.id}/expire"><button id="expire" type="submit" ${en('Let it expire')}>Biarkan kedaluwarsa</button></form>` : ''}
+<form method="post" action="/pay/${txn.id}/expire"><button id="expire" type="submit" ${en('Let it expire')}>Biarkan kedaluwarsa</button></form>`
+    : ''
+}
 <footer ${en("Paying here sends the signed callback to the merchant's notifyUrl, as the gateway would.")}>Membayar di sini mengirim callback bertanda tangan ke notifyUrl merchant, seperti yang dilakukan gateway.</footer>
 </main>
 ${LANG_SCRIPT}

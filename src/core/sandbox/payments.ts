@@ -32,4 +32,3 @@ export function buildTransaction(req: PaymentRequest, account: SandboxAccount, i
     ...(req.shipment ? { shipment: req.shipment } : {}),
   };
 }
-

@@ -20,17 +20,31 @@ const rp = formatRupiah;
  */
 export async function renderChoicePage(s: RedirectSession, txn: Transaction | undefined, merchantName: string, nowMs: number, error?: string): Promise<string> {
   const expired = !txn && s.expiresAt <= nowMs;
-  const cart = s.items.map((it) => `<tr><td>${esc(it.product)}${it.description ? `<br><small>${esc(it.description)}</small>` : ''}${it.imageUrl ? ` <a href="${esc(it.imageUrl)}" rel="noreferrer noopener" target="_blank" ${en('picture')}>gambar</a>` : ''}</td><td>${it.qty} × ${esc(rp(it.price))}</td></tr>`).join('');
+  const cart = s.items
+    .map(
+      (it) =>
+        `<tr><td>${esc(it.product)}${it.description ? `<br><small>${esc(it.description)}</small>` : ''}${it.imageUrl ? ` <a href="${esc(it.imageUrl)}" rel="noreferrer noopener" target="_blank" ${en('picture')}>gambar</a>` : ''}</td><td>${it.qty} × ${esc(rp(it.price))}</td></tr>`,
+    )
+    .join('');
   let main: string;
   if (expired) {
     main = `<p><span class="status expired" id="status" ${en(STATUS_WORDS.expired![1])}>${STATUS_WORDS.expired![0]}</span></p>`;
   } else if (!txn) {
     const methods = PAYMENT_METHODS.filter((m) => !s.method || m.method === s.method);
     const options = methods
-      .map((m) => `<fieldset><legend ${en(METHOD_WORDS[m.method]?.[1] ?? m.label)}>${esc(METHOD_WORDS[m.method]?.[0] ?? m.label)}</legend>${m.channels.map((c) => `<label><input type="radio" name="channel" value="${m.method}:${c}" id="ch-${m.method}-${c}" required> ${esc(CHANNEL_NAMES[c] ?? c)}</label>`).join(' ')}</fieldset>`)
+      .map(
+        (m) =>
+          `<fieldset><legend ${en(METHOD_WORDS[m.method]?.[1] ?? m.label)}>${esc(METHOD_WORDS[m.method]?.[0] ?? m.label)}</legend>${m.channels.map((c) => `<label><input type="radio" name="channel" value="${m.method}:${c}" id="ch-${m.method}-${c}" required> ${esc(CHANNEL_NAMES[c] ?? c)}</label>`).join(' ')}</fieldset>`,
+      )
       .join('\n');
     // The buyer's details the merchant did not send are asked here, as the gateway's page does.
-    const ask = ([['name', 'Nama', 'Name', 'text'], ['phone', 'Nomor HP', 'Phone', 'tel'], ['email', 'Email', 'E-mail', 'email']] as const)
+    const ask = (
+      [
+        ['name', 'Nama', 'Name', 'text'],
+        ['phone', 'Nomor HP', 'Phone', 'tel'],
+        ['email', 'Email', 'E-mail', 'email'],
+      ] as const
+    )
       .filter(([k]) => !s.buyer[k])
       .map(([k, label, english, type]) => `<label>${tr(label, english)} <input name="${k}" id="buyer-${k}" type="${type}" required></label>`)
       .join(' ');
@@ -52,8 +66,12 @@ ${options}
 <p><span class="label" ${en('Transaction')}>Transaksi</span> <span id="trx">${txn.id}</span></p>
 ${how}
 <p><span class="status ${txn.status}" id="status" ${en(STATUS_WORDS[txn.status]![1])}>${STATUS_WORDS[txn.status]![0]}</span></p>
-${pending ? `<form method="post" action="/payment/${s.sid}/pay"><button class="pay" id="pay" type="submit" ${en('Pay')}>Bayar</button></form>
-<form method="post" action="/payment/${s.sid}/cancel"><button id="cancel" type="submit" ${en('Cancel')}>Batal</button></form>` : ''}
+${
+  pending
+    ? `<form method="post" action="/payment/${s.sid}/pay"><button class="pay" id="pay" type="submit" ${en('Pay')}>Bayar</button></form>
+<form method="post" action="/payment/${s.sid}/cancel"><button id="cancel" type="submit" ${en('Cancel')}>Batal</button></form>`
+    : ''
+}
 ${txn.status === 'berhasil' && s.returnUrl ? `<p><a id="return" href="${esc(s.returnUrl)}" ${en(`Back to ${merchantName}`)}>Kembali ke ${esc(merchantName)}</a></p>` : ''}`;
   }
   return `${buyerPageHead(rp(s.amount), merchantName, 30, 'fieldset{border:1px solid #dde;border-radius:8px;margin:.5rem 0} label{display:inline-block;margin:.2rem .6rem .2rem 0} .error{background:#fde2e2;color:#8a1c1c;padding:.5rem .8rem;border-radius:8px} td{padding:.15rem .5rem .15rem 0}')}

@@ -19,7 +19,12 @@ function stringOf(v: unknown): string | undefined {
  * only when set). Quantities, prices, the total and the expiry follow the rules of direct payments
  * (payment-rules.ts): whole Rupiah within the limits, a whole number of an expiry unit.
  */
-export function parseRedirectRequest(body: Record<string, unknown>, va: string, sid: string, now: number): { ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> } {
+export function parseRedirectRequest(
+  body: Record<string, unknown>,
+  va: string,
+  sid: string,
+  now: number,
+): { ok: true; session: RedirectSession } | { ok: false; errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
   const add = (f: string, m: string): void => {
     errors[f] = [...(errors[f] ?? []), m];
@@ -45,7 +50,8 @@ export function parseRedirectRequest(body: Record<string, unknown>, va: string, 
   const cancelUrl = url('cancelUrl', false);
   let method: string | undefined;
   if (present(body.paymentMethod)) {
-    if (typeof body.paymentMethod !== 'string' || !METHOD_NAMES.includes(body.paymentMethod)) add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
+    if (typeof body.paymentMethod !== 'string' || !METHOD_NAMES.includes(body.paymentMethod))
+      add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
     else method = body.paymentMethod;
   }
   const extras = pageExtras(body, add);
@@ -103,7 +109,12 @@ function readItems(body: Record<string, unknown>, add: (f: string, m: string) =>
   const prices = list('price');
   const descriptions = list('description');
   const images = list('imageUrl');
-  for (const [f, v] of [['product', products], ['qty', qtys], ['price', prices]] as const) if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
+  for (const [f, v] of [
+    ['product', products],
+    ['qty', qtys],
+    ['price', prices],
+  ] as const)
+    if (!v || v.length === 0) add(f, `${f} wajib diisi.`);
   const items: RedirectSession['items'] = [];
   if (products && qtys && prices) {
     if (qtys.length !== products.length || prices.length !== products.length) add('product', 'product, qty dan price harus sama panjang.');
@@ -114,7 +125,13 @@ function readItems(body: Record<string, unknown>, add: (f: string, m: string) =>
       if (!qty.ok) add(`qty.${i}`, qty.message);
       if (!price.ok) add(`price.${i}`, price.message);
       const d = descriptions?.[i];
-      items.push({ product: String(p), qty: qty.ok ? qty.value : 0, price: price.ok ? price.value : 0, ...(typeof d === 'string' && d !== '' ? { description: d } : {}), ...imageOf(images?.[i], i, add) });
+      items.push({
+        product: String(p),
+        qty: qty.ok ? qty.value : 0,
+        price: price.ok ? price.value : 0,
+        ...(typeof d === 'string' && d !== '' ? { description: d } : {}),
+        ...imageOf(images?.[i], i, add),
+      });
     });
   }
   return items;

@@ -8,7 +8,12 @@ import { locationOf } from './web-url.js';
 export interface HostedPageApi {
   session(sid: string): RedirectSession | undefined;
   sessionTransaction(s: RedirectSession): Transaction | undefined;
-  choose(s: RedirectSession, method: string, channel: string, buyer?: Partial<RedirectSession['buyer']>): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }>;
+  choose(
+    s: RedirectSession,
+    method: string,
+    channel: string,
+    buyer?: Partial<RedirectSession['buyer']>,
+  ): Promise<{ ok: true; txn: Transaction } | { ok: false; status: number; message: string }>;
   /** Marks a transaction paid (stored, callback queued), as the buyer on a page does. */
   pay(t: Transaction): Promise<{ ok: boolean; status?: number; message?: string }>;
   merchantName(va: string): string;
@@ -39,7 +44,11 @@ export async function hostedPage(api: HostedPageApi, res: ServerResponse, body: 
   if (action === 'choose') {
     const form = new URLSearchParams(body.toString('utf8'));
     const [chosenMethod, channel] = (form.get('channel') ?? '').split(':');
-    const r = await api.choose(s, chosenMethod ?? '', channel ?? '', { name: form.get('name') ?? undefined, phone: form.get('phone') ?? undefined, email: form.get('email') ?? undefined });
+    const r = await api.choose(s, chosenMethod ?? '', channel ?? '', {
+      name: form.get('name') ?? undefined,
+      phone: form.get('phone') ?? undefined,
+      email: form.get('email') ?? undefined,
+    });
     if (!r.ok && r.status === 400) {
       // Shown on the page itself, above the form, with the 400 the API would answer.
       const html = await renderChoicePage(s, undefined, api.merchantName(s.merchantVa), api.nowMs(), r.message);

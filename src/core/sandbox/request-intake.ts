@@ -37,7 +37,10 @@ export class RequestIntake {
     const { d } = this;
     const started = performance.now();
     // The dashboard's own page loads are not API traffic: not logged.
-    if (d.hub && isDashboardPath((req.url ?? '').split('?')[0]!)) return void readBody(req, d.limit).then((body) => d.route(req, res, body)).catch(() => res.destroy());
+    if (d.hub && isDashboardPath((req.url ?? '').split('?')[0]!))
+      return void readBody(req, d.limit)
+        .then((body) => d.route(req, res, body))
+        .catch(() => res.destroy());
     const path = (req.url ?? '').split('?')[0]!;
     const logged = (status: number) => {
       const e = { method: req.method ?? '?', path, status, ms: Math.round((performance.now() - started) * 10) / 10, ...noteOf(res) };

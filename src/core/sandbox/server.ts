@@ -36,14 +36,22 @@ function dashboardAddress(origin: string, port: number): string | null {
 /** The accounts the emulator answers for: `accounts`, or the default merchant (with `va` and `apiKey`). */
 function accountsOf(options: SandboxOptions): SandboxAccount[] {
   const accounts: SandboxAccount[] = options.accounts ?? [
-    { ...DEFAULT_ACCOUNT, va: options.va ?? DEFAULT_ACCOUNT.va, apiKey: options.apiKey ?? (options.va ? undefined : DEFAULT_ACCOUNT.apiKey), callbackFormat: options.callbackFormat ?? 'form' },
+    {
+      ...DEFAULT_ACCOUNT,
+      va: options.va ?? DEFAULT_ACCOUNT.va,
+      apiKey: options.apiKey ?? (options.va ? undefined : DEFAULT_ACCOUNT.apiKey),
+      callbackFormat: options.callbackFormat ?? 'form',
+    },
   ];
   if (options.callbackFormat && options.accounts) for (const a of accounts) a.callbackFormat = options.callbackFormat;
   return accounts;
 }
 
 /** The region data and the ledger (the data directory's, locked, or one in memory), the clock restored from it. */
-async function openStores(options: SandboxOptions, clock: SandboxClock): Promise<{ regions: RegionIndex; opened: OpenedDataDir | undefined; state: SandboxState }> {
+async function openStores(
+  options: SandboxOptions,
+  clock: SandboxClock,
+): Promise<{ regions: RegionIndex; opened: OpenedDataDir | undefined; state: SandboxState }> {
   let opened: OpenedDataDir | undefined;
   try {
     const [regions, dir] = await Promise.all([loadRegions(), options.dataDir ? openDataDir(options.dataDir, options.lockOwner) : undefined]);
@@ -58,7 +66,12 @@ async function openStores(options: SandboxOptions, clock: SandboxClock): Promise
 }
 
 /** An older version's journal could hold a transition whose callback was never queued: queue it now. */
-async function queueUnqueued(state: SandboxState, outbox: Outbox, formatOf: (t: Transaction) => NonNullable<SandboxAccount['callbackFormat']>, emit: (e: StoreErrorEvent) => void): Promise<number> {
+async function queueUnqueued(
+  state: SandboxState,
+  outbox: Outbox,
+  formatOf: (t: Transaction) => NonNullable<SandboxAccount['callbackFormat']>,
+  emit: (e: StoreErrorEvent) => void,
+): Promise<number> {
   let reconciled = 0;
   for (const t of state.unqueued()) {
     try {
@@ -107,26 +120,47 @@ async function assemble(options: SandboxOptions) {
   };
 
   const merchant = new MerchantApi({
-    state, accounts: byVa, now, settlement: options.settlement ?? 'immediate',
+    state,
+    accounts: byVa,
+    now,
+    settlement: options.settlement ?? 'immediate',
     pay: (t) => transitions.transition(t, 'pay', 'buyer'),
     due: () => transitions.runDue().catch(() => undefined),
   });
   // The dashboard shows a transaction as check transaction answers it: the merchant API's own record.
   const dashboard: DashboardContext = {
-    state, hub, now: () => clock.nowMs(), merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa,
+    state,
+    hub,
+    now: () => clock.nowMs(),
+    merchantName: (t) => byVa.get(t.merchantVa)?.name ?? t.merchantVa,
     checkTransaction: (t) => merchant.record(t),
   };
 
   // route: the gateway's API, the payment and QR pages, the dashboard and the admin API (routes.ts).
   const requests = new RequestLog();
   dashboard.requests = requests;
-  const route = createRouter({ state, regions, accounts, transitions, merchant, now, clock, requests, dashboard: dashboardOn ? dashboard : null,
+  const route = createRouter({
+    state,
+    regions,
+    accounts,
+    transitions,
+    merchant,
+    now,
+    clock,
+    requests,
+    dashboard: dashboardOn ? dashboard : null,
     allowedHosts: [...(options.allowedHosts ?? []), options.host ?? '127.0.0.1'],
   });
   // request: read the body (size-limited), route it, and answer whatever went wrong in one place.
   const intake = new RequestIntake({
-    route, requests, clock, hub: dashboardOn ? hub : null, emit,
-    limit: options.maxBodyBytes ?? 1024 * 1024, apiFaults: options.apiFaults ?? [], random: options.random ?? Math.random,
+    route,
+    requests,
+    clock,
+    hub: dashboardOn ? hub : null,
+    emit,
+    limit: options.maxBodyBytes ?? 1024 * 1024,
+    apiFaults: options.apiFaults ?? [],
+    random: options.random ?? Math.random,
   });
   const server = createServer((req, res) => intake.handle(req, res));
   return { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server };
@@ -141,7 +175,8 @@ async function assemble(options: SandboxOptions) {
  * enqueue the callback and deliver it (outbox.ts). `assemble` sets them up in the reverse order.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  const { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server } = await assemble(options);
+  const { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server } =
+    await assemble(options);
   let url: string;
   let port: number;
   try {

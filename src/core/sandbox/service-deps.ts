@@ -13,7 +13,14 @@ const MEMBER_PREFIX = '11799';
  * What the COD logistics (cod-routes.ts) and Close API (close-api.ts) handlers need of the
  * emulator's ledger: its transactions, parcel steps, pickups, transfers and members, transitions and accounts.
  */
-export function serviceDeps(o: { state: SandboxState; regions: RegionIndex; byVa: Map<string, SandboxAccount>; transitions: Transitions; merchant: MerchantApi; now(): Date }): { cod: CodDeps; ship: ShipDeps; close: CloseDeps } {
+export function serviceDeps(o: {
+  state: SandboxState;
+  regions: RegionIndex;
+  byVa: Map<string, SandboxAccount>;
+  transitions: Transitions;
+  merchant: MerchantApi;
+  now(): Date;
+}): { cod: CodDeps; ship: ShipDeps; close: CloseDeps } {
   const { state, regions, byVa, transitions, merchant, now } = o;
   const cod: CodDeps = {
     regions,

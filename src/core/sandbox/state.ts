@@ -102,7 +102,10 @@ export interface AttemptInfo {
 /** A change the ledger could not store (a full disk, an I/O error): nothing of it was applied; answered 503. */
 export class StoreError extends Error {
   readonly code: string;
-  constructor(cause: unknown, readonly path: string) {
+  constructor(
+    cause: unknown,
+    readonly path: string,
+  ) {
     const code = String((cause as { code?: unknown })?.code ?? 'EIO');
     const full = code === 'SQLITE_FULL' || code === 'ENOSPC';
     super(`cannot write the emulator ledger ${path}: ${full ? 'no space left on the device' : ((cause as Error)?.message ?? String(cause))}`);
@@ -324,9 +327,25 @@ interface MemberRow {
 
 const pickupOf = (r: PickupRow): PickupRequest => ({ trxId: r.trx_id, date: r.date, time: r.time, vehicle: r.vehicle, requestedAt: r.requested_at });
 const transferOf = (r: TransferRow): Transfer => ({
-  id: r.id, by: r.by_va, sender: r.sender, receiver: r.receiver, amount: r.amount, referenceId: r.reference_id, ...(r.related_id !== null ? { relatedId: r.related_id } : {}), notes: r.notes, at: r.at,
+  id: r.id,
+  by: r.by_va,
+  sender: r.sender,
+  receiver: r.receiver,
+  amount: r.amount,
+  referenceId: r.reference_id,
+  ...(r.related_id !== null ? { relatedId: r.related_id } : {}),
+  notes: r.notes,
+  at: r.at,
 });
-const memberOf = (r: MemberRow): Member => ({ va: r.va, name: r.name, email: r.email, phone: r.phone, parent: r.parent, ...(r.website_url !== null ? { websiteUrl: r.website_url } : {}), at: r.at });
+const memberOf = (r: MemberRow): Member => ({
+  va: r.va,
+  name: r.name,
+  email: r.email,
+  phone: r.phone,
+  parent: r.parent,
+  ...(r.website_url !== null ? { websiteUrl: r.website_url } : {}),
+  at: r.at,
+});
 
 /** Why a transfer was not stored: its referenceId was used by the caller before, or the sender's balance does not cover it. */
 export type TransferRefusal = 'exists' | 'short';
@@ -342,9 +361,22 @@ export interface ServiceRecords {
 const TXN_COLUMNS = 'id, merchant_va, reference_id, payment_no, via, amount, fee, status, created_at, expires_at, paid_at, ended_at, escrow, settled_at, body';
 
 function txnOf(r: TxnRow): Transaction {
-  const rest = JSON.parse(r.body) as Omit<Transaction, 'id' | 'merchantVa' | 'referenceId' | 'paymentNo' | 'via' | 'amount' | 'fee' | 'status' | 'createdAt' | 'expiresAt'>;
+  const rest = JSON.parse(r.body) as Omit<
+    Transaction,
+    'id' | 'merchantVa' | 'referenceId' | 'paymentNo' | 'via' | 'amount' | 'fee' | 'status' | 'createdAt' | 'expiresAt'
+  >;
   const t: Transaction = {
-    ...rest, id: r.id, merchantVa: r.merchant_va, referenceId: r.reference_id, via: r.via, paymentNo: r.payment_no, amount: r.amount, fee: r.fee, status: r.status as TxnStatus, createdAt: r.created_at, expiresAt: r.expires_at,
+    ...rest,
+    id: r.id,
+    merchantVa: r.merchant_va,
+    referenceId: r.reference_id,
+    via: r.via,
+    paymentNo: r.payment_no,
+    amount: r.amount,
+    fee: r.fee,
+    status: r.status as TxnStatus,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
   };
   if (r.paid_at !== null) t.paidAt = r.paid_at;
   if (r.ended_at !== null) t.endedAt = r.ended_at;
@@ -355,8 +387,16 @@ function txnOf(r: TxnRow): Transaction {
 
 function deliveryOf(r: DeliveryRow): Delivery {
   return {
-    id: `cb-${r.seq}`, trxId: r.trx_id, status: r.status as TxnStatus, url: r.url, format: r.format as Delivery['format'], attempts: r.attempts,
-    state: r.state as DeliveryState, nextAt: r.next_at, ...(r.last_result !== null ? { lastResult: r.last_result } : {}), createdAt: r.created_at,
+    id: `cb-${r.seq}`,
+    trxId: r.trx_id,
+    status: r.status as TxnStatus,
+    url: r.url,
+    format: r.format as Delivery['format'],
+    attempts: r.attempts,
+    state: r.state as DeliveryState,
+    nextAt: r.next_at,
+    ...(r.last_result !== null ? { lastResult: r.last_result } : {}),
+    createdAt: r.created_at,
   };
 }
 
@@ -384,7 +424,23 @@ const seqOf = (deliveryId: string): number => Number(/^cb-(\d+)$/.exec(deliveryI
 
 /** What of a transaction is not a column, as stored in `body`. */
 function bodyOf(t: Transaction): string {
-  const { id: _i, merchantVa: _m, referenceId: _r, paymentNo: _n, via: _v, amount: _a, fee: _f, status: _s, createdAt: _c, expiresAt: _x, paidAt: _p, endedAt: _e, escrow: _w, settledAt: _t, ...rest } = t;
+  const {
+    id: _i,
+    merchantVa: _m,
+    referenceId: _r,
+    paymentNo: _n,
+    via: _v,
+    amount: _a,
+    fee: _f,
+    status: _s,
+    createdAt: _c,
+    expiresAt: _x,
+    paidAt: _p,
+    endedAt: _e,
+    escrow: _w,
+    settledAt: _t,
+    ...rest
+  } = t;
   return JSON.stringify(rest);
 }
 
@@ -406,7 +462,10 @@ export class SandboxState {
   private readonly stmts: ReturnType<SandboxState['prepare']>;
   private readonly refreshDue: (trxId: number) => void;
 
-  private constructor(readonly db: Database, readonly path: string) {
+  private constructor(
+    readonly db: Database,
+    readonly path: string,
+  ) {
     this.stmts = this.prepare();
     this.refreshDue = parcelDue(db);
   }
@@ -424,7 +483,9 @@ export class SandboxState {
       byId: db.prepare<[number], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE id = ?`),
       byPaymentNo: db.prepare<[string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE payment_no = ? ORDER BY id LIMIT 1`),
       byReference: db.prepare<[string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE reference_id = ? AND reference_id <> '' ORDER BY id LIMIT 1`),
-      bySession: db.prepare<[string, string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE id = (SELECT trx_id FROM sessions WHERE sid = ? AND merchant_va = ?)`),
+      bySession: db.prepare<[string, string], TxnRow>(
+        `SELECT ${TXN_COLUMNS} FROM txns WHERE id = (SELECT trx_id FROM sessions WHERE sid = ? AND merchant_va = ?)`,
+      ),
       linkSession: db.prepare<[number, string]>(`UPDATE sessions SET trx_id = ? WHERE sid = ? AND trx_id IS NULL`),
       nextId: db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'txns'`),
       insertTxn: db.prepare(
@@ -437,7 +498,9 @@ export class SandboxState {
       ),
       getSetting: db.prepare<[string], { value: string }>(`SELECT value FROM settings WHERE key = ?`),
       putSetting: db.prepare<[string, string]>(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO UPDATE SET value = excluded.value`),
-      countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; paid_off: number }>(`SELECT merchant_va, status, via, paid_off FROM txns WHERE id = ?`),
+      countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; paid_off: number }>(
+        `SELECT merchant_va, status, via, paid_off FROM txns WHERE id = ?`,
+      ),
       bump: db.prepare<[string, string, string, number, number]>(
         `INSERT INTO txn_counts (merchant_va, status, via, n, net) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n, net = net + excluded.net`,
       ),
@@ -449,14 +512,22 @@ export class SandboxState {
       deliveriesOf: db.prepare<[number], DeliveryRow>(`SELECT * FROM deliveries WHERE trx_id = ? ORDER BY seq`),
       pending: db.prepare<[], DeliveryRow>(`SELECT * FROM deliveries WHERE state = 'pending' ORDER BY next_at`),
       anyPending: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM deliveries WHERE state = 'pending' LIMIT 1`),
-      updateDelivery: db.prepare<[number, string, number | null, string, number]>(`UPDATE deliveries SET attempts = ?, state = ?, next_at = ?, last_result = ? WHERE seq = ?`),
-      insertAttempt: db.prepare<[number, number, string, number | null, string, string | null]>(`INSERT INTO attempts (delivery_seq, attempt, state, next_at, result, detail) VALUES (?, ?, ?, ?, ?, ?)`),
+      updateDelivery: db.prepare<[number, string, number | null, string, number]>(
+        `UPDATE deliveries SET attempts = ?, state = ?, next_at = ?, last_result = ? WHERE seq = ?`,
+      ),
+      insertAttempt: db.prepare<[number, number, string, number | null, string, string | null]>(
+        `INSERT INTO attempts (delivery_seq, attempt, state, next_at, result, detail) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
       attemptsOf: db.prepare<[number], { attempt: number; state: string; next_at: number | null; result: string; detail: string | null }>(
         `SELECT attempt, state, next_at, result, detail FROM attempts WHERE delivery_seq = ? ORDER BY rowid`,
       ),
       // A COD parcel the courier picked up no longer expires (cod-clock.ts): the buyer pays on delivery.
-      due: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? AND NOT EXISTS (SELECT 1 FROM parcel_steps s WHERE s.trx_id = txns.id) ORDER BY expires_at LIMIT 500`),
-      dueSettle: db.prepare<[number], { id: number }>(`SELECT id FROM txns WHERE status = 'unsettled' AND coalesce(paid_at, created_at) <= ? ORDER BY paid_at LIMIT 500`),
+      due: db.prepare<[number], { id: number }>(
+        `SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? AND NOT EXISTS (SELECT 1 FROM parcel_steps s WHERE s.trx_id = txns.id) ORDER BY expires_at LIMIT 500`,
+      ),
+      dueSettle: db.prepare<[number], { id: number }>(
+        `SELECT id FROM txns WHERE status = 'unsettled' AND coalesce(paid_at, created_at) <= ? ORDER BY paid_at LIMIT 500`,
+      ),
       counts: db.prepare<[], { merchant_va: string; status: string; via: string; n: number; net: number }>(`SELECT * FROM txn_counts WHERE n <> 0`),
       insertSession: db.prepare<[string, string, string]>(`INSERT INTO sessions (sid, merchant_va, body) VALUES (?, ?, ?)`),
       session: db.prepare<[string], { body: string }>(`SELECT body FROM sessions WHERE sid = ?`),
@@ -467,9 +538,13 @@ export class SandboxState {
         `INSERT INTO parcel_steps (trx_id, stage, at) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM txns WHERE id = ? AND status = 'pending') ON CONFLICT DO NOTHING`,
       ),
       stepsOf: db.prepare<[number], { stage: string; at: number }>(`SELECT stage, at FROM parcel_steps WHERE trx_id = ? ORDER BY at, rowid`),
-      insertPickup: db.prepare<[number, string, string, string, number]>(`INSERT INTO pickups (trx_id, date, time, vehicle, requested_at) VALUES (?, ?, ?, ?, ?)`),
+      insertPickup: db.prepare<[number, string, string, string, number]>(
+        `INSERT INTO pickups (trx_id, date, time, vehicle, requested_at) VALUES (?, ?, ?, ?, ?)`,
+      ),
       pickupsOf: db.prepare<[number], PickupRow>(`SELECT * FROM pickups WHERE trx_id = ? ORDER BY id`),
-      transferByRef: db.prepare<[string, string], { one: number }>(`SELECT 1 AS one FROM transfers WHERE by_va = ? AND reference_id = ? AND reference_id <> ''`),
+      transferByRef: db.prepare<[string, string], { one: number }>(
+        `SELECT 1 AS one FROM transfers WHERE by_va = ? AND reference_id = ? AND reference_id <> ''`,
+      ),
       insertTransfer: db.prepare(
         `INSERT INTO transfers (id, by_va, sender, receiver, amount, reference_id, related_id, notes, at)
          VALUES (@id, @by, @sender, @receiver, @amount, @referenceId, @relatedId, @notes, @at) ON CONFLICT DO NOTHING`,
@@ -523,9 +598,22 @@ export class SandboxState {
   private insertTxn(t: Transaction): number {
     const paidOff = chargeOf(t.amount, t.fee, t.feeDirection).paidOff;
     this.stmts.insertTxn.run({
-      id: t.id, merchantVa: t.merchantVa, referenceId: t.referenceId, paymentNo: t.paymentNo, via: t.via, amount: t.amount, fee: t.fee, paidOff,
-      status: t.status, createdAt: t.createdAt, expiresAt: t.expiresAt, paidAt: t.paidAt ?? null, endedAt: t.endedAt ?? null,
-      escrow: t.escrow ? 1 : 0, settledAt: t.settledAt ?? null, body: bodyOf(t),
+      id: t.id,
+      merchantVa: t.merchantVa,
+      referenceId: t.referenceId,
+      paymentNo: t.paymentNo,
+      via: t.via,
+      amount: t.amount,
+      fee: t.fee,
+      paidOff,
+      status: t.status,
+      createdAt: t.createdAt,
+      expiresAt: t.expiresAt,
+      paidAt: t.paidAt ?? null,
+      endedAt: t.endedAt ?? null,
+      escrow: t.escrow ? 1 : 0,
+      settledAt: t.settledAt ?? null,
+      body: bodyOf(t),
     });
     return paidOff;
   }
@@ -609,12 +697,18 @@ export class SandboxState {
 
   /** Expires-due candidates: pending transactions whose expiry is at or before `at` (a batch). */
   dueForExpiry(at: number): Transaction[] {
-    return this.stmts.due.all(at).map((r) => this.get(r.id)!).filter(Boolean);
+    return this.stmts.due
+      .all(at)
+      .map((r) => this.get(r.id)!)
+      .filter(Boolean);
   }
 
   /** Settlement-due candidates: paid-unsettled transactions (6) paid at or before `paidBy` (a batch). */
   dueForSettlement(paidBy: number): Transaction[] {
-    return this.stmts.dueSettle.all(paidBy).map((r) => this.get(r.id)!).filter(Boolean);
+    return this.stmts.dueSettle
+      .all(paidBy)
+      .map((r) => this.get(r.id)!)
+      .filter(Boolean);
   }
 
   /** A filter without its merchant when every transaction is that merchant's (the usual case): index-only queries. */
@@ -630,7 +724,12 @@ export class SandboxState {
       let count = 0;
       let net = 0;
       for (const c of this.stmts.counts.all()) {
-        if ((f.merchantVa === undefined || c.merchant_va === f.merchantVa) && (f.status === undefined || c.status === f.status) && (f.via === undefined || c.via === f.via) && (f.vias === undefined || f.vias.includes(c.via))) {
+        if (
+          (f.merchantVa === undefined || c.merchant_va === f.merchantVa) &&
+          (f.status === undefined || c.status === f.status) &&
+          (f.via === undefined || c.via === f.via) &&
+          (f.vias === undefined || f.vias.includes(c.via))
+        ) {
           count += c.n;
           net += c.net;
         }
@@ -658,10 +757,14 @@ export class SandboxState {
     const dir = order.desc ? 'DESC' : 'ASC';
     const orderBy = order.by === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
     // The ids first (from an index alone where the filter allows), then only the page's rows.
-    const ids = this.db.prepare(`SELECT id FROM txns ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`).pluck().all(...params, limit, from.offset ?? 0) as number[];
+    const ids = this.db
+      .prepare(`SELECT id FROM txns ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
+      .pluck()
+      .all(...params, limit, from.offset ?? 0) as number[];
     const rows = ids.map((id) => this.get(id)!);
     const last = rows.at(-1);
-    const next = rows.length === limit && last ? { key: order.by === 'id' ? last.id : order.by === 'created' ? last.createdAt : (last.paidAt ?? -1), id: last.id } : null;
+    const next =
+      rows.length === limit && last ? { key: order.by === 'id' ? last.id : order.by === 'created' ? last.createdAt : (last.paidAt ?? -1), id: last.id } : null;
     return { rows, next };
   }
 
@@ -696,7 +799,9 @@ export class SandboxState {
   deliveriesOfMany(trxIds: number[]): Map<number, Delivery[]> {
     const out = new Map<number, Delivery[]>();
     if (trxIds.length === 0) return out;
-    const rows = this.db.prepare<number[], DeliveryRow>(`SELECT * FROM deliveries WHERE trx_id IN (${trxIds.map(() => '?').join(',')}) ORDER BY seq`).all(...trxIds);
+    const rows = this.db
+      .prepare<number[], DeliveryRow>(`SELECT * FROM deliveries WHERE trx_id IN (${trxIds.map(() => '?').join(',')}) ORDER BY seq`)
+      .all(...trxIds);
     for (const r of rows) {
       const d = deliveryOf(r);
       const list = out.get(d.trxId);
@@ -718,7 +823,11 @@ export class SandboxState {
   /** Every recorded attempt of a delivery, oldest first. */
   attemptsOf(id: string): AttemptInfo[] {
     return this.stmts.attemptsOf.all(seqOf(id)).map((a) => ({
-      deliveryId: id, attempt: a.attempt, state: a.state as DeliveryState, nextAt: a.next_at, result: a.result,
+      deliveryId: id,
+      attempt: a.attempt,
+      state: a.state as DeliveryState,
+      nextAt: a.next_at,
+      result: a.result,
       ...(a.detail !== null ? { detail: JSON.parse(a.detail) as AttemptDetail } : {}),
     }));
   }
@@ -824,7 +933,9 @@ export class SandboxState {
   /** Every parcel step, pickup, transfer and member (export). */
   serviceRecords(): ServiceRecords {
     return {
-      steps: this.db.prepare<[], { trx_id: number; stage: string; at: number }>('SELECT trx_id, stage, at FROM parcel_steps ORDER BY trx_id, at, rowid').all()
+      steps: this.db
+        .prepare<[], { trx_id: number; stage: string; at: number }>('SELECT trx_id, stage, at FROM parcel_steps ORDER BY trx_id, at, rowid')
+        .all()
         .map((r) => ({ trxId: r.trx_id, stage: r.stage as ShipmentStage, at: r.at })),
       pickups: this.db.prepare<[], PickupRow>('SELECT * FROM pickups ORDER BY id').all().map(pickupOf),
       transfers: this.transfers(),
@@ -859,7 +970,8 @@ export class SandboxState {
         for (const { delivery, attempts } of deliveries ?? []) {
           const { id, ...rest } = delivery;
           const d = this.insertDelivery({ ...rest, trxId: txn.id }, id === undefined ? null : seqOf(id));
-          for (const a of attempts) this.stmts.insertAttempt.run(seqOf(d.id), a.attempt, a.state, a.nextAt, a.result, a.detail ? JSON.stringify(a.detail) : null);
+          for (const a of attempts)
+            this.stmts.insertAttempt.run(seqOf(d.id), a.attempt, a.state, a.nextAt, a.result, a.detail ? JSON.stringify(a.detail) : null);
         }
         n++;
       }
@@ -918,7 +1030,10 @@ export class SandboxState {
 
   /** Every redirect session (export). */
   sessions(): RedirectSession[] {
-    return this.db.prepare<[], { body: string }>('SELECT body FROM sessions ORDER BY rowid').all().map((r) => JSON.parse(r.body) as RedirectSession);
+    return this.db
+      .prepare<[], { body: string }>('SELECT body FROM sessions ORDER BY rowid')
+      .all()
+      .map((r) => JSON.parse(r.body) as RedirectSession);
   }
 
   /** Every transaction with its callbacks and their attempts, oldest first, in batches (export). */
@@ -950,7 +1065,9 @@ export class SandboxState {
   /** Transitions without a queued callback of their status (only an imported older journal can have them). */
   unqueued(): Transaction[] {
     return this.db
-      .prepare<[], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns t WHERE status <> 'pending' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.trx_id = t.id AND d.status = t.status)`)
+      .prepare<[], TxnRow>(
+        `SELECT ${TXN_COLUMNS} FROM txns t WHERE status <> 'pending' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.trx_id = t.id AND d.status = t.status)`,
+      )
       .all()
       .map(txnOf);
   }

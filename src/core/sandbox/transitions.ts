@@ -24,7 +24,9 @@ export interface StoreErrorEvent {
 
 export type TransitionResult = { ok: true; txn: Transaction; changed: boolean } | { ok: false; status: number; message: string; txn?: Transaction };
 
-export type ResendResult = { ok: true; txn: Transaction; deliveryId: string; queued: boolean } | { ok: false; status: number; message: string; txn?: Transaction };
+export type ResendResult =
+  | { ok: true; txn: Transaction; deliveryId: string; queued: boolean }
+  | { ok: false; status: number; message: string; txn?: Transaction };
 
 export interface TransitionDeps {
   state: SandboxState;
@@ -81,7 +83,10 @@ export class Transitions {
       }
       const to = targetOf(action, { escrow: t.escrow, settlement: this.d.settlement });
       if (t.status === to || (action === 'pay' && statusInfo(t.status).paid)) return { ok: true, txn: t, changed: false };
-      const refused = action === 'expire' && t.status === 'pending' && this.onItsWay(t) ? `transaction ${t.id} cannot expire: its COD parcel was picked up and the buyer pays on delivery` : refusal(action, t.status, t.id);
+      const refused =
+        action === 'expire' && t.status === 'pending' && this.onItsWay(t)
+          ? `transaction ${t.id} cannot expire: its COD parcel was picked up and the buyer pays on delivery`
+          : refusal(action, t.status, t.id);
       if (refused) return { ok: false, status: 409, message: refused, txn: t };
       await this.change(t, to, by, action, step, at);
       return { ok: true, txn: current(), changed: true };
@@ -108,7 +113,8 @@ export class Transitions {
     const { state, outbox, formatOf } = this.d;
     const t = state.find(id);
     if (!t) return { ok: false, status: 404, message: `no transaction with id or payment number "${id}"` };
-    if (t.status === 'pending') return { ok: false, status: 409, message: `transaction ${t.id} is pending: it has no callback to send until it is paid or expires`, txn: t };
+    if (t.status === 'pending')
+      return { ok: false, status: 409, message: `transaction ${t.id} is pending: it has no callback to send until it is paid or expires`, txn: t };
     if (to !== undefined && !/^https?:\/\/\S+$/.test(to)) return { ok: false, status: 400, message: `invalid URL "${to}": http:// or https:// expected` };
     try {
       return await state.exclusive(t.id, async (): Promise<ResendResult> => {

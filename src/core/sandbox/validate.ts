@@ -1,4 +1,16 @@
-import { CHANNEL_NAMES, METHOD_NAMES, channelsOf, contactError, dimension, expiry, isAbsent, PAYMENT_LIMITS as LIMITS, quantity, rupiahAmount, type FieldErrors } from '../payment-rules.js';
+import {
+  CHANNEL_NAMES,
+  METHOD_NAMES,
+  channelsOf,
+  contactError,
+  dimension,
+  expiry,
+  isAbsent,
+  PAYMENT_LIMITS as LIMITS,
+  quantity,
+  rupiahAmount,
+  type FieldErrors,
+} from '../payment-rules.js';
 import { BodyReader } from './body-reader.js';
 import { isWebUrl } from './web-url.js';
 import type { Shipment } from './state.js';
@@ -47,7 +59,12 @@ export interface PaymentRequest {
  * Postman collection's default). See docs/gateway.md, "Statuses and time".
  */
 export const DEFAULT_EXPIRY_MS: Record<string, number> = {
-  'va/bca': 12 * 3_600_000, 'va/bri': 2 * 3_600_000, 'va/bsi': 3 * 3_600_000, 'cstore/alfamart': 24 * 3_600_000, 'qris/mpm': 5 * 60_000, 'qris/qris': 5 * 60_000,
+  'va/bca': 12 * 3_600_000,
+  'va/bri': 2 * 3_600_000,
+  'va/bsi': 3 * 3_600_000,
+  'cstore/alfamart': 24 * 3_600_000,
+  'qris/mpm': 5 * 60_000,
+  'qris/qris': 5 * 60_000,
 };
 export const FALLBACK_EXPIRY_MS = 24 * 3_600_000;
 
@@ -79,7 +96,8 @@ function readChannel(r: BodyReader): { method: unknown; channel: string | undefi
   const method = r.body.paymentMethod;
   let channel: string | undefined;
   if (isAbsent(method)) r.add('paymentMethod', 'paymentMethod wajib diisi.');
-  else if (typeof method !== 'string' || !METHOD_NAMES.includes(method)) r.add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
+  else if (typeof method !== 'string' || !METHOD_NAMES.includes(method))
+    r.add('paymentMethod', `paymentMethod tidak valid. Pilihan: ${METHOD_NAMES.join(', ')}.`);
   if (isAbsent(r.body.paymentChannel)) r.add('paymentChannel', 'paymentChannel wajib diisi.');
   else if (typeof method === 'string' && METHOD_NAMES.includes(method)) {
     const allowed = [...channelsOf(method), ...(EXTRA_CHANNELS[method] ?? [])];
@@ -104,7 +122,12 @@ function readTerms(r: BodyReader, method: unknown, channel: string | undefined):
   let expiresInMs = 0;
   const expires = expiry(r.body.expired, r.body.expiredType);
   // No expiry sent: the channel's own default where the sources give one (DEFAULT_EXPIRY_MS).
-  if (expires.ok) expiresInMs = isAbsent(r.body.expired) ? (typeof method === 'string' && channel !== undefined ? defaultExpiryMs(method, channel) : FALLBACK_EXPIRY_MS) : expires.ms;
+  if (expires.ok)
+    expiresInMs = isAbsent(r.body.expired)
+      ? typeof method === 'string' && channel !== undefined
+        ? defaultExpiryMs(method, channel)
+        : FALLBACK_EXPIRY_MS
+      : expires.ms;
   else for (const [f, messages] of Object.entries(expires.errors)) for (const m of messages) r.add(f, m);
   let feeDirection: 'MERCHANT' | 'BUYER' = 'MERCHANT';
   if (!isAbsent(r.body.feeDirection)) {
@@ -179,15 +202,25 @@ function codShipment(r: BodyReader, items: PaymentRequest['items']): Shipment | 
   const service = r.text('shippingService', true);
   const pickupArea = r.text('pickupArea', false);
   const pickupAddress = r.text('pickupAddress', false);
-  for (const [f, v] of [['deliveryArea', area], ['pickupArea', pickupArea]] as const) {
+  for (const [f, v] of [
+    ['deliveryArea', area],
+    ['pickupArea', pickupArea],
+  ] as const) {
     if (v !== undefined && !/^\d{1,12}$/.test(v)) r.add(f, `${f} harus berupa kode pos atau id area.`);
   }
-  const weights = Array.isArray(r.body.weight) ? r.body.weight.map((w) => (typeof w === 'number' ? w : typeof w === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(w) ? Number(w) : Number.NaN)) : [];
+  const weights = Array.isArray(r.body.weight)
+    ? r.body.weight.map((w) => (typeof w === 'number' ? w : typeof w === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(w) ? Number(w) : Number.NaN))
+    : [];
   const weightKg = items.reduce((sum, it, i) => sum + (Number.isFinite(weights[i]) ? weights[i]! : 0) * it.qty, 0);
   if (area === undefined || address === undefined || shipping === undefined || service === undefined) return undefined;
   return {
-    shipping: shipping.toUpperCase(), shippingService: service.toUpperCase(), deliveryArea: area, deliveryAddress: address,
-    ...(pickupArea !== undefined ? { pickupArea } : {}), ...(pickupAddress !== undefined ? { pickupAddress } : {}), weightKg,
+    shipping: shipping.toUpperCase(),
+    shippingService: service.toUpperCase(),
+    deliveryArea: area,
+    deliveryAddress: address,
+    ...(pickupArea !== undefined ? { pickupArea } : {}),
+    ...(pickupAddress !== undefined ? { pickupAddress } : {}),
+    weightKg,
   };
 }
 
@@ -207,9 +240,21 @@ export function readPaymentRequest(raw: Record<string, unknown>): ReadResult {
   return {
     ok: true,
     request: {
-      name: buyer.name!, phone: buyer.phone!, email: buyer.email!, amount: amount!, notifyUrl: buyer.notifyUrl!, method: method as string, channel: channel!,
+      name: buyer.name!,
+      phone: buyer.phone!,
+      email: buyer.email!,
+      amount: amount!,
+      notifyUrl: buyer.notifyUrl!,
+      method: method as string,
+      channel: channel!,
       channelName: channel === 'qris' ? 'QRIS' : (CHANNEL_NAMES[channel!] ?? channel!),
-      expiresInMs, referenceId: buyer.referenceId, comments: buyer.comments, feeDirection, escrow, items, ...(shipment ? { shipment } : {}),
+      expiresInMs,
+      referenceId: buyer.referenceId,
+      comments: buyer.comments,
+      feeDirection,
+      escrow,
+      items,
+      ...(shipment ? { shipment } : {}),
     },
   };
 }

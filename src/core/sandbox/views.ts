@@ -60,10 +60,23 @@ export function postAllowed(req: IncomingMessage, method: string, res: ServerRes
 export function transactionView(t: Transaction, state: SandboxState, deliveries = state.deliveriesOf(t.id)): Record<string, unknown> {
   const s = statusInfo(t.status);
   return {
-    id: t.id, sid: t.sid, referenceId: t.referenceId, status: t.status, statusCode: s.code, statusLabel: statusLabel(s), escrow: t.escrow === true, via: t.via, channel: t.channel, paymentNo: t.paymentNo,
-    amount: t.amount, fee: t.fee, buyer: t.buyer, notifyUrl: t.notifyUrl,
+    id: t.id,
+    sid: t.sid,
+    referenceId: t.referenceId,
+    status: t.status,
+    statusCode: s.code,
+    statusLabel: statusLabel(s),
+    escrow: t.escrow === true,
+    via: t.via,
+    channel: t.channel,
+    paymentNo: t.paymentNo,
+    amount: t.amount,
+    fee: t.fee,
+    buyer: t.buyer,
+    notifyUrl: t.notifyUrl,
     // paycli's own JSON: ISO 8601 with the WIB offset (`2026-11-24T00:58:04+07:00`).
-    createdAt: isoJakarta(new Date(t.createdAt)), expiresAt: isoJakarta(new Date(t.expiresAt)),
+    createdAt: isoJakarta(new Date(t.createdAt)),
+    expiresAt: isoJakarta(new Date(t.expiresAt)),
     paidAt: t.paidAt ? isoJakarta(new Date(t.paidAt)) : null,
     settledAt: t.settledAt ? isoJakarta(new Date(t.settledAt)) : null,
     endedAt: t.endedAt ? isoJakarta(new Date(t.endedAt)) : null,
@@ -96,13 +109,28 @@ export function totalOf(t: Transaction): number {
  */
 export function paymentData(t: Transaction, base: string): Record<string, unknown> {
   const data: Record<string, unknown> = {
-    SessionId: t.sid, TransactionId: t.id, ReferenceId: t.referenceId, Via: t.via, Channel: t.channel, PaymentNo: t.paymentNo, PaymentName: t.paymentName,
-    Total: totalOf(t), Fee: t.fee, Expired: formatJakarta(new Date(t.expiresAt)), Note: null, Url: `${base}/pay/${t.id}`,
+    SessionId: t.sid,
+    TransactionId: t.id,
+    ReferenceId: t.referenceId,
+    Via: t.via,
+    Channel: t.channel,
+    PaymentNo: t.paymentNo,
+    PaymentName: t.paymentName,
+    Total: totalOf(t),
+    Fee: t.fee,
+    Expired: formatJakarta(new Date(t.expiresAt)),
+    Note: null,
+    Url: `${base}/pay/${t.id}`,
   };
   if (t.qrString) {
     Object.assign(data, {
-      QrString: t.qrString, SubTotal: t.amount, FeeDirection: t.feeDirection ?? 'MERCHANT',
-      QrImage: `${base}/qr/${t.id}`, QrTemplate: `${base}/qr/template/${t.id}`, Terminal: 'A01', NNSCode: '93600898',
+      QrString: t.qrString,
+      SubTotal: t.amount,
+      FeeDirection: t.feeDirection ?? 'MERCHANT',
+      QrImage: `${base}/qr/${t.id}`,
+      QrTemplate: `${base}/qr/template/${t.id}`,
+      Terminal: 'A01',
+      NNSCode: '93600898',
     });
   }
   return data;

@@ -13,7 +13,22 @@ export const COD_KEYS = ['shipping', 'shippingService', 'deliveryArea', 'pickupA
 
 /** What each action takes: the keys of its map, or `trx` for an action given a transaction alone. */
 const ACTION_KEYS: Record<string, readonly string[] | 'trx'> = {
-  create: ['method', 'channel', 'amount', 'notifyUrl', 'referenceId', 'expired', 'expiredType', 'escrow', 'name', 'phone', 'email', 'comments', 'feeDirection', ...COD_KEYS],
+  create: [
+    'method',
+    'channel',
+    'amount',
+    'notifyUrl',
+    'referenceId',
+    'expired',
+    'expiredType',
+    'escrow',
+    'name',
+    'phone',
+    'email',
+    'comments',
+    'feeDirection',
+    ...COD_KEYS,
+  ],
   // The buyer (on the payment page) and the clock.
   pay: 'trx',
   cancel: 'trx',
@@ -113,7 +128,8 @@ function readReceivers(value: unknown, problems: string[]): Scenario['receivers'
           problems.push(`receivers.${name}: a map (answers: [500, 200])`);
           continue;
         }
-        for (const k of Object.keys(conf)) if (!RECEIVER_KEYS.includes(k)) problems.push(`receivers.${name}: unknown key "${k}" (keys: ${RECEIVER_KEYS.join(', ')})`);
+        for (const k of Object.keys(conf))
+          if (!RECEIVER_KEYS.includes(k)) problems.push(`receivers.${name}: unknown key "${k}" (keys: ${RECEIVER_KEYS.join(', ')})`);
         const answers = conf.answers ?? [200];
         if (!Array.isArray(answers) || answers.length === 0 || !answers.every((a) => Number.isInteger(a) && (a as number) >= 100 && (a as number) <= 599)) {
           problems.push(`receivers.${name}.answers: a list of HTTP statuses, e.g. [500, 200]`);
@@ -150,7 +166,8 @@ export async function parseScenario(text: string, fileName = 'scenario'): Promis
       const unknown = actions.filter((k) => !(k in ACTION_KEYS));
       for (const k of unknown) problems.push(`${at}: unknown key "${k}" (actions: ${STEP_ACTIONS.join(', ')}; and id, name)`);
       const known = actions.filter((k) => k in ACTION_KEYS);
-      if (unknown.length === 0 && known.length !== 1) problems.push(`${at}: exactly one action per step (found ${known.length === 0 ? 'none' : known.join(', ')})`);
+      if (unknown.length === 0 && known.length !== 1)
+        problems.push(`${at}: exactly one action per step (found ${known.length === 0 ? 'none' : known.join(', ')})`);
       const action = known[0];
       const id = raw.id;
       if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z][\w-]*$/.test(id))) problems.push(`${at}.id: a name of letters, digits, - and _`);
@@ -172,7 +189,13 @@ export async function parseScenario(text: string, fileName = 'scenario'): Promis
         else if (!fields.includes(field)) problems.push(`${at}.${action}: \${${ref}}: "${owner}" has ${fields.map((f) => `${owner}.${f}`).join(', ')}`);
       }
       if (typeof id === 'string' && action === 'create') defined.set(id, CREATE_OUTPUTS);
-      steps.push({ index: i, ...(typeof id === 'string' ? { id } : {}), name: typeof raw.name === 'string' ? raw.name : `${action}${typeof id === 'string' ? ` ${id}` : ''}`, action, arg });
+      steps.push({
+        index: i,
+        ...(typeof id === 'string' ? { id } : {}),
+        name: typeof raw.name === 'string' ? raw.name : `${action}${typeof id === 'string' ? ` ${id}` : ''}`,
+        action,
+        arg,
+      });
     });
   }
   if (problems.length > 0) throw new ScenarioError(problems.map((p) => `${fileName}: ${p}`));
@@ -200,7 +223,8 @@ function checkArg(action: string, a: Record<string, unknown>, at: string, proble
   }
   if ((action === 'resend' || action === 'expect_status' || action === 'expect_callback') && a.trx === undefined) problems.push(`${at}: "trx" is required`);
   if (action === 'expect_status' && a.status === undefined) problems.push(`${at}: "status" is required`);
-  if (action === 'expect_parcel' && (a.trx === undefined || typeof a.state !== 'string')) problems.push(`${at}: "trx" and "state" (waiting for pickup, picked up, in transit, delivered, cancelled) are required`);
+  if (action === 'expect_parcel' && (a.trx === undefined || typeof a.state !== 'string'))
+    problems.push(`${at}: "trx" and "state" (waiting for pickup, picked up, in transit, delivered, cancelled) are required`);
   if (action === 'expect_callback' && a.fields !== undefined && !isObj(a.fields)) problems.push(`${at}.fields: a map of callback fields`);
   if (action === 'expect_http') {
     if (a.url === undefined) problems.push(`${at}: "url" is required`);

@@ -52,7 +52,15 @@ export async function startReceivers(conf: Record<string, { answers: number[] }>
   return {
     urls,
     async close() {
-      await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections(); })));
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.close(() => r());
+              s.closeAllConnections();
+            }),
+        ),
+      );
     },
   };
 }

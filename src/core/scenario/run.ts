@@ -64,13 +64,29 @@ export async function runScenario(sc: Scenario, o: RunOptions): Promise<StepResu
 }
 
 /** `create`: a direct payment through the API, signed like a merchant's; its ids are kept under the step's id. */
-async function createStep(o: RunOptions, base: string, kit: StepKit, values: Map<string, unknown>, a: Record<string, unknown>, step: ScenarioStep): Promise<string> {
+async function createStep(
+  o: RunOptions,
+  base: string,
+  kit: StepKit,
+  values: Map<string, unknown>,
+  a: Record<string, unknown>,
+  step: ScenarioStep,
+): Promise<string> {
   const { http } = kit;
   const body = {
-    name: a.name ?? 'Putu Ayu', phone: a.phone ?? '08123456789', email: a.email ?? 'putu@example.com', amount: a.amount ?? 100000,
-    notifyUrl: a.notifyUrl, referenceId: a.referenceId ?? `SCN-${step.id ?? step.index}-${o.now().getTime()}`, paymentMethod: a.method, paymentChannel: a.channel,
-    ...(a.expired !== undefined ? { expired: a.expired } : {}), ...(a.expiredType !== undefined ? { expiredType: a.expiredType } : {}),
-    ...(a.escrow !== undefined ? { escrow: a.escrow } : {}), ...(a.comments !== undefined ? { comments: a.comments } : {}), ...(a.feeDirection !== undefined ? { feeDirection: a.feeDirection } : {}),
+    name: a.name ?? 'Putu Ayu',
+    phone: a.phone ?? '08123456789',
+    email: a.email ?? 'putu@example.com',
+    amount: a.amount ?? 100000,
+    notifyUrl: a.notifyUrl,
+    referenceId: a.referenceId ?? `SCN-${step.id ?? step.index}-${o.now().getTime()}`,
+    paymentMethod: a.method,
+    paymentChannel: a.channel,
+    ...(a.expired !== undefined ? { expired: a.expired } : {}),
+    ...(a.expiredType !== undefined ? { expiredType: a.expiredType } : {}),
+    ...(a.escrow !== undefined ? { escrow: a.escrow } : {}),
+    ...(a.comments !== undefined ? { comments: a.comments } : {}),
+    ...(a.feeDirection !== undefined ? { feeDirection: a.feeDirection } : {}),
     ...(a.method === 'cod' ? codParcel(a) : {}),
   };
   const text = JSON.stringify(body);
@@ -82,7 +98,8 @@ async function createStep(o: RunOptions, base: string, kit: StepKit, values: Map
   } catch {
     /* reported below */
   }
-  if (res.status !== 200 || !isObj(json.Data)) throw new StepFailed(`the API answered ${res.status}: ${json.Message ?? res.body.slice(0, 200)}${json.Error ? ` ${JSON.stringify(json.Error)}` : ''}`);
+  if (res.status !== 200 || !isObj(json.Data))
+    throw new StepFailed(`the API answered ${res.status}: ${json.Message ?? res.body.slice(0, 200)}${json.Error ? ` ${JSON.stringify(json.Error)}` : ''}`);
   const d = json.Data as Record<string, unknown>;
   if (step.id) {
     values.set(`${step.id}.trx`, d.TransactionId);
@@ -96,7 +113,12 @@ async function createStep(o: RunOptions, base: string, kit: StepKit, values: Map
 }
 
 /** Every step's action, by name; `values` takes what a step produces for later references. */
-function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<string, unknown>): Record<string, (arg: any, step: ScenarioStep) => Promise<string>> {
+function stepActions(
+  o: RunOptions,
+  base: string,
+  kit: StepKit,
+  values: Map<string, unknown>,
+): Record<string, (arg: any, step: ScenarioStep) => Promise<string>> {
   const { http, admin, trxOf } = kit;
   const run: Record<string, (arg: any, step: ScenarioStep) => Promise<string>> = {
     create: (a: Record<string, unknown>, step) => createStep(o, base, kit, values, a, step),
@@ -115,7 +137,10 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
       return `clock moved past ${String(t.expiresAt)}`;
     },
     async clock(a: Record<string, unknown>) {
-      const r = a.advance !== undefined ? await admin('POST', '/_sandbox/clock/advance', { by: String(a.advance) }) : await admin('POST', '/_sandbox/clock/set', { to: String(a.set) });
+      const r =
+        a.advance !== undefined
+          ? await admin('POST', '/_sandbox/clock/advance', { by: String(a.advance) })
+          : await admin('POST', '/_sandbox/clock/set', { to: String(a.set) });
       return `clock ${String((r.clock as Record<string, unknown>).now)}`;
     },
     async resend(a: Record<string, unknown>) {
@@ -131,7 +156,9 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
       return `trx ${String(a.trx)} is ${statusLabel(got)}`;
     },
     async expect_parcel(a: Record<string, unknown>) {
-      const t = (await admin('GET', `/_sandbox/transactions/${trxOf(a.trx)}`)).transaction as { parcel?: { state: string; steps: { stage: string; at: string }[] } };
+      const t = (await admin('GET', `/_sandbox/transactions/${trxOf(a.trx)}`)).transaction as {
+        parcel?: { state: string; steps: { stage: string; at: string }[] };
+      };
       if (!t.parcel) throw new StepFailed(`trx ${String(a.trx)} is not a COD payment: it has no parcel`);
       if (t.parcel.state !== String(a.state)) throw new StepFailed(`the parcel of trx ${String(a.trx)} is ${t.parcel.state}, expected ${String(a.state)}`);
       return `parcel of trx ${String(a.trx)} ${t.parcel.state}${t.parcel.steps.length > 0 ? ` (${t.parcel.steps.map((s) => `${s.stage.replace('_', ' ')} ${s.at}`).join(', ')})` : ''}`;
@@ -148,7 +175,11 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
 
   async function buyer(trx: string, action: 'pay' | 'cancel'): Promise<string> {
     // The buyer's own button on the payment page (a same-site form POST).
-    const res = await http('POST', `${base}/pay/${trx}/${action}`, '', { 'content-type': 'application/x-www-form-urlencoded', origin: base, 'sec-fetch-site': 'same-origin' });
+    const res = await http('POST', `${base}/pay/${trx}/${action}`, '', {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: base,
+      'sec-fetch-site': 'same-origin',
+    });
     if (res.status !== 303) throw new StepFailed(`the payment page answered ${res.status}: ${res.body.trim().slice(0, 200)}`);
     return `buyer ${action === 'pay' ? 'paid' : 'cancelled'} trx ${trx}`;
   }
@@ -163,13 +194,26 @@ function stepActions(o: RunOptions, base: string, kit: StepKit, values: Map<stri
 function codParcel(a: Record<string, unknown>): Record<string, unknown> {
   const area = '3173021001';
   return {
-    product: ['Parcel'], qty: [1], price: [a.amount ?? 100000], weight: [a.weight ?? 1], width: [20], length: [30], height: [10],
-    deliveryArea: String(a.deliveryArea ?? area), deliveryAddress: 'Jl. Kemuning 1', pickupArea: String(a.pickupArea ?? area), pickupAddress: 'Jl. Daan Mogot 5',
-    shipping: a.shipping ?? 'RPX', shippingService: a.shippingService ?? 'REG',
+    product: ['Parcel'],
+    qty: [1],
+    price: [a.amount ?? 100000],
+    weight: [a.weight ?? 1],
+    width: [20],
+    length: [30],
+    height: [10],
+    deliveryArea: String(a.deliveryArea ?? area),
+    deliveryAddress: 'Jl. Kemuning 1',
+    pickupArea: String(a.pickupArea ?? area),
+    pickupAddress: 'Jl. Daan Mogot 5',
+    shipping: a.shipping ?? 'RPX',
+    shippingService: a.shippingService ?? 'REG',
   };
 }
 
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+const xml = (s: string) =>
+  s
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /** A JUnit XML report: one test case per step. */
 export function junitReport(name: string, results: StepResult[]): string {

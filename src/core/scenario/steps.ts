@@ -37,7 +37,13 @@ export interface StepKit {
 export function stepKit(o: { signal?: AbortSignal; defaultTimeoutMs?: number }, base: string): StepKit {
   async function http(method: string, url: string, body?: string, headers: Record<string, string> = {}, timeoutMs = 30_000) {
     try {
-      return await sendRaw(url, { method, headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body } : {}), timeoutMs, signal: o.signal });
+      return await sendRaw(url, {
+        method,
+        headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { body } : {}),
+        timeoutMs,
+        signal: o.signal,
+      });
     } catch (err) {
       throw new StepFailed(`${method} ${url}: ${describeSendError(err)}`);
     }
@@ -127,7 +133,9 @@ export async function expectHttp(k: StepKit, a: Record<string, unknown>): Promis
       return `${last}: the answer is not JSON`;
     }
     const wrong = Object.entries(json).filter(([p, v]) => !same(v, atPath(parsed, p)));
-    return wrong.length === 0 ? undefined : `${last}: ${wrong.map(([p, v]) => `${p} is ${JSON.stringify(atPath(parsed, p))}, expected ${JSON.stringify(v)}`).join('; ')}`;
+    return wrong.length === 0
+      ? undefined
+      : `${last}: ${wrong.map(([p, v]) => `${p} is ${JSON.stringify(atPath(parsed, p))}, expected ${JSON.stringify(v)}`).join('; ')}`;
   });
   return last;
 }

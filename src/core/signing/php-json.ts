@@ -53,7 +53,13 @@ const ESCAPES_RAW_SLASH = escapeTable(false);
  * callback must not cost the listener much more than a valid one).
  */
 export function encodeJsonString(value: string, options: JsonEncodeOptions): string {
-  const needs = options.escapeUnicode ? (options.escapeSlash ? NEEDS_ESCAPE_PHP : NEEDS_ESCAPE_RAW_SLASH) : options.escapeSlash ? NEEDS_ESCAPE_ASCII_ONLY : NEEDS_ESCAPE_ASCII_ONLY_RAW_SLASH;
+  const needs = options.escapeUnicode
+    ? options.escapeSlash
+      ? NEEDS_ESCAPE_PHP
+      : NEEDS_ESCAPE_RAW_SLASH
+    : options.escapeSlash
+      ? NEEDS_ESCAPE_ASCII_ONLY
+      : NEEDS_ESCAPE_ASCII_ONLY_RAW_SLASH;
   if (!needs.test(value)) return '"' + value + '"';
   const table = options.escapeSlash ? ESCAPES_PHP : ESCAPES_RAW_SLASH;
   const unicode = options.escapeUnicode;

@@ -16,16 +16,46 @@ export interface Variation {
 }
 
 export const VARIATIONS: readonly Variation[] = deepFreeze([
-  { id: 'slash-unescaped', description: '"/" was not escaped as "\\/" (JSON.stringify instead of PHP json_encode)', undocumentedEncoding: false, options: { json: { escapeSlash: false, escapeUnicode: true } } },
-  { id: 'unicode-raw', description: 'non-ASCII characters were left raw instead of \\uXXXX', undocumentedEncoding: true, options: { json: { escapeSlash: true, escapeUnicode: false } } },
-  { id: 'no-normalization', description: 'no type normalisation: every value signed as the received string', undocumentedEncoding: false, options: { normalizeTypes: false } },
-  { id: 'amounts-as-integers', description: 'sub_total, total, amount and fee were signed as integers instead of strings', undocumentedEncoding: false, options: { amountsAsIntegers: true } },
+  {
+    id: 'slash-unescaped',
+    description: '"/" was not escaped as "\\/" (JSON.stringify instead of PHP json_encode)',
+    undocumentedEncoding: false,
+    options: { json: { escapeSlash: false, escapeUnicode: true } },
+  },
+  {
+    id: 'unicode-raw',
+    description: 'non-ASCII characters were left raw instead of \\uXXXX',
+    undocumentedEncoding: true,
+    options: { json: { escapeSlash: true, escapeUnicode: false } },
+  },
+  {
+    id: 'no-normalization',
+    description: 'no type normalisation: every value signed as the received string',
+    undocumentedEncoding: false,
+    options: { normalizeTypes: false },
+  },
+  {
+    id: 'amounts-as-integers',
+    description: 'sub_total, total, amount and fee were signed as integers instead of strings',
+    undocumentedEncoding: false,
+    options: { amountsAsIntegers: true },
+  },
   { id: 'escrow-as-number', description: 'is_escrow was signed as 0/1 instead of a boolean', undocumentedEncoding: false, options: { escrowAsNumber: true } },
-  { id: 'additional-info-missing', description: 'additional_info was left out instead of added as []', undocumentedEncoding: false, options: { addMissingAdditionalInfo: false } },
+  {
+    id: 'additional-info-missing',
+    description: 'additional_info was left out instead of added as []',
+    undocumentedEncoding: false,
+    options: { addMissingAdditionalInfo: false },
+  },
   { id: 'locale-order', description: 'keys were sorted with localeCompare instead of byte order', undocumentedEncoding: false, options: { sort: 'locale' } },
   { id: 'null-as-null', description: 'null values were signed as JSON null instead of ""', undocumentedEncoding: true, options: { nullAs: 'null' } },
   { id: 'null-as-string', description: 'null values were signed as the text "null"', undocumentedEncoding: true, options: { nullAs: 'string-null' } },
-  { id: 'signature-field-kept', description: 'the body\'s own "signature" field was included in the signed JSON', undocumentedEncoding: false, options: { keepSignatureField: true } },
+  {
+    id: 'signature-field-kept',
+    description: 'the body\'s own "signature" field was included in the signed JSON',
+    undocumentedEncoding: false,
+    options: { keepSignatureField: true },
+  },
 ]);
 
 /** A candidate secret besides the merchant VA. */
@@ -50,7 +80,8 @@ export interface Diagnosis {
 function mergeOptions(vs: readonly Variation[]): Partial<CanonicalOptions> {
   const o: Partial<CanonicalOptions> = {};
   for (const v of vs) {
-    if (v.options.json && o.json) o.json = { escapeSlash: o.json.escapeSlash && v.options.json.escapeSlash, escapeUnicode: o.json.escapeUnicode && v.options.json.escapeUnicode };
+    if (v.options.json && o.json)
+      o.json = { escapeSlash: o.json.escapeSlash && v.options.json.escapeSlash, escapeUnicode: o.json.escapeUnicode && v.options.json.escapeUnicode };
     else Object.assign(o, v.options);
   }
   return o;
@@ -100,7 +131,13 @@ export interface DiagnosisBudget {
   maxMs?: number;
 }
 
-export const DIAGNOSIS_BUDGET: Required<DiagnosisBudget> = deepFreeze({ maxLength: 16_384, maxAttempts: 400, maxWork: 1 << 20, maxFields: 128, maxMs: Number.POSITIVE_INFINITY });
+export const DIAGNOSIS_BUDGET: Required<DiagnosisBudget> = deepFreeze({
+  maxLength: 16_384,
+  maxAttempts: 400,
+  maxWork: 1 << 20,
+  maxFields: 128,
+  maxMs: Number.POSITIVE_INFINITY,
+});
 
 export interface BoundedDiagnosis {
   diagnosis: Diagnosis | null;
@@ -113,7 +150,13 @@ export interface BoundedDiagnosis {
  * pairs) with each candidate secret and returns the simplest one that reproduces the received
  * signature, or none (tampered payload or an unknown key), or says why it stopped early.
  */
-export function diagnoseCallbackBounded(fields: CallbackFields, received: string, keys: readonly CandidateKey[], variations: readonly Variation[] = VARIATIONS, budget: DiagnosisBudget = {}): BoundedDiagnosis {
+export function diagnoseCallbackBounded(
+  fields: CallbackFields,
+  received: string,
+  keys: readonly CandidateKey[],
+  variations: readonly Variation[] = VARIATIONS,
+  budget: DiagnosisBudget = {},
+): BoundedDiagnosis {
   const b = { ...DIAGNOSIS_BUDGET, ...budget };
   const started = performance.now();
   const sets: Variation[][] = [[]];
@@ -126,7 +169,10 @@ export function diagnoseCallbackBounded(fields: CallbackFields, received: string
   if (fieldCount > b.maxFields) return { diagnosis: null, notDiagnosed: `not diagnosed: over ${b.maxFields} fields (${fieldCount})` };
   let attempts = 0;
   let work = 0;
-  const overWork = (): BoundedDiagnosis => ({ diagnosis: null, notDiagnosed: `not diagnosed: over ${Math.round(b.maxWork / 1024)} KiB of work for a body this large` });
+  const overWork = (): BoundedDiagnosis => ({
+    diagnosis: null,
+    notDiagnosed: `not diagnosed: over ${Math.round(b.maxWork / 1024)} KiB of work for a body this large`,
+  });
   for (const set of sets) {
     if (performance.now() - started > b.maxMs) return { diagnosis: null, notDiagnosed: `not diagnosed: the diagnosis took over ${b.maxMs} ms` };
     const canonical = canonicalizeCallback(fields, { ...GATEWAY_CANONICAL, ...mergeOptions(set) });
@@ -150,6 +196,12 @@ export function diagnoseCallbackBounded(fields: CallbackFields, received: string
  * Explains a signature mismatch (see diagnoseCallbackBounded): the simplest known variation and
  * key that reproduce the received signature, or null when none does or the budget ran out.
  */
-export function diagnoseCallback(fields: CallbackFields, received: string, keys: readonly CandidateKey[], variations: readonly Variation[] = VARIATIONS, budget?: DiagnosisBudget): Diagnosis | null {
+export function diagnoseCallback(
+  fields: CallbackFields,
+  received: string,
+  keys: readonly CandidateKey[],
+  variations: readonly Variation[] = VARIATIONS,
+  budget?: DiagnosisBudget,
+): Diagnosis | null {
   return diagnoseCallbackBounded(fields, received, keys, variations, budget).diagnosis;
 }
