@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { openDataDir } from '../../src/core/sandbox/datadir.js';
-import { migrateOlderJournal } from '../../src/core/sandbox/ledger-jsonl.js';
+import { migrateOlderJournal } from '../../src/core/sandbox/ledger-migrate.js';
 import { SandboxState, StoreError } from '../../src/core/sandbox/state.js';
 import type { SandboxHandle } from '../../src/core/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';

@@ -15,6 +15,11 @@ export { LiveHub } from './live-hub.js';
 export const esc = escapeHtml;
 export const rupiah = formatRupiah;
 
+/** A status badge: its class names the colour (ok, bad, retry, a status key), its text says it. */
+export function badge(cls: string, label = cls): string {
+  return `<span class="badge ${esc(cls)}">${esc(label)}</span>`;
+}
+
 /** Whether a socket's local address is a loopback one (127.0.0.0/8, ::1, or their v4-mapped form). */
 export function isLoopbackAddress(addr: string | undefined): boolean {
   if (!addr) return false;

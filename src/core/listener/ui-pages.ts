@@ -1,6 +1,6 @@
 import { checkCallback, type CallbackCheck } from '../callback/check.js';
 import { parseCaptureObject } from '../callback/capture.js';
-import { esc, layout, rupiah } from '../dashboard/html.js';
+import { badge, esc, layout, rupiah } from '../dashboard/html.js';
 import type { CandidateKey } from '../signing/variants.js';
 import { formatJakarta } from '../time.js';
 import type { StoredEvent } from './event-store.js';
@@ -28,10 +28,6 @@ function fieldsOf(e: StoredEvent): Record<string, unknown> {
 
 function text(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
-}
-
-function badge(cls: string, label = cls): string {
-  return `<span class="badge ${esc(cls)}">${esc(label)}</span>`;
 }
 
 /** What the pages need besides the events: the keys to recheck a signature with, the store's path. */

@@ -2,23 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCallbackBody } from '../callback/parse.js';
 import { canonicalizeCallback } from '../signing/callback-canonical.js';
 import { formatJakarta } from '../time.js';
-import { esc, layout, type LiveHub, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
-import type { AttemptInfo, Delivery, SandboxState, Transaction } from './state.js';
+import { badge, esc, layout, pageRefusal, rupiah, sendHtml, sendText } from '../dashboard/html.js';
+import { DASHBOARD_EVENTS, type DashboardContext, isDashboardPath, LIST_LIMIT, REQUESTS_PAGE, TRX_PAGE } from './dashboard-shared.js';
+import { renderRequests } from './dashboard-requests.js';
+
+export { DASHBOARD_EVENTS, type DashboardContext, isDashboardPath, LIST_LIMIT, REQUESTS_PAGE } from './dashboard-shared.js';
+import type { AttemptInfo, Delivery, Transaction } from './state.js';
 import { totalOf } from './views.js';
 import { nextStep, trackingOf } from './cod-clock.js';
-
-/** Where the dashboard lives on the emulator: the list at `/`, the rest under `/dashboard/`. */
-export const DASHBOARD_EVENTS = '/dashboard/events';
-const TRX_PAGE = /^\/dashboard\/trx\/(\d+)\/?$/;
-/** Rows on one page of the list (newest first; "older" pages on by id). */
-export const LIST_LIMIT = 100;
 
 import { ACTIONS, ALLOWED_FROM, STATUSES as STATUS_TABLE, statusLabel } from '../statuses.js';
 
 /** One vocabulary (statuses.ts): the gateway's word with its gloss. */
 const STATUS_TEXT: Record<string, string> = Object.fromEntries(STATUS_TABLE.map((s) => [s.key, statusLabel(s)]));
 const STATUSES = STATUS_TABLE.map((s) => s.key);
-export const REQUESTS_PAGE = '/dashboard/requests';
 const ACTION_LABEL: Record<string, [string, string]> = {
   pay: ['Pay', 'primary'],
   expire: ['Expire', 'danger'],
@@ -36,26 +33,6 @@ function wib(ms: number): string {
 
 function clock(ms: number): string {
   return formatJakarta(new Date(ms)).slice(11);
-}
-
-/** Whether a path is one of the dashboard's (not logged as API traffic). */
-export function isDashboardPath(path: string): boolean {
-  return path === '/' || path.startsWith('/dashboard/');
-}
-
-export interface DashboardContext {
-  state: SandboxState;
-  merchantName: (t: Transaction) => string;
-  now: () => number;
-  hub: LiveHub;
-  /** The API's recent requests (the Requests page). */
-  requests?: import('./request-log.js').RequestLog;
-  /** `Data` of check transaction for a transaction, as the API answers it (MerchantApi.record). */
-  checkTransaction: (t: Transaction) => Record<string, unknown>;
-}
-
-function badge(status: string, text = status): string {
-  return `<span class="badge ${esc(status)}">${esc(text)}</span>`;
 }
 
 /** The list of transactions, newest first, filtered by status and method (`?status=&method=`), a page at a time (`&before=ID`). */
@@ -113,46 +90,6 @@ export function renderList(ctx: DashboardContext, query: URLSearchParams): strin
 ${rows}
 </tbody></table>`;
   return layout({ title: 'paycli sandbox · transactions', brand: 'paycli sandbox', home: '/', events: DASHBOARD_EVENTS, head, live: body });
-}
-
-/** The API's recent requests, newest first, with why any was refused (401 diagnosis, 400 field errors, faults). */
-export function renderRequests(ctx: DashboardContext): string {
-  const list = (ctx.requests?.since(0) ?? []).slice(-LIST_LIMIT).reverse();
-  const why = (e: import('./request-log.js').RequestEntry): string => {
-    const parts: string[] = [];
-    if (e.fault) parts.push(`<div>${badge('retry', `fault: ${e.fault}`)}</div>`);
-    if (e.auth) {
-      parts.push(`<div class="why" data-check="${esc(e.auth.check)}"><strong>401</strong> ${esc(e.auth.reason)}</div>`);
-      if (e.auth.expectedStringToSign)
-        parts.push(`<div class="muted">expected string to sign <span class="mono">${esc(e.auth.expectedStringToSign)}</span></div>`);
-      if (e.auth.receivedBodyHash)
-        parts.push(
-          `<div class="muted">sha256 of the body received (${e.auth.receivedBodyBytes ?? 0} bytes) <span class="mono">${esc(e.auth.receivedBodyHash)}</span></div>`,
-        );
-    }
-    if (e.fieldErrors)
-      for (const [f, m] of Object.entries(e.fieldErrors))
-        parts.push(`<div class="why"><strong>400</strong> <span class="mono">${esc(f)}</span>: ${esc(Array.isArray(m) ? m.join('; ') : String(m))}</div>`);
-    return parts.join('');
-  };
-  const rows = list
-    .map(
-      (e) =>
-        `<tr id="req-${e.seq}" data-status="${e.status}"><td class="mono">${esc(e.time.slice(11, 19))}</td><td>${esc(e.method)}</td><td class="mono">${esc(e.path)}</td><td>${badge(e.status === 0 ? 'bad' : e.status < 400 ? 'ok' : 'bad', e.status === 0 ? 'no answer' : String(e.status))}</td><td class="num">${e.ms} ms</td><td>${why(e)}</td></tr>`,
-    )
-    .join('\n');
-  const live =
-    list.length === 0
-      ? '<div class="empty" id="empty">No API request yet.</div>'
-      : `<table id="requests"><thead><tr><th>Time (WIB)</th><th>Method</th><th>Path</th><th>Status</th><th>Took</th><th>Why</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
-  return layout({
-    title: 'paycli sandbox · requests',
-    brand: 'paycli sandbox',
-    home: '/',
-    events: DASHBOARD_EVENTS,
-    head: `<h1>Requests</h1><p><a href="/">← transactions</a></p>`,
-    live,
-  });
 }
 
 /** The canonical JSON that an attempt's X-Signature signs, recomputed from the body it sent. */

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
-import { migrateOlderJournal } from './ledger-jsonl.js';
+import { migrateOlderJournal } from './ledger-migrate.js';
 import { SandboxState } from './state.js';
 
 /** Who takes the lock: this process's id, and the user allowed to own the data dir's files. */

@@ -1,6 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { rename, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
@@ -227,7 +225,6 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
   };
 }
 
-/** Stores what a file held into an empty ledger, in one transaction; refuses a ledger with transactions. */
 /**
  * Stores what a file held into an empty ledger, in one transaction; refuses a ledger with
  * transactions. The export's clock offset comes with it (the times in the file are on that clock);
@@ -262,42 +259,4 @@ export function* ledgerLines(state: SandboxState): Generator<string> {
   for (const m of r.members) yield `${JSON.stringify({ t: 'member', m })}\n`;
   // Last: the clock the times above are on (how far `sandbox clock` moved it ahead of real time).
   yield `${JSON.stringify({ t: 'clock', offsetMs: Number(state.setting(CLOCK_SETTING) ?? 0) })}\n`;
-}
-
-const MIGRATED_MARK = 'imported journal.jsonl';
-
-/**
- * A data dir written before the ledger moved to SQLite: its `journal.jsonl` (and `redirects.jsonl`) are
- * imported once, in one transaction, and kept beside the ledger renamed `*.jsonl.migrated`. A crash
- * between the commit and the rename is recognised by the marker the import stores with the data.
- */
-export async function migrateOlderJournal(state: SandboxState, dir: string): Promise<{ imported: number; skipped: number } | undefined> {
-  const journal = join(dir, 'journal.jsonl');
-  const redirects = join(dir, 'redirects.jsonl');
-  const exists = async (p: string) =>
-    stat(p).then(
-      () => true,
-      () => false,
-    );
-  if (!(await exists(journal)) && !(await exists(redirects))) return undefined;
-  let result = { imported: 0, skipped: 0 };
-  if (!state.marked(MIGRATED_MARK)) {
-    const parts = await Promise.all([journal, redirects].map(async (p) => ((await exists(p)) ? readLedgerJsonl(p) : undefined)));
-    const payments = parts.flatMap((p) => p?.payments ?? []);
-    const sessions = parts.flatMap((p) => p?.sessions ?? []);
-    const reserve = {
-      txnId: Math.max(0, ...parts.map((p) => p?.reserve.txnId ?? 0)),
-      deliverySeq: Math.max(0, ...parts.map((p) => p?.reserve.deliverySeq ?? 0)),
-    };
-    const records: ServiceRecords = {
-      steps: parts.flatMap((p) => p?.records.steps ?? []),
-      pickups: parts.flatMap((p) => p?.records.pickups ?? []),
-      transfers: parts.flatMap((p) => p?.records.transfers ?? []),
-      members: parts.flatMap((p) => p?.records.members ?? []),
-    };
-    const imported = state.bulk(payments, { sessions, reserve, records, mark: MIGRATED_MARK });
-    result = { imported, skipped: parts.reduce((n, p) => n + (p?.skipped ?? 0), 0) };
-  }
-  for (const p of [journal, redirects]) if (await exists(p)) await rename(p, `${p}.migrated`).catch((err: unknown) => Promise.reject(fsError(err, p)));
-  return result;
 }
