@@ -186,30 +186,8 @@ export class Outbox {
     const delay = r.ok ? undefined : this.opts.schedule[attempt - 1];
     const state = r.ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
     const nextAt = state === 'pending' ? this.opts.now().getTime() + delay! : null;
-    let stored: Delivery;
-    try {
-      stored = await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result, r.detail);
-    } catch (err) {
-      // The ledger cannot take the attempt (a full disk): the entry stays pending as stored, and is
-      // tried again; a receiver may see this callback twice, never zero times.
-      this.opts.onEvent({
-        type: 'callback',
-        deliveryId: d.id,
-        trxId: d.trxId,
-        status: d.status,
-        attempt,
-        url: d.url,
-        ok: r.ok,
-        result: `${r.result}; not recorded: ${(err as Error).message}`,
-        httpStatus: r.httpStatus,
-        ms: r.ms,
-        nextInMs: delay ?? this.opts.schedule.at(-1) ?? 1000,
-        final: null,
-      });
-      this.retryLater(d, delay ?? this.opts.schedule.at(-1) ?? 1000);
-      return;
-    }
-    this.opts.onEvent({
+    // What the log says of this attempt, whether or not the ledger takes it.
+    const attemptEvent = {
       type: 'callback',
       deliveryId: d.id,
       trxId: d.trxId,
@@ -220,9 +198,23 @@ export class Outbox {
       result: r.result,
       httpStatus: r.httpStatus,
       ms: r.ms,
-      nextInMs: state === 'pending' ? delay! : null,
-      final: state === 'pending' ? null : state,
-    });
+    } as const;
+    let stored: Delivery;
+    try {
+      stored = await this.state.recordAttempt(d.id, attempt, state, nextAt, r.result, r.detail);
+    } catch (err) {
+      // The ledger cannot take the attempt (a full disk): the entry stays pending as stored, and is
+      // tried again; a receiver may see this callback twice, never zero times.
+      this.opts.onEvent({
+        ...attemptEvent,
+        result: `${r.result}; not recorded: ${(err as Error).message}`,
+        nextInMs: delay ?? this.opts.schedule.at(-1) ?? 1000,
+        final: null,
+      });
+      this.retryLater(d, delay ?? this.opts.schedule.at(-1) ?? 1000);
+      return;
+    }
+    this.opts.onEvent({ ...attemptEvent, nextInMs: state === 'pending' ? delay! : null, final: state === 'pending' ? null : state });
     if (state === 'pending') this.schedule(stored);
     else if (r.ok && this.opts.faults.duplicate) {
       const dup = await this.post(txn, d);
