@@ -43,7 +43,7 @@ export class CallbackLedger extends SettingsLedger {
 
   protected constructor(db: Database, path: string) {
     super(db, path);
-    Object.assign(this.stmts, prepareCallbacks(db));
+    this.stmts = { ...this.stmts, ...prepareCallbacks(db) };
   }
 
   protected insertDelivery(d: Omit<Delivery, 'id'>, seq: number | null = null): Delivery {

@@ -59,7 +59,7 @@ export class ServiceLedger extends SessionLedger {
 
   protected constructor(db: Database, path: string) {
     super(db, path);
-    Object.assign(this.stmts, prepareServices(db));
+    this.stmts = { ...this.stmts, ...prepareServices(db) };
   }
 
   // ---- COD parcels (cod-routes.ts) ----

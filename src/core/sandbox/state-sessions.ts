@@ -21,7 +21,7 @@ export class SessionLedger extends TxnLedger {
 
   protected constructor(db: Database, path: string) {
     super(db, path);
-    Object.assign(this.stmts, prepareSessions(db));
+    this.stmts = { ...this.stmts, ...prepareSessions(db) };
   }
 
   async addSession(s: RedirectSession): Promise<void> {

@@ -20,7 +20,7 @@ export class SettingsLedger extends LedgerCore {
 
   protected constructor(db: Database, path: string) {
     super(db, path);
-    Object.assign(this.stmts, prepareSettings(db));
+    this.stmts = { ...this.stmts, ...prepareSettings(db) };
   }
 
   /** A durable setting of the emulator (the clock's offset), or undefined. */

@@ -66,7 +66,7 @@ export class TxnLedger extends CallbackLedger {
 
   protected constructor(db: Database, path: string) {
     super(db, path);
-    Object.assign(this.stmts, prepareTransactions(db));
+    this.stmts = { ...this.stmts, ...prepareTransactions(db) };
   }
 
   /** Inserts a row; returns what the merchant receives of it. Its count is added by the caller (one bump per transaction, or per batch in `bulk`). */
