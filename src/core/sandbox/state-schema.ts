@@ -3,7 +3,7 @@ import { nextStep } from './cod-clock.js';
 import type { ShipmentStage } from './records.js';
 import { type PickupRow, pickupOf, TXN_COLUMNS, type TxnRow, txnOf } from './state-rows.js';
 
-export const FIRST_ID = 100_001;
+const FIRST_ID = 100_001;
 
 /** The ledger's schema, one step per version (`PRAGMA user_version`). */
 export const MIGRATIONS = [

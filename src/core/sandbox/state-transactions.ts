@@ -6,7 +6,7 @@ import { type CallbackStatements, CallbackLedger } from './state-callbacks.js';
 import { bodyOf, ORDER_COLUMN, TXN_COLUMNS, type TxnRow, txnOf, whereOf } from './state-rows.js';
 import { type Cursor, type Delivery, SessionTaken, type Transaction, type TxnFilter, type TxnOrder, type TxnStatus } from './state-types.js';
 
-/** The statements of transactions: rows, their counts per merchant, status and method, and what is due, with those of the parts below. */
+/** The statements of transactions (rows, their counts per merchant, status and method, what is due), with those of the parts below. */
 export interface TxnStatements extends CallbackStatements {
   byId: Statement<[number], TxnRow>;
   byPaymentNo: Statement<[string], TxnRow>;
