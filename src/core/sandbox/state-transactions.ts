@@ -1,0 +1,243 @@
+import type { Database, Statement } from '../db.js';
+import { chargeOf } from '../fees.js';
+import { statusInfo } from '../statuses.js';
+import type { ShipmentStage } from './records.js';
+import { type CallbackStatements, CallbackLedger } from './state-callbacks.js';
+import { bodyOf, ORDER_COLUMN, TXN_COLUMNS, type TxnRow, txnOf, whereOf } from './state-rows.js';
+import { type Cursor, type Delivery, SessionTaken, type Transaction, type TxnFilter, type TxnOrder, type TxnStatus } from './state-types.js';
+
+/** The statements of transactions (rows, their counts per merchant, status and method, what is due), with those of the parts below. */
+export interface TxnStatements extends CallbackStatements {
+  byId: Statement<[number], TxnRow>;
+  byPaymentNo: Statement<[string], TxnRow>;
+  byReference: Statement<[string], TxnRow>;
+  bySession: Statement<[string, string], TxnRow>;
+  linkSession: Statement<[number, string]>;
+  nextId: Statement<[], { seq: number }>;
+  insertTxn: Statement;
+  setStatus: Statement<[string, number | null, number | null, number, number]>;
+  countRow: Statement<[number], { merchant_va: string; status: string; via: string; paid_off: number }>;
+  bump: Statement<[string, string, string, number, number]>;
+  due: Statement<[number], { id: number }>;
+  dueSettle: Statement<[number], { id: number }>;
+  counts: Statement<[], { merchant_va: string; status: string; via: string; n: number; net: number }>;
+  insertStep: Statement<[number, string, number]>;
+}
+
+function prepareTransactions(db: Database): Omit<TxnStatements, keyof CallbackStatements> {
+  return {
+    byId: db.prepare<[number], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE id = ?`),
+    byPaymentNo: db.prepare<[string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE payment_no = ? ORDER BY id LIMIT 1`),
+    byReference: db.prepare<[string], TxnRow>(`SELECT ${TXN_COLUMNS} FROM txns WHERE reference_id = ? AND reference_id <> '' ORDER BY id LIMIT 1`),
+    bySession: db.prepare<[string, string], TxnRow>(
+      `SELECT ${TXN_COLUMNS} FROM txns WHERE id = (SELECT trx_id FROM sessions WHERE sid = ? AND merchant_va = ?)`,
+    ),
+    linkSession: db.prepare<[number, string]>(`UPDATE sessions SET trx_id = ? WHERE sid = ? AND trx_id IS NULL`),
+    nextId: db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'txns'`),
+    insertTxn: db.prepare(
+      `INSERT INTO txns (id, merchant_va, reference_id, payment_no, via, amount, fee, paid_off, status, created_at, expires_at, paid_at, ended_at, escrow, settled_at, body)
+         VALUES (@id, @merchantVa, @referenceId, @paymentNo, @via, @amount, @fee, @paidOff, @status, @createdAt, @expiresAt, @paidAt, @endedAt, @escrow, @settledAt, @body)`,
+    ),
+    // The first paid status sets paid_at (kept through settlement, escrow release and refund); berhasil sets settled_at.
+    setStatus: db.prepare<[string, number | null, number | null, number, number]>(
+      `UPDATE txns SET status = ?, paid_at = coalesce(paid_at, ?), settled_at = coalesce(?, settled_at), ended_at = ? WHERE id = ?`,
+    ),
+    countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; paid_off: number }>(
+      `SELECT merchant_va, status, via, paid_off FROM txns WHERE id = ?`,
+    ),
+    bump: db.prepare<[string, string, string, number, number]>(
+      `INSERT INTO txn_counts (merchant_va, status, via, n, net) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n, net = net + excluded.net`,
+    ),
+    // A COD parcel the courier picked up no longer expires (cod-clock.ts): the buyer pays on delivery.
+    due: db.prepare<[number], { id: number }>(
+      `SELECT id FROM txns WHERE status = 'pending' AND expires_at <= ? AND NOT EXISTS (SELECT 1 FROM parcel_steps s WHERE s.trx_id = txns.id) ORDER BY expires_at LIMIT 500`,
+    ),
+    dueSettle: db.prepare<[number], { id: number }>(
+      `SELECT id FROM txns WHERE status = 'unsettled' AND coalesce(paid_at, created_at) <= ? ORDER BY paid_at LIMIT 500`,
+    ),
+    counts: db.prepare<[], { merchant_va: string; status: string; via: string; n: number; net: number }>(`SELECT * FROM txn_counts WHERE n <> 0`),
+    insertStep: db.prepare<[number, string, number]>(`INSERT INTO parcel_steps (trx_id, stage, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`),
+  };
+}
+
+/** Transactions: creation, lookups, transitions (with their callback), what is due, counts and pages. */
+export class TxnLedger extends CallbackLedger {
+  declare protected readonly stmts: TxnStatements;
+
+  protected constructor(db: Database, path: string) {
+    super(db, path);
+    this.stmts = { ...this.stmts, ...prepareTransactions(db) };
+  }
+
+  /** Inserts a row; returns what the merchant receives of it. Its count is added by the caller (one bump per transaction, or per batch in `bulk`). */
+  protected insertTxn(t: Transaction): number {
+    const paidOff = chargeOf(t.amount, t.fee, t.feeDirection).paidOff;
+    this.stmts.insertTxn.run({
+      id: t.id,
+      merchantVa: t.merchantVa,
+      referenceId: t.referenceId,
+      paymentNo: t.paymentNo,
+      via: t.via,
+      amount: t.amount,
+      fee: t.fee,
+      paidOff,
+      status: t.status,
+      createdAt: t.createdAt,
+      expiresAt: t.expiresAt,
+      paidAt: t.paidAt ?? null,
+      endedAt: t.endedAt ?? null,
+      escrow: t.escrow ? 1 : 0,
+      settledAt: t.settledAt ?? null,
+      body: bodyOf(t),
+    });
+    return paidOff;
+  }
+
+  /**
+   * Stores a new transaction (with `session`, the one that redirect session becomes). Given a builder,
+   * its id is the next of the ledger's sequence (AUTOINCREMENT: never one handed out before, even after
+   * `reset`) and the row is built and inserted in the same SQLite transaction, so an id is answered
+   * only once it is committed.
+   */
+  async addTransaction(txn: Transaction | ((id: number) => Transaction), session?: string): Promise<Transaction> {
+    return this.write(() => {
+      const t = typeof txn === 'function' ? txn(this.stmts.nextId.get()!.seq + 1) : txn;
+      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, this.insertTxn(t));
+      if (t.via === 'cod') this.refreshDue(t.id);
+      // The transaction a redirect session becomes is linked to it; a session becomes one at most.
+      if (session !== undefined && this.stmts.linkSession.run(t.id, session).changes === 0) throw new SessionTaken();
+      return t;
+    });
+  }
+
+  /** A transaction by id. */
+  get(id: number): Transaction | undefined {
+    const r = this.stmts.byId.get(id);
+    return r && txnOf(r);
+  }
+
+  /** Finds a transaction by id, payment number or reference id. */
+  find(idOrPaymentNo: string): Transaction | undefined {
+    if (/^\d+$/.test(idOrPaymentNo) && Number.isSafeInteger(Number(idOrPaymentNo))) {
+      const byId = this.get(Number(idOrPaymentNo));
+      if (byId) return byId;
+    }
+    const r = this.stmts.byPaymentNo.get(idOrPaymentNo) ?? this.stmts.byReference.get(idOrPaymentNo);
+    return r && txnOf(r);
+  }
+
+  /** The transaction a redirect session became, if any. */
+  sessionTransaction(sid: string, merchantVa: string): Transaction | undefined {
+    const r = this.stmts.bySession.get(sid, merchantVa);
+    return r && txnOf(r);
+  }
+
+  /**
+   * Changes a transaction's status and queues its callback in one SQLite transaction, so that no
+   * crash can leave a paid or expired transaction without a callback to send. `paidAt` is set by
+   * the first paid status (statuses.ts), `settledAt` by `berhasil`; `endedAt` always. A COD parcel's step that makes the change (its
+   * delivery: the courier took the cash) is stored in the same transaction.
+   */
+  async transition(id: number, status: TxnStatus, at: number, callback?: Omit<Delivery, 'id'>, step?: ShipmentStage): Promise<Delivery | undefined> {
+    return this.write(() => {
+      const before = this.stmts.countRow.get(id);
+      if (!before) throw new Error(`no transaction ${id}`);
+      this.stmts.setStatus.run(status, statusInfo(status).paid ? at : null, status === 'berhasil' ? at : null, at, id);
+      if (before.status !== status) {
+        this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, -before.paid_off);
+        this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.paid_off);
+      }
+      if (step) this.stmts.insertStep.run(id, step, at);
+      if (before.via === 'cod') this.refreshDue(id);
+      return callback ? this.insertDelivery(callback) : undefined;
+    });
+  }
+
+  /** Expires-due candidates: pending transactions whose expiry is at or before `at` (a batch). */
+  dueForExpiry(at: number): Transaction[] {
+    return this.stmts.due
+      .all(at)
+      .map((r) => this.get(r.id)!)
+      .filter(Boolean);
+  }
+
+  /** Settlement-due candidates: paid-unsettled transactions (6) paid at or before `paidBy` (a batch). */
+  dueForSettlement(paidBy: number): Transaction[] {
+    return this.stmts.dueSettle
+      .all(paidBy)
+      .map((r) => this.get(r.id)!)
+      .filter(Boolean);
+  }
+
+  /** A filter without its merchant when every transaction is that merchant's (the usual case): index-only queries. */
+  private narrow(f: TxnFilter): TxnFilter {
+    if (f.merchantVa === undefined || this.stmts.counts.all().some((c) => c.merchant_va !== f.merchantVa)) return f;
+    const { merchantVa: _m, ...rest } = f;
+    return rest;
+  }
+
+  /** Counts and net amounts of the transactions matching a filter; `net: false` counts from an index alone where it can. */
+  aggregate(f: TxnFilter = {}, { net: withNet = true } = {}): { count: number; net: number } {
+    if (!f.ids && f.paidAtMost === undefined && f.paidAfter === undefined && !f.range) {
+      let count = 0;
+      let net = 0;
+      for (const c of this.stmts.counts.all()) {
+        if (
+          (f.merchantVa === undefined || c.merchant_va === f.merchantVa) &&
+          (f.status === undefined || c.status === f.status) &&
+          (f.via === undefined || c.via === f.via) &&
+          (f.vias === undefined || f.vias.includes(c.via))
+        ) {
+          count += c.n;
+          net += c.net;
+        }
+      }
+      return { count, net };
+    }
+    const { where, params } = whereOf(this.narrow(f));
+    const sums = withNet ? 'coalesce(sum(paid_off), 0)' : '0';
+    return this.db.prepare(`SELECT count(*) AS count, ${sums} AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
+  }
+
+  /** The methods transactions were made with (for the dashboard's filter). */
+  methods(): string[] {
+    return [...new Set(this.stmts.counts.all().map((c) => c.via))].sort();
+  }
+
+  /**
+   * A page of transactions in a stable order (the id breaks ties). With a cursor, the page starts
+   * after the row the cursor names, so rows are never skipped or repeated while statuses change;
+   * with an offset, as the gateway's history pages.
+   */
+  page(f: TxnFilter, order: TxnOrder, limit: number, from: { cursor?: Cursor; offset?: number } = {}): { rows: Transaction[]; next: Cursor | null } {
+    const { where, params } = whereOf(this.narrow(f), from.cursor && { cursor: from.cursor, order });
+    const col = ORDER_COLUMN[order.by];
+    const dir = order.desc ? 'DESC' : 'ASC';
+    const orderBy = order.by === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
+    // The ids first (from an index alone where the filter allows), then only the page's rows.
+    const ids = this.db
+      .prepare(`SELECT id FROM txns ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
+      .pluck()
+      .all(...params, limit, from.offset ?? 0) as number[];
+    const rows = ids.map((id) => this.get(id)!);
+    const last = rows.at(-1);
+    const next =
+      rows.length === limit && last ? { key: order.by === 'id' ? last.id : order.by === 'created' ? last.createdAt : (last.paidAt ?? -1), id: last.id } : null;
+    return { rows, next };
+  }
+
+  /** How many transactions match (all of them by default). */
+  count(f: TxnFilter = {}): number {
+    return this.aggregate(f, { net: false }).count;
+  }
+
+  /** Transitions without a queued callback of their status (only an imported older journal can have them). */
+  unqueued(): Transaction[] {
+    return this.db
+      .prepare<[], TxnRow>(
+        `SELECT ${TXN_COLUMNS} FROM txns t WHERE status <> 'pending' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.trx_id = t.id AND d.status = t.status)`,
+      )
+      .all()
+      .map(txnOf);
+  }
+}
