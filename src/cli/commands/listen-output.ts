@@ -53,7 +53,9 @@ export class ListenPrinter {
 
   flush(): void {
     if (this.pending.length === 0) return;
-    const text = this.pending.join('\n') + '\n';
+    // The trailing newline comes from the join: the turn's text is made once, not copied again.
+    this.pending.push('');
+    const text = this.pending.join('\n');
     this.pending = [];
     this.env.ctx.stdout.write(text);
   }

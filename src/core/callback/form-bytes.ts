@@ -26,9 +26,13 @@ export function isPlainIntegerAt(body: string, start: number, end: number): bool
   return true;
 }
 
-/** Where each value of a body whose names are exactly `keys`, in order, lies (value i at [bounds[2i], bounds[2i + 1])); undefined otherwise. */
-export function boundsByShape(body: string, keys: readonly string[]): number[] | undefined {
-  const bounds = new Array<number>(keys.length * 2);
+/**
+ * Where each value of a body whose names are exactly `keys`, in order, lies (value i at
+ * [bounds[2i], bounds[2i + 1])), written into `bounds` (a caller's array, reused between bodies) and
+ * returned; undefined otherwise (`bounds` then holds nothing useful).
+ */
+export function boundsByShape(body: string, keys: readonly string[], bounds: number[] = []): number[] | undefined {
+  bounds.length = keys.length * 2;
   const end = body.length;
   let start = 0;
   for (let i = 0; i < keys.length; i++) {

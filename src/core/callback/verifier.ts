@@ -108,6 +108,8 @@ export class CallbackVerifier {
   #out: Buffer | undefined;
   #key: { va: string; key: KeyObject } | undefined;
   readonly #received = Buffer.alloc(32);
+  /** Where the values of the body being checked lie (boundsByShape's), refilled for each body. */
+  readonly #bounds: number[] = [];
 
   constructor(options: CallbackVerifierOptions = {}) {
     this.#bodySignature = options.signatureFrom === 'header-or-body';
@@ -185,7 +187,7 @@ export class CallbackVerifier {
     const shapes = this.#shapes;
     for (let i = 0; i < shapes.length; i++) {
       const shape = shapes[i]!;
-      const bounds = boundsByShape(body, shape.keys);
+      const bounds = boundsByShape(body, shape.keys, this.#bounds);
       if (bounds === undefined) continue;
       if (i > 0) shapes.unshift(shapes.splice(i, 1)[0]!);
       return { shape, bounds };

@@ -135,8 +135,8 @@ function plain(e: StoredEvent & { seq?: number }): StoredEvent {
   return rest;
 }
 
-/** The parameters of one insert, in the order of INSERT_SQL. */
-function insertParams(e: StoredEvent): unknown[] {
+/** The parameters of one insert, in the order of INSERT_SQL (`key`: the event's retryKey, when the caller made it already). */
+function insertParams(e: StoredEvent, key?: string | null): unknown[] {
   const source = e.source ?? 'listen';
   const acknowledged = (e.verdict === 'valid' || e.verdict === 'valid-variant') && source === 'listen' && e.answer === 200;
   const signature = e.headers['x-signature'];
@@ -155,7 +155,7 @@ function insertParams(e: StoredEvent): unknown[] {
     e.status,
     e.answer,
     source,
-    acknowledged && signature !== undefined ? retryKey(e.trx_id, e.status, signature) : null,
+    acknowledged && signature !== undefined ? (key ?? retryKey(e.trx_id, e.status, signature)) : null,
   ];
 }
 
@@ -442,10 +442,11 @@ export class EventStore {
   /**
    * `append` for the listener's hot path (call `prepare()` first): queued, inserted with the others of
    * this event-loop turn in one transaction; `done` gets nothing once it committed, or the error.
+   * `key`: the event's `retryKey`, when the caller made it already (the listener's verdict did).
    */
-  appendWith(event: StoredEvent, done: (err?: unknown) => void): void {
+  appendWith(event: StoredEvent, done: (err?: unknown) => void, key?: string | null): void {
     if (!this.stmts) throw new Error('EventStore.appendWith before prepare()');
-    this.queue.push({ params: insertParams(event), done });
+    this.queue.push({ params: insertParams(event, key), done });
     this.checkpointer ??= this.startCheckpoints();
     if (!this.scheduled) {
       this.scheduled = true;

@@ -174,7 +174,7 @@ class Listener {
     this.summary.total++;
     this.summary[o.verdict]++;
     if (o.duplicate) this.summary.duplicates++;
-    if (this.store) this.store.appendWith(event, (err) => this.answer(res, o, event, started, forwards, err));
+    if (this.store) this.store.appendWith(event, (err) => this.answer(res, o, event, started, forwards, err), o.key);
     else this.answer(res, o, event, started, forwards, undefined);
   }
 
