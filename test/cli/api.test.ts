@@ -5,7 +5,7 @@ import { buildApiBody, readApiPath } from '../../src/core/api/raw-request.js';
 import { joinUrl } from '../../src/core/api/signed-request.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../../src/core/config/resolve.js';
 import { hashRequestBody, signRequest } from '../../src/core/signing/request-signature.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
 
@@ -52,7 +52,7 @@ describe('paycli api: the body and path rules', () => {
 });
 
 describe('paycli api against the emulator', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   let home: ReturnType<typeof tempHome>;
   const cli = (argv: string[], extra: Record<string, string> = {}) => runCli(argv, { env: { ...localEnv(sb), ...extra }, home: home.home });
   beforeAll(async () => {

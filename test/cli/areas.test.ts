@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
 import { shownKey } from '../helpers/key-mask.js';
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 let home: ReturnType<typeof tempHome>;
 let env: Record<string, string>;
 

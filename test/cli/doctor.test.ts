@@ -3,12 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
 import { shownKey } from '../helpers/key-mask.js';
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 beforeAll(async () => (sb = await sandbox()));
 afterAll(() => sb.close());
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { parseQuantity, parseRupiah } from '../../src/core/money.js';
 import { normalizePhone } from '../../src/core/phone.js';
 import { inEnglish, parseItem } from '../../src/cli/commands/pay-input.js';
@@ -12,7 +12,7 @@ import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
 
 // Issue 19: money, profiles, --env local, one masking style, phone numbers, English messages.
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 beforeAll(async () => (sb = await sandbox()));
 afterAll(() => sb.close());
 let h: ReturnType<typeof tempHome>;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDate, encodeHistoryBody, encodeTransactionBody, parseStatusFilter, readBalance, readChannels, readHistory } from '../../src/core/api/merchant.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
 
@@ -47,7 +47,7 @@ describe('merchant API request building and response reading (unit)', () => {
 });
 
 describe('paycli transaction, history, balance, channels against the emulator', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   let home: ReturnType<typeof tempHome>;
   let clock = Date.parse('2026-11-20T02:00:00Z');
   const ids: string[] = [];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { allTxns, sandbox } from '../helpers/sandbox.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 
 const DIR = join(import.meta.dirname, '../../examples/scenarios');
 let home: ReturnType<typeof tempHome>;
@@ -86,7 +86,7 @@ steps:
   });
 
   describe('--sandbox-url: against a running emulator', () => {
-    let sb: SandboxHandle;
+    let sb: EmulatorHandle;
     beforeAll(async () => {
       sb = await sandbox();
     });

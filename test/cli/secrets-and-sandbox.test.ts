@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
 import { receiver } from '../helpers/receiver.js';
@@ -10,7 +10,7 @@ import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
 
 const SECRET = 'SECRET-API-KEY-7Qx9Vb2Lm4-zzzz';
 const VA = '7770007770';
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 let home: ReturnType<typeof tempHome>;
 beforeAll(async () => {
   sb = await sandbox({ va: VA, apiKey: SECRET });

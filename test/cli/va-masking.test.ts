@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { receiver } from '../helpers/receiver.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { sandbox } from '../helpers/sandbox.js';
@@ -10,7 +10,7 @@ import { sandbox } from '../helpers/sandbox.js';
 
 const VA = '7770007771';
 const SECRET = 'MERCHANT-OWN-KEY-0123456789abcdef';
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 const home = tempHome();
 beforeAll(async () => {
   sb = await sandbox({ va: VA, apiKey: SECRET });

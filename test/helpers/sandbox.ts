@@ -1,5 +1,5 @@
-import type { SandboxOptions, SandboxHandle } from '../../src/core/sandbox/server.js';
-import { startSandbox } from '../../src/sandbox.js';
+import { startSandbox, type EmulatorHandle, type SandboxOptions } from '../../src/core/sandbox/server.js';
+import { processLockOwner } from '../../src/sandbox.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../../src/core/config/resolve.js';
 import { afterAll, beforeAll } from 'vitest';
 import { tempHome } from './cli.js';
@@ -7,12 +7,12 @@ import { tempHome } from './cli.js';
 export { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA };
 
 /** Starts an in-memory emulator on a free loopback port. */
-export function sandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  return startSandbox({ port: 0, retrySchedule: [50, 100, 200], callbackTimeoutMs: 2000, ...options });
+export function sandbox(options: SandboxOptions = {}): Promise<EmulatorHandle> {
+  return startSandbox({ lockOwner: processLockOwner(), port: 0, retrySchedule: [50, 100, 200], callbackTimeoutMs: 2000, ...options });
 }
 
 /** Environment that points paycli at an emulator with its default credentials. */
-export function localEnv(sb: SandboxHandle, extra: Record<string, string> = {}): Record<string, string> {
+export function localEnv(sb: EmulatorHandle, extra: Record<string, string> = {}): Record<string, string> {
   return { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, ...extra };
 }
 
@@ -20,8 +20,8 @@ export function localEnv(sb: SandboxHandle, extra: Record<string, string> = {}):
  * An emulator on port 0 and a temporary HOME for one test file: started before its tests, closed
  * and removed after them. Read `sb` and `home` inside tests (they are set once the file starts).
  */
-export function sandboxAndHome(options: SandboxOptions = {}): { sb: SandboxHandle; home: ReturnType<typeof tempHome> } {
-  const fixture = { sb: undefined as unknown as SandboxHandle, home: undefined as unknown as ReturnType<typeof tempHome> };
+export function sandboxAndHome(options: SandboxOptions = {}): { sb: EmulatorHandle; home: ReturnType<typeof tempHome> } {
+  const fixture = { sb: undefined as unknown as EmulatorHandle, home: undefined as unknown as ReturnType<typeof tempHome> };
   beforeAll(async () => {
     fixture.sb = await sandbox(options);
     fixture.home = tempHome();
@@ -39,7 +39,7 @@ export function sandboxAndHome(options: SandboxOptions = {}): { sb: SandboxHandl
  * and when it talks to production, with nothing leaving the machine. Set it as `ctx.dispatcher`;
  * start the emulator with `allowedHosts: ['my.ipaymu.com']` (it refuses foreign Host names).
  */
-export async function dispatcherToEmulator(sb: SandboxHandle): Promise<import('undici').Dispatcher> {
+export async function dispatcherToEmulator(sb: EmulatorHandle): Promise<import('undici').Dispatcher> {
   const { Agent } = await import('undici');
   const { connect } = await import('node:net');
   const port = Number(new URL(sb.apiUrl).port);
@@ -53,12 +53,12 @@ export async function dispatcherToEmulator(sb: SandboxHandle): Promise<import('u
 }
 
 /** Every transaction of an emulator's ledger, oldest first (tests only: a real reader pages). */
-export function allTxns(state: SandboxHandle['state']): import('../../src/core/sandbox/state.js').Transaction[] {
+export function allTxns(state: EmulatorHandle['state']): import('../../src/core/sandbox/state.js').Transaction[] {
   return state.page({}, { by: 'id', desc: false }, 1_000_000).rows;
 }
 
 /** Every callback delivery of an emulator's ledger, oldest first. */
-export function allDeliveries(state: SandboxHandle['state']): import('../../src/core/sandbox/state.js').Delivery[] {
+export function allDeliveries(state: EmulatorHandle['state']): import('../../src/core/sandbox/state.js').Delivery[] {
   return allTxns(state)
     .flatMap((t) => state.deliveriesOf(t.id))
     .sort((a, b) => Number(a.id.slice(3)) - Number(b.id.slice(3)));

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { fieldsObject, scriptSigningJson } from '../../src/core/sandbox/request-body.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 
@@ -10,7 +10,7 @@ function sign(method: string, signedJson: string, key = KEY): string {
   return createHmac('sha256', key).update(`${method}:${VA}:${hash}:${key}`).digest('hex');
 }
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 beforeAll(async () => {
   sb = await sandbox();
 });

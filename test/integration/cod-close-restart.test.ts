@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { SandboxState } from '../../src/core/sandbox/state.js';
 import { formatJakarta } from '../../src/core/time.js';
 import { runCli } from '../helpers/cli.js';
@@ -36,7 +36,7 @@ const COD = {
   shippingService: 'REG',
 };
 
-async function api(sb: SandboxHandle, path: string, body: unknown): Promise<{ status: number; json: any }> {
+async function api(sb: EmulatorHandle, path: string, body: unknown): Promise<{ status: number; json: any }> {
   const text = JSON.stringify(body);
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path, method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
   const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: text });

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
 
@@ -267,7 +267,7 @@ function scriptJson(query: Fields, fields: Fields): string {
   return JSON.stringify(data);
 }
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 const home = tempHome();
 beforeAll(async () => {
   sb = await sandbox();

@@ -10,7 +10,7 @@ import { actionRefusal, isLoopbackAddress, isLoopbackHost, pageRefusal } from '.
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
-import type { SandboxHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
 import { ANSWER_KEEP_BYTES } from '../../src/core/sandbox/outbox.js';
 import { readLedgerJsonl } from '../../src/core/sandbox/ledger-jsonl.js';
 import { runCli, tempHome } from '../helpers/cli.js';
@@ -23,13 +23,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function started(options: SandboxOptions = {}): Promise<SandboxHandle> {
+async function started(options: SandboxOptions = {}): Promise<EmulatorHandle> {
   const sb = await sandbox(options);
   cleanups.push(() => sb.close());
   return sb;
 }
 
-async function create(sb: SandboxHandle, notifyUrl: string, amount = 50000): Promise<number> {
+async function create(sb: EmulatorHandle, notifyUrl: string, amount = 50000): Promise<number> {
   const text = JSON.stringify({
     name: 'Putu Ayu',
     phone: '08123456789',

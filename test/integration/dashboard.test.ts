@@ -7,7 +7,7 @@ import { sendRaw } from '../../src/core/http/raw-post.js';
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener, type ListenerHandle } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox, allTxns } from '../helpers/sandbox.js';
@@ -21,7 +21,7 @@ const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
 let browser: Browser;
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 let rx: Awaited<ReturnType<typeof receiver>>;
 let handler: { url: string; close: () => Promise<void> };
 let home: ReturnType<typeof tempHome>;

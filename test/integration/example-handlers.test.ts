@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { startExampleApp } from '../helpers/handlers.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, localEnv, sandbox } from '../helpers/sandbox.js';
@@ -18,7 +18,7 @@ interface Report {
   checks: { name: string; passed: boolean; observation: string; unobserved?: string }[];
 }
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 let home: ReturnType<typeof tempHome>;
 beforeAll(async () => {
   sb = await sandbox();

@@ -6,21 +6,21 @@ import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
-import type { SandboxHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
 import { STATUSES } from '../../src/core/statuses.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
 const buyer = { name: 'Putu', phone: '08123456789', email: 'putu@mail.com' };
 
-async function api(sb: SandboxHandle, path: string, body: Record<string, unknown>) {
+async function api(sb: EmulatorHandle, path: string, body: Record<string, unknown>) {
   const text = JSON.stringify(body);
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path, method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
 }
 
-async function admin(sb: SandboxHandle, method: 'GET' | 'POST', path: string, body?: Record<string, unknown>) {
+async function admin(sb: EmulatorHandle, method: 'GET' | 'POST', path: string, body?: Record<string, unknown>) {
   const res = await request(`${sb.url}${path}`, {
     method,
     headers: body ? { 'content-type': 'application/json' } : {},
@@ -29,7 +29,7 @@ async function admin(sb: SandboxHandle, method: 'GET' | 'POST', path: string, bo
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
 }
 
-async function create(sb: SandboxHandle, notifyUrl: string, extra: Record<string, unknown> = {}): Promise<number> {
+async function create(sb: EmulatorHandle, notifyUrl: string, extra: Record<string, unknown> = {}): Promise<number> {
   const r = await api(sb, 'v2/payment/direct', { ...buyer, amount: 100000, notifyUrl, paymentMethod: 'va', paymentChannel: 'bni', ...extra });
   expect(r.status, JSON.stringify(r.json)).toBe(200);
   return r.json.Data.TransactionId as number;
@@ -51,7 +51,7 @@ const pick = (f: Record<string, unknown>) => ({
 });
 
 describe('every documented status, with its callback (statuses.ts)', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   beforeAll(async () => {
     sb = await sandbox();
   });

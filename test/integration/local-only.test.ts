@@ -12,7 +12,7 @@ import { hostRefusal, pageRefusal } from '../../src/core/dashboard/html.js';
 import { EventStore, type StoredEvent } from '../../src/core/listener/event-store.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi, UI_BODY_KEEP_BYTES, UI_MEMORY_BYTES } from '../../src/core/listener/ui.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 
@@ -45,13 +45,13 @@ function raw(
   });
 }
 
-async function emulator(): Promise<SandboxHandle> {
+async function emulator(): Promise<EmulatorHandle> {
   const sb = await sandbox();
   cleanups.push(() => sb.close());
   return sb;
 }
 
-async function payment(sb: SandboxHandle, notifyUrl: string): Promise<number> {
+async function payment(sb: EmulatorHandle, notifyUrl: string): Promise<number> {
   const text = JSON.stringify({
     name: 'Putu',
     phone: '08123456789',

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
-import type { SandboxHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle, SandboxOptions } from '../../src/core/sandbox/server.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allTxns } from '../helpers/sandbox.js';
 
 type Json = Record<string, any>;
 
-async function api(sb: SandboxHandle, method: string, path: string, body?: string, creds = { va: VA, apiKey: KEY }): Promise<{ status: number; json: Json }> {
+async function api(sb: EmulatorHandle, method: string, path: string, body?: string, creds = { va: VA, apiKey: KEY }): Promise<{ status: number; json: Json }> {
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path, method, body, credentials: creds, now: new Date() });
   const res = await request(req.url, { method: method as 'GET', headers: req.headers, body });
   return { status: res.statusCode, json: (await res.body.json()) as Json };
@@ -31,7 +31,7 @@ const direct = (over: Json = {}) =>
   });
 
 describe('merchant API of the emulator: one ledger', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   let clock = Date.parse('2026-03-10T03:00:00Z');
   const ids: number[] = [];
   beforeAll(async () => {
@@ -219,7 +219,7 @@ describe('merchant API of the emulator: one ledger', () => {
 });
 
 describe('redirect payments in the emulator', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   let dir: string;
   const open = (o: SandboxOptions = {}) => sandbox({ dataDir: dir, ...o });
   beforeAll(async () => {

@@ -6,14 +6,14 @@ import { sendRaw } from '../../src/core/http/raw-post.js';
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
 
 // Issues 17-19, second review: whole rows off a terminal, the dashboard's check-transaction record,
 // the redirect page's buyer checks and language, WIB in listen --ui, ISO times in sandbox --json.
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 let home: ReturnType<typeof tempHome>;
 const clock = Date.parse('2026-11-23T17:58:04Z'); // 2026-11-24 00:58:04 WIB
 const REF = 'ORDER-2026-11-24-LONG-REFERENCE-0001'; // 36 characters

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
@@ -12,7 +12,7 @@ const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 beforeAll(async () => {
   sb = await sandbox();
 });

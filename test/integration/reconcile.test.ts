@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOrders } from '../../src/core/api/orders.js';
 import { reconcile } from '../../src/core/api/reconcile.js';
 import { readCsvObjects } from '../../src/core/csv.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
@@ -67,7 +67,7 @@ describe('reconcile (core): every class of discrepancy', () => {
 });
 
 describe('paycli reconcile and recover against the emulator', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   let home: ReturnType<typeof tempHome>;
   let clock = Date.parse('2026-11-20T02:00:00Z');
   const ids: number[] = [];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFormBody, parseJsonBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import { readOrders as parseOrders } from '../../src/core/api/orders.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
 import { receiver } from '../helpers/receiver.js';
@@ -46,7 +46,7 @@ describe('parseOrders (unit)', () => {
 });
 
 describe('paycli recover: a handler that was down while payments were made', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   let home: ReturnType<typeof tempHome>;
   const trx: { id: number; ref: string }[] = [];
   const cli = (argv: string[], stdin?: string) => runCli(argv, { env: localEnv(sb), home: home.home, stdin });

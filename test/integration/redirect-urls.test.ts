@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 
 /**
@@ -11,7 +11,7 @@ import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } f
  * redirecting; control characters and spaces are refused at creation with a field error.
  */
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 beforeAll(async () => {
   sb = await sandbox();
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { hashRequestBody } from '../../src/core/signing/request-signature.js';
 import { hmacHex } from '../../src/core/signing/callback-signature.js';
-import type { SandboxEvent, SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { SandboxEvent, EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { parseFaults } from '../../src/core/sandbox/faults.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 import { runCli, tempHome } from '../helpers/cli.js';
@@ -21,13 +21,13 @@ const payment = {
 };
 const body = JSON.stringify(payment);
 
-async function post(sb: SandboxHandle, path: string, headers: Record<string, string>, text: string, method = 'POST') {
+async function post(sb: EmulatorHandle, path: string, headers: Record<string, string>, text: string, method = 'POST') {
   const res = await request(`${sb.apiUrl}/${path}`, { method: method as 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
 }
 
 describe('the emulator says why it refused (issue 24, item 6)', () => {
-  let sb: SandboxHandle;
+  let sb: EmulatorHandle;
   const events: SandboxEvent[] = [];
   beforeAll(async () => {
     sb = await sandbox({ onEvent: (e) => events.push(e) });

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
-import type { SandboxEvent, SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { SandboxEvent, EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 import { shownKey } from '../helpers/key-mask.js';
 
-async function pay(sb: SandboxHandle, notifyUrl: string, creds = { va: VA, apiKey: KEY }) {
+async function pay(sb: EmulatorHandle, notifyUrl: string, creds = { va: VA, apiKey: KEY }) {
   const body = JSON.stringify({
     name: 'A',
     phone: '08123456789',

@@ -7,14 +7,14 @@ import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import type { CallbackFields } from '../../src/core/signing/callback-canonical.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { PAYMENT_LIMITS as LIMITS } from '../../src/core/payment-rules.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
 const JSON_VA = '2220002220';
 const JSON_KEY = 'JSON-MERCHANT-KEY-000';
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 beforeAll(async () => {
   sb = await sandbox({
     accounts: [

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
-import type { SandboxEvent, SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { SandboxEvent, EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allTxns, allDeliveries } from '../helpers/sandbox.js';
 
 const isRoot = process.getuid?.() === 0;
 
 async function create(
-  sb: SandboxHandle,
+  sb: EmulatorHandle,
   n: number,
 ): Promise<{ status: number; retryAfter: unknown; json: { Status: number; Message: string; Data: { TransactionId: number; PaymentNo: string } | null } }> {
   const body = JSON.stringify({
@@ -41,7 +41,7 @@ describe.skipIf(!isRoot)(`the emulator on a full disk${isRoot ? '' : ' (skipped:
     const mnt = mkdtempSync(join(tmpdir(), 'paycli-tmpfs-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', mnt]);
     const dataDir = join(mnt, 'sandbox');
-    let sb: SandboxHandle | undefined;
+    let sb: EmulatorHandle | undefined;
     try {
       const events: SandboxEvent[] = [];
       sb = await sandbox({ dataDir, onEvent: (e) => events.push(e) });

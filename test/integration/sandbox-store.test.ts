@@ -11,7 +11,7 @@ import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { openDataDir } from '../../src/core/sandbox/datadir.js';
 import { migrateOlderJournal } from '../../src/core/sandbox/ledger-migrate.js';
 import { SandboxState, StoreError } from '../../src/core/sandbox/state.js';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { allDeliveries, allTxns, EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 
@@ -27,14 +27,14 @@ function tempDir(prefix: string): string {
   return d;
 }
 
-async function started(options: Parameters<typeof sandbox>[0] = {}): Promise<SandboxHandle> {
+async function started(options: Parameters<typeof sandbox>[0] = {}): Promise<EmulatorHandle> {
   const sb = await sandbox(options);
   cleanups.push(() => sb.close());
   return sb;
 }
 
 async function api(
-  sb: SandboxHandle,
+  sb: EmulatorHandle,
   path: string,
   body: Record<string, unknown>,
 ): Promise<{ status: number; json: { Data: Record<string, unknown> & { Pagination?: Record<string, unknown>; Transaction?: Record<string, unknown>[] } } }> {
@@ -44,7 +44,7 @@ async function api(
   return { status: res.statusCode, json: (await res.body.json()) as never };
 }
 
-async function create(sb: SandboxHandle, n: number): Promise<number> {
+async function create(sb: EmulatorHandle, n: number): Promise<number> {
   const r = await api(sb, 'v2/payment/direct', {
     name: `Buyer ${n}`,
     phone: '08123456789',
@@ -200,7 +200,7 @@ describe('paging by a stable key while statuses change', () => {
 
   it('`paycli history --all --status pending` follows next_cursor: after each page, a listed payment is paid, yet none is skipped', async () => {
     const paid: number[] = [];
-    let sb: SandboxHandle | undefined;
+    let sb: EmulatorHandle | undefined;
     sb = await started({
       onEvent: (e) => {
         // Once a history page is answered, the newest pending payment (on the first page: listed) is paid and leaves the filter.

@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/core/sandbox/server.js';
+import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
 
 const havePhp = spawnSync('php', ['-v']).status === 0;
 const CLIENT = new URL('../oracle/sdk-client.php', import.meta.url).pathname;
 
-let sb: SandboxHandle;
+let sb: EmulatorHandle;
 let paidId = 0;
 beforeAll(async () => {
   sb = await sandbox();

@@ -1,6 +1,6 @@
 import { CHANNEL_NAMES, PAYMENT_METHODS } from '../payment-rules.js';
 import { formatJakarta } from '../time.js';
-import type { SandboxState, Transaction, TxnFilter, TxnOrder } from './state.js';
+import type { SandboxLedger, Transaction, TxnFilter, TxnOrder } from './state.js';
 import { encodeCursor, STATUS_DESC, STATUS_DESC_EN, type HistoryQuery } from './history-query.js';
 import { STATUSES, statusInfo } from '../statuses.js';
 import { chargeOfTxn } from './views.js';
@@ -98,7 +98,7 @@ function statusFilter(code: number): TxnFilter | null {
  * ones (6) are not yet, escrow (7) is held until released, a refund is taken back (counts nowhere).
  */
 export function balanceOf(
-  state: SandboxState,
+  state: SandboxLedger,
   va: string,
   _settlement?: Settlement,
   _now?: number,
@@ -161,7 +161,7 @@ const jakartaDayStart = (day: string) => Date.parse(`${day}T00:00:00+07:00`);
  * page by its first row's key, for readers that must not skip or repeat rows while statuses change.
  */
 export function historyPage(
-  state: SandboxState,
+  state: SandboxLedger,
   va: string,
   merchantName: string,
   q: HistoryQuery,

@@ -9,7 +9,7 @@ import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { normalizePhoneIfMobile } from '../phone.js';
 import { hostedPage } from './redirect-routes.js';
-import { SessionTaken, type SandboxState, type Transaction } from './state.js';
+import { SessionTaken, type MerchantLedger, type Transaction } from './state.js';
 import { envelope, jsonObjectBody } from './views.js';
 import type { RedirectSession } from './redirect-session.js';
 
@@ -18,7 +18,7 @@ export type { RedirectSession };
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 export interface MerchantApiDeps {
-  state: SandboxState;
+  state: MerchantLedger;
   accounts: Map<string, SandboxAccount>;
   now: () => Date;
   settlement: Settlement;

@@ -6,7 +6,7 @@ import type { MerchantApi } from './merchant-api.js';
 import type { CallbackAttemptEvent, DeliveryFaults } from './outbox.js';
 import type { RegionIndex } from './regions.js';
 import type { RequestLog, RequestNote } from './request-log.js';
-import type { SandboxState } from './state.js';
+import type { SandboxLedger, SandboxState } from './state.js';
 import type { Action } from '../statuses.js';
 import type { ResendResult, StoreErrorEvent, TransitionEvent, TransitionResult } from './transitions.js';
 import { deepFreeze } from '../freeze.js';
@@ -82,7 +82,8 @@ export interface SandboxHandle {
   dashboardUrl: string | null;
   port: number;
   accounts: SandboxAccount[];
-  state: SandboxState;
+  /** The ledger, read-only: transactions, their callbacks and attempts, sessions, COD and transfer records. */
+  state: SandboxLedger;
   regions: RegionIndex;
   /** Check transaction, history, balance, channels and redirect payments, as the API answers them. */
   merchant: MerchantApi;
@@ -109,4 +110,9 @@ export interface SandboxHandle {
   /** Recent API requests, with why any was refused. */
   requests: RequestLog;
   close(): Promise<void>;
+}
+
+/** The handle as the emulator's own code and tests hold it: the ledger itself (writes, its SQLite handle). */
+export interface EmulatorHandle extends SandboxHandle {
+  state: SandboxState;
 }

@@ -20,8 +20,8 @@ export type { LockOwner } from './datadir.js';
 export type { ClockResult } from './clock.js';
 
 export { DEFAULT_RETRY_SCHEDULE } from './server-types.js';
-export type { RequestEvent, SandboxEvent, SandboxHandle, SandboxOptions, StartupEvent } from './server-types.js';
-import { DEFAULT_RETRY_SCHEDULE, type SandboxHandle, type SandboxOptions, type StartupEvent } from './server-types.js';
+export type { EmulatorHandle, RequestEvent, SandboxEvent, SandboxHandle, SandboxOptions, StartupEvent } from './server-types.js';
+import { DEFAULT_RETRY_SCHEDULE, type EmulatorHandle, type SandboxOptions, type StartupEvent } from './server-types.js';
 
 /**
  * Where a browser reaches the dashboard: the emulator's own address when it is a loopback one,
@@ -174,7 +174,7 @@ async function assemble(options: SandboxOptions) {
  * the API) → authenticate (authenticate.ts) → transition (transitions.ts) → store (state.ts) →
  * enqueue the callback and deliver it (outbox.ts). `assemble` sets them up in the reverse order.
  */
-export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+export async function startSandbox(options: SandboxOptions = {}): Promise<EmulatorHandle> {
   const { clock, emit, accounts, regions, opened, state, outbox, formatOf, hub, dashboardOn, transitions, merchant, requests, intake, server } =
     await assemble(options);
   let url: string;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../db.js';
+import type { MerchantLedger } from './state-api.js';
 import { BulkLedger } from './state-bulk.js';
 import { MIGRATIONS } from './state-schema.js';
 
@@ -20,6 +21,7 @@ export type {
   TxnStatus,
 } from './state-types.js';
 export { SessionTaken, StoreError } from './state-types.js';
+export type { MerchantLedger, SandboxLedger } from './state-api.js';
 
 /**
  * The emulator's ledger: transactions, the callback outbox (deliveries and their attempts) and
@@ -30,7 +32,7 @@ export { SessionTaken, StoreError } from './state-types.js';
  * parts (`state-*.ts`, one per record, each with its statements): callers see transactions,
  * deliveries, filters and cursors.
  */
-export class SandboxState extends BulkLedger {
+export class SandboxState extends BulkLedger implements MerchantLedger {
   private constructor(db: Database, path: string) {
     super(db, path);
   }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actionRefusal } from '../dashboard/html.js';
 import { formatJakarta, isoJakarta } from '../time.js';
-import type { SandboxState, Transaction } from './state.js';
+import type { SandboxLedger, Transaction } from './state.js';
 import { statusInfo, statusLabel } from '../statuses.js';
 import { noteRequest } from './request-log.js';
 import { chargeOf, type Charge } from '../fees.js';
@@ -57,7 +57,7 @@ export function postAllowed(req: IncomingMessage, method: string, res: ServerRes
 }
 
 /** The view of a transaction that the admin API and `paycli sandbox list` show. */
-export function transactionView(t: Transaction, state: SandboxState, deliveries = state.deliveriesOf(t.id)): Record<string, unknown> {
+export function transactionView(t: Transaction, state: SandboxLedger, deliveries = state.deliveriesOf(t.id)): Record<string, unknown> {
   const s = statusInfo(t.status);
   return {
     id: t.id,
@@ -87,7 +87,7 @@ export function transactionView(t: Transaction, state: SandboxState, deliveries 
 }
 
 /** A COD parcel in paycli's own JSON: the waybill, its state (the tracking words) and its steps with their times. */
-function parcelView(t: Transaction, state: SandboxState): Record<string, unknown> {
+function parcelView(t: Transaction, state: SandboxLedger): Record<string, unknown> {
   const steps = state.parcelSteps(t.id);
   return { awb: awbOf(t.id), state: trackingOf(t, steps).status, steps: steps.map((s) => ({ stage: s.stage, at: isoJakarta(new Date(s.at)) })) };
 }
