@@ -23,6 +23,6 @@ export { encodePaymentBody } from './core/api/payments.js';
 export type { DirectPaymentData } from './core/api/payments.js';
 export { PAYMENT_METHODS, validatePaymentRequest, channelsOf } from './core/payment-rules.js';
 export type { DirectPaymentRequest, PaymentItem, FieldErrors } from './core/payment-rules.js';
-export { startListener } from './core/listener/server.js';
-export type { ListenerOptions, ListenerHandle, ListenerEvent } from './core/listener/server.js';
+export { startListener, retryKey } from './core/listener/server.js';
+export type { ListenerOptions, ListenerHandle, ListenerEvent, CallbackEventStore, StoredEvent } from './core/listener/server.js';
 export { PaycliError, UsageError, GatewayError, AuthError, NetworkError, SignatureError } from './core/errors.js';

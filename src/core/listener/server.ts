@@ -1,14 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { NO_SUMMARY } from '../callback/verifier.js';
 import { serve } from '../http/serve.js';
-import type { EventStore, StoredEvent } from './event-store.js';
+import type { StoredEvent } from './stored-event.js';
 import { EventIds } from './event-id.js';
 import { Forwarder, forwardResult } from './forward.js';
 import { collectBody, headerMap, isUiPath } from './receive.js';
-import type { ForwardResult, ListenerHandle, ListenerOptions, ListenerSummary, StoreTrouble } from './types.js';
+import type { CallbackEventStore, ForwardResult, ListenerHandle, ListenerOptions, ListenerSummary, StoreTrouble } from './types.js';
 import { errorText, OK_TEXT, PLAIN, RequestVerifier, type Outcome } from './verify-request.js';
 
-export type { ForwardResult, ListenerEvent, ListenerHandle, ListenerOptions, ListenerSummary, StoreTrouble } from './types.js';
+export { retryKey } from './stored-event.js';
+export type { CallbackEventStore, ForwardResult, ListenerEvent, ListenerHandle, ListenerOptions, ListenerSummary, StoredEvent, StoreTrouble } from './types.js';
 
 /** The usual answer's headers, made once (node:http reads the list without changing it). */
 const OK_HEADERS: readonly string[] = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(OK_TEXT))];
@@ -88,7 +89,7 @@ class Listener {
 
   constructor(
     private readonly options: ListenerOptions,
-    private readonly store: EventStore | null,
+    private readonly store: CallbackEventStore | null,
   ) {
     this.now = options.now ?? (() => new Date());
     this.limit = options.maxBodyBytes ?? 1024 * 1024;

@@ -1,10 +1,34 @@
 import type { CallbackSummary } from '../callback/verifier.js';
 import type { CandidateKey } from '../signing/variants.js';
-import type { EventStore, StoredEvent } from './event-store.js';
+import type { StoredEvent } from './stored-event.js';
 import type { ForwardResult } from './forward.js';
 import type { ListenerUi } from './ui.js';
 
 export type { ForwardResult } from './forward.js';
+export type { StoredEvent, Verdict } from './stored-event.js';
+
+/**
+ * What `startListener` needs from a store (`ListenerOptions.store`): paycli's own SQLite store is
+ * one; a library user may give another. Every request is stored before it is answered.
+ */
+export interface CallbackEventStore {
+  /** Called once before the listener accepts requests: open, create, migrate. */
+  prepare(): Promise<unknown>;
+  /**
+   * Whether an earlier run acknowledged (answered 200) a callback of this transaction with this
+   * retry key (`retryKey`: transaction, status and signature): such a retry is marked a duplicate.
+   */
+  acknowledged(trxId: string | null, key: string): boolean;
+  /**
+   * Stores one event; `done` is called once it is durably stored (nothing), or with the error (the
+   * request is then answered 503 and counted unstored; an error's `code`, when it has one, is in the
+   * answer). The listener answers only after `done`. `key`: the event's `retryKey` when it is an
+   * acknowledged valid callback (the listener made it already; null otherwise), for `acknowledged`.
+   */
+  appendWith(event: StoredEvent, done: (err?: unknown) => void, key?: string | null): void;
+  /** Called by the listener's `close()`, after its last request: waits for pending writes. */
+  close(): Promise<void>;
+}
 
 export interface ListenerEvent {
   type: 'request';
@@ -36,7 +60,8 @@ export interface ListenerOptions {
   va: string;
   /** Secrets to try when explaining a mismatch (API key, other VAs). */
   otherKeys?: CandidateKey[];
-  store?: EventStore | null;
+  /** Where every request is stored before it is answered (none: this run only). */
+  store?: CallbackEventStore | null;
   maxBodyBytes?: number;
   /** Valid callbacks are forwarded to each; the answer mirrors the first, the others are fire-and-forget. */
   forwardTo?: string[];

@@ -1,8 +1,8 @@
 import { checkCallback } from '../callback/check.js';
 import { CallbackVerifier, NO_SUMMARY } from '../callback/verifier.js';
 import type { CandidateKey } from '../signing/variants.js';
-import { retryKey, type EventStore, type Verdict } from './event-store.js';
-import type { ListenerEvent } from './types.js';
+import { retryKey, type Verdict } from './stored-event.js';
+import type { CallbackEventStore, ListenerEvent } from './types.js';
 
 export const PLAIN = 'text/plain; charset=utf-8';
 export const OK_TEXT = '{"status":"OK"}';
@@ -38,7 +38,7 @@ export interface RequestRules {
   limit: number;
   /** The one path callbacks are accepted on, or `*`. */
   acceptPath: string;
-  store: EventStore | null;
+  store: CallbackEventStore | null;
 }
 
 /**

@@ -1,0 +1,96 @@
+import { startWalCheckpointer, type WalCheckpointer } from '../wal-checkpointer.js';
+import { EventStoreCore, type Pending } from './event-store-core.js';
+import { insertParams } from './event-schema.js';
+import { StoreWriteError, isBusy } from './store-errors.js';
+import type { StoredEvent } from './stored-event.js';
+
+/**
+ * The event store's writes: `append`, and the listener's group commit (`appendWith`: the events of
+ * one event-loop turn in one transaction, each caller told after it committed), with the start of
+ * the worker thread that checkpoints the WAL; and the lookup of a retry acknowledged by an earlier run.
+ */
+export class EventWriter extends EventStoreCore {
+  protected queue: Pending[] = [];
+  protected scheduled = false;
+  protected firstTry = 0;
+  protected retryDelay = 1;
+  protected drained?: () => void;
+  protected closed = false;
+  /** Checkpoints in a worker thread, started by the first group write (the listener's hot path). */
+  protected checkpointer?: Promise<WalCheckpointer | undefined>;
+  protected checkpoints?: WalCheckpointer;
+
+  /** Whether an earlier run acknowledged a callback of this transaction with this retry key (see `retryKey`). Call `prepare()` first. */
+  acknowledged(trxId: string | null, key: string): boolean {
+    return trxId !== null && this.stmts!.seen.get(trxId, key) !== undefined;
+  }
+
+  /** Appends one event; resolves once it is committed. Waits up to the busy timeout for another writer. */
+  async append(event: StoredEvent): Promise<void> {
+    await this.prepare();
+    try {
+      this.stmts!.insert.run(insertParams(event));
+    } catch (err) {
+      if (isBusy(err)) throw this.busyError();
+      throw new StoreWriteError(err, this.path);
+    }
+  }
+
+  /**
+   * `append` for the listener's hot path (call `prepare()` first): queued, inserted with the others of
+   * this event-loop turn in one transaction; `done` gets nothing once it committed, or the error.
+   */
+  appendWith(event: StoredEvent, done: (err?: unknown) => void, key?: string | null): void {
+    if (!this.stmts) throw new Error('EventStore.appendWith before prepare()');
+    this.queue.push({ params: insertParams(event, key), done });
+    this.checkpointer ??= this.startCheckpoints();
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Moves WAL checkpoints off the listener's thread (wal-checkpointer.ts); without a worker, SQLite's own go on. */
+  protected async startCheckpoints(): Promise<WalCheckpointer | undefined> {
+    try {
+      this.checkpoints = await startWalCheckpointer(this.db!, this.path, { synchronous: this.options.fsync ? 'FULL' : 'NORMAL' });
+      return this.checkpoints;
+    } catch {
+      return undefined;
+    }
+  }
+
+  protected flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    let error: unknown;
+    try {
+      this.stmts!.insertMany.immediate(batch);
+      this.checkpoints?.poke();
+    } catch (err) {
+      const wait = this.options.writeWaitMs ?? 5000;
+      if (isBusy(err) && !this.closed) {
+        this.firstTry ||= Date.now();
+        if (Date.now() - this.firstTry < wait) {
+          // Another process writes (a prune chunk, a clear, trigger): try again soon, the loop free meanwhile.
+          this.queue = batch.concat(this.queue);
+          const delay = this.retryDelay;
+          this.retryDelay = Math.min(2, this.retryDelay * 2);
+          setTimeout(() => this.flush(), delay);
+          return;
+        }
+        error = new StoreWriteError(err, this.path);
+      } else error = new StoreWriteError(err, this.path);
+    }
+    this.firstTry = 0;
+    this.retryDelay = 1;
+    for (const p of batch) p.done(error);
+    if (this.queue.length > 0) setImmediate(() => this.flush());
+    else {
+      this.scheduled = false;
+      const drained = this.drained;
+      this.drained = undefined;
+      drained?.();
+    }
+  }
+}
