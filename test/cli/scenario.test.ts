@@ -18,7 +18,7 @@ const write = (name: string, text: string) => {
   return p;
 };
 
-describe('paycli scenario run (issue 24, item 3)', () => {
+describe('paycli scenario run', () => {
   const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
 
   it('ships at least the five required examples', () => {

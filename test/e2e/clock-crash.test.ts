@@ -32,7 +32,7 @@ async function createPayment(apiUrl: string, notifyUrl: string, n: number): Prom
   return json.Data.TransactionId;
 }
 
-describe('clock advance and kill -9 (issue 24, item 2)', () => {
+describe('clock advance and kill -9', () => {
   it('every payment past its expiry is expired exactly once with exactly one queued callback, across a crash mid-advance', async () => {
     const got = new Map<string, string[]>();
     const rx = createServer((req, res) => {

@@ -89,7 +89,7 @@ async function serveOn(handler: Parameters<typeof createServer>[1], host = '127.
   return { port: (server.address() as AddressInfo).port };
 }
 
-describe('the emulator answers only Hosts no DNS-rebinding page can use (item 5)', () => {
+describe('the emulator answers only Hosts no DNS-rebinding page can use', () => {
   it('names the rule: IP literals, localhost, *.internal and the given names', () => {
     for (const h of [
       '127.0.0.1:4010',
@@ -127,7 +127,7 @@ describe('the emulator answers only Hosts no DNS-rebinding page can use (item 5)
   });
 });
 
-describe('buyer pages: no framing, no cross-site buttons (item 9)', () => {
+describe('buyer pages: no framing, no cross-site buttons', () => {
   it('answers the pages with anti-framing headers and refuses cross-site POSTs', async () => {
     const sb = await emulator();
     const rx = await receiver([200]);
@@ -223,7 +223,7 @@ describe('buyer pages: no framing, no cross-site buttons (item 9)', () => {
   );
 });
 
-describe('listen --ui is for this machine only, and Replay only to configured targets (item 3)', () => {
+describe('listen --ui is for this machine only, and Replay only to configured targets', () => {
   it('refuses a peer that is not on this machine, and requests a tunnel relays', () => {
     const req = (remoteAddress: string, headers: Record<string, string> = {}) =>
       ({ socket: { localAddress: '127.0.0.1', remoteAddress }, headers: { host: 'localhost:8080', ...headers } }) as never;
@@ -310,7 +310,7 @@ describe('listen --ui is for this machine only, and Replay only to configured ta
   });
 });
 
-describe('listen --ui bounds the memory its events hold (item 10)', () => {
+describe('listen --ui bounds the memory its events hold', () => {
   it('1 000 events of 1 MiB keep at most UI_MEMORY_BYTES; a cut body is read whole from the store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paycli-uimem-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

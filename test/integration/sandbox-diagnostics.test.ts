@@ -26,7 +26,7 @@ async function post(sb: EmulatorHandle, path: string, headers: Record<string, st
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
 }
 
-describe('the emulator says why it refused (issue 24, item 6)', () => {
+describe('the emulator says why it refused', () => {
   let sb: EmulatorHandle;
   const events: SandboxEvent[] = [];
   beforeAll(async () => {

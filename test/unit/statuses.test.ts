@@ -3,7 +3,7 @@ import { ACTIONS, ALLOWED_FROM, labelOfCode, parseStatus, refusal, STATUS_KEYS, 
 import { formatDuration } from '../../src/core/duration.js';
 import { defaultExpiryMs } from '../../src/core/sandbox/validate.js';
 
-describe('the status table (issue 24, item 1)', () => {
+describe('the status table', () => {
   it("has every documented code once, with the docs' glosses", () => {
     expect(STATUSES.map((s) => s.code).sort((a, b) => a - b)).toEqual([-2, 0, 1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(STATUS_KEYS).size).toBe(9);
