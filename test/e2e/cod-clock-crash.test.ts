@@ -1,15 +1,12 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
-import { parseFormBody } from '../../src/core/callback/parse.js';
 import { IN_TRANSIT_AFTER_MS, PICKUP_AFTER_MS } from '../../src/core/sandbox/cod-clock.js';
 import { formatJakarta } from '../../src/core/time.js';
 import { tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA } from '../helpers/sandbox.js';
-import { spawnPaycli } from '../helpers/spawn.js';
+import { crashMidAdvance, settled, slowReceiver } from '../helpers/clock-crash.js';
 
 let home: ReturnType<typeof tempHome>;
 beforeAll(() => (home = tempHome()));
@@ -52,48 +49,16 @@ const cod = (notifyUrl: string, n: number) => ({
 
 describe('clock advance over COD parcels and kill -9 (issue 28)', () => {
   it('every parcel is picked up, in transit and delivered once, at its own time, with one paid callback, across a crash mid-advance', async () => {
-    const got = new Map<string, string[]>();
-    const rx = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const f = parseFormBody(body) as Record<string, string>;
-        got.set(f.trx_id!, [...(got.get(f.trx_id!) ?? []), f.status!]);
-        // A slow handler: the crash lands while callbacks are in flight.
-        setTimeout(() => res.writeHead(200).end('ok'), 20);
-      });
-    });
-    await new Promise<void>((r) => rx.listen(0, '127.0.0.1', r));
-    const notify = `http://127.0.0.1:${(rx.address() as AddressInfo).port}/cb`;
-    const dataDir = join(home.home, 'cod-clock');
-    const args = ['sandbox', '--port', '0', '--data-dir', dataDir, '--json', '--retry-schedule', Array(10).fill('100ms').join(',')];
-    const first = spawnPaycli(args, { HOME: home.home });
-    const started = (await first.waitForJson((o) => o.event === 'started', 30_000)) as { url: string; baseUrl: string };
-    const ids: number[] = [];
-    for (let i = 0; i < 30; i++) ids.push((await signed(started.baseUrl, 'v2/payment/direct', cod(notify, i))).TransactionId);
+    const rx = await slowReceiver();
     // Move the clock past every delivery, and kill the emulator while it moves the parcels.
-    void request(`${started.url}/_sandbox/clock/advance`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ by: '3d' }),
-    }).then(
-      (r) => r.body.text(),
-      () => undefined,
-    );
-    await first.waitForJson((o) => o.type === 'transition', 30_000);
-    first.child.kill('SIGKILL');
-    await first.exited;
-
-    const second = spawnPaycli(args, { HOME: home.home });
-    const restarted = (await second.waitForJson((o) => o.event === 'started', 30_000)) as { url: string; baseUrl: string };
+    const { ids, second, restarted } = await crashMidAdvance(home.home, join(home.home, 'cod-clock'), '3d', async (apiUrl) => {
+      const ids: number[] = [];
+      for (let i = 0; i < 30; i++) ids.push((await signed(apiUrl, 'v2/payment/direct', cod(rx.url, i))).TransactionId);
+      return ids;
+    });
+    const got = rx.got;
     // The restarted emulator's sweep takes the steps the crash cut short.
-    const deadline = Date.now() + 60_000;
-    let list: { id: number; status: string; createdAt: string; paidAt: string; callbacks: { status: string; state: string }[] }[] = [];
-    while (Date.now() < deadline) {
-      list = ((await (await request(`${restarted.url}/_sandbox/transactions`)).body.json()) as { transactions: typeof list }).transactions;
-      if (list.every((t) => t.status === 'berhasil' && t.callbacks.every((c) => c.state === 'delivered')) && ids.every((id) => got.has(String(id)))) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const list = await settled(restarted.url, 'berhasil', ids, got);
     expect(list).toHaveLength(30);
     for (const t of list) {
       expect(t.status, `trx ${t.id}`).toBe('berhasil');
