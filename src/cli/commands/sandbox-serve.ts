@@ -143,6 +143,8 @@ async function printBanner(
 ): Promise<void> {
   const { out, ctx } = env;
   const main = sandbox.accounts[0]!;
+  const defaults = await import('../../core/config/resolve.js');
+  const apiKey = shownSandboxKey(main.apiKey, defaults.EMULATOR_DEFAULT_API_KEY);
   if (out.json) {
     out.data(
       {
@@ -151,7 +153,7 @@ async function printBanner(
         baseUrl: sandbox.apiUrl,
         dashboard: sandbox.dashboardUrl,
         va: main.va,
-        apiKey: shownSandboxKey(main.apiKey, (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY),
+        apiKey,
         accounts: sandbox.accounts.length,
         dataDir: dir ?? null,
         transactions: sandbox.state.count(),
@@ -167,15 +169,14 @@ async function printBanner(
   // Fits the terminal: a long data-dir path or note wraps under its label.
   const width = ctx.stderrIsTTY ? terminalWidth(ctx.columns) : undefined;
   const line = (label: string, text: string) => fitLineTo(width, `  ${label.padEnd(11)}`, text);
-  const isDefaultKey = main.apiKey === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_API_KEY;
   ctx.stderr.write(
     [
       out.e.bold('paycli sandbox') + ` — offline iPaymu emulator`,
       line('base URL', sandbox.apiUrl),
       line('use it', useIt(readyUrl)),
       // The documented default VA is public; a merchant's own VA is masked like everywhere else.
-      line('VA', main.va === (await import('../../core/config/resolve.js')).EMULATOR_DEFAULT_VA ? main.va : maskSecret(main.va)),
-      line('API key', `${isDefaultKey ? main.apiKey : maskApiKey(main.apiKey)}${isDefaultKey ? ' (public default; --env local uses it)' : ''}`),
+      line('VA', main.va === defaults.EMULATOR_DEFAULT_VA ? main.va : maskSecret(main.va)),
+      line('API key', `${apiKey}${main.apiKey === defaults.EMULATOR_DEFAULT_API_KEY ? ' (public default; --env local uses it)' : ''}`),
       line('state', `${dir ?? 'in memory'} (${sandbox.state.count()} transactions)`),
       ...startupNotes(sandbox.startup).map((n) => fitLineTo(width, `  ${out.e.yellow('note')}${' '.repeat(7)}`, n)),
       line('dashboard', sandbox.dashboardUrl ?? (dashboardFlag === false ? 'off (--no-dashboard)' : 'off (served on loopback addresses only)')),
