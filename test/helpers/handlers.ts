@@ -40,14 +40,19 @@ export async function startExampleApp(kind: 'php' | 'laravel' | 'express', env: 
     };
     const child =
       kind === 'express'
-        ? spawn(process.execPath, [join(dir, 'server.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-        : spawn('php', ['-S', `127.0.0.1:${port}`, '-t', dir, join(dir, 'index.php')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+        ? spawn(process.execPath, [join(dir, 'server.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+        : spawn('php', ['-S', `127.0.0.1:${port}`, '-t', dir, join(dir, 'index.php')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let log = '';
     child.stdout!.on('data', (c: Buffer) => (log += c));
     child.stderr!.on('data', (c: Buffer) => (log += c));
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    // Its own process group, stopped whole: `php -S` with workers leaves them running when only it is stopped.
     const stop = async () => {
-      child.kill('SIGTERM');
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
       await exited;
       rmSync(data, { recursive: true, force: true });
     };
