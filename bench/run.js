@@ -174,21 +174,25 @@ function wrkBinary() {
   );
 }
 
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+function cpuMs(pid, thread = false) {
+  const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK; // utime + stime (fields 14, 15)
 }
 
 function runWrk(wrk, url, seconds, script, pid) {
   const before = cpuMs(pid);
+  const beforeMain = cpuMs(pid, true);
   const r = spawnSync(wrk, ['-t2', '-c32', `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' });
   const cpu = cpuMs(pid) - before;
+  const mainCpu = cpuMs(pid, true) - beforeMain;
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
   const requests = Number(/(\d+) requests in/.exec(r.stdout)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(r.stdout)?.[1] ?? 0);
   const socketErrors = /Socket errors: (.*)/.exec(r.stdout)?.[1] ?? null;
-  return { requests, rps, cpuUsPerRequest: (cpu * 1000) / requests, non2xx, socketErrors };
+  return { requests, rps, cpuUsPerRequest: (cpu * 1000) / requests, mainCpuUsPerRequest: (mainCpu * 1000) / requests, non2xx, socketErrors };
 }
 
 if (want('listener')) {
@@ -276,6 +280,7 @@ if (want('listener')) {
     ),
     bareCpuUs: med(bareRuns, 'cpuUsPerRequest'),
     paycliCpuUs: med(paycliRuns, 'cpuUsPerRequest'),
+    paycliMainCpuUs: med(paycliRuns, 'mainCpuUsPerRequest'),
     cpuRatio: r2(med(bareRuns, 'cpuUsPerRequest') / med(paycliRuns, 'cpuUsPerRequest')),
     rpsRange: [Math.round(Math.min(...paycliRuns.map((r) => r.rps))), Math.round(Math.max(...paycliRuns.map((r) => r.rps)))],
     bareRange: [Math.round(Math.min(...bareRuns.map((r) => r.rps))), Math.round(Math.max(...bareRuns.map((r) => r.rps)))],
@@ -469,7 +474,7 @@ line and computes the HMAC of its body (no canonical JSON, no verdict, no report
 | server | requests/s (range) | server CPU per request |
 |---|---:|---:|
 | bare \`node:http\` (read the body, answer 200) | ${results.listener.bareRps} (${results.listener.bareRange.join('–')}) | ${results.listener.bareCpuUs} µs |
-| \`paycli listen --json --store\` (parse, verify, commit to SQLite before the answer, \`synchronous = NORMAL\`, WAL checkpoints in a worker thread, print every callback) | ${results.listener.paycliRps} (${results.listener.rpsRange.join('–')}) | ${results.listener.paycliCpuUs} µs |
+| \`paycli listen --json --store\` (parse, verify, commit to SQLite on a writer thread before the answer, \`synchronous = NORMAL\`, WAL checkpoints in another worker thread, print every callback) | ${results.listener.paycliRps} (${results.listener.rpsRange.join('–')}) | ${results.listener.paycliCpuUs} µs (its main thread ${results.listener.paycliMainCpuUs} µs) |
 
 Throughput ratio **${results.listener.ratio}×**, CPU ratio (bare µs ÷ listener µs) **${results.listener.cpuRatio}×** (target ≥ 0.5× — ${mark(results.listener.ratio >= 0.5)}, ${rounds(results.listener.perRound, (r) => r >= 0.5)}: each round runs wrk against the bare server, then against the listener).
 wrk and both servers share the machine's ${cpus().length} cores, so requests/s moves with whatever else runs; CPU time

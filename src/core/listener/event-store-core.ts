@@ -22,6 +22,11 @@ export interface EventStoreOptions {
    * blocking its event loop) before answering 503 (default 5 s).
    */
   writeWaitMs?: number;
+  /**
+   * The listener's group commits on a worker thread (writer-thread.ts; default true). Without it, or
+   * while the worker starts, or after it failed, they run on the listener's own thread.
+   */
+  writerThread?: boolean;
 }
 
 export interface Pending {

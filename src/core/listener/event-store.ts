@@ -27,8 +27,11 @@ export class EventStore extends EventPrune {
   /** Waits for queued writes, then closes the database. */
   async close(): Promise<void> {
     if (this.opening) await this.opening.catch(() => undefined);
-    if (this.scheduled) await new Promise<void>((resolve) => (this.drained = resolve));
+    if (this.scheduled || this.groups.length > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     this.closed = true;
+    await this.writerStart;
+    await this.writer?.close();
+    this.writer = this.writerStart = undefined;
     await (await this.checkpointer)?.close();
     this.checkpointer = this.checkpoints = undefined;
     this.db?.close();

@@ -1,13 +1,15 @@
 import { startWalCheckpointer, type WalCheckpointer } from '../wal-checkpointer.js';
 import { EventStoreCore, type Pending } from './event-store-core.js';
-import { insertParams } from './event-schema.js';
+import { INSERT_SQL, insertParams } from './event-schema.js';
+import { startWriterThread, type WriterThread } from './writer-thread.js';
 import { StoreWriteError, isBusy } from './store-errors.js';
 import type { StoredEvent } from './stored-event.js';
 
 /**
  * The event store's writes: `append`, and the listener's group commit (`appendWith`: the events of
- * one event-loop turn in one transaction, each caller told after it committed), with the start of
- * the worker thread that checkpoints the WAL; and the lookup of a retry acknowledged by an earlier run.
+ * one event-loop turn in one transaction, each caller told after it committed), on the writer thread
+ * (writer-thread.ts) once it runs, else on this one; with the start of the worker thread that
+ * checkpoints the WAL; and the lookup of a retry acknowledged by an earlier run.
  */
 export class EventWriter extends EventStoreCore {
   protected queue: Pending[] = [];
@@ -19,6 +21,11 @@ export class EventWriter extends EventStoreCore {
   /** Checkpoints in a worker thread, started by the first group write (the listener's hot path). */
   protected checkpointer?: Promise<WalCheckpointer | undefined>;
   protected checkpoints?: WalCheckpointer;
+  /** The writer thread, once it runs (and until it ends). */
+  protected writer?: WriterThread;
+  protected writerStart?: Promise<void>;
+  /** The groups handed to the writer thread and not yet settled, oldest first. */
+  protected groups: { n: number; batch: Pending[] }[] = [];
 
   /** Whether an earlier run acknowledged a callback of this transaction with this retry key (see `retryKey`). Call `prepare()` first. */
   acknowledged(trxId: string | null, key: string): boolean {
@@ -44,6 +51,9 @@ export class EventWriter extends EventStoreCore {
     if (!this.stmts) throw new Error('EventStore.appendWith before prepare()');
     this.queue.push({ params: insertParams(event, key), done });
     this.checkpointer ??= this.startCheckpoints();
+    if (this.options.writerThread !== false) this.writerStart ??= this.startWriter();
+    // Groups that committed meanwhile are answered now, not when the worker's message arrives.
+    if (this.groups.length > 0) this.settleGroups();
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -60,7 +70,26 @@ export class EventWriter extends EventStoreCore {
     }
   }
 
+  protected async startWriter(): Promise<void> {
+    try {
+      this.writer = await startWriterThread(this.path, {
+        sql: INSERT_SQL,
+        width: INSERT_SQL.split('?').length - 1,
+        synchronous: this.options.fsync ? 'FULL' : 'NORMAL',
+        busyMs: this.options.writeWaitMs ?? 5000,
+        onSettled: () => this.settleGroups(),
+      });
+      if (this.closed) await this.writer.close();
+    } catch {
+      // No worker: the group commits stay on this thread.
+    }
+  }
+
   protected flush(): void {
+    if (this.writer && !this.writer.ended) {
+      this.handToWriter();
+      return;
+    }
     const batch = this.queue;
     this.queue = [];
     let error: unknown;
@@ -88,6 +117,46 @@ export class EventWriter extends EventStoreCore {
     if (this.queue.length > 0) setImmediate(() => this.flush());
     else {
       this.scheduled = false;
+      const drained = this.drained;
+      this.drained = undefined;
+      drained?.();
+    }
+  }
+
+  /** The queued events, as one group, to the writer thread (answered in settleGroups). */
+  protected handToWriter(): void {
+    this.settleGroups();
+    const batch = this.queue;
+    const rows = new Array<unknown[]>(batch.length);
+    for (let i = 0; i < batch.length; i++) rows[i] = batch[i]!.params;
+    const n = this.writer!.write(rows);
+    this.scheduled = false;
+    if (n === undefined) return; // too many groups in flight: this one goes when some settled
+    this.queue = [];
+    this.groups.push({ n, batch });
+  }
+
+  /** Answers the groups the writer thread settled (in order); once it ended, later writes stay on this thread. */
+  protected settleGroups(): void {
+    const writer = this.writer;
+    if (!writer) return;
+    const settled = writer.settled();
+    let committed = false;
+    while (this.groups.length > 0 && this.groups[0]!.n <= settled) {
+      const g = this.groups.shift()!;
+      const f = writer.failure(g.n);
+      const error = f ? new StoreWriteError(Object.assign(new Error(f.message), { code: f.code }), this.path) : undefined;
+      committed ||= !f;
+      for (const p of g.batch) p.done(error);
+    }
+    if (committed) this.checkpoints?.poke();
+    if (writer.ended) this.writer = undefined;
+    if (this.queue.length > 0) {
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    } else if (this.groups.length === 0 && !this.scheduled) {
       const drained = this.drained;
       this.drained = undefined;
       drained?.();

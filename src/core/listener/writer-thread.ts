@@ -1,0 +1,222 @@
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
+
+/**
+ * The listener's inserts and commits on a thread of their own. The listener's thread (HTTP, the
+ * signature check, the answers) hands each group of events to this worker in one message; the
+ * worker commits the groups in order, and for each writes its outcome, then its number, into memory
+ * both threads share. The listener's thread reads that number whenever it is about (`settled()`, one
+ * atomic load, at every request it stores), so that a group is answered as soon as it committed
+ * without waiting for a message; the worker's message only wakes a listener with nothing else to do.
+ * A group's outcome is in the shared memory before its number: a group the listener sees settled is
+ * known committed or failed, never guessed. The worker has its own connection to the same file (WAL:
+ * the listener's connection reads each group once it committed) and waits for another process's
+ * write lock inside SQLite (its busy timeout), off the listener's event loop. Groups that arrive
+ * while it commits (or syncs, with --fsync) are committed together, in one transaction.
+ *
+ * Why a thread: on the listener's thread, a group commit's inserts and commit cost ~8 µs per event
+ * (BENCHMARKS.md), a quarter of its time per callback; here they overlap with the next requests.
+ */
+export interface WriterThread {
+  /** Hands a group of rows (INSERT_SQL's parameters) to the worker: its number (1, 2, …), or undefined when too many are in flight (try again once some settled). */
+  write(rows: readonly (readonly unknown[])[]): number | undefined;
+  /** The number of the last group settled (committed or failed): groups settle in order. */
+  settled(): number;
+  /** Why group `n` (settled) failed, or undefined when it committed; read each group's once, in order. */
+  failure(n: number): WriteFailure | undefined;
+  /** True once the worker is gone (closed or failed): every later group fails. */
+  readonly ended: boolean;
+  /** Ends the worker once the groups handed to it are settled. */
+  close(): Promise<void>;
+}
+
+export interface WriteFailure {
+  /** SQLite's code (`SQLITE_FULL`, `SQLITE_IOERR_WRITE`, …). */
+  code: string;
+  message: string;
+}
+
+/** Groups in flight at most (the size of the shared ring of outcomes). */
+const RING = 1024;
+/** The outcomes the ring can hold besides 0 (committed): SQLite's primary codes, by index + 1; anything else is the last. */
+const CODES = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_BUSY', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_ERROR'];
+
+/**
+ * A group of rows as one string (one message to copy, whatever the number of values): `n` for null,
+ * `i<digits>;` for an integer, `s<length>:<text>` for a string (length in UTF-16 units). Only these
+ * three kinds occur in an event's row.
+ */
+export function encodeRows(rows: readonly (readonly unknown[])[]): string {
+  let s = '';
+  for (const row of rows) {
+    for (const v of row) {
+      if (v === null || v === undefined) s += 'n';
+      else if (typeof v === 'number' && Number.isSafeInteger(v)) s += `i${v};`;
+      else if (typeof v === 'string') s += `s${v.length}:${v}`;
+      else throw new TypeError(`cannot hand a ${typeof v} to the writer thread`);
+    }
+  }
+  return s;
+}
+
+/** The inverse of encodeRows (self-contained: the worker gets its source text). */
+export function decodeRows(text: string, width: number): unknown[][] {
+  const rows: unknown[][] = [];
+  let i = 0;
+  while (i < text.length) {
+    const row: unknown[] = new Array(width);
+    for (let c = 0; c < width; c++) {
+      const kind = text.charCodeAt(i);
+      if (kind === 110) {
+        row[c] = null;
+        i++;
+      } else if (kind === 105) {
+        const end = text.indexOf(';', i);
+        row[c] = Number(text.slice(i + 1, end));
+        i = end + 1;
+      } else if (kind === 115) {
+        const colon = text.indexOf(':', i);
+        const n = Number(text.slice(i + 1, colon));
+        row[c] = text.slice(colon + 1, colon + 1 + n);
+        i = colon + 1 + n;
+      } else throw new Error(`bad row encoding at ${i}`);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The worker, as text (the CLI runs from one bundle: no file of its own to locate). */
+const WORKER_SOURCE = `
+const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
+const decodeRows = ${decodeRows.toString()};
+const { RING, CODES } = workerData;
+const shared = new Int32Array(workerData.shared);
+const Sqlite = require(workerData.driver);
+const db = new Sqlite(workerData.path, { fileMustExist: true });
+db.pragma('busy_timeout = ' + workerData.busyMs);
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('wal_autocheckpoint = 0');
+const insert = db.prepare(workerData.sql);
+const many = db.transaction((rows) => { for (const r of rows) insert.run(r); });
+let n = 0;
+/** Commits the groups numbered from \`first\` in one transaction and stores their outcome; the error's code when it failed. */
+function commit(texts, first) {
+  let outcome = 0;
+  let code;
+  try {
+    many.immediate(texts.length === 1 ? decodeRows(texts[0], workerData.width) : texts.flatMap((t) => decodeRows(t, workerData.width)));
+  } catch (err) {
+    code = String((err && err.code) || 'SQLITE_ERROR');
+    const i = CODES.findIndex((c) => code === c || code.startsWith(c + '_'));
+    outcome = i < 0 ? CODES.length : i + 1;
+    for (let k = 0; k < texts.length; k++) parentPort.postMessage({ n: first + k, code, message: String((err && err.message) || err) });
+  }
+  for (let k = 0; k < texts.length; k++) Atomics.store(shared, 1 + ((first + k) % RING), outcome);
+  return code;
+}
+function close() {
+  db.close();
+  parentPort.postMessage('closed');
+  parentPort.close();
+}
+parentPort.on('message', (m) => {
+  if (m === 'close') return close();
+  // Groups that arrived while the last commit ran (a sync with --fsync, another process's lock)
+  // go in one transaction together: one commit, one sync for all of them.
+  const texts = [m];
+  let closing = false;
+  for (let next; texts.length < 256 && (next = receiveMessageOnPort(parentPort)) !== undefined; ) {
+    if (next.message === 'close') {
+      closing = true;
+      break;
+    }
+    texts.push(next.message);
+  }
+  const first = n + 1;
+  n += texts.length;
+  const failed = commit(texts, first);
+  // Together they failed: unless the lock stayed taken, each group on its own, so that one group's
+  // failure is not another's.
+  if (failed && texts.length > 1 && !failed.startsWith('SQLITE_BUSY')) texts.forEach((t, k) => commit([t], first + k));
+  Atomics.store(shared, 0, n);
+  parentPort.postMessage(n);
+  if (closing) close();
+});
+`;
+
+/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `onSettled` runs when the worker reports groups settled or ends. */
+export async function startWriterThread(
+  path: string,
+  opts: { sql: string; width: number; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
+): Promise<WriterThread> {
+  const { Worker: WorkerClass } = await import('node:worker_threads');
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const shared = new Int32Array(new SharedArrayBuffer(4 * (RING + 1)));
+  const { onSettled, ...data } = opts;
+  const worker: Worker = new WorkerClass(WORKER_SOURCE, { eval: true, workerData: { driver, ...data, path, shared: shared.buffer, RING, CODES } });
+  worker.unref();
+  const details = new Map<number, WriteFailure>();
+  let handed = 0;
+  /** The last group whose outcome the listener read (`failure`): a slot of the ring is reused only after. */
+  let read = 0;
+  /** Set when the worker is gone: the groups it did not settle failed with this. */
+  let gone: WriteFailure | undefined;
+  /** The worker's own count when it went (the groups above it never settled there). */
+  let settledThere = 0;
+  let onClosed: (() => void) | undefined;
+  const end = (message: string) => {
+    if (!gone) {
+      settledThere = Atomics.load(shared, 0);
+      gone = { code: 'SQLITE_IOERR', message };
+    }
+    onClosed?.();
+    onSettled();
+  };
+  worker.on('message', (m) => {
+    if (m === 'closed') return onClosed?.();
+    if (typeof m === 'object' && m !== null) details.set(m.n, { code: m.code, message: m.message });
+    else onSettled();
+  });
+  worker.on('error', (err) => end(`the writer thread failed: ${err.message}`));
+  worker.on('exit', () => end('the writer thread ended'));
+  await new Promise<void>((resolve, reject) => {
+    worker.once('online', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    write(rows) {
+      if (gone) {
+        handed++;
+        return handed;
+      }
+      if (handed - read >= RING - 1) return undefined;
+      const text = encodeRows(rows);
+      handed++;
+      worker.postMessage(text);
+      return handed;
+    },
+    settled: () => (gone ? handed : Atomics.load(shared, 0)),
+    failure(n) {
+      read = Math.max(read, n);
+      if (gone && n > settledThere) return gone;
+      const outcome = Atomics.load(shared, 1 + (n % RING));
+      const known = details.get(n);
+      details.delete(n); // also a failure of a shared transaction that committed on its own afterwards
+      if (outcome === 0) return undefined;
+      return known ?? { code: CODES[outcome - 1] ?? 'SQLITE_ERROR', message: 'the write failed' };
+    },
+    get ended() {
+      return gone !== undefined;
+    },
+    async close() {
+      if (gone) return;
+      await new Promise<void>((resolve) => {
+        onClosed = resolve;
+        worker.postMessage('close');
+      });
+      settledThere = Atomics.load(shared, 0);
+      gone ??= { code: 'SQLITE_MISUSE', message: 'the writer thread is closed' };
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// The listener's group commits on a worker thread (src/core/listener/writer-thread.ts): groups commit
+// in order, a group is known committed or failed as soon as it counts as settled, and once the worker
+// is gone every later group fails instead of being answered 200.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/core/db.js';
+import { startWriterThread } from '../../src/core/listener/writer-thread.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'paycli-writer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const migrations = [(d: import('../../src/core/db.js').Database) => d.exec('CREATE TABLE t (seq INTEGER PRIMARY KEY, x TEXT NOT NULL, n INTEGER)')];
+
+async function setUp(name: string) {
+  const file = join(dir, name);
+  const db = await openDatabase(file, { what: 'a test store', migrations });
+  let wake: () => void = () => undefined;
+  const writer = await startWriterThread(file, {
+    sql: 'INSERT INTO t (x, n) VALUES (?, ?)',
+    width: 2,
+    synchronous: 'NORMAL',
+    busyMs: 200,
+    onSettled: () => wake(),
+  });
+  const settledTo = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (writer.settled() >= n ? resolve() : undefined);
+      wake = check;
+      check();
+    });
+  return { db, writer, settledTo };
+}
+
+describe('the writer thread', () => {
+  it('commits groups in order and tells which failed, each as it settles', async () => {
+    const { db, writer, settledTo } = await setUp('order.db');
+    const a = writer.write([
+      ['first', 1],
+      ['second', 2],
+    ])!;
+    const b = writer.write([
+      ['ok', 3],
+      [null, 4],
+    ])!; // NOT NULL: the whole group fails, nothing of it is stored
+    const c = writer.write([['after', 5]])!;
+    expect([a, b, c]).toEqual([1, 2, 3]);
+    await settledTo(c);
+    expect(writer.failure(a)).toBeUndefined();
+    expect(writer.failure(b)?.code).toMatch(/^SQLITE_CONSTRAINT/);
+    expect(writer.failure(c)).toBeUndefined();
+    expect(db.prepare('SELECT x FROM t ORDER BY seq').pluck().all()).toEqual(['first', 'second', 'after']);
+    await writer.close();
+    expect(writer.ended).toBe(true);
+    db.close();
+  });
+
+  it('fails every group it has not settled once it is gone, and every later one', async () => {
+    const { db, writer, settledTo } = await setUp('gone.db');
+    // Another connection holds the write lock longer than the worker waits (busyMs 200).
+    const other = await openDatabase(join(dir, 'gone.db'), { what: 'a test store', migrations });
+    other.prepare('BEGIN IMMEDIATE').run();
+    const held = writer.write([['waits', 1]])!;
+    await settledTo(held);
+    expect(writer.failure(held)?.code).toMatch(/^SQLITE_BUSY/);
+    other.prepare('ROLLBACK').run();
+    await writer.close();
+    const late = writer.write([['late', 2]])!;
+    expect(writer.settled()).toBeGreaterThanOrEqual(late);
+    expect(writer.failure(late)?.message).toMatch(/closed/);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    other.close();
+    db.close();
+  });
+});
