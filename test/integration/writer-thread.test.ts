@@ -74,3 +74,49 @@ describe('the writer thread', () => {
     db.close();
   });
 });
+
+async function waitFor(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(ok()).toBe(true);
+}
+
+describe('the event store with and without its writer thread', () => {
+  for (const writerThread of [true, false]) {
+    it(`stores every group-committed event in arrival order${writerThread ? ' (writer thread)' : ' (on the listener thread)'}`, async () => {
+      const { EventStore } = await import('../../src/core/listener/event-store.js');
+      const store = new EventStore(join(dir, `store-${writerThread}.db`), { writerThread });
+      await store.prepare();
+      const event = (i: number) => ({
+        id: `evt_test${String(i).padStart(5, '0')}`,
+        receivedAt: new Date(Date.UTC(2026, 10, 27, 0, 0, 0, i)).toISOString(),
+        method: 'POST',
+        path: '/',
+        headers: { 'x-signature': `sig${i}`, 'x-note': 'ünïcödé ✓ "quoted" s3:n;i1;' },
+        body: `trx_id=${i}&status=berhasil&note=${'x'.repeat(i % 7)}`,
+        verdict: 'valid' as const,
+        variant: null,
+        reason: null,
+        duplicate: false,
+        trx_id: String(i),
+        status: 'berhasil',
+        answer: 200,
+      });
+      const acknowledged: number[] = [];
+      const all: Promise<void>[] = [];
+      for (let turn = 0; turn < 20; turn++) {
+        for (let i = turn * 25; i < (turn + 1) * 25; i++)
+          all.push(new Promise<void>((resolve, reject) => store.appendWith(event(i), (err) => (err ? reject(err) : (acknowledged.push(i), resolve())))));
+        await new Promise((r) => setImmediate(r));
+        // After the first group, the rest go through the worker once it runs.
+        if (turn === 0 && writerThread) await waitFor(() => (store as unknown as { writer?: unknown }).writer !== undefined);
+      }
+      expect((store as unknown as { writer?: unknown }).writer !== undefined).toBe(writerThread);
+      await Promise.all(all);
+      expect(acknowledged).toEqual([...Array(500).keys()]);
+      const stored = await store.list({});
+      expect(stored.map((e) => e.id)).toEqual([...Array(500).keys()].map((i) => event(i).id));
+      expect(stored[499]).toEqual({ ...event(499), source: 'listen' });
+      await store.close();
+    });
+  }
+});
