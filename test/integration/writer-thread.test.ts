@@ -80,6 +80,25 @@ async function waitFor(ok: () => boolean): Promise<void> {
   expect(ok()).toBe(true);
 }
 
+describe('the writer thread, starting and closing', () => {
+  it('fails to start, instead of failing every write, when it cannot open the store', async () => {
+    await expect(
+      startWriterThread(join(dir, 'missing', 'nowhere.db'), { sql: 'SELECT ?', width: 1, synchronous: 'NORMAL', busyMs: 0, onSettled: () => undefined }),
+    ).rejects.toThrow();
+  });
+
+  it('fails a group handed to it while it closes', async () => {
+    const { db, writer } = await setUp('closing.db');
+    const closed = writer.close();
+    const n = writer.write([['too late', 1]])!;
+    await closed;
+    expect(writer.settled()).toBeGreaterThanOrEqual(n);
+    expect(writer.failure(n)).toBeDefined();
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    db.close();
+  });
+});
+
 describe('the event store with and without its writer thread', () => {
   for (const writerThread of [true, false]) {
     it(`stores every group-committed event in arrival order${writerThread ? ' (writer thread)' : ' (on the listener thread)'}`, async () => {

@@ -1,7 +1,7 @@
 // The rows the listener hands to its writer thread travel as one string (src/core/listener/writer-thread.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRows, encodeRows } from '../../src/core/listener/writer-thread.js';
+import { advanceCount, decodeRows, encodeRows } from '../../src/core/listener/writer-thread.js';
 
 const value = fc.oneof(
   fc.constant(null),
@@ -29,5 +29,15 @@ describe('writer thread rows', () => {
     expect(() => encodeRows([[1.5]])).toThrow(TypeError);
     expect(() => encodeRows([[{}]])).toThrow(TypeError);
     expect(() => decodeRows('x', 1)).toThrow(/bad row encoding/);
+  });
+
+  it('keep counting groups past the wrap of the shared slot', () => {
+    const wrap = 2 ** 31;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 0, max: wrap - 1 }), (last, moved) => {
+        expect(advanceCount(last, (last + moved) % wrap, wrap)).toBe(last + moved);
+      }),
+    );
+    expect(advanceCount(wrap - 2, 3, wrap)).toBe(wrap + 3);
   });
 });

@@ -39,7 +39,22 @@ export interface WriteFailure {
 /** Groups in flight at most (the size of the shared ring of outcomes). */
 const RING = 1024;
 /** The outcomes the ring can hold besides 0 (committed): SQLite's primary codes, by index + 1; anything else is the last. */
-const CODES = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_BUSY', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_ERROR'];
+const CODES = [
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_READONLY',
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_CANTOPEN',
+  'SQLITE_CONSTRAINT',
+  'SQLITE_NOMEM',
+  'SQLITE_TOOBIG',
+  'SQLITE_ERROR',
+];
+/** The counter is stored modulo this (an Int32Array slot); the listener's thread keeps the whole number. */
+const WRAP = 2 ** 31;
 
 /**
  * A group of rows as one string (one message to copy, whatever the number of values): `n` for null,
@@ -86,6 +101,11 @@ export function decodeRows(text: string, width: number): unknown[][] {
   return rows;
 }
 
+/** The whole count, from the last one known and the shared slot's value (the count modulo `wrap`, which moved less than `wrap` since). */
+export function advanceCount(last: number, slot: number, wrap: number): number {
+  return last + ((slot - (last % wrap) + wrap) % wrap);
+}
+
 /** The worker, as text (the CLI runs from one bundle: no file of its own to locate). */
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -96,7 +116,8 @@ const Sqlite = require(workerData.driver);
 const db = new Sqlite(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = ' + workerData.busyMs);
 db.pragma('synchronous = ' + workerData.synchronous);
-db.pragma('wal_autocheckpoint = 0');
+// The checkpoint worker copies the WAL back; this is the backstop should it not keep up or stop.
+db.pragma('wal_autocheckpoint = ' + workerData.backstopPages);
 const insert = db.prepare(workerData.sql);
 const many = db.transaction((rows) => { for (const r of rows) insert.run(r); });
 let n = 0;
@@ -120,6 +141,7 @@ function close() {
   parentPort.postMessage('closed');
   parentPort.close();
 }
+parentPort.postMessage('ready');
 parentPort.on('message', (m) => {
   if (m === 'close') return close();
   // Groups that arrived while the last commit ran (a sync with --fsync, another process's lock)
@@ -139,7 +161,7 @@ parentPort.on('message', (m) => {
   // Together they failed: unless the lock stayed taken, each group on its own, so that one group's
   // failure is not another's.
   if (failed && texts.length > 1 && !failed.startsWith('SQLITE_BUSY')) texts.forEach((t, k) => commit([t], first + k));
-  Atomics.store(shared, 0, n);
+  Atomics.store(shared, 0, n % workerData.WRAP);
   parentPort.postMessage(n);
   if (closing) close();
 });
@@ -154,7 +176,10 @@ export async function startWriterThread(
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const shared = new Int32Array(new SharedArrayBuffer(4 * (RING + 1)));
   const { onSettled, ...data } = opts;
-  const worker: Worker = new WorkerClass(WORKER_SOURCE, { eval: true, workerData: { driver, ...data, path, shared: shared.buffer, RING, CODES } });
+  const worker: Worker = new WorkerClass(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver, ...data, path, shared: shared.buffer, RING, CODES, WRAP, backstopPages: 8192 },
+  });
   worker.unref();
   const details = new Map<number, WriteFailure>();
   let handed = 0;
@@ -164,29 +189,40 @@ export async function startWriterThread(
   let gone: WriteFailure | undefined;
   /** The worker's own count when it went (the groups above it never settled there). */
   let settledThere = 0;
+  let closing = false;
   let onClosed: (() => void) | undefined;
+  /** The last group known settled (the shared slot holds it modulo WRAP). */
+  let settledUpTo = 0;
+  const settledNow = () => (settledUpTo = advanceCount(settledUpTo, Atomics.load(shared, 0), WRAP));
   const end = (message: string) => {
     if (!gone) {
-      settledThere = Atomics.load(shared, 0);
+      settledThere = settledNow();
       gone = { code: 'SQLITE_IOERR', message };
     }
     onClosed?.();
     onSettled();
   };
+  // Ready once its connection is open and its statement prepared: a failure before is a failure to start.
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', (m) => (m === 'ready' ? resolve() : reject(new Error(`the writer thread said ${String(m)}`))));
+    worker.once('error', reject);
+    worker.once('exit', () => reject(new Error('the writer thread ended before it was ready')));
+  }).catch(async (err) => {
+    await worker.terminate();
+    throw err;
+  });
   worker.on('message', (m) => {
     if (m === 'closed') return onClosed?.();
-    if (typeof m === 'object' && m !== null) details.set(m.n, { code: m.code, message: m.message });
-    else onSettled();
+    // Details of a group not read yet (those that arrive after it was answered are dropped).
+    if (typeof m === 'object' && m !== null) {
+      if (m.n > read) details.set(m.n, { code: m.code, message: m.message });
+    } else onSettled();
   });
-  worker.on('error', (err) => end(`the writer thread failed: ${err.message}`));
+  worker.on('error', (err) => end(`the writer thread failed: ${String((err as Error)?.message ?? err)}`));
   worker.on('exit', () => end('the writer thread ended'));
-  await new Promise<void>((resolve, reject) => {
-    worker.once('online', resolve);
-    worker.once('error', reject);
-  });
   return {
     write(rows) {
-      if (gone) {
+      if (gone || closing) {
         handed++;
         return handed;
       }
@@ -196,7 +232,7 @@ export async function startWriterThread(
       worker.postMessage(text);
       return handed;
     },
-    settled: () => (gone ? handed : Atomics.load(shared, 0)),
+    settled: () => (gone ? handed : settledNow()),
     failure(n) {
       read = Math.max(read, n);
       if (gone && n > settledThere) return gone;
@@ -210,13 +246,15 @@ export async function startWriterThread(
       return gone !== undefined;
     },
     async close() {
-      if (gone) return;
+      if (gone || closing) return;
+      closing = true;
       await new Promise<void>((resolve) => {
         onClosed = resolve;
         worker.postMessage('close');
       });
-      settledThere = Atomics.load(shared, 0);
+      settledThere = settledNow();
       gone ??= { code: 'SQLITE_MISUSE', message: 'the writer thread is closed' };
+      onSettled(); // groups handed while it closed fail now
     },
   };
 }
