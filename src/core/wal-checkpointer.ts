@@ -19,6 +19,9 @@ export interface WalCheckpointer {
   close(): Promise<void>;
 }
 
+/** The WAL size (pages) at which a writing connection checkpoints by itself when the worker falls behind or is gone. */
+export const BACKSTOP_PAGES = 8192;
+
 /** The worker, as text (the CLI runs from one bundle: no file of its own to locate). */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -87,7 +90,7 @@ export async function startWalCheckpointer(
     ended = true;
     onClosed?.();
   });
-  db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? 8192}`);
+  db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? BACKSTOP_PAGES}`);
   return {
     poke() {
       if (ended) return;

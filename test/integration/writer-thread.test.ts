@@ -19,7 +19,6 @@ async function setUp(name: string) {
   let wake: () => void = () => undefined;
   const writer = await startWriterThread(file, {
     sql: 'INSERT INTO t (x, n) VALUES (?, ?)',
-    width: 2,
     synchronous: 'NORMAL',
     busyMs: 200,
     onSettled: () => wake(),
@@ -83,7 +82,7 @@ async function waitFor(ok: () => boolean): Promise<void> {
 describe('the writer thread, starting and closing', () => {
   it('fails to start, instead of failing every write, when it cannot open the store', async () => {
     await expect(
-      startWriterThread(join(dir, 'missing', 'nowhere.db'), { sql: 'SELECT ?', width: 1, synchronous: 'NORMAL', busyMs: 0, onSettled: () => undefined }),
+      startWriterThread(join(dir, 'missing', 'nowhere.db'), { sql: 'SELECT ?', synchronous: 'NORMAL', busyMs: 0, onSettled: () => undefined }),
     ).rejects.toThrow();
   });
 

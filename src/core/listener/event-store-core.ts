@@ -98,7 +98,7 @@ export class EventStoreCore {
     const db = await openDatabase(this.path, { what: 'the event store', migrations: MIGRATIONS, uid: this.options.uid, busyTimeoutMs: 5000 });
     // The listener's connection never waits inside SQLite (that would stop its event loop): it retries (see flush).
     db.pragma(`busy_timeout = ${this.options.busyTimeoutMs ?? 5000}`);
-    db.pragma(`synchronous = ${this.options.fsync ? 'FULL' : 'NORMAL'}`);
+    db.pragma(`synchronous = ${this.synchronous}`);
     try {
       legacy = importLegacy(db, this.path);
     } catch (err) {
@@ -113,6 +113,16 @@ export class EventStoreCore {
     });
     this.stmts = { insert, seen, insertMany: insertMany as never };
     return db;
+  }
+
+  /** The `synchronous` setting of every connection that writes or checkpoints this store. */
+  protected get synchronous(): 'FULL' | 'NORMAL' {
+    return this.options.fsync ? 'FULL' : 'NORMAL';
+  }
+
+  /** How long the listener's group writes wait for another process's lock before they fail (503). */
+  protected get writeWaitMs(): number {
+    return this.options.writeWaitMs ?? 5000;
   }
 
   protected busyError(): StoreBusyError {

@@ -63,7 +63,7 @@ export class EventWriter extends EventStoreCore {
   /** Moves WAL checkpoints off the listener's thread (wal-checkpointer.ts); without a worker, SQLite's own go on. */
   protected async startCheckpoints(): Promise<WalCheckpointer | undefined> {
     try {
-      this.checkpoints = await startWalCheckpointer(this.db!, this.path, { synchronous: this.options.fsync ? 'FULL' : 'NORMAL' });
+      this.checkpoints = await startWalCheckpointer(this.db!, this.path, { synchronous: this.synchronous });
       return this.checkpoints;
     } catch {
       return undefined;
@@ -74,9 +74,8 @@ export class EventWriter extends EventStoreCore {
     try {
       this.writer = await startWriterThread(this.path, {
         sql: INSERT_SQL,
-        width: INSERT_SQL.split('?').length - 1,
-        synchronous: this.options.fsync ? 'FULL' : 'NORMAL',
-        busyMs: this.options.writeWaitMs ?? 5000,
+        synchronous: this.synchronous,
+        busyMs: this.writeWaitMs,
         onSettled: () => this.settleGroups(),
       });
       if (this.closed) await this.writer.close();
@@ -97,10 +96,9 @@ export class EventWriter extends EventStoreCore {
       this.stmts!.insertMany.immediate(batch);
       this.checkpoints?.poke();
     } catch (err) {
-      const wait = this.options.writeWaitMs ?? 5000;
       if (isBusy(err) && !this.closed) {
         this.firstTry ||= Date.now();
-        if (Date.now() - this.firstTry < wait) {
+        if (Date.now() - this.firstTry < this.writeWaitMs) {
           // Another process writes (a prune chunk, a clear, trigger): try again soon, the loop free meanwhile.
           this.queue = batch.concat(this.queue);
           const delay = this.retryDelay;
@@ -117,10 +115,15 @@ export class EventWriter extends EventStoreCore {
     if (this.queue.length > 0) setImmediate(() => this.flush());
     else {
       this.scheduled = false;
-      const drained = this.drained;
-      this.drained = undefined;
-      drained?.();
+      this.tellDrained();
     }
+  }
+
+  /** Wakes a `close` waiting for the queued writes (once). */
+  protected tellDrained(): void {
+    const drained = this.drained;
+    this.drained = undefined;
+    drained?.();
   }
 
   /** The queued events, as one group, to the writer thread (answered in settleGroups). */
@@ -156,10 +159,6 @@ export class EventWriter extends EventStoreCore {
         this.scheduled = true;
         setImmediate(() => this.flush());
       }
-    } else if (this.groups.length === 0 && !this.scheduled) {
-      const drained = this.drained;
-      this.drained = undefined;
-      drained?.();
-    }
+    } else if (this.groups.length === 0 && !this.scheduled) this.tellDrained();
   }
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
+import { BACKSTOP_PAGES } from '../wal-checkpointer.js';
 
 /**
  * The listener's inserts and commits on a thread of their own. The listener's thread (HTTP, the
@@ -167,10 +168,10 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `onSettled` runs when the worker reports groups settled or ends. */
+/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value; `onSettled` runs when the worker reports groups settled or ends. */
 export async function startWriterThread(
   path: string,
-  opts: { sql: string; width: number; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
+  opts: { sql: string; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
 ): Promise<WriterThread> {
   const { Worker: WorkerClass } = await import('node:worker_threads');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -178,7 +179,7 @@ export async function startWriterThread(
   const { onSettled, ...data } = opts;
   const worker: Worker = new WorkerClass(WORKER_SOURCE, {
     eval: true,
-    workerData: { driver, ...data, path, shared: shared.buffer, RING, CODES, WRAP, backstopPages: 8192 },
+    workerData: { driver, ...data, width: opts.sql.split('?').length - 1, path, shared: shared.buffer, RING, CODES, WRAP, backstopPages: BACKSTOP_PAGES },
   });
   worker.unref();
   const details = new Map<number, WriteFailure>();
