@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type { Worker } from 'node:worker_threads';
+import { startSqliteWorker } from './sqlite-worker.js';
 
 /**
  * WAL checkpoints off the request path. A connection that commits small transactions at a high rate
@@ -22,22 +21,14 @@ export interface WalCheckpointer {
 /** The WAL size (pages) at which a writing connection checkpoints by itself when the worker falls behind or is gone. */
 export const BACKSTOP_PAGES = 8192;
 
-/** The worker, as text (the CLI runs from one bundle: no file of its own to locate). */
+/** The worker's part (sqlite-worker.ts opens its connection). */
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Sqlite = require(workerData.driver);
-const db = new Sqlite(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
-db.pragma('synchronous = ' + workerData.synchronous);
-db.pragma('wal_autocheckpoint = 0');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 let closed = false;
 parentPort.on('message', (m) => {
   if (m === 'close') {
     closed = true;
-    db.close();
-    parentPort.postMessage('closed');
-    parentPort.close();
+    closeDb();
     return;
   }
   try {
@@ -59,13 +50,16 @@ export async function startWalCheckpointer(
   path: string,
   opts: { synchronous: 'NORMAL' | 'FULL'; intervalMs?: number; backstopPages?: number; onCheckpoint?: () => void },
 ): Promise<WalCheckpointer> {
-  const { Worker: WorkerClass } = await import('node:worker_threads');
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker: Worker = new WorkerClass(WORKER_SOURCE, {
-    eval: true,
-    workerData: { driver, path, synchronous: opts.synchronous, intervalMs: opts.intervalMs ?? 100 },
-  });
-  worker.unref();
+  const worker = await startSqliteWorker(
+    WORKER_SOURCE,
+    path,
+    [
+      ['busy_timeout', 0],
+      ['synchronous', opts.synchronous],
+      ['wal_autocheckpoint', 0],
+    ],
+    { intervalMs: opts.intervalMs ?? 100 },
+  );
   let busy = false;
   let dirty = false;
   let ended = false;

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type { Worker } from 'node:worker_threads';
+import { startSqliteWorker } from '../sqlite-worker.js';
 import { BACKSTOP_PAGES } from '../wal-checkpointer.js';
 
 /**
@@ -107,18 +106,11 @@ export function advanceCount(last: number, slot: number, wrap: number): number {
   return last + ((slot - (last % wrap) + wrap) % wrap);
 }
 
-/** The worker, as text (the CLI runs from one bundle: no file of its own to locate). */
+/** The worker's part (sqlite-worker.ts opens its connection). */
 const WORKER_SOURCE = `
-const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
 const decodeRows = ${decodeRows.toString()};
 const { RING, CODES } = workerData;
 const shared = new Int32Array(workerData.shared);
-const Sqlite = require(workerData.driver);
-const db = new Sqlite(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = ' + workerData.busyMs);
-db.pragma('synchronous = ' + workerData.synchronous);
-// The checkpoint worker copies the WAL back; this is the backstop should it not keep up or stop.
-db.pragma('wal_autocheckpoint = ' + workerData.backstopPages);
 const insert = db.prepare(workerData.sql);
 const many = db.transaction((rows) => { for (const r of rows) insert.run(r); });
 let n = 0;
@@ -137,14 +129,9 @@ function commit(texts, first) {
   for (let k = 0; k < texts.length; k++) Atomics.store(shared, 1 + ((first + k) % RING), outcome);
   return code;
 }
-function close() {
-  db.close();
-  parentPort.postMessage('closed');
-  parentPort.close();
-}
 parentPort.postMessage('ready');
 parentPort.on('message', (m) => {
-  if (m === 'close') return close();
+  if (m === 'close') return closeDb();
   // Groups that arrived while the last commit ran (a sync with --fsync, another process's lock)
   // go in one transaction together: one commit, one sync for all of them.
   const texts = [m];
@@ -159,12 +146,12 @@ parentPort.on('message', (m) => {
   const first = n + 1;
   n += texts.length;
   const failed = commit(texts, first);
-  // Together they failed: unless the lock stayed taken, each group on its own, so that one group's
-  // failure is not another's.
-  if (failed && texts.length > 1 && !failed.startsWith('SQLITE_BUSY')) texts.forEach((t, k) => commit([t], first + k));
+  // Together they failed: unless the lock stayed taken (as store-errors.ts's isBusy counts it),
+  // each group on its own, so that one group's failure is not another's.
+  if (failed && texts.length > 1 && !/^SQLITE_(BUSY|LOCKED)/.test(failed)) texts.forEach((t, k) => commit([t], first + k));
   Atomics.store(shared, 0, n % workerData.WRAP);
   parentPort.postMessage(n);
-  if (closing) close();
+  if (closing) closeDb();
 });
 `;
 
@@ -173,15 +160,19 @@ export async function startWriterThread(
   path: string,
   opts: { sql: string; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
 ): Promise<WriterThread> {
-  const { Worker: WorkerClass } = await import('node:worker_threads');
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const shared = new Int32Array(new SharedArrayBuffer(4 * (RING + 1)));
-  const { onSettled, ...data } = opts;
-  const worker: Worker = new WorkerClass(WORKER_SOURCE, {
-    eval: true,
-    workerData: { driver, ...data, width: opts.sql.split('?').length - 1, path, shared: shared.buffer, RING, CODES, WRAP, backstopPages: BACKSTOP_PAGES },
-  });
-  worker.unref();
+  const worker = await startSqliteWorker(
+    WORKER_SOURCE,
+    path,
+    [
+      ['busy_timeout', opts.busyMs],
+      ['synchronous', opts.synchronous],
+      // The checkpoint worker copies the WAL back; this is the backstop should it not keep up or stop.
+      ['wal_autocheckpoint', BACKSTOP_PAGES],
+    ],
+    { sql: opts.sql, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
+  );
+  const { onSettled } = opts;
   const details = new Map<number, WriteFailure>();
   let handed = 0;
   /** The last group whose outcome the listener read (`failure`): a slot of the ring is reused only after. */
