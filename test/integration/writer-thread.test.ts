@@ -98,27 +98,29 @@ describe('the writer thread, starting and closing', () => {
   });
 });
 
+/** An acknowledged callback as the listener stores it, the i-th of a test. */
+const event = (i: number) => ({
+  id: `evt_test${String(i).padStart(5, '0')}`,
+  receivedAt: new Date(Date.UTC(2026, 10, 27, 0, 0, 0, i)).toISOString(),
+  method: 'POST',
+  path: '/',
+  headers: { 'x-signature': `sig${i}`, 'x-note': 'ünïcödé ✓ "quoted" s3:n;i1;' },
+  body: `trx_id=${i}&status=berhasil&note=${'x'.repeat(i % 7)}`,
+  verdict: 'valid' as const,
+  variant: null,
+  reason: null,
+  duplicate: false,
+  trx_id: String(i),
+  status: 'berhasil',
+  answer: 200,
+});
+
 describe('the event store with and without its writer thread', () => {
   for (const writerThread of [true, false]) {
     it(`stores every group-committed event in arrival order${writerThread ? ' (writer thread)' : ' (on the listener thread)'}`, async () => {
       const { EventStore } = await import('../../src/core/listener/event-store.js');
       const store = new EventStore(join(dir, `store-${writerThread}.db`), { writerThread });
       await store.prepare();
-      const event = (i: number) => ({
-        id: `evt_test${String(i).padStart(5, '0')}`,
-        receivedAt: new Date(Date.UTC(2026, 10, 27, 0, 0, 0, i)).toISOString(),
-        method: 'POST',
-        path: '/',
-        headers: { 'x-signature': `sig${i}`, 'x-note': 'ünïcödé ✓ "quoted" s3:n;i1;' },
-        body: `trx_id=${i}&status=berhasil&note=${'x'.repeat(i % 7)}`,
-        verdict: 'valid' as const,
-        variant: null,
-        reason: null,
-        duplicate: false,
-        trx_id: String(i),
-        status: 'berhasil',
-        answer: 200,
-      });
       const acknowledged: number[] = [];
       const all: Promise<void>[] = [];
       for (let turn = 0; turn < 20; turn++) {
@@ -148,27 +150,7 @@ describe('the listener thread looking for its groups', () => {
       const store = new EventStore(join(dir, `poll-${fsync}.db`), { fsync });
       await store.prepare();
       const seen = { polled: false };
-      const one = (i: number) =>
-        new Promise<void>((resolve, reject) =>
-          store.appendWith(
-            {
-              id: `evt_poll${String(i).padStart(5, '0')}`,
-              receivedAt: new Date().toISOString(),
-              method: 'POST',
-              path: '/',
-              headers: {},
-              body: 'trx_id=1',
-              verdict: 'valid',
-              variant: null,
-              reason: null,
-              duplicate: false,
-              trx_id: '1',
-              status: 'berhasil',
-              answer: 200,
-            },
-            (err) => (err ? reject(err) : resolve()),
-          ),
-        );
+      const one = (i: number) => new Promise<void>((resolve, reject) => store.appendWith(event(i), (err) => (err ? reject(err) : resolve())));
       await one(0);
       await waitFor(() => (store as unknown as { writer?: unknown }).writer !== undefined);
       for (let i = 1; i <= 50; i++) {
