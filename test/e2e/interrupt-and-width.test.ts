@@ -2,7 +2,7 @@ import { allTxns } from '../helpers/sandbox.js';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { payVa, runCli } from '../helpers/cli.js';
 import { terminalSuite } from '../helpers/tmux.js';
 
 // Issue 19 items 4 and 5, in a real terminal (tmux): Ctrl-C at a prompt or during a request is
@@ -149,17 +149,7 @@ run('80 columns (tmux)', () => {
     for (let i = 0; i < 3; i++) {
       const r = await runCli(
         [
-          'pay',
-          '--method',
-          'va',
-          '--channel',
-          'bca',
-          '--name',
-          'A',
-          '--phone',
-          '08123456789',
-          '--email',
-          'a@b.co',
+          ...payVa(),
           '--item',
           'Kopi:1:1.025.000',
           '--notify-url',
