@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
 import { hostRefusal, pageRefusal } from '../../src/core/dashboard/html.js';
@@ -14,7 +13,7 @@ import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi, UI_BODY_KEEP_BYTES, UI_MEMORY_BYTES } from '../../src/core/listener/ui.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
 
 /** Issue 26 items 3, 5, 9 and 10: what only this machine may reach, and what the pages may cost. */
 
@@ -64,14 +63,7 @@ async function payment(sb: EmulatorHandle, notifyUrl: string): Promise<number> {
     paymentMethod: 'va',
     paymentChannel: 'bca',
   });
-  const req = buildSignedRequest({
-    baseUrl: sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body: text,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', text);
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
   return ((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId;
 }
@@ -161,14 +153,7 @@ describe('buyer pages: no framing, no cross-site buttons', () => {
       returnUrl: 'https://toko.example/ok',
       cancelUrl: 'https://toko.example/batal',
     });
-    const req = buildSignedRequest({
-      baseUrl: sb.apiUrl,
-      path: 'v2/payment',
-      method: 'POST',
-      body: text,
-      credentials: { va: VA, apiKey: KEY },
-      now: new Date(),
-    });
+    const req = signedPost(sb.apiUrl, 'v2/payment', text);
     const sid = ((await (await request(req.url, { method: 'POST', headers: req.headers, body: text })).body.json()) as { Data: { SessionID: string } }).Data
       .SessionID;
     const cross = { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' };

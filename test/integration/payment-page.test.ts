@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
 const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
@@ -20,14 +19,7 @@ afterAll(() => sb.close());
 
 async function create(body: Record<string, unknown>) {
   const text = JSON.stringify({ name: 'Putu Ayu', phone: '08123456789', email: 'p@x.co', product: ['Kopi'], qty: [1], ...body });
-  const req = buildSignedRequest({
-    baseUrl: sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body: text,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', text);
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
   return ((await res.body.json()) as { Data: { TransactionId: number; Url: string; PaymentNo: string } }).Data;
 }
