@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,13 +12,12 @@ import { EventStore, type StoredEvent } from '../../src/core/listener/event-stor
 import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi, UI_BODY_KEEP_BYTES, UI_MEMORY_BYTES } from '../../src/core/listener/ui.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
 
 /** Issue 26 items 3, 5, 9 and 10: what only this machine may reach, and what the pages may cost. */
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -178,19 +177,7 @@ describe('buyer pages: no framing, no cross-site buttons', () => {
         res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><iframe id="f" src="${target}/pay/${id}"></iframe>
 <form id="x" method="post" action="${target}/pay/${id}/pay"></form>`);
       });
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium();
       cleanups.push(() => browser.close());
       const page = await browser.newPage();
       await page.goto(`http://localhost:${evil.port}/`);

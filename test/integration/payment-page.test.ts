@@ -1,14 +1,12 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
 import { EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
 let sb: EmulatorHandle;
@@ -29,20 +27,7 @@ describe('the hosted payment page in a real browser (headless Chromium)', () => 
     `shows the buyer what to pay, and "Pay" sends the signed callback${haveBrowser ? '' : ' (skipped: apt-get install chromium)'}`,
     async () => {
       expect(haveBrowser, `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium(['--disable-quic']);
       const rx = await receiver([200]);
       try {
         const page = await browser.newPage();

@@ -1,14 +1,12 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { encodeRedirectBody } from '../../src/core/api/redirect.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
 import { REDIRECT_KAOS, runCli } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome, allTxns } from '../helpers/sandbox.js';
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
 const fx = sandboxAndHome();
@@ -72,20 +70,7 @@ describe('the redirect payment page in a real browser (headless Chromium)', () =
     `the buyer picks a channel, pays, returns to returnUrl; cancel goes to cancelUrl${haveBrowser ? '' : ' (skipped: apt-get install chromium)'}`,
     async () => {
       expect(haveBrowser, `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium(['--disable-quic']);
       const notify = await receiver([200]);
       const shop = await receiver([200], 'thank you');
       const returnUrl = shop.url.replace(/\/callback$/, '/thanks');
