@@ -2,7 +2,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childEnv } from '../../src/cli/child-env.js';
-import { REDIRECT_KAOS, runCli, tempHome } from '../helpers/cli.js';
+import { REDIRECT_KAOS } from '../helpers/argv.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, localEnv, sandbox } from '../helpers/sandbox.js';
 
 // Issue 13 items 13/17, the same class as doctor's git: a program paycli starts that is not

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaymentData, checkRegionsData, excerpt, parseEnvelope } from '../../src/core/http/envelope.js';
 import { AuthError, GatewayError, NetworkError } from '../../src/core/errors.js';
-import { payVa, runCli, tempHome } from '../helpers/cli.js';
+import { payVa } from '../helpers/argv.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 
 // Issue 13 item 19: anything that is not a well-formed envelope is exit 5 "malformed response"
 // with the HTTP status and a short excerpt; after a payment POST, the payment may exist.

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitLineTo, terminalSafe, visibleLength } from '../../src/cli/layout.js';
 import { checkBalanceData, checkChannelsData, checkHistoryData, checkTransactionData } from '../../src/core/api/merchant.js';
-import { REDIRECT_KAOS, runCli, tempHome } from '../helpers/cli.js';
+import { REDIRECT_KAOS } from '../helpers/argv.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, sandbox, localEnv } from '../helpers/sandbox.js';
 
 // Issue 13 items 9, 18, 19: a gateway (or anything answering in its place) that sends terminal

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { payVa, runCli } from '../helpers/cli.js';
+import { payVa } from '../helpers/argv.js';
+import { runCli } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 

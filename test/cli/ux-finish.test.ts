@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDIRECT_KAOS, runCli, tempHome } from '../helpers/cli.js';
+import { REDIRECT_KAOS } from '../helpers/argv.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 import { shownKey } from '../helpers/key-mask.js';
 
 // Issue 19, the items finished after the first pass.

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { receiver } from '../helpers/receiver.js';
-import { payVa, runCli, tempHome } from '../helpers/cli.js';
+import { payVa } from '../helpers/argv.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 import { sandbox } from '../helpers/sandbox.js';
 
 // Issue 13 item 18: the VA (the callback signing secret) never appears whole in human output,

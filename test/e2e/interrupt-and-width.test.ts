@@ -2,7 +2,8 @@ import { allTxns } from '../helpers/sandbox.js';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { payVa, runCli } from '../helpers/cli.js';
+import { payVa } from '../helpers/argv.js';
+import { runCli } from '../helpers/cli.js';
 import { terminalSuite } from '../helpers/tmux.js';
 
 // Issue 19 items 4 and 5, in a real terminal (tmux): Ctrl-C at a prompt or during a request is

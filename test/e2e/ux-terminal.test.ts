@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { payVa, runCli } from '../helpers/cli.js';
+import { payVa } from '../helpers/argv.js';
+import { runCli } from '../helpers/cli.js';
 import { localEnv } from '../helpers/sandbox.js';
 import { terminalSuite } from '../helpers/tmux.js';
 

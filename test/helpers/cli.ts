@@ -59,9 +59,3 @@ export async function runCli(argv: string[], o: TestCtxOptions = {}): Promise<Ru
   await new Promise((r) => setImmediate(r));
   return { code, stdout: out(), stderr: err() };
 }
-
-/** `pay --redirect` flags for one Kaos at Rp 1.000, with loopback notify and return URLs where nothing listens. */
-export const REDIRECT_KAOS = ['--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok'];
-
-/** The start of a `pay` by VA on `channel` for buyer A; tests add the item, the notify URL and the rest. */
-export const payVa = (channel = 'bca') => ['pay', '--method', 'va', '--channel', channel, '--name', 'A', '--phone', '08123456789', '--email', 'a@b.co'];

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { payVa, runCli, tempHome } from '../helpers/cli.js';
+import { payVa } from '../helpers/argv.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 
 /** A scripted loopback server: each request gets the next behaviour. */
 async function scripted(behaviours: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void)[]) {

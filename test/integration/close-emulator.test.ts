@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { payVa, runCli } from '../helpers/cli.js';
+import { payVa } from '../helpers/argv.js';
+import { runCli } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
 const OTHER = '1179000000000002';

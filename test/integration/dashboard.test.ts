@@ -9,6 +9,7 @@ import { startListener, type ListenerHandle } from '../../src/core/listener/serv
 import { createListenerUi } from '../../src/core/listener/ui.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox, allTxns } from '../helpers/sandbox.js';
@@ -32,23 +33,7 @@ async function cli(args: string[]): Promise<Record<string, unknown>> {
 }
 
 async function payFromCli(amount: number): Promise<number> {
-  const data = await cli([
-    'pay',
-    '--method',
-    'va',
-    '--channel',
-    'bca',
-    '--name',
-    'Putu Ayu',
-    '--phone',
-    '08123456789',
-    '--email',
-    'putu@mail.com',
-    '--item',
-    `Kopi Kintamani:1:${amount}`,
-    '--notify-url',
-    handler.url,
-  ]);
+  const data = await cli([...payVa('bca', 'Putu Ayu', 'putu@mail.com'), '--item', `Kopi Kintamani:1:${amount}`, '--notify-url', handler.url]);
   return Number((data.TransactionId ?? (data.Data as Record<string, unknown>)?.TransactionId) as number);
 }
 

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRequestBody } from '../../src/core/signing/request-signature.js';
 import { hmacHex } from '../../src/core/signing/callback-signature.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { closeOnConnectProxy, openTunnel } from '../helpers/proxy.js';
 import { BIN } from '../helpers/spawn.js';
@@ -190,17 +191,7 @@ describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)
     const proxy = await closeOnConnectProxy();
     const r = await runCli(
       [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'Budi',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
+        ...payVa('bca', 'Budi', 'a@b.co'),
         '--item',
         'Kopi:1:10000',
         '--notify-url',

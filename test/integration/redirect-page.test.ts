@@ -3,7 +3,8 @@ import { encodeRedirectBody } from '../../src/core/api/redirect.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
-import { REDIRECT_KAOS, runCli } from '../helpers/cli.js';
+import { REDIRECT_KAOS } from '../helpers/argv.js';
+import { runCli } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome, allTxns } from '../helpers/sandbox.js';
 
