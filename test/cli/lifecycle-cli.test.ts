@@ -13,7 +13,10 @@ afterAll(async () => {
 async function pay(extra: string[] = []): Promise<{ TransactionId: number; PaymentNo: string }> {
   const rx = await receiver([200]);
   rxs.push(rx);
-  const r = await runCli([...payVa('bni'), '--item', 'A:1:100000', '--notify-url', rx.url, '--json', ...extra], { env: localEnv(fx.sb), home: fx.home.home });
+  const r = await runCli([...payVa({ channel: 'bni' }), '--item', 'A:1:100000', '--notify-url', rx.url, '--json', ...extra], {
+    env: localEnv(fx.sb),
+    home: fx.home.home,
+  });
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }

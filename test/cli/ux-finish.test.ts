@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDIRECT_KAOS } from '../helpers/argv.js';
+import { payVa, REDIRECT_KAOS } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { shownKey } from '../helpers/key-mask.js';
 
@@ -117,17 +117,7 @@ describe('transaction fits 80 columns on a terminal', () => {
     try {
       const made = await runCli(
         [
-          'pay',
-          '--method',
-          'va',
-          '--channel',
-          'bca',
-          '--name',
-          'Putu\u001b[2J Ayu',
-          '--phone',
-          '08123456789',
-          '--email',
-          'p@x.co',
+          ...payVa({ name: 'Putu\u001b[2J Ayu', email: 'p@x.co' }),
           '--item',
           'Kopi:1:10000',
           '--notify-url',

@@ -116,7 +116,7 @@ describe('the action scripts', () => {
         ),
       );
     const pay = await paycli([
-      ...payVa('bca', 'Putu Ayu', 'putu@mail.com'),
+      ...payVa({ name: 'Putu Ayu', email: 'putu@mail.com' }),
       '--item',
       'Kopi:1:50000',
       '--notify-url',

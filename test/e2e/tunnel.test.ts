@@ -86,7 +86,7 @@ describe('listen --tunnel', () => {
     const stateFile = join(home, 'data/paycli/listener.json');
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
     const pay = await runCli(
-      ['--env', 'local', ...payVa('bca', 'Putu', 'p@mail.com'), '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'],
+      ['--env', 'local', ...payVa({ name: 'Putu', email: 'p@mail.com' }), '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'],
       { env: { XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') } },
     );
     expect(pay.code, pay.stderr).toBe(0);
@@ -162,7 +162,7 @@ describe('listen --tunnel', () => {
 });
 
 describe('pay --notify-url auto', () => {
-  const payArgs = [...payVa('bca', 'Putu', 'p@mail.com'), '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'];
+  const payArgs = [...payVa({ name: 'Putu', email: 'p@mail.com' }), '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'];
   const dataHome = () => join(home, 'auto-data');
   const state = (o: Record<string, unknown>) => {
     const dir = join(dataHome(), 'paycli');

@@ -36,7 +36,7 @@ run('error and prompt text at 80 columns (tmux)', () => {
     for (const l of error) expect([...l].length).toBeLessThanOrEqual(80);
     brokenAtSpaces(error, `a fractional amount; ${HOW}`);
     expect(screen.join('\n')).not.toMatch(/Rupiah ar\n|Rp\n|25\.\n/);
-    const piped = await runCli([...payVa('bca', 'Putu', 'p@mail.com'), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'K:1:2.50'], {
+    const piped = await runCli([...payVa({ name: 'Putu', email: 'p@mail.com' }), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'K:1:2.50'], {
       env: localEnv(suite.sb),
       home: suite.home.home,
     });

@@ -3,8 +3,8 @@
 /** `pay --redirect` flags for one Kaos at Rp 1.000, with loopback notify and return URLs where nothing listens. */
 export const REDIRECT_KAOS = ['--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok'];
 
-/** The start of a `pay` by VA on `channel` for a buyer (phone 08123456789); tests add the item, the notify URL and the rest. */
-export const payVa = (channel = 'bca', name = 'A', email = 'a@b.co') => [
+/** The start of a `pay` by VA (BCA unless `channel` says) for a buyer (A, 08123456789, a@b.co unless said); tests add the item, notify URL and rest. */
+export const payVa = ({ channel = 'bca', name = 'A', phone = '08123456789', email = 'a@b.co' } = {}) => [
   'pay',
   '--method',
   'va',
@@ -13,7 +13,7 @@ export const payVa = (channel = 'bca', name = 'A', email = 'a@b.co') => [
   '--name',
   name,
   '--phone',
-  '08123456789',
+  phone,
   '--email',
   email,
 ];

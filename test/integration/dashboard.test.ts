@@ -33,7 +33,7 @@ async function cli(args: string[]): Promise<Record<string, unknown>> {
 }
 
 async function payFromCli(amount: number): Promise<number> {
-  const data = await cli([...payVa('bca', 'Putu Ayu', 'putu@mail.com'), '--item', `Kopi Kintamani:1:${amount}`, '--notify-url', handler.url]);
+  const data = await cli([...payVa({ name: 'Putu Ayu', email: 'putu@mail.com' }), '--item', `Kopi Kintamani:1:${amount}`, '--notify-url', handler.url]);
   return Number((data.TransactionId ?? (data.Data as Record<string, unknown>)?.TransactionId) as number);
 }
 

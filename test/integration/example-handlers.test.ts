@@ -116,7 +116,7 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
       const cli = (argv: string[]) => runCli(argv, { env: localEnv(sb), home: home.home });
       // The shop's checkout: a payment at the gateway whose callbacks come to the shop, and its order.
       const pay = await cli([
-        ...payVa('bni', 'Made', 'made@mail.com'),
+        ...payVa({ channel: 'bni', name: 'Made', email: 'made@mail.com' }),
         '--notify-url',
         `${app.base}/ipaymu/callback`,
         '--item',
@@ -160,7 +160,7 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
       expect(xml).toContain('<skipped message="needs another order: --create-order-url, or one more --trx"/>');
       // The same by reference id: the emulator's newest transaction with it.
       const second = await cli([
-        ...payVa('bni', 'Made', 'made@mail.com'),
+        ...payVa({ channel: 'bni', name: 'Made', email: 'made@mail.com' }),
         '--notify-url',
         `${app.base}/ipaymu/callback`,
         '--item',

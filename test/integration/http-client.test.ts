@@ -50,28 +50,10 @@ describe('what paycli puts on the wire', () => {
     const rec = await recorder();
     const env = { PAYCLI_BASE_URL: `${rec.url}/api`, PAYCLI_VA: VA, PAYCLI_API_KEY: KEY };
     expect((await runCli(['areas', 'district', '5171', '--no-cache'], { env, home: home.home })).code).toBe(0);
-    const pay = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'Ñyoman',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
-        '--item',
-        'Kopi/Teh:1:1000',
-        '--notify-url',
-        'https://shop.example/cb',
-        '--reference-id',
-        'R-9',
-      ],
-      { env, home: home.home },
-    );
+    const pay = await runCli([...payVa({ name: 'Ñyoman' }), '--item', 'Kopi/Teh:1:1000', '--notify-url', 'https://shop.example/cb', '--reference-id', 'R-9'], {
+      env,
+      home: home.home,
+    });
     expect(pay.code, pay.stderr).toBe(0);
     const [get, post] = rec.seen;
     expect(get).toMatchObject({ method: 'GET', url: '/api/areas/district/5171', body: '' });
@@ -191,7 +173,7 @@ describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)
     const proxy = await closeOnConnectProxy();
     const r = await runCli(
       [
-        ...payVa('bca', 'Budi', 'a@b.co'),
+        ...payVa({ name: 'Budi' }),
         '--item',
         'Kopi:1:10000',
         '--notify-url',
