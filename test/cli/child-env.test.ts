@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childEnv } from '../../src/cli/child-env.js';
+import { REDIRECT_KAOS } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, localEnv, sandbox } from '../helpers/sandbox.js';
 
@@ -32,10 +33,7 @@ describe.skipIf(process.platform !== 'linux')('pay --redirect --open', () => {
         PAYCLI_API_KEY: EMULATOR_DEFAULT_API_KEY,
         SHOP_KEY: EMULATOR_DEFAULT_API_KEY,
       });
-      const r = await runCli(
-        ['pay', '--redirect', '--open', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok'],
-        { home: h.home, env },
-      );
+      const r = await runCli(['pay', '--redirect', '--open', ...REDIRECT_KAOS], { home: h.home, env });
       expect(r.code, r.stderr).toBe(0);
       const until = Date.now() + 5000;
       while (!existsSync(seen) && Date.now() < until) await new Promise((res) => setTimeout(res, 20));

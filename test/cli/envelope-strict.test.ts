@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaymentData, checkRegionsData, excerpt, parseEnvelope } from '../../src/core/http/envelope.js';
 import { AuthError, GatewayError, NetworkError } from '../../src/core/errors.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 
 // Issue 13 item 19: anything that is not a well-formed envelope is exit 5 "malformed response"
@@ -111,28 +112,11 @@ describe('commands on a gateway that answers nonsense (exit 5)', () => {
   it('pay: Data null after the POST says the payment may exist and how to check it', async () => {
     answer = '{"Status":200,"Success":true,"Message":"Success","Data":null}';
     const before = requests;
-    const r = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'A',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
-        '--notify-url',
-        'http://127.0.0.1:9/cb',
-        '--item',
-        'A:1:1000',
-        '--reference-id',
-        'ORDER-77',
-      ],
-      { env: env(), home: home.home, now: () => new Date('2026-11-22T18:30:00Z') },
-    );
+    const r = await runCli([...payVa(), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-77'], {
+      env: env(),
+      home: home.home,
+      now: () => new Date('2026-11-22T18:30:00Z'),
+    });
     expect(r.code).toBe(5);
     expect(requests - before).toBe(1);
     expect(r.stderr).toContain('HTTP 200 with a success envelope whose Data is null, not the payment');
@@ -140,53 +124,17 @@ describe('commands on a gateway that answers nonsense (exit 5)', () => {
       'hint: the payment may have been created: look for reference ORDER-77 in `paycli history --from 2026-11-23`, then check it with `paycli transaction ID`',
     );
     answer = '{"Status":502,"Success":false,"Message":"bad gateway","Data":null}';
-    const bad = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'A',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
-        '--notify-url',
-        'http://127.0.0.1:9/cb',
-        '--item',
-        'A:1:1000',
-        '--reference-id',
-        'ORDER-78',
-      ],
-      { env: env(), home: home.home },
-    );
+    const bad = await runCli([...payVa(), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-78'], {
+      env: env(),
+      home: home.home,
+    });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain('hint: the payment may have been created: look for reference ORDER-78');
     answer = '{"Status":400,"Success":false,"Message":"error - invalid request","Error":{"phone":["phone tidak valid."]},"Data":null}';
-    const refused = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'A',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
-        '--notify-url',
-        'http://127.0.0.1:9/cb',
-        '--item',
-        'A:1:1000',
-        '--reference-id',
-        'ORDER-79',
-      ],
-      { env: env(), home: home.home },
-    );
+    const refused = await runCli([...payVa(), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--reference-id', 'ORDER-79'], {
+      env: env(),
+      home: home.home,
+    });
     expect(refused.code).toBe(3);
     expect(refused.stderr).not.toContain('may have been created');
   });

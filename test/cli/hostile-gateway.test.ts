@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitLineTo, terminalSafe, visibleLength } from '../../src/cli/layout.js';
 import { checkBalanceData, checkChannelsData, checkHistoryData, checkTransactionData } from '../../src/core/api/merchant.js';
+import { REDIRECT_KAOS } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, sandbox, localEnv } from '../helpers/sandbox.js';
 
@@ -169,7 +170,7 @@ describe("answers that are not the endpoint's envelope are exit 5", () => {
     [['history'], 'v2/history'],
     [['channels'], 'v2/payment-channels'],
     [['areas', 'province', '--no-cache'], 'areas/province'],
-    [['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok'], 'v2/payment'],
+    [['pay', '--redirect', ...REDIRECT_KAOS], 'v2/payment'],
   ];
   it('says "malformed response" with the HTTP status and an excerpt', async () => {
     for (const text of bad) {

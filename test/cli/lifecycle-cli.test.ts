@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { payVa } from '../helpers/argv.js';
 import { runCli } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { localEnv, sandboxAndHome } from '../helpers/sandbox.js';
@@ -12,28 +13,10 @@ afterAll(async () => {
 async function pay(extra: string[] = []): Promise<{ TransactionId: number; PaymentNo: string }> {
   const rx = await receiver([200]);
   rxs.push(rx);
-  const r = await runCli(
-    [
-      'pay',
-      '--method',
-      'va',
-      '--channel',
-      'bni',
-      '--name',
-      'A',
-      '--phone',
-      '08123456789',
-      '--email',
-      'a@b.co',
-      '--item',
-      'A:1:100000',
-      '--notify-url',
-      rx.url,
-      '--json',
-      ...extra,
-    ],
-    { env: localEnv(fx.sb), home: fx.home.home },
-  );
+  const r = await runCli([...payVa({ channel: 'bni' }), '--item', 'A:1:100000', '--notify-url', rx.url, '--json', ...extra], {
+    env: localEnv(fx.sb),
+    home: fx.home.home,
+  });
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }

@@ -6,6 +6,7 @@ import { parseQuantity, parseRupiah } from '../../src/core/money.js';
 import { normalizePhone } from '../../src/core/phone.js';
 import { inEnglish, parseItem } from '../../src/cli/commands/pay-input.js';
 import { UsageError } from '../../src/core/errors.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_VA, sandbox } from '../helpers/sandbox.js';
 import { leaksKeyPart, shownKey } from '../helpers/key-mask.js';
@@ -96,49 +97,16 @@ describe('Indonesian mobile numbers', () => {
 
   it('pay refuses 0000000000 and sends the normalised number', async () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl };
-    const zero = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'A',
-        '--phone',
-        '0000000000',
-        '--email',
-        'a@b.co',
-        '--notify-url',
-        'http://127.0.0.1:9/cb',
-        '--item',
-        'A:1:1000',
-      ],
-      { env, home: h.home },
-    );
+    const zero = await runCli([...payVa({ phone: '0000000000' }), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000'], {
+      env,
+      home: h.home,
+    });
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('invalid --phone "0000000000": expected an Indonesian mobile number');
-    const dry = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'A',
-        '--phone',
-        '+62 812-3456-789',
-        '--email',
-        'a@b.co',
-        '--notify-url',
-        'http://127.0.0.1:9/cb',
-        '--item',
-        'A:1:1000',
-        '--dry-run',
-      ],
-      { env, home: h.home },
-    );
+    const dry = await runCli([...payVa({ phone: '+62 812-3456-789' }), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'A:1:1000', '--dry-run'], {
+      env,
+      home: h.home,
+    });
     expect(dry.stdout).toContain('"phone":"08123456789"');
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDate, encodeHistoryBody, encodeTransactionBody, parseStatusFilter, readBalance, readChannels, readHistory } from '../../src/core/api/merchant.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
 
@@ -58,17 +59,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     home = tempHome();
     for (let i = 0; i < 25; i++) {
       const r = await cli([
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'Putu, "Ayu"',
-        '--phone',
-        '08123456789',
-        '--email',
-        'putu@mail.com',
+        ...payVa({ name: 'Putu, "Ayu"', email: 'putu@mail.com' }),
         '--notify-url',
         'http://127.0.0.1:9/cb',
         '--item',

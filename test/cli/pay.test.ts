@@ -137,26 +137,16 @@ describe('paycli pay validates before sending', () => {
     expect(count()).toBe(before);
   });
 
+  // A COD payment of one parcel to Kuta, before its courier flags.
+  const codParcel = ['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000:0.3:20:5:30', '--delivery-area', '80361', '--delivery-address', 'Jl. Kuta'];
+
   it('checks the COD fields (exit 2, nothing sent)', async () => {
     const before = count();
     const r = await cli(['pay', '--method', 'cod', ...buyer, '--item', 'Kaos:1:75000']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--weight.*--width.*--length.*--delivery-area.*--delivery-address.*--shipping: required.*--shipping-service: required/);
     expect(r.stderr).toMatch(/paycli cod rate/);
-    const noCourier = await cli([
-      'pay',
-      '--method',
-      'cod',
-      ...buyer,
-      '--item',
-      'Kaos:1:75000:0.3:20:5:30',
-      '--delivery-area',
-      '80361',
-      '--delivery-address',
-      'Jl. Kuta',
-      '--shipping',
-      'RPX',
-    ]);
+    const noCourier = await cli([...codParcel, '--shipping', 'RPX']);
     expect(noCourier.code).toBe(2);
     expect(noCourier.stderr).toMatch(/--shipping-service: required/);
     expect(noCourier.stderr).not.toMatch(/--shipping: required/);
@@ -165,16 +155,7 @@ describe('paycli pay validates before sending', () => {
 
   it("sends the COD shipping fields in the collection's order, after the delivery fields", async () => {
     const r = await cli([
-      'pay',
-      '--method',
-      'cod',
-      ...buyer,
-      '--item',
-      'Kaos:1:75000:0.3:20:5:30',
-      '--delivery-area',
-      '80361',
-      '--delivery-address',
-      'Jl. Kuta',
+      ...codParcel,
       '--shipping',
       'rpx',
       '--shipping-service',

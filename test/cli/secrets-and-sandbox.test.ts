@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome, testContext } from '../helpers/cli.js';
 import { run } from '../../src/cli/run.js';
 import { receiver } from '../helpers/receiver.js';
@@ -35,23 +36,7 @@ describe('the API key appears in no output, log, store or error', () => {
   it('across every command, including --debug, --dry-run, --curl and error paths', async () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: VA, PAYCLI_API_KEY: SECRET, XDG_DATA_HOME: join(home.home, 'data') };
     const rx = await receiver([200, 500]);
-    const pay = [
-      'pay',
-      '--method',
-      'va',
-      '--channel',
-      'bca',
-      '--name',
-      'A',
-      '--phone',
-      '08123456789',
-      '--email',
-      'a@b.co',
-      '--item',
-      'A:1:1000',
-      '--notify-url',
-      rx.url,
-    ];
+    const pay = [...payVa(), '--item', 'A:1:1000', '--notify-url', rx.url];
     const runs: string[][] = [
       ['areas', 'province'],
       ['areas', 'city', '51', '--json'],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { payVa, REDIRECT_KAOS } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { shownKey } from '../helpers/key-mask.js';
 
@@ -6,22 +7,7 @@ import { shownKey } from '../helpers/key-mask.js';
 
 describe('pay --redirect normalises the phone like pay', () => {
   it('+62 812-3456-789 is sent as 08123456789', async () => {
-    const r = await runCli([
-      '--env',
-      'local',
-      'pay',
-      '--redirect',
-      '--item',
-      'Kaos:1:1000',
-      '--notify-url',
-      'http://127.0.0.1:9/cb',
-      '--return-url',
-      'http://127.0.0.1:9/ok',
-      '--phone',
-      '+62 812-3456-789',
-      '--dry-run',
-      '--json',
-    ]);
+    const r = await runCli(['--env', 'local', 'pay', '--redirect', ...REDIRECT_KAOS, '--phone', '+62 812-3456-789', '--dry-run', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(JSON.parse(r.stdout).body)).toMatchObject({ buyerPhone: '08123456789' });
   });
@@ -131,17 +117,7 @@ describe('transaction fits 80 columns on a terminal', () => {
     try {
       const made = await runCli(
         [
-          'pay',
-          '--method',
-          'va',
-          '--channel',
-          'bca',
-          '--name',
-          'Putu\u001b[2J Ayu',
-          '--phone',
-          '08123456789',
-          '--email',
-          'p@x.co',
+          ...payVa({ name: 'Putu\u001b[2J Ayu', email: 'p@x.co' }),
           '--item',
           'Kopi:1:10000',
           '--notify-url',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { receiver } from '../helpers/receiver.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { sandbox } from '../helpers/sandbox.js';
 
@@ -25,23 +26,7 @@ describe('the VA in human output', () => {
     const env = { PAYCLI_ENV: 'local', PAYCLI_BASE_URL: sb.apiUrl, PAYCLI_VA: VA, PAYCLI_API_KEY: SECRET };
     const rx = await receiver([200]);
     try {
-      const pay = [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'A',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
-        '--item',
-        'A:1:1000',
-        '--notify-url',
-        rx.url,
-      ];
+      const pay = [...payVa(), '--item', 'A:1:1000', '--notify-url', rx.url];
       const made = await runCli([...pay, '--json'], { env, home: home.home });
       expect(made.code, made.stderr).toBe(0);
       const id = String(JSON.parse(made.stdout).TransactionId);

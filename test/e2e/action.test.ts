@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { parse } from 'yaml';
+import { payVa } from '../helpers/argv.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../helpers/sandbox.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -115,17 +116,7 @@ describe('the action scripts', () => {
         ),
       );
     const pay = await paycli([
-      'pay',
-      '--method',
-      'va',
-      '--channel',
-      'bca',
-      '--name',
-      'Putu Ayu',
-      '--phone',
-      '08123456789',
-      '--email',
-      'putu@mail.com',
+      ...payVa({ name: 'Putu Ayu', email: 'putu@mail.com' }),
       '--item',
       'Kopi:1:50000',
       '--notify-url',

@@ -2,6 +2,7 @@ import { allTxns } from '../helpers/sandbox.js';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { payVa } from '../helpers/argv.js';
 import { runCli } from '../helpers/cli.js';
 import { terminalSuite } from '../helpers/tmux.js';
 
@@ -149,17 +150,7 @@ run('80 columns (tmux)', () => {
     for (let i = 0; i < 3; i++) {
       const r = await runCli(
         [
-          'pay',
-          '--method',
-          'va',
-          '--channel',
-          'bca',
-          '--name',
-          'A',
-          '--phone',
-          '08123456789',
-          '--email',
-          'a@b.co',
+          ...payVa(),
           '--item',
           'Kopi:1:1.025.000',
           '--notify-url',

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { payVa } from '../helpers/argv.js';
 import { runCli } from '../helpers/cli.js';
 import { spawnPaycli } from '../helpers/spawn.js';
 import { EMULATOR_DEFAULT_VA } from '../helpers/sandbox.js';
@@ -85,27 +86,7 @@ describe('listen --tunnel', () => {
     const stateFile = join(home, 'data/paycli/listener.json');
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
     const pay = await runCli(
-      [
-        '--env',
-        'local',
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'Putu',
-        '--phone',
-        '08123456789',
-        '--email',
-        'p@mail.com',
-        '--item',
-        'Kopi:1:50000',
-        '--notify-url',
-        'auto',
-        '--dry-run',
-        '--json',
-      ],
+      ['--env', 'local', ...payVa({ name: 'Putu', email: 'p@mail.com' }), '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'],
       { env: { XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') } },
     );
     expect(pay.code, pay.stderr).toBe(0);
@@ -181,25 +162,7 @@ describe('listen --tunnel', () => {
 });
 
 describe('pay --notify-url auto', () => {
-  const payArgs = [
-    'pay',
-    '--method',
-    'va',
-    '--channel',
-    'bca',
-    '--name',
-    'Putu',
-    '--phone',
-    '08123456789',
-    '--email',
-    'p@mail.com',
-    '--item',
-    'Kopi:1:50000',
-    '--notify-url',
-    'auto',
-    '--dry-run',
-    '--json',
-  ];
+  const payArgs = [...payVa({ name: 'Putu', email: 'p@mail.com' }), '--item', 'Kopi:1:50000', '--notify-url', 'auto', '--dry-run', '--json'];
   const dataHome = () => join(home, 'auto-data');
   const state = (o: Record<string, unknown>) => {
     const dir = join(dataHome(), 'paycli');

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { payVa } from '../helpers/argv.js';
 import { runCli } from '../helpers/cli.js';
 import { localEnv } from '../helpers/sandbox.js';
 import { terminalSuite } from '../helpers/tmux.js';
@@ -71,27 +72,10 @@ run('80 columns and WIB (tmux)', () => {
   });
 
   it('Ctrl-C stops transaction --wait at once under the spinner (exit 130)', async () => {
-    const made = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'A',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
-        '--item',
-        'Kopi:1:10000',
-        '--notify-url',
-        'http://127.0.0.1:9/cb',
-        '--json',
-      ],
-      { home: suite.home.home, env: localEnv(suite.sb) },
-    );
+    const made = await runCli([...payVa(), '--item', 'Kopi:1:10000', '--notify-url', 'http://127.0.0.1:9/cb', '--json'], {
+      home: suite.home.home,
+      env: localEnv(suite.sb),
+    });
     expect(made.code, made.stderr).toBe(0);
     const id = String(JSON.parse(made.stdout).TransactionId);
     const t = await term(`transaction ${id} --wait --interval 1m --timeout 1h`);

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { payVa } from '../helpers/argv.js';
 import { runCli } from '../helpers/cli.js';
 import { localEnv } from '../helpers/sandbox.js';
 import { type Terminal, terminalSuite } from '../helpers/tmux.js';
@@ -35,26 +36,10 @@ run('error and prompt text at 80 columns (tmux)', () => {
     for (const l of error) expect([...l].length).toBeLessThanOrEqual(80);
     brokenAtSpaces(error, `a fractional amount; ${HOW}`);
     expect(screen.join('\n')).not.toMatch(/Rupiah ar\n|Rp\n|25\.\n/);
-    const piped = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'Putu',
-        '--phone',
-        '08123456789',
-        '--email',
-        'p@mail.com',
-        '--notify-url',
-        'http://127.0.0.1:9/cb',
-        '--item',
-        'K:1:2.50',
-      ],
-      { env: localEnv(suite.sb), home: suite.home.home },
-    );
+    const piped = await runCli([...payVa({ name: 'Putu', email: 'p@mail.com' }), '--notify-url', 'http://127.0.0.1:9/cb', '--item', 'K:1:2.50'], {
+      env: localEnv(suite.sb),
+      home: suite.home.home,
+    });
     expect(piped.stderr.split('\n')[0]).toMatch(new RegExp(`^error: .*${HOW.replace(/[().;]/g, '\\$&')}$`));
   });
 

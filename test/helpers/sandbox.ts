@@ -1,3 +1,4 @@
+import { buildSignedRequest, type SignedRequest } from '../../src/core/api/signed-request.js';
 import { startSandbox, type EmulatorHandle, type SandboxOptions } from '../../src/core/sandbox/server.js';
 import { processLockOwner } from '../../src/sandbox.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../../src/core/config/resolve.js';
@@ -9,6 +10,18 @@ export { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA };
 /** Starts an in-memory emulator on a free loopback port. */
 export function sandbox(options: SandboxOptions = {}): Promise<EmulatorHandle> {
   return startSandbox({ lockOwner: processLockOwner(), port: 0, retrySchedule: [50, 100, 200], callbackTimeoutMs: 2000, ...options });
+}
+
+/** A POST of `body` to the emulator API's `path`, signed now with the emulator's default VA and API key. */
+export function signedPost(apiUrl: string, path: string, body: string): SignedRequest {
+  return buildSignedRequest({
+    baseUrl: apiUrl,
+    path,
+    method: 'POST',
+    body,
+    credentials: { va: EMULATOR_DEFAULT_VA, apiKey: EMULATOR_DEFAULT_API_KEY },
+    now: new Date(),
+  });
 }
 
 /** Environment that points paycli at an emulator with its default credentials. */

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
 import { ANSWER_PREFIX_BYTES, AnswerTooLarge, readPrefix } from '../../src/core/http/bounded-read.js';
@@ -11,7 +10,7 @@ import { API_ANSWER_MAX_BYTES, createHttpClient } from '../../src/core/http/clie
 import { sendRaw } from '../../src/core/http/raw-post.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { ANSWER_KEEP_BYTES } from '../../src/core/sandbox/outbox.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, localEnv, sandbox, signedPost } from '../helpers/sandbox.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 
 /**
@@ -119,14 +118,7 @@ describe('huge answers', () => {
       paymentMethod: 'va',
       paymentChannel: 'bca',
     });
-    const signed = buildSignedRequest({
-      baseUrl: sb.apiUrl,
-      path: 'v2/payment/direct',
-      method: 'POST',
-      body: text,
-      credentials: { va: VA, apiKey: KEY },
-      now: new Date(),
-    });
+    const signed = signedPost(sb.apiUrl, 'v2/payment/direct', text);
     const created = await request(signed.url, { method: 'POST', headers: signed.headers, body: text });
     const id = ((await created.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId;
     expect((await sb.pay(String(id))).ok).toBe(true);
@@ -181,14 +173,7 @@ describe('huge answers', () => {
       paymentChannel: 'bca',
     });
     for (let i = 0; i < 250; i++) {
-      const signed = buildSignedRequest({
-        baseUrl: sb.apiUrl,
-        path: 'v2/payment/direct',
-        method: 'POST',
-        body: text,
-        credentials: { va: VA, apiKey: KEY },
-        now: new Date(),
-      });
+      const signed = signedPost(sb.apiUrl, 'v2/payment/direct', text);
       await (await request(signed.url, { method: 'POST', headers: signed.headers, body: text })).body.dump();
     }
     // One page of up to 1000 transactions: far over the prefix bound.

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 
 /** A scripted loopback server: each request gets the next behaviour. */
@@ -34,23 +35,7 @@ async function scripted(behaviours: ((req: import('node:http').IncomingMessage, 
 const ok = (res: import('node:http').ServerResponse) =>
   res.writeHead(200, { 'content-type': 'application/json' }).end('{"Status":200,"Success":true,"Message":"Success","Data":[{"code":"51","name":"BALI"}]}');
 const env = (base: string, timeout = '800') => ({ PAYCLI_ENV: 'local', PAYCLI_BASE_URL: base, PAYCLI_TIMEOUT: timeout });
-const payArgs = [
-  'pay',
-  '--method',
-  'va',
-  '--channel',
-  'bca',
-  '--name',
-  'A',
-  '--phone',
-  '08123456789',
-  '--email',
-  'a@b.co',
-  '--item',
-  'A:1:1000',
-  '--notify-url',
-  'http://127.0.0.1:9/',
-];
+const payArgs = [...payVa(), '--item', 'A:1:1000', '--notify-url', 'http://127.0.0.1:9/'];
 
 let servers: { close: () => Promise<void> }[] = [];
 afterEach(async () => {

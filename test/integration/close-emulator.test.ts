@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { payVa } from '../helpers/argv.js';
 import { runCli } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
@@ -38,24 +39,7 @@ describe('paycli close … against the emulator', () => {
   });
 
   it('transferva moves settled balance once per referenceId; a repeat is 400 "transaction already exists"', async () => {
-    const pay = await cli([
-      'pay',
-      '--method',
-      'va',
-      '--channel',
-      'bca',
-      '--name',
-      'A',
-      '--phone',
-      '08123456789',
-      '--email',
-      'a@b.co',
-      '--item',
-      'Kopi:1:100000',
-      '--notify-url',
-      'http://127.0.0.1:9/cb',
-      '--json',
-    ]);
+    const pay = await cli([...payVa(), '--item', 'Kopi:1:100000', '--notify-url', 'http://127.0.0.1:9/cb', '--json']);
     expect(pay.code, pay.stderr).toBe(0);
     await f.sb.pay(String(JSON.parse(pay.stdout).TransactionId));
     const before = await balanceOf(VA);

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { parseCallbackBody } from '../../src/core/callback/parse.js';
 import { startListener, type ListenerEvent } from '../../src/core/listener/server.js';
 import { searchAreas } from '../../src/core/sandbox/cod-areas.js';
 import { IN_TRANSIT_AFTER_MS, PICKUP_AFTER_MS } from '../../src/core/sandbox/cod-clock.js';
 import { formatJakarta } from '../../src/core/time.js';
 import { runCli } from '../helpers/cli.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome, signedPost } from '../helpers/sandbox.js';
 
 // The clock alone moves things here: no background sweep in the test's time.
 const f = sandboxAndHome({ expirySweepMs: 3_600_000 });
@@ -59,14 +58,7 @@ async function codPayment(extra: Record<string, unknown> = {}): Promise<{ id: nu
     shippingService: 'REG',
     ...extra,
   });
-  const req = buildSignedRequest({
-    baseUrl: f.sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body: text,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(f.sb.apiUrl, 'v2/payment/direct', text);
   const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: text });
   const json = (await res.json()) as { Data: { TransactionId: number } };
   expect(res.status, JSON.stringify(json)).toBe(200);

@@ -36,6 +36,17 @@ const COD = {
   shippingService: 'REG',
 };
 
+/** A direct VA payment of `amount` by buyer A, as the tests below send it. */
+const vaPayment = (amount: number) => ({
+  name: 'A',
+  phone: '081999501092',
+  email: 'a@b.co',
+  amount,
+  notifyUrl: 'http://127.0.0.1:9/cb',
+  paymentMethod: 'va',
+  paymentChannel: 'bca',
+});
+
 async function api(sb: EmulatorHandle, path: string, body: unknown): Promise<{ status: number; json: any }> {
   const text = JSON.stringify(body);
   const req = buildSignedRequest({ baseUrl: sb.apiUrl, path, method: 'POST', body: text, credentials: { va: VA, apiKey: KEY }, now: new Date() });
@@ -46,35 +57,9 @@ async function api(sb: EmulatorHandle, path: string, body: unknown): Promise<{ s
 describe('what the COD and Close API handlers answered is there after a restart (the ledger)', () => {
   it("a parcel's steps, a pickup, a transfer, its referenceId and a member", async () => {
     const first = await sandbox({ dataDir: dir, accounts: ACCOUNTS });
-    const paid = await api(first, 'v2/payment/direct', {
-      name: 'A',
-      phone: '081999501092',
-      email: 'a@b.co',
-      amount: 100000,
-      notifyUrl: 'http://127.0.0.1:9/cb',
-      paymentMethod: 'va',
-      paymentChannel: 'bca',
-    });
+    const paid = await api(first, 'v2/payment/direct', vaPayment(100000));
     await first.pay(String(paid.json.Data.TransactionId));
-    const cod = await api(first, 'v2/payment/direct', {
-      name: 'A',
-      phone: '081999501092',
-      email: 'a@b.co',
-      amount: 50000,
-      notifyUrl: 'http://127.0.0.1:9/cb',
-      paymentMethod: 'cod',
-      paymentChannel: 'rpx',
-      product: ['Kaos'],
-      qty: [1],
-      price: [50000],
-      weight: [1],
-      width: [1],
-      length: [1],
-      deliveryArea: '80361',
-      deliveryAddress: 'Jl. Kuta',
-      shipping: 'RPX',
-      shippingService: 'REG',
-    });
+    const cod = await api(first, 'v2/payment/direct', COD);
     const id = cod.json.Data.TransactionId as number;
     const when = formatJakarta(new Date(Date.now() + 12 * 3_600_000));
     expect(
@@ -99,15 +84,7 @@ describe('what the COD and Close API handlers answered is there after a restart 
     const profile = await api(again, 'v2/profile', { account: member.json.Data.Va });
     expect(profile.json.Data).toMatchObject({ Email: 'putu@mail.com', Name: 'Putu' });
     // Transfer ids come from the transaction ids: a new payment never reuses one.
-    const next = await api(again, 'v2/payment/direct', {
-      name: 'A',
-      phone: '081999501092',
-      email: 'a@b.co',
-      amount: 1000,
-      notifyUrl: 'http://127.0.0.1:9/cb',
-      paymentMethod: 'va',
-      paymentChannel: 'bca',
-    });
+    const next = await api(again, 'v2/payment/direct', vaPayment(1000));
     expect(again.state.transfers().map((t) => t.id)).not.toContain(next.json.Data.TransactionId);
     await again.close();
   });
@@ -186,19 +163,7 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
       expect(sb.state.transfers()).toMatchObject([{ id: 101500, referenceId: 'R-OLD', amount: 700 }]);
       expect(sb.state.member('11799000001')).toMatchObject({ email: 'putu@mail.com' });
       // Numbering goes on above the older transfer's id.
-      expect(
-        (
-          await api(sb, 'v2/payment/direct', {
-            name: 'A',
-            phone: '081999501092',
-            email: 'a@b.co',
-            amount: 1000,
-            notifyUrl: 'http://127.0.0.1:9/cb',
-            paymentMethod: 'va',
-            paymentChannel: 'bca',
-          })
-        ).json.Data.TransactionId,
-      ).toBe(101501);
+      expect((await api(sb, 'v2/payment/direct', vaPayment(1000))).json.Data.TransactionId).toBe(101501);
       await sb.close();
     } finally {
       rmSync(old, { recursive: true, force: true });
@@ -211,17 +176,7 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
       const data = join(home, 'data');
       const env = { HOME: home };
       const sb = await sandbox({ dataDir: data, accounts: ACCOUNTS });
-      const paid = (
-        await api(sb, 'v2/payment/direct', {
-          name: 'A',
-          phone: '081999501092',
-          email: 'a@b.co',
-          amount: 100000,
-          notifyUrl: 'http://127.0.0.1:9/cb',
-          paymentMethod: 'va',
-          paymentChannel: 'bca',
-        })
-      ).json.Data.TransactionId as number;
+      const paid = (await api(sb, 'v2/payment/direct', vaPayment(100000))).json.Data.TransactionId as number;
       await sb.pay(String(paid));
       const id = (await api(sb, 'v2/payment/direct', COD)).json.Data.TransactionId as number;
       // Within the payment's 24 hours (a pickup after its expiry is refused).

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { actionRefusal, isLoopbackAddress, isLoopbackHost, pageRefusal } from '../../src/core/dashboard/html.js';
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener } from '../../src/core/listener/server.js';
@@ -15,7 +14,7 @@ import { ANSWER_KEEP_BYTES } from '../../src/core/sandbox/outbox.js';
 import { readLedgerJsonl } from '../../src/core/sandbox/ledger-jsonl.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries, signedPost } from '../helpers/sandbox.js';
 import { spawnPaycli } from '../helpers/spawn.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -42,14 +41,7 @@ async function create(sb: EmulatorHandle, notifyUrl: string, amount = 50000): Pr
     paymentMethod: 'va',
     paymentChannel: 'bca',
   });
-  const req = buildSignedRequest({
-    baseUrl: sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body: text,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', text);
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
   return ((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -8,12 +8,12 @@ import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener, type ListenerHandle } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, localEnv, sandbox, allTxns } from '../helpers/sandbox.js';
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 /** Screenshots of the pages (gitignored); two of them are copied to docs/ for README. */
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
@@ -33,23 +33,7 @@ async function cli(args: string[]): Promise<Record<string, unknown>> {
 }
 
 async function payFromCli(amount: number): Promise<number> {
-  const data = await cli([
-    'pay',
-    '--method',
-    'va',
-    '--channel',
-    'bca',
-    '--name',
-    'Putu Ayu',
-    '--phone',
-    '08123456789',
-    '--email',
-    'putu@mail.com',
-    '--item',
-    `Kopi Kintamani:1:${amount}`,
-    '--notify-url',
-    handler.url,
-  ]);
+  const data = await cli([...payVa({ name: 'Putu Ayu', email: 'putu@mail.com' }), '--item', `Kopi Kintamani:1:${amount}`, '--notify-url', handler.url]);
   return Number((data.TransactionId ?? (data.Data as Record<string, unknown>)?.TransactionId) as number);
 }
 
@@ -70,20 +54,7 @@ beforeAll(async () => {
   rx = await receiver([500, 200], '{"status":"OK"}');
   handler = await wording(rx.url);
   sb = await sandbox({ retrySchedule: [400, 400, 400] });
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium(['--disable-quic']);
 });
 afterAll(async () => {
   await browser?.close();

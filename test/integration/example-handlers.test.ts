@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { startExampleApp } from '../helpers/handlers.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA, localEnv, sandbox } from '../helpers/sandbox.js';
@@ -115,17 +116,7 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
       const cli = (argv: string[]) => runCli(argv, { env: localEnv(sb), home: home.home });
       // The shop's checkout: a payment at the gateway whose callbacks come to the shop, and its order.
       const pay = await cli([
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bni',
-        '--name',
-        'Made',
-        '--phone',
-        '08123456789',
-        '--email',
-        'made@mail.com',
+        ...payVa({ channel: 'bni', name: 'Made', email: 'made@mail.com' }),
         '--notify-url',
         `${app.base}/ipaymu/callback`,
         '--item',
@@ -169,17 +160,7 @@ describe('test-handler with an order the app made itself (--trx), in text and JU
       expect(xml).toContain('<skipped message="needs another order: --create-order-url, or one more --trx"/>');
       // The same by reference id: the emulator's newest transaction with it.
       const second = await cli([
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bni',
-        '--name',
-        'Made',
-        '--phone',
-        '08123456789',
-        '--email',
-        'made@mail.com',
+        ...payVa({ channel: 'bni', name: 'Made', email: 'made@mail.com' }),
         '--notify-url',
         `${app.base}/ipaymu/callback`,
         '--item',

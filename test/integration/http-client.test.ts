@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRequestBody } from '../../src/core/signing/request-signature.js';
 import { hmacHex } from '../../src/core/signing/callback-signature.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { closeOnConnectProxy, openTunnel } from '../helpers/proxy.js';
 import { BIN } from '../helpers/spawn.js';
@@ -49,28 +50,10 @@ describe('what paycli puts on the wire', () => {
     const rec = await recorder();
     const env = { PAYCLI_BASE_URL: `${rec.url}/api`, PAYCLI_VA: VA, PAYCLI_API_KEY: KEY };
     expect((await runCli(['areas', 'district', '5171', '--no-cache'], { env, home: home.home })).code).toBe(0);
-    const pay = await runCli(
-      [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'Ñyoman',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
-        '--item',
-        'Kopi/Teh:1:1000',
-        '--notify-url',
-        'https://shop.example/cb',
-        '--reference-id',
-        'R-9',
-      ],
-      { env, home: home.home },
-    );
+    const pay = await runCli([...payVa({ name: 'Ñyoman' }), '--item', 'Kopi/Teh:1:1000', '--notify-url', 'https://shop.example/cb', '--reference-id', 'R-9'], {
+      env,
+      home: home.home,
+    });
     expect(pay.code, pay.stderr).toBe(0);
     const [get, post] = rec.seen;
     expect(get).toMatchObject({ method: 'GET', url: '/api/areas/district/5171', body: '' });
@@ -190,17 +173,7 @@ describe('a proxy that closes the connection during CONNECT (nodejs/undici#3897)
     const proxy = await closeOnConnectProxy();
     const r = await runCli(
       [
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bca',
-        '--name',
-        'Budi',
-        '--phone',
-        '08123456789',
-        '--email',
-        'a@b.co',
+        ...payVa({ name: 'Budi' }),
         '--item',
         'Kopi:1:10000',
         '--notify-url',

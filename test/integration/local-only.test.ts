@@ -1,11 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { signCallbackRequest } from '../../src/core/callback/build.js';
 import { sampleCallbackFields } from '../../src/core/callback/sample.js';
 import { hostRefusal, pageRefusal } from '../../src/core/dashboard/html.js';
@@ -13,13 +12,12 @@ import { EventStore, type StoredEvent } from '../../src/core/listener/event-stor
 import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi, UI_BODY_KEEP_BYTES, UI_MEMORY_BYTES } from '../../src/core/listener/ui.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
 import { receiver } from '../helpers/receiver.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
 
 /** Issue 26 items 3, 5, 9 and 10: what only this machine may reach, and what the pages may cost. */
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -64,14 +62,7 @@ async function payment(sb: EmulatorHandle, notifyUrl: string): Promise<number> {
     paymentMethod: 'va',
     paymentChannel: 'bca',
   });
-  const req = buildSignedRequest({
-    baseUrl: sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body: text,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', text);
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
   return ((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId;
 }
@@ -161,14 +152,7 @@ describe('buyer pages: no framing, no cross-site buttons', () => {
       returnUrl: 'https://toko.example/ok',
       cancelUrl: 'https://toko.example/batal',
     });
-    const req = buildSignedRequest({
-      baseUrl: sb.apiUrl,
-      path: 'v2/payment',
-      method: 'POST',
-      body: text,
-      credentials: { va: VA, apiKey: KEY },
-      now: new Date(),
-    });
+    const req = signedPost(sb.apiUrl, 'v2/payment', text);
     const sid = ((await (await request(req.url, { method: 'POST', headers: req.headers, body: text })).body.json()) as { Data: { SessionID: string } }).Data
       .SessionID;
     const cross = { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' };
@@ -193,19 +177,7 @@ describe('buyer pages: no framing, no cross-site buttons', () => {
         res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><iframe id="f" src="${target}/pay/${id}"></iframe>
 <form id="x" method="post" action="${target}/pay/${id}/pay"></form>`);
       });
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium();
       cleanups.push(() => browser.close());
       const page = await browser.newPage();
       await page.goto(`http://localhost:${evil.port}/`);

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCallbackFields, externalId, signCallbackRequest } from '../../src/core/callback/build.js';
@@ -7,6 +6,7 @@ import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { createListenerUi } from '../../src/core/listener/ui.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { EMULATOR_DEFAULT_VA as VA, localEnv, sandbox } from '../helpers/sandbox.js';
 
@@ -203,9 +203,6 @@ describe('the hosted redirect page', () => {
   });
 });
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-
 describe('the redirect page in a browser', () => {
   it.skipIf(!haveBrowser && !process.env.CI)(
     `reads Indonesian by default and English with ?lang=en${haveBrowser ? '' : ' (skipped: no chromium)'}`,
@@ -220,19 +217,7 @@ describe('the redirect page in a browser', () => {
         referenceId: 'WEB-10',
       });
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage();
         const url = `${sb.url}/payment/${r.session.sid}`;

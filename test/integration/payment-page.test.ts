@@ -1,15 +1,12 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
+import { EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
 let sb: EmulatorHandle;
@@ -20,14 +17,7 @@ afterAll(() => sb.close());
 
 async function create(body: Record<string, unknown>) {
   const text = JSON.stringify({ name: 'Putu Ayu', phone: '08123456789', email: 'p@x.co', product: ['Kopi'], qty: [1], ...body });
-  const req = buildSignedRequest({
-    baseUrl: sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body: text,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', text);
   const res = await request(req.url, { method: 'POST', headers: req.headers, body: text });
   return ((await res.body.json()) as { Data: { TransactionId: number; Url: string; PaymentNo: string } }).Data;
 }
@@ -37,20 +27,7 @@ describe('the hosted payment page in a real browser (headless Chromium)', () => 
     `shows the buyer what to pay, and "Pay" sends the signed callback${haveBrowser ? '' : ' (skipped: apt-get install chromium)'}`,
     async () => {
       expect(haveBrowser, `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium(['--disable-quic']);
       const rx = await receiver([200]);
       try {
         const page = await browser.newPage();

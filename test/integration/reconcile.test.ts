@@ -6,6 +6,7 @@ import { reconcile } from '../../src/core/api/reconcile.js';
 import { readCsvObjects } from '../../src/core/csv.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
+import { payVa } from '../helpers/argv.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { localEnv, sandbox } from '../helpers/sandbox.js';
@@ -78,17 +79,7 @@ describe('paycli reconcile and recover against the emulator', () => {
     sb = await sandbox({ now: () => new Date(clock), retrySchedule: [10] });
     const pay = async (ref: string, price: number) => {
       const r = await cli([
-        'pay',
-        '--method',
-        'va',
-        '--channel',
-        'bni',
-        '--name',
-        'Nyoman Ö',
-        '--phone',
-        '08123456789',
-        '--email',
-        'n@mail.com',
+        ...payVa({ channel: 'bni', name: 'Nyoman Ö', email: 'n@mail.com' }),
         '--notify-url',
         'http://127.0.0.1:9/cb',
         '--item',

@@ -1,14 +1,13 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { encodeRedirectBody } from '../../src/core/api/redirect.js';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
+import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
+import { REDIRECT_KAOS } from '../helpers/argv.js';
 import { runCli } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_VA as VA, localEnv, sandboxAndHome, allTxns } from '../helpers/sandbox.js';
 
-const CHROMIUM = process.env.PAYCLI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
 const fx = sandboxAndHome();
@@ -46,81 +45,23 @@ describe('paycli pay --redirect (request building and the CLI)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^✓ payment page created · session [0-9A-F-]{36} · ref RED-1\n\n {4}http:\/\/127\.0\.0\.1:\d+\/payment\/[0-9A-F-]{36}\n/);
     expect(r.stdout).toContain('total    Rp 100.000');
-    const j = await cli([
-      'pay',
-      '--redirect',
-      '--item',
-      'Kaos:1:1000',
-      '--notify-url',
-      'http://127.0.0.1:9/cb',
-      '--return-url',
-      'http://127.0.0.1:9/ok',
-      '--method',
-      'qris',
-      '--json',
-    ]);
+    const j = await cli(['pay', '--redirect', ...REDIRECT_KAOS, '--method', 'qris', '--json']);
     const data = JSON.parse(j.stdout);
     expect(fx.sb.merchant.session(data.SessionID)).toMatchObject({ method: 'qris', amount: 1000, cancelUrl: 'http://127.0.0.1:9/ok' });
     const missing = await cli(['pay', '--redirect', '--item', 'Kaos:1:1000']);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('missing --notify-url, --return-url for a redirect payment');
-    const channel = await cli([
-      'pay',
-      '--redirect',
-      '--channel',
-      'bca',
-      '--item',
-      'Kaos:1:1000',
-      '--notify-url',
-      'http://127.0.0.1:9/cb',
-      '--return-url',
-      'http://127.0.0.1:9/ok',
-    ]);
+    const channel = await cli(['pay', '--redirect', '--channel', 'bca', ...REDIRECT_KAOS]);
     expect(channel.code).toBe(2);
-    const open = await runCli(
-      ['pay', '--redirect', '--item', 'Kaos:1:1000', '--notify-url', 'http://127.0.0.1:9/cb', '--return-url', 'http://127.0.0.1:9/ok', '--open'],
-      { env: localEnv(fx.sb), home: fx.home.home },
-    );
+    const open = await runCli(['pay', '--redirect', ...REDIRECT_KAOS, '--open'], { env: localEnv(fx.sb), home: fx.home.home });
     expect(open.code).toBe(0);
     expect(open.stderr).toContain('warning: no desktop to open the page in; open the URL yourself');
-    const badPhone = await cli([
-      'pay',
-      '--redirect',
-      '--item',
-      'Kaos:1:1000',
-      '--notify-url',
-      'http://127.0.0.1:9/cb',
-      '--return-url',
-      'http://127.0.0.1:9/ok',
-      '--phone',
-      '12345',
-    ]);
+    const badPhone = await cli(['pay', '--redirect', ...REDIRECT_KAOS, '--phone', '12345']);
     expect(badPhone.code).toBe(2);
     expect(badPhone.stderr).toContain('invalid --phone "12345"');
-    const badEmail = await cli([
-      'pay',
-      '--redirect',
-      '--item',
-      'Kaos:1:1000',
-      '--notify-url',
-      'http://127.0.0.1:9/cb',
-      '--return-url',
-      'http://127.0.0.1:9/ok',
-      '--email',
-      'nope',
-    ]);
+    const badEmail = await cli(['pay', '--redirect', ...REDIRECT_KAOS, '--email', 'nope']);
     expect(badEmail.code).toBe(2);
-    const dry = await cli([
-      'pay',
-      '--redirect',
-      '--item',
-      'Kaos:1:1000',
-      '--notify-url',
-      'http://127.0.0.1:9/cb',
-      '--return-url',
-      'http://127.0.0.1:9/ok',
-      '--dry-run',
-    ]);
+    const dry = await cli(['pay', '--redirect', ...REDIRECT_KAOS, '--dry-run']);
     expect(dry.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v2\/payment\n/);
   });
 });
@@ -130,20 +71,7 @@ describe('the redirect payment page in a real browser (headless Chromium)', () =
     `the buyer picks a channel, pays, returns to returnUrl; cancel goes to cancelUrl${haveBrowser ? '' : ' (skipped: apt-get install chromium)'}`,
     async () => {
       expect(haveBrowser, `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium(['--disable-quic']);
       const notify = await receiver([200]);
       const shop = await receiver([200], 'thank you');
       const returnUrl = shop.url.replace(/\/callback$/, '/thanks');

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import type { SandboxEvent, EmulatorHandle } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allTxns, allDeliveries } from '../helpers/sandbox.js';
+import { sandbox, allTxns, allDeliveries, signedPost } from '../helpers/sandbox.js';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -24,14 +23,7 @@ async function create(
     paymentMethod: 'va',
     paymentChannel: 'bca',
   });
-  const req = buildSignedRequest({
-    baseUrl: sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', body);
   const res = await request(req.url, { method: 'POST', headers: req.headers, body });
   return { status: res.statusCode, retryAfter: res.headers['retry-after'], json: (await res.body.json()) as never };
 }

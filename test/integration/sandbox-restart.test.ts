@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseFormBody } from '../../src/core/callback/parse.js';
 import type { Transaction } from '../../src/core/sandbox/state.js';
 import { receiver } from '../helpers/receiver.js';
-import { sandbox, allDeliveries } from '../helpers/sandbox.js';
+import { sandbox, allDeliveries, signedPost } from '../helpers/sandbox.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -75,8 +75,6 @@ describe('one emulator per data dir', () => {
 describe('concurrent transitions of one payment', () => {
   it('exactly one wins and queues exactly one callback, also with the store between check and change', async () => {
     const { request } = await import('undici');
-    const { buildSignedRequest } = await import('../../src/core/api/signed-request.js');
-    const { EMULATOR_DEFAULT_API_KEY: KEY, EMULATOR_DEFAULT_VA: VA } = await import('../helpers/sandbox.js');
     const dir = mkdtempSync(join(tmpdir(), 'paycli-race-'));
     dirs.push(dir);
     const rx = await receiver([200]);
@@ -91,14 +89,7 @@ describe('concurrent transitions of one payment', () => {
         paymentMethod: 'va',
         paymentChannel: 'bca',
       });
-      const req = buildSignedRequest({
-        baseUrl: sb.apiUrl,
-        path: 'v2/payment/direct',
-        method: 'POST',
-        body,
-        credentials: { va: VA, apiKey: KEY },
-        now: new Date(),
-      });
+      const req = signedPost(sb.apiUrl, 'v2/payment/direct', body);
       const res = await request(req.url, { method: 'POST', headers: req.headers, body });
       const id = String(((await res.body.json()) as { Data: { TransactionId: number } }).Data.TransactionId);
       const results = await Promise.all([sb.pay(id), sb.expire(id), sb.pay(id), sb.expire(id)]);

@@ -6,7 +6,7 @@ import { hmacHex } from '../../src/core/signing/callback-signature.js';
 import { parseFormBody, parseJsonBody } from '../../src/core/callback/parse.js';
 import { checkCallback } from '../../src/core/callback/check.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, allDeliveries, signedPost } from '../helpers/sandbox.js';
 import { receiver } from '../helpers/receiver.js';
 
 let sb: EmulatorHandle;
@@ -197,14 +197,7 @@ describe('buyer simulation and callbacks', () => {
     const clocked = await sandbox({ now: () => new Date(now) });
     const rx = await receiver([200]);
     const create = async () => {
-      const req = buildSignedRequest({
-        baseUrl: clocked.apiUrl,
-        path: 'v2/payment/direct',
-        method: 'POST',
-        body: validBody({ notifyUrl: rx.url, expired: 1, expiredType: 'minutes' }),
-        credentials: { va: VA, apiKey: KEY },
-        now: new Date(),
-      });
+      const req = signedPost(clocked.apiUrl, 'v2/payment/direct', validBody({ notifyUrl: rx.url, expired: 1, expiredType: 'minutes' }));
       const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body });
       return String(((await res.body.json()) as any).Data.TransactionId);
     };

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
-import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
 
 const havePhp = spawnSync('php', ['-v']).status === 0;
 const CLIENT = new URL('../oracle/sdk-client.php', import.meta.url).pathname;
@@ -10,7 +10,6 @@ let sb: EmulatorHandle;
 let paidId = 0;
 beforeAll(async () => {
   sb = await sandbox();
-  const { buildSignedRequest } = await import('../../src/core/api/signed-request.js');
   const { request } = await import('undici');
   const body = JSON.stringify({
     name: 'Putu',
@@ -24,14 +23,7 @@ beforeAll(async () => {
     qty: [1],
     price: [10000],
   });
-  const req = buildSignedRequest({
-    baseUrl: sb.apiUrl,
-    path: 'v2/payment/direct',
-    method: 'POST',
-    body,
-    credentials: { va: VA, apiKey: KEY },
-    now: new Date(),
-  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', body);
   paidId = ((await (await request(req.url, { method: 'POST', headers: req.headers, body })).body.json()) as { Data: { TransactionId: number } }).Data
     .TransactionId;
   await sb.pay(String(paidId));
