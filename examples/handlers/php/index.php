@@ -1,5 +1,5 @@
 <?php
-// The shop's routes (php -S 127.0.0.1:8000 index.php):
+// The shop's routes (PHP_CLI_SERVER_WORKERS=4 php -S 127.0.0.1:8000 index.php: workers, so that copies run at once):
 //   POST /ipaymu/callback      the gateway's callback
 //   GET  /orders/{reference}   the order's state as JSON, 404 when unknown (what test-handler --order-url reads)
 //   POST /test/orders          stands in for the checkout in tests (only with ALLOW_TEST_ORDERS=1)
