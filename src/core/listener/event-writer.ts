@@ -154,7 +154,7 @@ export class EventWriter extends EventStoreCore {
    * take new requests: the loop does not sleep while an immediate is due) for up to POLL_MS, instead
    * of sleeping until the worker's message wakes it. A commit takes ~0.2 ms: the answers leave
    * without the wake-up's delay, and under load the listener keeps its core instead of handing it to
-   * whoever runs next (measured: 4-5 % more callbacks per second under wrk on two cores). Not with
+   * whoever runs next (measured: 2-4 % more callbacks per second under wrk on two cores). Not with
    * --fsync, whose commits wait for the disk.
    */
   protected pollGroups(from: number): void {
