@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/core/db.js';
+import { MIGRATIONS } from '../../src/core/listener/event-schema.js';
 import { startWriterThread } from '../../src/core/listener/writer-thread.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paycli-writer-'));
@@ -162,5 +163,50 @@ describe('the listener thread looking for its groups', () => {
       expect(seen.polled, `fsync ${fsync}`).toBe(!fsync);
       await store.close();
     }
+  });
+});
+
+describe('failures and held locks with the writer thread', () => {
+  async function started(name: string) {
+    const { EventStore } = await import('../../src/core/listener/event-store.js');
+    const store = new EventStore(join(dir, name), { writeWaitMs: 2000 });
+    await store.prepare();
+    const append = (e: ReturnType<typeof event>) => new Promise<unknown>((resolve) => store.appendWith(e, (err) => resolve(err)));
+    expect(await append(event(0))).toBeUndefined();
+    await waitFor(() => (store as unknown as { writer?: unknown }).writer !== undefined);
+    return { store, append, internals: store as unknown as { polling: boolean; groups: unknown[] } };
+  }
+
+  it("answers a failed group with SQLite's own reason, however soon the failure is seen", async () => {
+    const { store, append } = await started('details.db');
+    const other = await openDatabase(join(dir, 'details.db'), { what: 'a test store', migrations: MIGRATIONS });
+    other.exec("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.body = 'refuse me' BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END");
+    for (let i = 1; i <= 20; i++) {
+      const err = (await append({ ...event(i), body: 'refuse me' })) as { message?: string; sqliteCode?: string } | undefined;
+      expect(err?.message, `event ${i}`).toContain('refused by a trigger');
+      expect(err?.sqliteCode).toBe('SQLITE_CONSTRAINT_TRIGGER');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    other.close();
+    await store.close();
+  });
+
+  it('does not keep polling while another process holds the write lock', async () => {
+    const { store, append, internals } = await started('held.db');
+    const other = await openDatabase(join(dir, 'held.db'), { what: 'a test store', migrations: MIGRATIONS });
+    other.prepare('BEGIN IMMEDIATE').run();
+    const first = append(event(1));
+    await new Promise((r) => setTimeout(r, 30));
+    // The first group waits for the lock; a second one is handed: no poll starts for it.
+    const second = append(event(2));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(internals.groups.length).toBe(2);
+    expect(internals.polling).toBe(false);
+    other.prepare('COMMIT').run();
+    expect(await first).toBeUndefined();
+    expect(await second).toBeUndefined();
+    other.close();
+    await store.close();
   });
 });

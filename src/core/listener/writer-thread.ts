@@ -24,6 +24,11 @@ export interface WriterThread {
   settled(): number;
   /** Why group `n` (settled) failed, or undefined when it committed; read each group's once, in order. */
   failure(n: number): WriteFailure | undefined;
+  /**
+   * Whether group `n` (settled) failed and the worker's account of why (SQLite's own code and
+   * message) is still on its way: its next message brings it, then says the group settled again.
+   */
+  awaitingDetails(n: number): boolean;
   /** True once the worker is gone (closed or failed): every later group fails. */
   readonly ended: boolean;
   /** Ends the worker once the groups handed to it are settled. */
@@ -146,8 +151,8 @@ parentPort.on('message', (m) => {
   const first = n + 1;
   n += texts.length;
   const failed = commit(texts, first);
-  // Together they failed: unless the lock stayed taken (as store-errors.ts's isBusy counts it),
-  // each group on its own, so that one group's failure is not another's.
+  // Together they failed: unless the lock stayed taken (SQLITE_BUSY or SQLITE_LOCKED, and their
+  // extended codes), each group on its own, so that one group's failure is not another's.
   if (failed && texts.length > 1 && !/^SQLITE_(BUSY|LOCKED)/.test(failed)) texts.forEach((t, k) => commit([t], first + k));
   Atomics.store(shared, 0, n % workerData.WRAP);
   parentPort.postMessage(n);
@@ -225,6 +230,7 @@ export async function startWriterThread(
       return handed;
     },
     settled: () => (gone ? handed : settledNow()),
+    awaitingDetails: (n) => !gone && Atomics.load(shared, 1 + (n % RING)) !== 0 && !details.has(n),
     failure(n) {
       read = Math.max(read, n);
       if (gone && n > settledThere) return gone;
