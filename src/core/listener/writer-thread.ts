@@ -191,10 +191,12 @@ export async function startWriterThread(
   /** The last group known settled (the shared slot holds it modulo WRAP). */
   let settledUpTo = 0;
   const settledNow = () => (settledUpTo = advanceCount(settledUpTo, Atomics.load(shared, 0), WRAP));
+  const closed: WriteFailure = { code: 'SQLITE_MISUSE', message: 'the writer thread is closed' };
   const end = (message: string) => {
     if (!gone) {
       settledThere = settledNow();
-      gone = { code: 'SQLITE_IOERR', message };
+      // Closing, its exit may come before close() resumes (in the same turn as its last message).
+      gone = closing ? closed : { code: 'SQLITE_IOERR', message };
     }
     onClosed?.();
     onSettled();
@@ -251,7 +253,7 @@ export async function startWriterThread(
         worker.postMessage('close');
       });
       settledThere = settledNow();
-      gone ??= { code: 'SQLITE_MISUSE', message: 'the writer thread is closed' };
+      gone ??= closed;
       onSettled(); // groups handed while it closed fail now
     },
   };
