@@ -7,10 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { signCallbackRequest } from '../dist/core/callback/build.js';
-import { sampleCallbackFields } from '../dist/core/callback/sample.js';
 import { EventIds } from '../dist/core/listener/event-id.js';
 import { INSERT_SQL, insertParams, MIGRATIONS } from '../dist/core/listener/event-schema.js';
+import { SAMPLE } from './sample-callback.js';
 
 const Sqlite = createRequire(import.meta.url)('better-sqlite3');
 const G = Number(process.argv[2] ?? 21);
@@ -30,15 +29,8 @@ const commit = db.transaction((rows) => {
 });
 
 const now = new Date('2026-11-22T07:07:01Z');
-const signed = signCallbackRequest(
-  sampleCallbackFields({ status: 'berhasil', method: 'qris', channel: 'mpm', now, url: 'https://shop.example/ipaymu/callback', trxId: 183148 }),
-  '1179000899',
-  'form',
-  now,
-  '20261122070701000001',
-);
 const headers = Object.fromEntries(
-  Object.entries({ ...signed.headers, host: '127.0.0.1:8080', 'content-length': String(signed.body.length) }).map(([k, v]) => [k.toLowerCase(), v]),
+  Object.entries({ ...SAMPLE.headers, host: '127.0.0.1:8080', 'content-length': String(SAMPLE.body.length) }).map(([k, v]) => [k.toLowerCase(), v]),
 );
 const ids = new EventIds();
 let k = 0;
@@ -51,7 +43,7 @@ const event = () => {
     method: 'POST',
     path: '/',
     headers,
-    body: signed.body,
+    body: SAMPLE.body,
     verdict: 'valid',
     variant: null,
     reason: null,

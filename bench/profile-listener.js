@@ -2,37 +2,17 @@
 // (one signed form callback, -t2 -c32) and prints self time by area, in µs per request.
 // Usage: node bench/profile-listener.js [SECONDS]   (build first: npm run build)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { signCallbackRequest } from '../dist/core/callback/build.js';
-import { sampleCallbackFields } from '../dist/core/callback/sample.js';
+import { VA, writeWrkScript } from './sample-callback.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const VA = '1179000899';
 const seconds = Number(process.argv[2] ?? 5);
 const tmp = mkdtempSync(join(tmpdir(), 'paycli-prof-'));
-const S = signCallbackRequest(
-  sampleCallbackFields({
-    status: 'berhasil',
-    method: 'qris',
-    channel: 'mpm',
-    now: new Date('2026-11-22T07:07:01Z'),
-    url: 'https://shop.example/ipaymu/callback',
-    trxId: 183148,
-  }),
-  VA,
-  'form',
-  new Date('2026-11-22T07:07:01Z'),
-  '20261122070701000001',
-);
-const lua = (s) => `[==[${s}]==]`;
 const script = join(tmp, 'cb.lua');
-writeFileSync(
-  script,
-  ['wrk.method = "POST"', `wrk.body = ${lua(S.body)}`, ...Object.entries(S.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join('\n') + '\n',
-);
+writeWrkScript(script);
 const child = spawn(
   process.execPath,
   ['--cpu-prof', `--cpu-prof-dir=${tmp}`, join(ROOT, 'bin/paycli.js'), 'listen', '--port', '0', '--json', '--store', join(tmp, 'events.db'), '--va', VA],

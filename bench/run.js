@@ -9,12 +9,12 @@ import { signCallbackRequest } from '../dist/core/callback/build.js';
 import { sampleCallbackFields } from '../dist/core/callback/sample.js';
 import { startSandbox } from '../dist/sandbox.js';
 import { buildSignedRequest } from '../dist/core/api/signed-request.js';
+import { SAMPLE, VA, writeWrkScript } from './sample-callback.js';
 import { storeSection } from './store.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/paycli.js');
 const FIXTURE = join(ROOT, 'test/fixtures/callback-qris-sandbox.form');
-const VA = '1179000899';
 const KEY = 'SANDBOX-PAYCLI-LOCAL-0000-KEY';
 const RUNS = Number(process.env.BENCH_RUNS ?? 41);
 const BATCH_RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 7);
@@ -25,21 +25,6 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // BENCH_ONLY=listener (or cold,batch,listener,emulator,store) runs a subset and prints it without writing BENCHMARKS.md.
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const want = (section) => !ONLY || ONLY.has(section);
-// One signed QRIS form callback, as the gateway sends it: the body for verify-callback and for wrk.
-const SAMPLE = signCallbackRequest(
-  sampleCallbackFields({
-    status: 'berhasil',
-    method: 'qris',
-    channel: 'mpm',
-    now: new Date('2026-11-22T07:07:01Z'),
-    url: 'https://shop.example/ipaymu/callback',
-    trxId: 183148,
-  }),
-  VA,
-  'form',
-  new Date('2026-11-22T07:07:01Z'),
-  '20261122070701000001',
-);
 // verify-callback's cold start checks the real gateway capture when the repository has it (its
 // X-Signature, made by the sandbox with this VA, is below), else the generated callback.
 const SAMPLE_FILE = join(tmp, 'callback.form');
@@ -200,13 +185,7 @@ if (want('listener')) {
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
   const script = join(tmp, 'callback.lua');
-  const lua = (s) => `[==[${s}]==]`;
-  writeFileSync(
-    script,
-    ['wrk.method = "POST"', `wrk.body = ${lua(SAMPLE.body)}`, ...Object.entries(SAMPLE.headers).map(([k, v]) => `wrk.headers[ ${lua(k)} ] = ${lua(v)}`)].join(
-      '\n',
-    ) + '\n',
-  );
+  writeWrkScript(script);
   const bareSrv = await spawnJsonLine([join(ROOT, 'bench/bare-server.js')]);
   const bareUrl = `http://127.0.0.1:${bareSrv.first.port}/`;
   const storePath = join(tmp, 'events.db');
