@@ -59,10 +59,14 @@ export class EventWriter extends EventStoreCore {
     if (this.options.writerThread !== false) this.writerStart ??= this.startWriter();
     // Groups that committed meanwhile are answered now, not when the worker's message arrives.
     if (this.groups.length > 0) this.settleGroups();
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
+    this.scheduleFlush();
+  }
+
+  /** A flush after this turn of the event loop, unless one is due already. */
+  protected scheduleFlush(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /** Moves WAL checkpoints off the listener's thread (wal-checkpointer.ts); without a worker, SQLite's own go on. */
@@ -182,11 +186,7 @@ export class EventWriter extends EventStoreCore {
     }
     if (committed) this.checkpoints?.poke();
     if (writer.ended) this.writer = undefined;
-    if (this.queue.length > 0) {
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    } else if (this.groups.length === 0 && !this.scheduled) this.tellDrained();
+    if (this.queue.length > 0) this.scheduleFlush();
+    else if (this.groups.length === 0 && !this.scheduled) this.tellDrained();
   }
 }

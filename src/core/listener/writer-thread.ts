@@ -6,8 +6,9 @@ import { BACKSTOP_PAGES } from '../wal-checkpointer.js';
  * signature check, the answers) hands each group of events to this worker in one message; the
  * worker commits the groups in order, and for each writes its outcome, then its number, into memory
  * both threads share. The listener's thread reads that number whenever it is about (`settled()`, one
- * atomic load, at every request it stores), so that a group is answered as soon as it committed
- * without waiting for a message; the worker's message only wakes a listener with nothing else to do.
+ * atomic load, at every request it stores, and at every turn of its event loop while a group is
+ * fresh: event-writer.ts's pollGroups), so that a group is answered as soon as it committed without
+ * waiting for a message; the worker's message only wakes a listener with nothing else to do.
  * A group's outcome is in the shared memory before its number: a group the listener sees settled is
  * known committed or failed, never guessed. The worker has its own connection to the same file (WAL:
  * the listener's connection reads each group once it committed) and waits for another process's
@@ -191,6 +192,8 @@ export async function startWriterThread(
   /** The last group known settled (the shared slot holds it modulo WRAP). */
   let settledUpTo = 0;
   const settledNow = () => (settledUpTo = advanceCount(settledUpTo, Atomics.load(shared, 0), WRAP));
+  /** Group `n`'s outcome in the ring: 0 committed, else 1 + its index in CODES. */
+  const outcomeOf = (n: number) => Atomics.load(shared, 1 + (n % RING));
   const closed: WriteFailure = { code: 'SQLITE_MISUSE', message: 'the writer thread is closed' };
   const end = (message: string) => {
     if (!gone) {
@@ -232,11 +235,11 @@ export async function startWriterThread(
       return handed;
     },
     settled: () => (gone ? handed : settledNow()),
-    awaitingDetails: (n) => !gone && Atomics.load(shared, 1 + (n % RING)) !== 0 && !details.has(n),
+    awaitingDetails: (n) => !gone && outcomeOf(n) !== 0 && !details.has(n),
     failure(n) {
       read = Math.max(read, n);
       if (gone && n > settledThere) return gone;
-      const outcome = Atomics.load(shared, 1 + (n % RING));
+      const outcome = outcomeOf(n);
       const known = details.get(n);
       details.delete(n); // also a failure of a shared transaction that committed on its own afterwards
       if (outcome === 0) return undefined;
