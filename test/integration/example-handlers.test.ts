@@ -235,8 +235,9 @@ for (const kind of ['php', 'laravel', 'express'] as const) {
         let { code, report } = await suite(kind, bug, strict, bug === 'no-lock' ? ['--copies', '16'] : []);
         // A race shows only when two copies run at once. `php -S` sometimes lets one worker accept
         // every connection of a burst before it reads any request, and then runs them one after
-        // another (one CI run in several): the unlocked handler then has nothing to race with.
-        // Up to four bursts; a check that never catches the bug still fails all four.
+        // another: the unlocked handler then has nothing to race with. test-handler repeats the
+        // burst on three orders; the suite itself up to four times (a check that never catches the
+        // bug still fails all four).
         for (let burst = 1; bug === 'no-lock' && burst < 4 && code === 0; burst++) ({ code, report } = await suite(kind, bug, strict, ['--copies', '16']));
         const seen = JSON.stringify(report.checks.filter((c) => !c.passed || caughtBy.includes(c.name)).map((c) => [c.name, c.observation]));
         expect(code, seen).toBe(6);
