@@ -97,11 +97,22 @@ function checker(o: EffectOptions) {
     await emulator.settled(order.trx, o.signal);
   };
 
-  return { attempt, report, check, skip, fields, sign, pay, NOT_PAID, paidOnce };
+  /** A --strict check: the handler called check transaction for the trx (the emulator's count went up). */
+  const confirmed = (name: string, before: number, after: number) =>
+    suite.show({
+      name,
+      format: shape,
+      expectation: 'a check-transaction call for the trx',
+      observation: after > before ? `${after - before} call(s)` : 'no call',
+      passed: after > before,
+      ms: 0,
+    });
+
+  return { attempt, report, check, confirmed, skip, fields, sign, pay, NOT_PAID, paidOnce };
 }
 
 export async function runEffectChecks(o: EffectOptions): Promise<void> {
-  const { suite, shape, maker, source, emulator } = o;
+  const { shape, maker, source, emulator } = o;
   const k = checker(o);
   const { check, fields, sign, pay, NOT_PAID, paidOnce } = k;
   const a = await source.next();
@@ -147,14 +158,7 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
     const before = await emulator.checks(a.trx);
     await check('paid callback, unpaid at gateway: not paid', a, [sign(paidA)], 'any', NOT_PAID);
     const after = await emulator.checks(a.trx);
-    suite.show({
-      name: 'confirms an unconfirmed paid callback (strict)',
-      format: shape,
-      expectation: 'a check-transaction call for the trx',
-      observation: after > before ? `${after - before} call(s)` : 'no call',
-      passed: after > before,
-      ms: 0,
-    });
+    k.confirmed('confirms an unconfirmed paid callback (strict)', before, after);
   }
   await pay(a);
   // A made order's payment is confirmed at the gateway by now: only the amount can stop it.
@@ -165,14 +169,7 @@ export async function runEffectChecks(o: EffectOptions): Promise<void> {
   await check('accents, emoji, / & + quotes: paid once', a, [sign(withSpecialCharacters(fields(a, 'berhasil')))], 'accept', paidOnce(a), false, firstPaid);
   if (o.strict) {
     const after = await emulator.checks(a.trx);
-    suite.show({
-      name: 'confirms through check transaction (strict)',
-      format: shape,
-      expectation: 'a check-transaction call for the trx',
-      observation: after > before ? `${after - before} call(s)` : 'no call',
-      passed: after > before,
-      ms: 0,
-    });
+    k.confirmed('confirms through check transaction (strict)', before, after);
   }
   const paidAgain = sign(fields(a, 'berhasil'));
   await check('the same callback again: still paid once', a, [paidAgain, maker.again(paidAgain)], 'accept', paidOnce(a));

@@ -71,6 +71,7 @@ export class Outbox {
     this.schedule(d);
   }
 
+  /** The next attempt at `d`, in `ms`. */
   private retryLater(d: Delivery, ms: number): void {
     if (this.closed) return;
     const timer = setTimeout(() => {
@@ -82,16 +83,9 @@ export class Outbox {
     this.timers.set(d.id, timer);
   }
 
+  /** The next attempt at `d`, when it is due (`nextAt`). */
   private schedule(d: Delivery): void {
-    if (this.closed || d.nextAt === null) return;
-    const wait = Math.max(0, d.nextAt - this.opts.now().getTime());
-    const timer = setTimeout(() => {
-      this.timers.delete(d.id);
-      const p = this.attempt(d).finally(() => this.inflight.delete(p));
-      this.inflight.add(p);
-    }, wait);
-    timer.unref?.();
-    this.timers.set(d.id, timer);
+    if (d.nextAt !== null) this.retryLater(d, Math.max(0, d.nextAt - this.opts.now().getTime()));
   }
 
   private async post(txn: Transaction, d: Delivery): Promise<{ ok: boolean; result: string; httpStatus?: number; ms?: number; detail: AttemptDetail }> {
