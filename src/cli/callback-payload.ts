@@ -1,6 +1,6 @@
 import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../core/callback/capture.js';
 import { UsageError } from '../core/errors.js';
-import { eventStore } from './callback-shared.js';
+import { findEvent } from './callback-shared.js';
 import type { CommandEnv } from './command-env.js';
 import { readInput } from './io.js';
 
@@ -16,9 +16,7 @@ export async function readCallbackPayload(
   const sources = [opts.data !== undefined, opts.event !== undefined, file !== undefined].filter(Boolean).length;
   if (sources > 1) throw new UsageError('give the payload one way: FILE, --data or --event');
   if (opts.event !== undefined) {
-    const store = eventStore(env);
-    const event = await store.find(opts.event);
-    if (!event) throw new UsageError(`no event "${opts.event}" in ${store.path}`, { hint: 'list them with `paycli events list`' });
+    const event = await findEvent(env, opts.event);
     return parseCaptureObject({ headers: event.headers, body: event.body });
   }
   const text = opts.data ?? (await readInput(env.ctx, file, 'the callback payload'));

@@ -4,7 +4,7 @@ import { channelsOf, METHOD_NAMES } from '../core/payment-rules.js';
 import { parseStatus, STATUS_CHOICES, type StatusKey } from '../core/statuses.js';
 import { parseSetting } from '../core/config/profiles.js';
 import { dataDir } from '../core/config/paths.js';
-import { EventStore, StoreBusyError, type EventStoreOptions } from '../core/listener/event-store.js';
+import { EventStore, StoreBusyError, StoreWriteError, type EventStoreOptions, type StoredEvent } from '../core/listener/event-store.js';
 import type { CandidateKey } from '../core/signing/variants.js';
 import type { CommandEnv } from './command-env.js';
 
@@ -40,16 +40,24 @@ export function eventStore(env: CommandEnv<{ store?: string }>, options: EventSt
   return new EventStore(env.opts.store ?? join(dataDir(env.ctx.env, env.ctx.homedir), 'events.db'), { uid: process.getuid?.(), ...options });
 }
 
-/** Runs a store operation; a store that stays locked is a usage error (exit 2) saying who may hold it. */
-export async function withStore<R>(fn: () => Promise<R>): Promise<R> {
+/**
+ * Runs a store operation; a store that stays locked, or a write it cannot make (a full disk), is a
+ * usage error (exit 2) saying why. `delivered`: what was done before the store failed (a callback
+ * sent), said first, with `details` in --json.
+ */
+export async function withStore<R>(fn: () => Promise<R>, delivered?: string, details?: unknown): Promise<R> {
   try {
     return await fn();
   } catch (err) {
+    const first = delivered ? `${delivered}, but not recorded: ` : '';
     if (err instanceof StoreBusyError)
-      throw new UsageError(err.message, {
+      throw new UsageError(`${first}${err.message}`, {
         hint: 'resume or stop that process (`fg`, `kill -CONT PID`), then run this again; its lock is never taken over',
         code: 'ERR_STORE_BUSY',
+        details,
       });
+    // A write the store could not make (a full disk, an I/O error): nothing of it was committed.
+    if (err instanceof StoreWriteError) throw new UsageError(`${first}${err.message}`, { details });
     throw err;
   }
 }
@@ -69,4 +77,15 @@ export function checkCallbackFlags(o: { status?: string; method?: string; channe
   if (!channelsOf(method).includes(channel))
     throw new UsageError(`channel "${channel}" is not a channel of ${method}`, { hint: `channels of ${method}: ${channelsOf(method).join(', ')}` });
   return { status, method, channel };
+}
+
+/** One stored event by id (or unique prefix); a usage error naming the store when there is none, or several. */
+export async function findEvent(env: CommandEnv<{ store?: string }>, id: string): Promise<StoredEvent> {
+  const store = eventStore(env);
+  const { event, matches } = await withStore(() => store.lookup(id));
+  await store.close();
+  if (matches === 2)
+    throw new UsageError(`"${id}" is the start of more than one event id in ${store.path}`, { hint: 'give more of the id (`paycli events list` shows them)' });
+  if (!event) throw new UsageError(`no event "${id}" in ${store.path}`, { hint: 'list them with `paycli events list`' });
+  return event;
 }

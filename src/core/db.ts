@@ -60,11 +60,35 @@ function prepareFile(file: string, what: string, uid: number | undefined): void 
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         checkOwned(file, lstatOrUndefined(file), what, uid);
       }
-    } else if ((st.mode & 0o077) !== 0) {
-      chmodSync(file, 0o600);
     }
   } catch (err) {
     throw fsError(err, `${what} ${file}`);
+  }
+}
+
+/** An existing file readable by others made 0600 (once it is known to be one of paycli's databases). */
+function tightenMode(file: string, what: string): void {
+  try {
+    if ((lstatSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  } catch (err) {
+    throw fsError(err, `${what} ${file}`);
+  }
+}
+
+/**
+ * Refuses a SQLite database paycli did not write: schema version 0 (paycli's first migration sets 1
+ * in the transaction that makes its tables) with tables in it. Read in one transaction, so that a
+ * database another paycli process is creating right now is seen before or after, never half made.
+ */
+function refuseForeign(db: Database, file: string, what: string): void {
+  const [version, tables] = db.transaction(() => [
+    db.pragma('user_version', { simple: true }),
+    db.prepare('SELECT count(*) FROM sqlite_master').pluck().get(),
+  ])();
+  if (version === 0 && (tables as number) > 0) {
+    throw new UsageError(`${file} is a SQLite database paycli did not write (it has tables of its own), not ${what}; it was left untouched`, {
+      hint: 'give a new file, or one paycli made',
+    });
   }
 }
 
@@ -88,6 +112,10 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
   }
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (file !== ':memory:') {
+      if (options.migrations.length > 0) refuseForeign(db, file, what);
+      tightenMode(file, what);
+    }
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
@@ -250,6 +278,8 @@ export function migrate(db: Database, migrations: Migration[], what: string): vo
   }
   for (let v = version; v < migrations.length; v++) {
     db.transaction(() => {
+      // Another process may have run this step since the version was read (two first opens at once).
+      if ((db.pragma('user_version', { simple: true }) as number) > v) return;
       migrations[v]!(db);
       db.pragma(`user_version = ${v + 1}`);
     }).immediate();

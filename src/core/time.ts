@@ -17,9 +17,11 @@ export function isoJakarta(date: Date): string {
   return formatJakarta(date).replace(' ', 'T') + '+07:00';
 }
 
-/** Parses the gateway's `YYYY-MM-DD HH:mm:ss` (WIB, UTC+7). */
+/** Parses the gateway's `YYYY-MM-DD HH:mm:ss` (WIB, UTC+7); undefined for a time that does not exist (`2026-02-30`, `25:00`). */
 export function parseWib(text: unknown): Date | undefined {
   const m = typeof text === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text.trim()) : null;
   if (!m) return undefined;
-  return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]! - 7, +m[5]!, +m[6]!));
+  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]! - 7, +m[5]!, +m[6]!));
+  // Date.UTC rolls fields over (month 13, day 30 of February, hour 47): only a time that reads back as given exists.
+  return formatJakarta(d) === `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6]}` ? d : undefined;
 }

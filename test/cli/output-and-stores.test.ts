@@ -144,7 +144,7 @@ describe('event store', () => {
     expect(JSON.parse((await show('evt_ab')).stdout).id).toBe('evt_ab1'); // unique prefix
     const ambiguous = await show('evt_b');
     expect(ambiguous.code).toBe(2);
-    expect(JSON.parse(ambiguous.stderr).error.message).toContain('no event "evt_b"');
+    expect(JSON.parse(ambiguous.stderr).error.message).toContain('"evt_b" is the start of more than one event id');
   });
 
   it('imports a large JSONL store of the previous release whole: multi-byte text, a torn last line skipped', async () => {

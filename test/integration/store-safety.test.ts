@@ -236,6 +236,92 @@ describe('a store of the previous release (JSONL)', () => {
     expect(readFileSync(path, 'utf8')).toBe('# notes\n\nnot events\n');
     expect(existsSync(`${path}.migrated`)).toBe(false);
   });
+
+  it('opened by eight processes at once: imported once, the old file kept whole, none of them fails', async () => {
+    for (let round = 0; round < 4; round++) {
+      const path = join(home.home, `race-${round}.jsonl`);
+      copyFileSync(FIXTURE, path);
+      const runs = await Promise.all(
+        Array.from(
+          { length: 8 },
+          () =>
+            new Promise<{ code: number | null; out: string; err: string }>((done) => {
+              const child = spawn(process.execPath, [BIN, 'events', 'list', '--json', '--store', path], { env: { ...process.env, HOME: home.home } });
+              let out = '';
+              let err = '';
+              child.stdout.on('data', (c) => (out += c));
+              child.stderr.on('data', (c) => (err += c));
+              child.on('close', (code) => done({ code, out, err }));
+            }),
+        ),
+      );
+      for (const r of runs) expect(r.code, r.err).toBe(0);
+      expect(readFileSync(`${path}.migrated`, 'utf8')).toBe(readFileSync(FIXTURE, 'utf8'));
+      expect(JSON.parse((await runCli(['events', 'list', '--json', '--store', path], { home: home.home })).stdout)).toHaveLength(8);
+    }
+  });
+
+  it('a JSONL store whose .migrated name is taken by another file is refused, both left as they were', async () => {
+    const path = join(home.home, 'taken.jsonl');
+    copyFileSync(FIXTURE, path);
+    writeFileSync(`${path}.migrated`, 'an older import\n');
+    const r = await runCli(['events', 'list', '--store', path], { home: home.home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${path}.migrated exists already`);
+    expect(readFileSync(path, 'utf8')).toBe(readFileSync(FIXTURE, 'utf8'));
+    expect(readFileSync(`${path}.migrated`, 'utf8')).toBe('an older import\n');
+  });
+
+  it('a first line over 256 KiB (a large body the previous release took) is still known as a JSONL store', async () => {
+    const path = join(home.home, 'big-first.jsonl');
+    const [first, ...rest] = readFileSync(FIXTURE, 'utf8').split('\n');
+    const big = { ...JSON.parse(first!), id: 'evt_bigfirst0001', body: 'x'.repeat(300 * 1024) };
+    writeFileSync(path, [JSON.stringify(big), ...rest].join('\n'));
+    const r = await runCli(['events', 'show', 'evt_bigfirst', '--store', path, '--json'], { home: home.home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).body).toHaveLength(300 * 1024);
+  });
+
+  it('a SQLite database paycli did not write is refused before anything in it changes', async () => {
+    const path = join(home.home, 'app.db');
+    const app = new Sqlite(path);
+    app.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, ref TEXT); INSERT INTO orders (ref) VALUES ('A-1')");
+    app.close();
+    execFileSync('chmod', ['0644', path]);
+    const before = readFileSync(path);
+    for (const args of [
+      ['events', 'list'],
+      ['events', 'export'],
+      ['events', 'clear', '--yes'],
+      ['listen', '--port', '0', '--timeout', '1s'],
+    ]) {
+      const r = await runCli([...args, '--store', path], { env: { PAYCLI_VA: VA }, home: home.home });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`${path} is a SQLite database paycli did not write`);
+    }
+    expect(readFileSync(path).equals(before)).toBe(true); // still a rollback-journal database, 0644, no tables added
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    expect(execFileSync('stat', ['-c', '%a', path], { encoding: 'utf8' }).trim()).toBe('644');
+  });
+
+  it('a new store created by several processes at once: each finds it made, none fails', async () => {
+    for (let round = 0; round < 3; round++) {
+      const path = join(home.home, `fresh-${round}.db`);
+      const runs = await Promise.all(
+        Array.from(
+          { length: 6 },
+          () =>
+            new Promise<string>((done) => {
+              const child = spawn(process.execPath, [BIN, 'events', 'clear', '--yes', '--store', path], { env: { ...process.env, HOME: home.home } });
+              let err = '';
+              child.stderr.on('data', (c) => (err += c));
+              child.on('close', (code) => done(`${code} ${err}`.trim()));
+            }),
+        ),
+      );
+      expect(runs).toEqual(['0', '0', '0', '0', '0', '0']);
+    }
+  });
 });
 
 describe('symlinks', () => {

@@ -17,15 +17,21 @@ export function parseInstant(text: string, flag: string, now: Date, endOfDay = f
     if (d && formatJakarta(d).startsWith(t)) return endOfDay ? new Date(d.getTime() + 86_400_000) : d;
   } else if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(t)) {
     const d = parseWib(t.length === 16 ? `${t}:00` : t);
-    if (d && !Number.isNaN(d.getTime())) return d;
+    if (d) return d;
   } else if (/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(t)) {
     const ms = Date.parse(t);
     if (!Number.isNaN(ms)) return new Date(ms);
   } else {
+    let ago: number | undefined;
     try {
-      return new Date(now.getTime() - parseDuration(t, { maxMs: Number.MAX_SAFE_INTEGER }));
+      ago = parseDuration(t, { maxMs: Number.MAX_SAFE_INTEGER });
     } catch {
       /* said below */
+    }
+    if (ago !== undefined) {
+      const d = new Date(now.getTime() - ago);
+      if (!Number.isNaN(d.getTime())) return d;
+      throw new UsageError(`invalid ${flag} "${text}": too far back`);
     }
   }
   throw new UsageError(`invalid ${flag} "${text}"`, {

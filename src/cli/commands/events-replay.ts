@@ -6,7 +6,8 @@ import { parseHttpUrl } from '../../core/http/serve.js';
 import { forwardableHeaders } from '../../core/listener/forward.js';
 import { callbackVa } from '../callback-shared.js';
 import type { Handler } from '../command-env.js';
-import { findEvent, type EventsFlags } from './events-flags.js';
+import { findEvent } from '../callback-shared.js';
+import type { EventsFlags } from './events-flags.js';
 
 /** `events replay ID --to URL [--resign]`: a stored request sent again, byte for byte. */
 export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {

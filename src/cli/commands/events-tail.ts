@@ -29,9 +29,15 @@ export const eventsTail: Handler<EventsFlags> = async (env) => {
       ctx.stdout.write(batch.map(({ seq: _seq, ...e }) => JSON.stringify(e)).join('\n') + '\n');
       if (batch.length === 1000) continue; // more waiting
     }
+    // One listener per wait, removed when the wait ends (not one left behind every 100 ms).
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, TAIL_POLL_MS);
-      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      const done = () => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, TAIL_POLL_MS);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
   await store.close();

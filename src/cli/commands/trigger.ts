@@ -3,12 +3,13 @@ import { parseRupiah } from '../../core/money.js';
 import { externalId, signCallbackRequest } from '../../core/callback/build.js';
 import { CALLBACK_FIELD_NAMES, sampleCallbackFields } from '../../core/callback/sample.js';
 import { EventIds } from '../../core/listener/event-id.js';
+import type { StoredEvent } from '../../core/listener/stored-event.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { METHOD_NAMES } from '../../core/payment-rules.js';
 import { escapeControl } from '../../core/terminal-text.js';
 import type { CommandEnv, Handler } from '../command-env.js';
-import { callbackVa, checkCallbackFlags, eventStore } from '../callback-shared.js';
+import { callbackVa, checkCallbackFlags, eventStore, withStore } from '../callback-shared.js';
 import { Option, collect, examples, storeFlag, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
 import { adminCall } from '../sandbox-admin.js';
@@ -86,6 +87,8 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
   let failures = 0;
   const results: Record<string, unknown>[] = [];
   try {
+    // A store that cannot be used (not an event store, a symlink, locked) is refused before anything is sent.
+    if (store) await withStore(() => store.prepare());
     for (let i = 1; i <= repeat; i++) {
       const now = ctx.now();
       const signed = signCallbackRequest(fields, va, format, now, externalId(now, i));
@@ -98,22 +101,6 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
         });
       }
       if (res.status !== 200) failures++;
-      await store?.append({
-        id: ids.next(now),
-        receivedAt: now.toISOString(),
-        method: 'POST',
-        path: new URL(to).pathname,
-        headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
-        body: signed.body,
-        verdict: 'valid',
-        variant: null,
-        reason: null,
-        duplicate: i > 1,
-        trx_id: fields.trx_id ?? null,
-        status: fields.status ?? null,
-        answer: res.status,
-        source: 'trigger',
-      });
       const result = {
         attempt: i,
         url: to,
@@ -134,6 +121,26 @@ export const triggerCommand: Handler<TriggerFlags> = async (env) => {
             `POST ${to}  trx ${fields.trx_id} ${fields.status} ${fields.via}/${fields.channel} (${format})  ${st} ${res.ms}ms  ${escapeControl(res.body.trim().slice(0, 200))}`,
           ),
         );
+      }
+      const record: StoredEvent = {
+        id: ids.next(now),
+        receivedAt: now.toISOString(),
+        method: 'POST',
+        path: new URL(to).pathname,
+        headers: Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        body: signed.body,
+        verdict: 'valid',
+        variant: null,
+        reason: null,
+        duplicate: i > 1,
+        trx_id: fields.trx_id ?? null,
+        status: fields.status ?? null,
+        answer: res.status,
+        source: 'trigger',
+      };
+      // Delivered (and shown) first: a store that fails now says so, and that the callback went out.
+      if (store) {
+        await withStore(() => store.append(record), `the callback was delivered (HTTP ${res.status})`, result);
       }
     }
   } finally {

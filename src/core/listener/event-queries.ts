@@ -58,15 +58,21 @@ export class EventQueries extends EventWriter {
     return (db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) ?? 0;
   }
 
-  /** Finds an event by id or a unique id prefix (one index lookup). */
+  /** Finds an event by id or a unique id prefix (one index lookup); undefined for none or several (see `matches`). */
   async find(id: string): Promise<StoredEvent | undefined> {
+    const { event } = await this.lookup(id);
+    return event;
+  }
+
+  /** An event by id or unique id prefix, and how many match (0, 1, or 2 for two or more). */
+  async lookup(id: string): Promise<{ event?: StoredEvent; matches: 0 | 1 | 2 }> {
     const db = await this.readable();
-    if (!db) return undefined;
+    if (!db) return { matches: 0 };
     const exact = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ?`).get(id) as Row | undefined;
-    if (exact) return plain(fromRow(exact));
-    if (id === '') return undefined;
+    if (exact) return { event: plain(fromRow(exact)), matches: 1 };
+    if (id === '') return { matches: 0 };
     const rows = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`).all(id, `${id}\u{10ffff}`) as Row[];
-    return rows.length === 1 ? plain(fromRow(rows[0]!)) : undefined;
+    return rows.length === 1 ? { event: plain(fromRow(rows[0]!)), matches: 1 } : { matches: rows.length as 0 | 2 };
   }
 }
 

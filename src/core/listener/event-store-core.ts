@@ -1,9 +1,9 @@
-import { existsSync, lstatSync, renameSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
 import { INSERT_SQL, MIGRATIONS } from './event-schema.js';
 import { StoreBusyError, StoreWriteError, isBusy } from './store-errors.js';
-import { importLegacy, isLegacyStore, isRegularFile, isSqliteFile, legacySibling } from './store-files.js';
+import { importLegacy, isLegacyStore, isRegularFile, isSqliteFile, legacySibling, legacySource, moveAside } from './store-files.js';
 
 export interface EventStoreOptions {
   /** The user id allowed to own the file and its directory. */
@@ -80,7 +80,6 @@ export class EventStoreCore {
 
   private async open(): Promise<Database> {
     // The previous release's store at this very path: moved aside first, then imported below.
-    let legacy: string | undefined;
     if (isRegularFile(this.path) && !isSqliteFile(this.path) && lstatSync(this.path).size > 0) {
       // Only a store of the previous release is moved aside: any other file (a mistyped --store naming
       // a README, a CSV, a damaged database) is refused and left where it is.
@@ -89,23 +88,24 @@ export class EventStoreCore {
           hint: 'give --store a new file or an existing event store',
         });
       }
-      try {
-        renameSync(this.path, `${this.path}.migrated`);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // another process moved it
+      if (!moveAside(this.path, `${this.path}.migrated`)) {
+        throw new UsageError(`${this.path} is a JSONL event store to import, but ${this.path}.migrated exists already; both were left untouched`, {
+          hint: `move ${this.path}.migrated away (it is an older import's copy), then run this again`,
+        });
       }
     }
     const db = await openDatabase(this.path, { what: 'the event store', migrations: MIGRATIONS, uid: this.options.uid, busyTimeoutMs: 5000 });
-    // The listener's connection never waits inside SQLite (that would stop its event loop): it retries (see flush).
-    db.pragma(`busy_timeout = ${this.options.busyTimeoutMs ?? 5000}`);
-    db.pragma(`synchronous = ${this.synchronous}`);
+    // The import waits up to 5 s for another process importing the same store (the one that commits first wins).
     try {
-      legacy = importLegacy(db, this.path);
+      importLegacy(db, this.path);
     } catch (err) {
       db.close();
       if (err instanceof UsageError) throw err;
-      throw new UsageError(`cannot import the previous event store ${legacy ?? ''} into ${this.path}: ${(err as Error).message}`);
+      throw new UsageError(`cannot import the previous event store ${legacySource(this.path) ?? ''} into ${this.path}: ${(err as Error).message}`);
     }
+    // The listener's connection never waits inside SQLite (that would stop its event loop): it retries (see flush).
+    db.pragma(`busy_timeout = ${this.options.busyTimeoutMs ?? 5000}`);
+    db.pragma(`synchronous = ${this.synchronous}`);
     const insert = db.prepare(INSERT_SQL);
     const seen = db.prepare('SELECT 1 FROM events WHERE trx_id = ? AND seen_key = ? LIMIT 1').pluck();
     const insertMany = db.transaction((batch: Pending[]) => {

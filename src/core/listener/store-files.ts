@@ -1,4 +1,4 @@
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, renameSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, linkSync, lstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync } from 'node:fs';
 import type { Database } from '../db.js';
 import { INSERT_SQL, insertParams } from './event-schema.js';
 import { isStoredEvent } from './stored-event.js';
@@ -20,20 +20,69 @@ export function isSqliteFile(path: string): boolean {
   }
 }
 
+/** The longest first line read to tell a JSONL store (the previous release took bodies of up to 1 MiB, escaped in JSON). */
+const FIRST_LINE_MAX = 16 * 1024 * 1024;
+
 /** Whether a file's first line is an event of the previous release's JSONL store. */
 export function isLegacyStore(path: string): boolean {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
-    const head = Buffer.alloc(256 * 1024);
-    const n = readSync(fd, head, 0, head.length, 0);
-    const text = head.subarray(0, n).toString('utf8');
-    const first = text.split('\n').find((l) => l.trim() !== '');
-    return first !== undefined && isStoredEvent(JSON.parse(first));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(Math.min(256 * 1024 * 2 ** chunks.length, FIRST_LINE_MAX - size));
+      const n = readSync(fd, chunk, 0, chunk.length, size);
+      chunks.push(chunk.subarray(0, n));
+      size += n;
+      const text = Buffer.concat(chunks, size).toString('utf8');
+      const first = text.split('\n').find((l, i, all) => l.trim() !== '' && (i < all.length - 1 || n === 0 || size >= FIRST_LINE_MAX));
+      if (first !== undefined) return isStoredEvent(JSON.parse(first));
+      if (n === 0 || size >= FIRST_LINE_MAX) return false;
+    }
   } catch {
     return false;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Moves a JSONL store at `path` to `dest` (`<path>.migrated`) without ever replacing a file there:
+ * a hard link, then the name removed. Several processes opening the store at once race for it; the
+ * losers find `dest` made and leave it alone (the one file at `path` that may still be removed is
+ * that same file, by inode). Returns false when `dest` holds another file and `path` is still a
+ * JSONL store (the caller refuses it).
+ */
+export function moveAside(path: string, dest: string): boolean {
+  try {
+    linkSync(path, dest);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return true; // another process moved it
+    if (code !== 'EEXIST') {
+      // No hard links on this file system: a copy that never replaces a file, then the original removed.
+      copyFileSync(path, dest, constants.COPYFILE_EXCL);
+      unlinkSync(path);
+      return true;
+    }
+    // Another process moved it and made the database here (still empty while it creates it): carry on.
+    if (!sameFile(path, dest)) return !isRegularFile(path) || isSqliteFile(path) || lstatSync(path).size === 0;
+  }
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return true;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [lstatSync(a), lstatSync(b)];
+    return x.ino === y.ino && x.dev === y.dev;
+  } catch {
+    return false;
   }
 }
 
@@ -50,6 +99,12 @@ export function legacySibling(path: string): string | undefined {
   return path.endsWith('.db') ? `${path.slice(0, -3)}.jsonl` : undefined;
 }
 
+/** The JSONL store of the previous release to import for the store at `path`, if there is one. */
+export function legacySource(path: string): string | undefined {
+  const sibling = legacySibling(path);
+  return [`${path}.migrated`, ...(sibling ? [sibling] : [])].find((c) => isRegularFile(c));
+}
+
 /**
  * Imports a JSONL store of the previous release once, in one transaction: `<name>.jsonl` beside a
  * `<name>.db`, or the file this store's path named (already moved to `<path>.migrated`). A marker
@@ -58,8 +113,7 @@ export function legacySibling(path: string): string | undefined {
  */
 export function importLegacy(db: Database, path: string): string | undefined {
   const sibling = legacySibling(path);
-  const candidates = [`${path}.migrated`, ...(sibling ? [sibling] : [])];
-  const source = candidates.find((c) => isRegularFile(c));
+  const source = legacySource(path);
   if (!source) return undefined;
   const done = db.prepare("SELECT value FROM meta WHERE key = 'legacy-import'").pluck();
   let imported = false;
