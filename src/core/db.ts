@@ -52,6 +52,11 @@ function prepareFile(file: string, what: string, uid: number | undefined): void 
     for (const companion of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) checkOwned(companion, lstatOrUndefined(companion), what, uid);
     const st = lstatOrUndefined(file);
     checkOwned(file, st, what, uid);
+    // A directory (`--store /`, `--store ./data/`) is no database, and never has its mode changed.
+    if (st && !st.isFile())
+      throw new UsageError(`refusing to open ${what} ${file}: it is ${st.isDirectory() ? 'a directory' : 'not a regular file'}`, {
+        hint: 'give the path of a file',
+      });
     if (!st) {
       // Create it 0600 without following a link planted between the check and the open.
       try {
@@ -69,7 +74,8 @@ function prepareFile(file: string, what: string, uid: number | undefined): void 
 /** An existing file readable by others made 0600 (once it is known to be one of paycli's databases). */
 function tightenMode(file: string, what: string): void {
   try {
-    if ((lstatSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    const st = lstatSync(file);
+    if (st.isFile() && (st.mode & 0o077) !== 0) chmodSync(file, 0o600);
   } catch (err) {
     throw fsError(err, `${what} ${file}`);
   }

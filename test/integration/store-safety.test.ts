@@ -282,6 +282,25 @@ describe('a store of the previous release (JSONL)', () => {
     expect(JSON.parse(r.stdout).body).toHaveLength(300 * 1024);
   });
 
+  it('a --store that is a directory is refused, its mode left as it was (it was once made 0600)', async () => {
+    const dir = join(home.home, 'a-directory');
+    mkdirSync(dir, { mode: 0o755 });
+    execFileSync('chmod', ['0755', dir]);
+    for (const args of [
+      ['events', 'list'],
+      ['events', 'clear', '--yes'],
+      ['listen', '--port', '0', '--timeout', '1s'],
+      ['trigger', '--to', 'http://127.0.0.1:9/'],
+    ]) {
+      for (const store of [dir, `${dir}/`]) {
+        const r = await runCli([...args, '--store', store], { env: { PAYCLI_VA: VA }, home: home.home });
+        expect(r.code, `${args.join(' ')} ${store}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain('it is a directory');
+      }
+    }
+    expect(execFileSync('stat', ['-c', '%a', dir], { encoding: 'utf8' }).trim()).toBe('755');
+  });
+
   it('a SQLite database paycli did not write is refused before anything in it changes', async () => {
     const path = join(home.home, 'app.db');
     const app = new Sqlite(path);
