@@ -4,7 +4,7 @@ import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
 import { adminCall } from '../sandbox-admin.js';
 import { sandboxAdminBase } from '../sandbox-service.js';
-import { sandboxDir, type SandboxFlags } from './sandbox-flags.js';
+import { sandboxDir, type SandboxFlags, throughEmulator } from './sandbox-flags.js';
 
 /** `paycli sandbox list`: one page of transactions, newest first (`--all`: every page, by a stable cursor). */
 export const sandboxList: Handler<SandboxFlags> = async (env) => {
@@ -71,7 +71,7 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
   const started = Date.now();
   let seeded: number;
   let where: string;
-  if (env.opts.sandboxUrl) {
+  if (throughEmulator(env)) {
     const q = new URLSearchParams({ payments: String(read.spec.payments), paid: String(read.spec.paid), days: String(read.spec.days) });
     const { status, json } = await adminCall(env, 'POST', `/_sandbox/seed?${q}`, 3_600_000);
     if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
@@ -95,7 +95,7 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
 
 /** `paycli sandbox export`: the ledger as JSONL on stdout. */
 export const sandboxExport: Handler<SandboxFlags> = async (env) => {
-  if (env.opts.sandboxUrl) {
+  if (throughEmulator(env)) {
     // Streamed as it comes (an export has no size bound to read it whole under).
     const base = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
     let res: Response;
@@ -150,7 +150,7 @@ export const sandboxReset: Handler<SandboxFlags & { keepClock?: boolean }> = asy
     });
   let r: { removed: number; offsetMs: number };
   let where: string;
-  if (env.opts.sandboxUrl) {
+  if (throughEmulator(env)) {
     const { status, json } = await adminCall(env, 'POST', `/_sandbox/reset${env.opts.keepClock ? '?keep-clock=1' : ''}`, 600_000);
     if (status !== 200) throw new GatewayError(status, String(json.error ?? `the emulator answered ${status}`));
     r = { removed: Number(json.removed), offsetMs: Number(json.offsetMs ?? 0) };

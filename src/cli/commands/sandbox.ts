@@ -33,7 +33,7 @@ const defineSandbox: Define = (program, bind) => {
       'also answer requests whose Host is this name, e.g. a Compose service name (repeatable; PAYCLI_SANDBOX_ALLOW_HOSTS, comma-separated)',
       collect,
     )
-    .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
+    .option('--data-dir <dir>', 'where state and the callback outbox live (PAYCLI_SANDBOX_DATA_DIR; default $XDG_DATA_HOME/paycli/sandbox)')
     .option('--in-memory', 'keep state in memory only (nothing on disk)')
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
     .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
@@ -216,7 +216,7 @@ function defineLedger(sandbox: Sandbox, bind: Bind): void {
     sandboxList,
   );
   const dataDirFlag = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) =>
-    cmd.option('--data-dir <dir>', "the stopped emulator's data dir (default $XDG_DATA_HOME/paycli/sandbox)");
+    cmd.option('--data-dir <dir>', "the stopped emulator's data dir (PAYCLI_SANDBOX_DATA_DIR; default $XDG_DATA_HOME/paycli/sandbox)");
   bind(
     examples(
       dataDirFlag(sandboxUrl(sandbox.command('seed').description('add synthetic history: payments over the last days, a share paid with delivered callbacks')))
