@@ -5,10 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, type RunResult } from '../helpers/cli.js';
-import { sandbox } from '../helpers/sandbox.js';
+import { allTxns, EMULATOR_DEFAULT_VA, sandbox } from '../helpers/sandbox.js';
 
+const DAY = 86_400_000;
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -97,5 +100,66 @@ describe('the PAYCLI_SANDBOX_* variables reach seed, export, import and reset', 
     const flags = await cli(home, ['sandbox', 'export', '--data-dir', join(home, 'd'), '--sandbox-url', 'http://127.0.0.1:9']);
     expect(flags.code).toBe(2);
     expect(flags.stderr).toMatch(/--sandbox-url and --data-dir exclude each other/);
+  });
+});
+
+/** A direct VA payment signed for `va`/`apiKey`: its TransactionId. */
+async function pay(sb: EmulatorHandle, va: string, apiKey: string): Promise<number> {
+  const body = JSON.stringify({
+    name: 'Putu',
+    phone: '08123456789',
+    email: 'putu@mail.com',
+    amount: 10_000,
+    notifyUrl: 'http://127.0.0.1:9/cb',
+    referenceId: 'R-1',
+    paymentMethod: 'va',
+    paymentChannel: 'bca',
+  });
+  const req = buildSignedRequest({ baseUrl: sb.apiUrl, path: 'v2/payment/direct', method: 'POST', body, credentials: { va, apiKey }, now: new Date() });
+  const res = await request(req.url, { method: 'POST', headers: req.headers, body });
+  const json = (await res.body.json()) as { Data: { TransactionId: number } };
+  expect(res.statusCode).toBe(200);
+  return json.Data.TransactionId;
+}
+
+describe("seeding a stopped data dir uses the emulator's clock and merchant", () => {
+  it('after `clock advance 720h`, recent pending payments stay pending when the emulator starts; they are for the merchant it served', async () => {
+    const home = tempDir();
+    const dir = join(home, 'data');
+    const va = '1234567890';
+    let sb = await sandbox({ dataDir: dir, va, apiKey: 'MY-OWN-KEY' });
+    await pay(sb, va, 'MY-OWN-KEY');
+    expect((await sb.advanceClock(720 * 3_600_000)).ok).toBe(true);
+    await sb.close();
+
+    const seeded = await cli(home, ['sandbox', 'seed', '--payments', '20', '--paid', '0', '--days', '1', '--data-dir', dir]);
+    expect(seeded.code, seeded.stderr).toBe(0);
+    sb = await started({ dataDir: dir, va, apiKey: 'MY-OWN-KEY' });
+    const now = sb.clock.nowMs();
+    expect(await sb.expireDue()).toBe(0);
+    const seededTxns = allTxns(sb.state).slice(1);
+    expect(seededTxns).toHaveLength(20);
+    for (const t of seededTxns) {
+      expect(t.status).toBe('pending');
+      expect(t.createdAt).toBeGreaterThan(now - DAY - 60_000);
+      expect(t.merchantVa).toBe(va);
+    }
+  });
+
+  it('without a transaction to go by: --va, else PAYCLI_SANDBOX_VA, else the default merchant; --va wins over the ledger', async () => {
+    const home = tempDir();
+    const seed = async (dir: string, extra: string[], env: Record<string, string> = {}) => {
+      const r = await cli(home, ['sandbox', 'seed', '--payments', '2', '--data-dir', join(home, dir), ...extra], env);
+      expect(r.code, r.stderr).toBe(0);
+      return payments(await cli(home, ['sandbox', 'export', '--data-dir', join(home, dir)])).map((p) => p.txn!.merchantVa);
+    };
+    expect(await seed('a', [])).toEqual([EMULATOR_DEFAULT_VA, EMULATOR_DEFAULT_VA]);
+    expect(await seed('b', [], { PAYCLI_SANDBOX_VA: '5550001111' })).toEqual(['5550001111', '5550001111']);
+    // The ledger now knows 5550001111: the variable no longer matters, --va still does.
+    expect(await seed('b', [], { PAYCLI_SANDBOX_VA: '7777777777' })).toEqual(Array(4).fill('5550001111'));
+    expect((await seed('b', ['--va', '8888888888'])).slice(4)).toEqual(['8888888888', '8888888888']);
+    const bad = await cli(home, ['sandbox', 'seed', '--payments', '1', '--data-dir', join(home, 'c'), '--va', 'abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: invalid --va "abc": digits expected\n/);
   });
 });

@@ -3,7 +3,7 @@ import { describeSendError } from '../../core/http/raw-post.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
 import { adminCall } from '../sandbox-admin.js';
-import { sandboxAdminBase } from '../sandbox-service.js';
+import { SANDBOX_ENV, sandboxAdminBase } from '../sandbox-service.js';
 import { sandboxDir, type SandboxFlags, throughEmulator } from './sandbox-flags.js';
 
 /** `paycli sandbox list`: one page of transactions, newest first (`--all`: every page, by a stable cursor). */
@@ -63,6 +63,16 @@ async function withDataDir<R>(env: CommandEnv<SandboxFlags>, fn: (opened: import
   }
 }
 
+/**
+ * The merchant seeded history on a stopped data dir is for: --va, else the merchant of the data
+ * dir's newest transaction (the one it was last used with), else PAYCLI_SANDBOX_VA, else the default.
+ */
+function seedMerchant(env: CommandEnv<SandboxFlags>, newest: string | undefined, fallback: string): string {
+  const va = env.opts.va ?? newest ?? (env.ctx.env[SANDBOX_ENV.va] || fallback);
+  if (!/^\d{4,32}$/.test(va)) throw new UsageError(`invalid ${env.opts.va !== undefined ? '--va' : SANDBOX_ENV.va} "${va}": digits expected`);
+  return va;
+}
+
 /** `paycli sandbox seed --payments N`: bulk synthetic history, into a stopped emulator's data dir or through a running one. */
 export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
   const { readSeedSpec, seedLedger } = await import('../../core/sandbox/bulk.js');
@@ -79,12 +89,16 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
     where = sandboxAdminBase(env.opts.sandboxUrl, env.ctx.env);
   } else {
     const { DEFAULT_ACCOUNT } = await import('../../core/sandbox/accounts.js');
-    ({ seeded, where } = await withDataDir(env, async ({ state, dir }) => ({
-      seeded: await state.bulkLoad(() =>
-        seedLedger(state, { ...read.spec, va: env.opts.va ?? DEFAULT_ACCOUNT.va, merchantName: DEFAULT_ACCOUNT.name, now: env.ctx.now().getTime() }),
-      ),
-      where: dir,
-    })));
+    const { CLOCK_SETTING } = await import('../../core/sandbox/clock.js');
+    if (env.opts.va !== undefined) seedMerchant(env, undefined, DEFAULT_ACCOUNT.va); // a bad --va before the data dir is opened
+    ({ seeded, where } = await withDataDir(env, async ({ state, dir }) => {
+      const va = seedMerchant(env, state.newestMerchant(), DEFAULT_ACCOUNT.va);
+      // The emulator's clock, as a running one seeds: real time plus the offset `sandbox clock` stored.
+      const offset = Number(state.setting(CLOCK_SETTING) ?? 0);
+      const now = env.ctx.now().getTime() + (Number.isSafeInteger(offset) && offset > 0 ? offset : 0);
+      const spec = { ...read.spec, va, merchantName: DEFAULT_ACCOUNT.name, now };
+      return { seeded: await state.bulkLoad(() => seedLedger(state, spec)), where: dir };
+    }));
   }
   const seconds = (Date.now() - started) / 1000;
   if (env.out.json) env.out.data({ seeded, where, seconds });

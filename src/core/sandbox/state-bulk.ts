@@ -65,6 +65,11 @@ export class BulkLedger extends ServiceLedger {
     });
   }
 
+  /** The merchant VA of the newest transaction (the merchant the data dir was last used with), if any. */
+  newestMerchant(): string | undefined {
+    return (this.db.prepare('SELECT merchant_va AS va FROM txns ORDER BY id DESC LIMIT 1').get() as { va: string } | undefined)?.va;
+  }
+
   /**
    * Runs a bulk load (seed, import) on a ledger no emulator serves: commits are not synced one by
    * one (a crash may lose the last batches, never the ledger's consistency: WAL), and the end is a
