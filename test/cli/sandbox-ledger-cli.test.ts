@@ -163,3 +163,24 @@ describe("seeding a stopped data dir uses the emulator's clock and merchant", ()
     expect(bad.stderr).toMatch(/^error: invalid --va "abc": digits expected\n/);
   });
 });
+
+describe('an import into a ledger that is not empty', () => {
+  it('a ledger with only a redirect session is refused with exit 2, unchanged', async () => {
+    const home = tempDir();
+    const dir = join(home, 'data');
+    const sb = await sandbox({ dataDir: dir });
+    const r = await sb.merchant.createRedirect(EMULATOR_DEFAULT_VA, { product: ['Kaos'], qty: [1], price: [50_000], notifyUrl: 'http://127.0.0.1:9/cb' });
+    expect(r.ok).toBe(true);
+    await sb.close();
+    const exported = await cli(home, ['sandbox', 'export', '--data-dir', dir]);
+    expect(records(exported).map((x) => x.t)).toContain('session');
+    const file = join(home, 'e.jsonl');
+    writeFileSync(file, exported.stdout);
+    const imported = await cli(home, ['sandbox', 'import', file, '--data-dir', dir]);
+    expect(imported.code).toBe(2);
+    expect(imported.stderr).toBe(
+      `error: the emulator ledger ${join(dir, 'ledger.db')} is not empty: it holds 1 session\nhint: empty it first with \`paycli sandbox reset\`\n`,
+    );
+    expect((await cli(home, ['sandbox', 'export', '--data-dir', dir])).stdout).toBe(exported.stdout);
+  });
+});

@@ -273,7 +273,7 @@ describe('seed, export, import, reset', () => {
     // An import into a ledger that holds transactions is refused (exit 2).
     const refused = await runCli(['sandbox', 'import', file, '--data-dir', dir], { env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/already holds 300 transactions/);
+    expect(refused.stderr).toMatch(/is not empty: it holds 300 transactions/);
     // reset wants --yes.
     expect((await runCli(['sandbox', 'reset', '--data-dir', dir], { env })).code).toBe(2);
     const reset = await runCli(['sandbox', 'reset', '--yes', '--data-dir', dir, '--json'], { env });

@@ -51,16 +51,36 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
   return 'ok';
 };
 
-/** Opens a stopped emulator's data dir (refused, naming the running one, when it is in use). */
+/**
+ * Opens a stopped emulator's data dir (refused, naming the running one, when it is in use). A write
+ * the ledger refused (a full disk, an I/O error: nothing of it was stored) is a usage error, exit 2.
+ */
 async function withDataDir<R>(env: CommandEnv<SandboxFlags>, fn: (opened: import('../../core/sandbox/datadir.js').OpenedDataDir) => Promise<R>): Promise<R> {
   const { openDataDir } = await import('../../core/sandbox/datadir.js');
   const { processLockOwner } = await import('../../sandbox.js');
-  const opened = await openDataDir(sandboxDir(env), processLockOwner());
+  const { StoreError } = await import('../../core/sandbox/state-types.js');
   try {
-    return await fn(opened);
-  } finally {
-    await opened.close();
+    const opened = await openDataDir(sandboxDir(env), processLockOwner());
+    try {
+      return await fn(opened);
+    } finally {
+      await opened.close();
+    }
+  } catch (err) {
+    if (err instanceof StoreError)
+      throw new UsageError(`${err.message}; nothing of it was stored`, {
+        hint: /no space left/.test(err.message) ? 'free some space on that disk, then run it again' : 'check the disk, then run it again',
+      });
+    throw err;
   }
+}
+
+/** The warning of a load that is committed but still in the ledger's log only (bulkLoad's `onUncopied`). */
+function uncopied(env: CommandEnv<SandboxFlags>, what: string, dir: string): (err: Error) => void {
+  return (err) =>
+    env.out.warn(
+      `${what} is stored, in ${dir}/ledger.db-wal only: ${err.message.replace(/^cannot write the emulator ledger \S+: /, '')}; SQLite copies it into ledger.db once there is room`,
+    );
 }
 
 /**
@@ -97,7 +117,9 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
       const offset = Number(state.setting(CLOCK_SETTING) ?? 0);
       const now = env.ctx.now().getTime() + (Number.isSafeInteger(offset) && offset > 0 ? offset : 0);
       const spec = { ...read.spec, va, merchantName: DEFAULT_ACCOUNT.name, now };
-      return { seeded: await state.bulkLoad(() => seedLedger(state, spec)), where: dir };
+      // One transaction: all of it or (a full disk) nothing.
+      const n = await state.bulkLoad(() => seedLedger(state, spec, { batch: read.spec.payments }), uncopied(env, 'the seed', dir));
+      return { seeded: n, where: dir };
     }));
   }
   const seconds = (Date.now() - started) / 1000;
@@ -145,7 +167,7 @@ export const sandboxExport: Handler<SandboxFlags> = async (env) => {
 /** `paycli sandbox import FILE`: a ledger export (or an older journal) into a stopped emulator's empty ledger. */
 export const sandboxImport: Handler<SandboxFlags> = async (env, file: string) => {
   const { importLedger } = await import('../../core/sandbox/ledger-jsonl.js');
-  const r = await withDataDir(env, ({ state }) => state.bulkLoad(() => importLedger(state, file)));
+  const r = await withDataDir(env, ({ state, dir }) => state.bulkLoad(() => importLedger(state, file), uncopied(env, 'the import', dir)));
   if (env.out.json) env.out.data(r);
   else {
     const { formatDuration } = await import('../../core/duration.js');

@@ -226,19 +226,24 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
 }
 
 /**
- * Stores what a file held into an empty ledger, in one transaction; refuses a ledger with
- * transactions. The export's clock offset comes with it (the times in the file are on that clock);
- * a file without one (an older paycli's) leaves the clock as it is.
+ * Stores what a file held into an empty ledger, in one transaction; refuses a ledger that holds
+ * anything (transactions, redirect sessions, transfers or members: what `sandbox reset` empties).
+ * The export's clock offset comes with it (the times in the file are on that clock); a file without
+ * one (an older paycli's) leaves the clock as it is.
  */
 export async function importLedger(
   state: SandboxState,
   file: string,
   mark?: string,
 ): Promise<{ payments: number; sessions: number; skipped: number; clockOffsetMs: number }> {
-  if (state.count() > 0)
-    throw new UsageError(`the emulator ledger ${state.path} already holds ${state.count()} transactions`, {
-      hint: 'empty it first with `paycli sandbox reset`',
-    });
+  const held = Object.entries(state.holdings()).filter(([, n]) => n > 0);
+  if (held.length > 0)
+    throw new UsageError(
+      `the emulator ledger ${state.path} is not empty: it holds ${held.map(([what, n]) => `${n} ${n === 1 ? what.slice(0, -1) : what}`).join(', ')}`,
+      {
+        hint: 'empty it first with `paycli sandbox reset`',
+      },
+    );
   const read = await readLedgerJsonl(file);
   const settings = read.clockOffsetMs !== undefined ? { [CLOCK_SETTING]: String(read.clockOffsetMs) } : undefined;
   const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, records: read.records, mark, settings });
