@@ -184,3 +184,42 @@ describe('an import into a ledger that is not empty', () => {
     expect((await cli(home, ['sandbox', 'export', '--data-dir', dir])).stdout).toBe(exported.stdout);
   });
 });
+
+describe('an export carries the ids: none is handed out twice after an import', () => {
+  it('reset, export, import into a fresh data dir: the next payment and callback go on above the old ones', async () => {
+    const home = tempDir();
+    const [a, b] = [join(home, 'a'), join(home, 'b')];
+    expect((await cli(home, ['sandbox', 'seed', '--payments', '30', '--paid', '1', '--data-dir', a])).code).toBe(0);
+    const before = records(await cli(home, ['sandbox', 'export', '--data-dir', a]));
+    expect(before.filter((x) => x.t === 'payment').at(-1)!.txn!.id).toBe(100_030);
+    expect((await cli(home, ['sandbox', 'reset', '--yes', '--data-dir', a])).code).toBe(0);
+    const exported = await cli(home, ['sandbox', 'export', '--data-dir', a]);
+    expect(records(exported)).toEqual([
+      { t: 'ids', upTo: 100_031, callbacksUpTo: 31 },
+      { t: 'clock', offsetMs: 0 },
+    ]);
+    const file = join(home, 'e.jsonl');
+    writeFileSync(file, exported.stdout);
+    expect((await cli(home, ['sandbox', 'import', file, '--data-dir', b])).code).toBe(0);
+    expect((await cli(home, ['sandbox', 'seed', '--payments', '1', '--paid', '1', '--data-dir', b])).code).toBe(0);
+    const sb = await started({ dataDir: b });
+    const [t] = allTxns(sb.state);
+    expect(t!.id).toBe(100_031);
+    expect(t!.paymentNo).toMatch(/100031$/);
+    expect(sb.state.deliveriesOf(t!.id).map((d) => d.id)).toEqual(['cb-31']);
+    await sb.close();
+    cleanups.pop();
+    // An import never lowers a counter: the older file's ids are below the ledger's now.
+    expect((await cli(home, ['sandbox', 'reset', '--yes', '--data-dir', b])).code).toBe(0);
+    expect((await cli(home, ['sandbox', 'import', file, '--data-dir', b])).code).toBe(0);
+    expect(records(await cli(home, ['sandbox', 'export', '--data-dir', b]))[0]).toEqual({ t: 'ids', upTo: 100_032, callbacksUpTo: 32 });
+  });
+
+  it("an older journal's ids line (upTo only) is still read", async () => {
+    const home = tempDir();
+    const file = join(home, 'journal.jsonl');
+    writeFileSync(file, '{"t":"ids","upTo":101001}\n');
+    expect((await cli(home, ['sandbox', 'import', file, '--data-dir', join(home, 'd')])).code).toBe(0);
+    expect(records(await cli(home, ['sandbox', 'export', '--data-dir', join(home, 'd')]))[0]).toEqual({ t: 'ids', upTo: 101_001, callbacksUpTo: 1 });
+  });
+});

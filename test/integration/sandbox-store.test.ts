@@ -254,9 +254,11 @@ describe('seed, export, import, reset', () => {
             deliveries: { delivery: { state: string; status: string } }[];
           },
       );
-    // The payments, then the clock they are on (real time: never moved).
+    // The payments, the ledger's counters (the next numbers), then the clock they are on (real time: never moved).
     expect(all.at(-1)).toEqual({ t: 'clock', offsetMs: 0 });
-    const lines = all.slice(0, -1);
+    const lines = all.slice(0, -2);
+    const callbacks = lines.reduce((n, l) => n + l.deliveries.length, 0);
+    expect(all.at(-2)).toEqual({ t: 'ids', upTo: 100_301, callbacksUpTo: callbacks + 1 });
     expect(lines).toHaveLength(300);
     const paid = lines.filter((l) => l.txn.status === 'berhasil');
     // 70 % paid (the generator is deterministic; a share near 0.7), each with a delivered callback.
@@ -315,7 +317,7 @@ describe('seed, export, import, reset', () => {
     expect(ids).toHaveLength(250);
     expect(new Set(ids).size).toBe(250);
     const exported = await runCli(['sandbox', 'export', ...url], { env });
-    expect(exported.stdout.trim().split('\n')).toHaveLength(251);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(252);
     const reset = await runCli(['sandbox', 'reset', '--yes', ...url, '--json'], { env });
     expect(JSON.parse(reset.stdout)).toMatchObject({ removed: 250 });
     expect(sb.state.count()).toBe(0);

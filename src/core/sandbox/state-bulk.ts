@@ -65,6 +65,16 @@ export class BulkLedger extends ServiceLedger {
     });
   }
 
+  /**
+   * The ledger's numbers that are never handed out twice, as they stand (what an export carries):
+   * the last transaction id (payment numbers and Close API transfer ids derive from it) and the
+   * last callback's (`cb-N`). A reset keeps them; an import raises the ledger's to them.
+   */
+  idFloors(): { txnId: number; deliverySeq: number } {
+    const seq = this.db.prepare<[string], { seq: number }>('SELECT seq FROM sqlite_sequence WHERE name = ?');
+    return { txnId: seq.get('txns')?.seq ?? 0, deliverySeq: seq.get('deliveries')?.seq ?? 0 };
+  }
+
   /** What the ledger holds besides its settings: transactions, redirect sessions, transfers, members (an import needs all four at 0). */
   holdings(): { transactions: number; sessions: number; transfers: number; members: number } {
     const n = (table: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
