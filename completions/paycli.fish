@@ -391,7 +391,7 @@ complete -c paycli -n '__paycli_at '\''sandbox ship'\''' -l sandbox-url -r -d 't
 complete -c paycli -n '__paycli_at '\''sandbox deliver'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l limit -r -d 'transactions per page (1-1000)'
-complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l status -xa 'berhasil pending expired unsettled batal refund error gagal escrow' -d 'only this status: pending, berhasil, expired'
+complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l status -xa 'berhasil pending expired unsettled batal refund error gagal escrow' -d 'only this status: pending, berhasil|paid, unsettled, expired'
 complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l all -d 'follow every page (NDJSON with --json)'
 complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l data-dir -r -d 'the stopped emulator'\''s data dir (PAYCLI_SANDBOX_DATA_DIR; de'

@@ -223,3 +223,39 @@ describe('an export carries the ids: none is handed out twice after an import', 
     expect(records(await cli(home, ['sandbox', 'export', '--data-dir', join(home, 'd')]))[0]).toEqual({ t: 'ids', upTo: 101_001, callbacksUpTo: 1 });
   });
 });
+
+describe('sandbox list --status', () => {
+  it('reads a status as history does (word, gloss, any case, code) and refuses another with exit 2', async () => {
+    const home = tempDir();
+    const sb = await started();
+    const url = ['--sandbox-url', sb.url];
+    expect((await cli(home, ['sandbox', 'seed', '--payments', '40', '--days', '1', ...url])).code).toBe(0);
+    const paid = sb.state.count({ status: 'berhasil' });
+    const pending = sb.state.count({ status: 'pending' });
+    expect(paid).toBeGreaterThan(0);
+    expect(pending).toBeGreaterThan(0);
+    for (const [word, status, n] of [
+      ['paid', 'berhasil', paid],
+      ['berhasil', 'berhasil', paid],
+      ['1', 'berhasil', paid],
+      ['PENDING', 'pending', pending],
+    ] as const) {
+      const r = await cli(home, ['sandbox', 'list', '--status', word, '--json', ...url]);
+      expect(r.code, word).toBe(0);
+      const rows = JSON.parse(r.stdout) as { status: string }[];
+      expect(rows, word).toHaveLength(n);
+      for (const row of rows) expect(row.status).toBe(status);
+    }
+    const none = await cli(home, ['sandbox', 'list', '--status', 'refunded', ...url]);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toBe('no refund (refunded) transactions\n');
+    const bad = await cli(home, ['sandbox', 'list', '--status', 'bogus', ...url]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: invalid --status "bogus" \(pending, berhasil\|paid, /);
+    // The admin API refuses it too, as history does.
+    const res = await request(`${sb.url}/_sandbox/transactions?status=bogus`);
+    expect(res.statusCode).toBe(400);
+    expect(((await res.body.json()) as { error: string }).error).toMatch(/^invalid status "bogus"/);
+    expect((await request(`${sb.url}/_sandbox/transactions?status=Paid`).then((r) => r.body.json())) as { total: number }).toMatchObject({ total: paid });
+  });
+});

@@ -1,5 +1,6 @@
 import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
 import { describeSendError } from '../../core/http/raw-post.js';
+import { parseStatus, STATUS_CHOICES, statusLabel } from '../../core/statuses.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { rupiah } from '../output.js';
 import { adminCall } from '../sandbox-admin.js';
@@ -10,12 +11,15 @@ import { sandboxDir, type SandboxFlags, throughEmulator } from './sandbox-flags.
 export const sandboxList: Handler<SandboxFlags> = async (env) => {
   const limit = env.opts.limit ?? '100';
   if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000) throw new UsageError(`invalid --limit "${limit}": 1 to 1000`);
+  // As `history --status` reads it (`paid`, `PENDING`, `-2`); the emulator is asked by the status's key.
+  const only = env.opts.status === undefined ? undefined : parseStatus(env.opts.status);
+  if (env.opts.status !== undefined && !only) throw new UsageError(`invalid --status "${env.opts.status}" (${STATUS_CHOICES})`);
   const list: Record<string, unknown>[] = [];
   let after = '';
   let total = 0;
   let more = false;
   for (;;) {
-    const q = new URLSearchParams({ limit, ...(after ? { after } : {}), ...(env.opts.status ? { status: env.opts.status } : {}) });
+    const q = new URLSearchParams({ limit, ...(after ? { after } : {}), ...(only ? { status: only.key } : {}) });
     const { status, json } = await adminCall(env, 'GET', `/_sandbox/transactions?${q}`);
     if (status !== 200) throw new UsageError(String(json.error ?? `the emulator answered ${status}`));
     const page = (json.transactions ?? []) as Record<string, unknown>[];
@@ -31,7 +35,7 @@ export const sandboxList: Handler<SandboxFlags> = async (env) => {
     return 'ok';
   }
   if (list.length === 0) {
-    env.out.info(env.opts.status ? `no ${env.opts.status} transactions` : 'no transactions yet: create one with `paycli --env local pay …`');
+    env.out.info(only ? `no ${statusLabel(only)} transactions` : 'no transactions yet: create one with `paycli --env local pay …`');
     return 'ok';
   }
   const rows = list.map((t) => {

@@ -209,7 +209,10 @@ function defineLedger(sandbox: Sandbox, bind: Bind): void {
     examples(
       sandboxUrl(sandbox.command('list').description("list the emulator's transactions and their callbacks, newest first"))
         .option('--limit <n>', 'transactions per page (1-1000)', '100')
-        .option('--status <status>', 'only this status: pending, berhasil, expired')
+        .option(
+          '--status <status>',
+          'only this status: pending, berhasil|paid, unsettled, expired, batal|cancelled, refund, error, gagal|failed, escrow, or a code',
+        )
         .option('--all', 'follow every page (NDJSON with --json)'),
       ['paycli sandbox list', 'paycli sandbox list --status pending --all --json'],
     ),

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { CHANNEL_NAMES } from '../payment-rules.js';
+import { parseStatus, STATUS_CHOICES } from '../statuses.js';
 import { ledgerLines } from './ledger-jsonl.js';
 import { decodeCursor, encodeCursor } from './history-query.js';
 import type { SandboxState, SeedPayment, Transaction, TxnFilter } from './state.js';
@@ -161,7 +162,12 @@ export function listPage(
   if (after && !cursor) return { ok: false, error: `invalid cursor "${after}"` };
   const f: TxnFilter = {};
   const status = q.get('status');
-  if (status) f.status = status;
+  if (status) {
+    // As history reads it: the key, the gateway's word, the gloss or the code (`paid`, `PENDING`, `-2`).
+    const s = parseStatus(status);
+    if (!s) return { ok: false, error: `invalid status "${status}" (${STATUS_CHOICES})` };
+    f.status = s.key;
+  }
   const via = q.get('method');
   if (via) f.via = via;
   const { rows, next } = state.page(f, { by: 'created', desc: true }, limit, { cursor });
