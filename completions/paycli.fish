@@ -396,7 +396,7 @@ complete -c paycli -n '__paycli_at '\''sandbox list'\''' -l all -d 'follow every
 complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l data-dir -r -d 'the stopped emulator'\''s data dir (PAYCLI_SANDBOX_DATA_DIR; de'
 complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l payments -r -d 'how many payments'
-complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l paid -r -d 'share of them paid (0-1)'
+complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l paid -r -d 'share of them paid, 0-1: exactly round(N × share)'
 complete -c paycli -n '__paycli_at '\''sandbox seed'\''' -l days -r -d 'spread over the last N days'
 complete -c paycli -n '__paycli_at '\''sandbox export'\''' -l sandbox-url -r -d 'the running emulator (PAYCLI_SANDBOX_URL)'
 complete -c paycli -n '__paycli_at '\''sandbox export'\''' -l data-dir -r -d 'the stopped emulator'\''s data dir (PAYCLI_SANDBOX_DATA_DIR; de'

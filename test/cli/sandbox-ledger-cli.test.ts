@@ -259,3 +259,30 @@ describe('sandbox list --status', () => {
     expect((await request(`${sb.url}/_sandbox/transactions?status=Paid`).then((r) => r.body.json())) as { total: number }).toMatchObject({ total: paid });
   });
 });
+
+describe('sandbox seed --paid is the share paid', () => {
+  it('exactly round(N × share) paid, on a data dir and through a running emulator, and the summary says so', async () => {
+    const home = tempDir();
+    for (const [n, share, expected] of [
+      ['10', '0.7', 7],
+      ['3', '0.5', 2],
+      ['7', '0', 0],
+      ['7', '1', 7],
+      ['1000', '0.333', 333],
+    ] as const) {
+      const dir = join(home, `d-${n}-${share}`);
+      const r = await cli(home, ['sandbox', 'seed', '--payments', n, '--paid', share, '--data-dir', dir]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^seeded ${n} payments \\(${expected} paid, over 90 days\\) into `));
+      const statuses = payments(await cli(home, ['sandbox', 'export', '--data-dir', dir])).map((p) => p.txn!.status);
+      expect(
+        statuses.filter((s) => s === 'berhasil'),
+        `${n} × ${share}`,
+      ).toHaveLength(expected);
+    }
+    const sb = await started();
+    const json = await cli(home, ['sandbox', 'seed', '--payments', '10', '--paid', '0.7', '--json', '--sandbox-url', sb.url]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ seeded: 10, paid: 7 });
+    expect(sb.state.count({ status: 'berhasil' })).toBe(7);
+  });
+});

@@ -99,7 +99,7 @@ function seedMerchant(env: CommandEnv<SandboxFlags>, newest: string | undefined,
 
 /** `paycli sandbox seed --payments N`: bulk synthetic history, into a stopped emulator's data dir or through a running one. */
 export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
-  const { readSeedSpec, seedLedger } = await import('../../core/sandbox/bulk.js');
+  const { readSeedSpec, seedLedger, paidCount } = await import('../../core/sandbox/bulk.js');
   const read = readSeedSpec({ payments: env.opts.payments, paid: env.opts.paid, days: env.opts.days });
   if (!read.ok) throw new UsageError(`invalid seed: ${read.error}`);
   const started = Date.now();
@@ -127,9 +127,9 @@ export const sandboxSeed: Handler<SandboxFlags> = async (env) => {
     }));
   }
   const seconds = (Date.now() - started) / 1000;
-  if (env.out.json) env.out.data({ seeded, where, seconds });
-  else
-    env.out.out(`seeded ${seeded} payments (${Math.round(read.spec.paid * 100)} % paid, over ${read.spec.days} days) into ${where} in ${seconds.toFixed(1)} s`);
+  const paid = paidCount({ ...read.spec, payments: seeded });
+  if (env.out.json) env.out.data({ seeded, paid, where, seconds });
+  else env.out.out(`seeded ${seeded} payments (${paid} paid, over ${read.spec.days} days) into ${where} in ${seconds.toFixed(1)} s`);
   return 'ok';
 };
 

@@ -224,7 +224,7 @@ function defineLedger(sandbox: Sandbox, bind: Bind): void {
     examples(
       dataDirFlag(sandboxUrl(sandbox.command('seed').description('add synthetic history: payments over the last days, a share paid with delivered callbacks')))
         .requiredOption('--payments <n>', 'how many payments')
-        .option('--paid <share>', 'share of them paid (0-1)', '0.7')
+        .option('--paid <share>', 'share of them paid, 0-1: exactly round(N × share)', '0.7')
         .option('--days <n>', 'spread over the last N days', '90'),
       ['paycli sandbox seed --payments 100000', 'paycli sandbox seed --payments 5000 --paid 0.5 --days 30 --sandbox-url http://127.0.0.1:4010'],
     ),
