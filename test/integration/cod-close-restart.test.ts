@@ -196,7 +196,7 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
         .trim()
         .split('\n')
         .map((l) => (JSON.parse(l) as { t: string }).t);
-      expect(kinds).toEqual(['payment', 'payment', 'ship', 'pickup', 'transfer', 'member', 'clock']);
+      expect(kinds).toEqual(['payment', 'payment', 'ship', 'pickup', 'transfer', 'member', 'ids', 'clock']);
       const file = join(home, 'ledger.jsonl');
       writeFileSync(file, exported.stdout);
 

@@ -33,7 +33,7 @@ const defineSandbox: Define = (program, bind) => {
       'also answer requests whose Host is this name, e.g. a Compose service name (repeatable; PAYCLI_SANDBOX_ALLOW_HOSTS, comma-separated)',
       collect,
     )
-    .option('--data-dir <dir>', 'where state and the callback outbox live (default $XDG_DATA_HOME/paycli/sandbox)')
+    .option('--data-dir <dir>', 'where state and the callback outbox live (PAYCLI_SANDBOX_DATA_DIR; default $XDG_DATA_HOME/paycli/sandbox)')
     .option('--in-memory', 'keep state in memory only (nothing on disk)')
     .option('--accounts <file>', 'JSON array of merchants: {va, apiKey, active, name, callbackFormat}')
     .addOption(new Option('--callback-format <format>', 'callback body format').choices(['form', 'json']))
@@ -209,19 +209,22 @@ function defineLedger(sandbox: Sandbox, bind: Bind): void {
     examples(
       sandboxUrl(sandbox.command('list').description("list the emulator's transactions and their callbacks, newest first"))
         .option('--limit <n>', 'transactions per page (1-1000)', '100')
-        .option('--status <status>', 'only this status: pending, berhasil, expired')
+        .option(
+          '--status <status>',
+          'only this status: pending, berhasil|paid, unsettled, expired, batal|cancelled, refund, error, gagal|failed, escrow, or a code',
+        )
         .option('--all', 'follow every page (NDJSON with --json)'),
       ['paycli sandbox list', 'paycli sandbox list --status pending --all --json'],
     ),
     sandboxList,
   );
   const dataDirFlag = <A extends unknown[], O extends OptionValues>(cmd: TypedCommand<A, O>) =>
-    cmd.option('--data-dir <dir>', "the stopped emulator's data dir (default $XDG_DATA_HOME/paycli/sandbox)");
+    cmd.option('--data-dir <dir>', "the stopped emulator's data dir (PAYCLI_SANDBOX_DATA_DIR; default $XDG_DATA_HOME/paycli/sandbox)");
   bind(
     examples(
       dataDirFlag(sandboxUrl(sandbox.command('seed').description('add synthetic history: payments over the last days, a share paid with delivered callbacks')))
         .requiredOption('--payments <n>', 'how many payments')
-        .option('--paid <share>', 'share of them paid (0-1)', '0.7')
+        .option('--paid <share>', 'share of them paid, 0-1: exactly round(N × share)', '0.7')
         .option('--days <n>', 'spread over the last N days', '90'),
       ['paycli sandbox seed --payments 100000', 'paycli sandbox seed --payments 5000 --paid 0.5 --days 30 --sandbox-url http://127.0.0.1:4010'],
     ),

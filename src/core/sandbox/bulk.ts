@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { feeFor } from '../fees.js';
 import { paymentNumber } from '../payment-numbers.js';
 import { CHANNEL_NAMES } from '../payment-rules.js';
+import { parseStatus, STATUS_CHOICES } from '../statuses.js';
 import { ledgerLines } from './ledger-jsonl.js';
 import { decodeCursor, encodeCursor } from './history-query.js';
 import type { SandboxState, SeedPayment, Transaction, TxnFilter } from './state.js';
@@ -16,6 +17,11 @@ export interface SeedSpec {
 }
 
 export const SEED_MAX = 10_000_000;
+
+/** How many of a seed's payments are paid: exactly the share asked for, rounded (`--paid 0.7` of 10 is 7). */
+export function paidCount(spec: SeedSpec): number {
+  return Math.round(spec.payments * spec.paid);
+}
 
 /** Checks a seed request (flags or the admin API's query). */
 export function readSeedSpec(raw: { payments?: unknown; paid?: unknown; days?: unknown }): { ok: true; spec: SeedSpec } | { ok: false; error: string } {
@@ -57,8 +63,9 @@ function random(seed: number): () => number {
 }
 
 /**
- * Bulk synthetic history: payments created evenly over the last `days` days (oldest first), `paid`
- * of them paid within the hour with a delivered callback, the rest expired after 24 h (with a
+ * Bulk synthetic history: payments created evenly over the last `days` days (oldest first), exactly
+ * `paidCount` of them (chosen at random, the same ones for the same spec) paid within the hour with
+ * a delivered callback, the rest expired after 24 h (with a
  * delivered expiry callback) or, when recent, still pending. The callbacks' requests are not made
  * up: a seeded delivery has its outcome and no attempt record. Ids come from the ledger's sequence.
  * In batches of one SQLite transaction each; with `yieldBetween`, the event loop runs between
@@ -74,6 +81,9 @@ export async function seedLedger(
   const start = spec.now - span;
   const batch = opts.batch ?? 20_000;
   let done = 0;
+  // Selection sampling (Knuth's algorithm S): each payment is paid with the chance that leaves
+  // exactly `toPay` paid in all, whatever the generator draws.
+  let toPay = paidCount(spec);
   const make =
     (i: number) =>
     (id: number): SeedPayment => {
@@ -81,7 +91,8 @@ export async function seedLedger(
       const amount = 10_000 + Math.floor(rnd() * 990) * 1000;
       const createdAt = Math.floor(start + ((i + rnd()) * span) / spec.payments);
       const expiresAt = createdAt + DAY;
-      const isPaid = rnd() < spec.paid;
+      const isPaid = rnd() * (spec.payments - i) < toPay;
+      if (isPaid) toPay--;
       const { paymentNo, qrString } = paymentNumber(via, channel, id, spec.merchantName, amount);
       const txn: Transaction = {
         id,
@@ -161,7 +172,12 @@ export function listPage(
   if (after && !cursor) return { ok: false, error: `invalid cursor "${after}"` };
   const f: TxnFilter = {};
   const status = q.get('status');
-  if (status) f.status = status;
+  if (status) {
+    // As history reads it: the key, the gateway's word, the gloss or the code (`paid`, `PENDING`, `-2`).
+    const s = parseStatus(status);
+    if (!s) return { ok: false, error: `invalid status "${status}" (${STATUS_CHOICES})` };
+    f.status = s.key;
+  }
   const via = q.get('method');
   if (via) f.via = via;
   const { rows, next } = state.page(f, { by: 'created', desc: true }, limit, { cursor });

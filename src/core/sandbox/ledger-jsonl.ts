@@ -28,8 +28,9 @@ import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, S
  * The ledger as JSONL, both ways: `sandbox export` writes one `{"t":"payment", txn, deliveries}` line
  * per transaction (oldest first), one `{"t":"session", s}` line per redirect session, and the COD
  * and Close API records as the older journal wrote them: `{"t":"ship", id, stage, at}` (a parcel's
- * step), `{"t":"pickup", p}`, `{"t":"transfer", tr}` and `{"t":"member", m}`, and last the clock's
- * offset, `{"t":"clock", offsetMs}`; `sandbox import` reads
+ * step), `{"t":"pickup", p}`, `{"t":"transfer", tr}` and `{"t":"member", m}`, then the ledger's
+ * counters, `{"t":"ids", upTo, callbacksUpTo}` (the next transaction id and the next callback's
+ * number), and last the clock's offset, `{"t":"clock", offsetMs}`; `sandbox import` reads
  * those, and also the journal that paycli's emulator wrote before the ledger moved to SQLite
  * (`journal.jsonl`: `txn`, `status`, `delivery`, `attempt`, `ids` and those four records), which a
  * data dir imports once, on its first start with this version.
@@ -55,7 +56,7 @@ interface Reading {
 export interface ReadLedger {
   payments: SeedPayment[];
   sessions: RedirectSession[];
-  /** Ids up to these may have been handed out (the older journal's reservations). */
+  /** Numbers up to these may have been handed out (an export's counters, the older journal's reservations). */
   reserve: { txnId: number; deliverySeq: number };
   /** COD parcels' steps and pickups (of the transactions read), Close API transfers and members. */
   records: ServiceRecords;
@@ -63,6 +64,18 @@ export interface ReadLedger {
   skipped: number;
   /** The exported emulator's clock offset (ms ahead of real time); undefined in an older file. */
   clockOffsetMs?: number;
+}
+
+/**
+ * An `ids` record: `upTo`, the next transaction id (all the older journal wrote), and an export's
+ * `callbacksUpTo`, the next callback's number; the numbers below them may have been handed out.
+ */
+function reserveIds(r: Record<string, unknown>, reserve: Reading['reserve']): boolean {
+  const next = (v: unknown): v is number => isInt(v) && v > 0;
+  if (!next(r.upTo) || (r.callbacksUpTo !== undefined && !next(r.callbacksUpTo))) return false;
+  reserve.txnId = Math.max(reserve.txnId, r.upTo - 1);
+  if (next(r.callbacksUpTo)) reserve.deliverySeq = Math.max(reserve.deliverySeq, r.callbacksUpTo - 1);
+  return true;
 }
 
 /** Applies one record (an export line or an older journal's record); false when it is not one this version reads. */
@@ -100,9 +113,7 @@ function apply(r: unknown, reading: Reading): boolean {
       reserve.txnId = Math.max(reserve.txnId, r.txn.id);
       return true;
     case 'ids':
-      if (!isInt(r.upTo) || r.upTo <= 0) return false;
-      reserve.txnId = Math.max(reserve.txnId, r.upTo - 1);
-      return true;
+      return reserveIds(r, reserve);
     case 'status': {
       if (!isInt(r.id) || !isStr(r.status) || !STATUSES.has(r.status) || !isInt(r.at) || (r.d !== undefined && !validDelivery(r.d))) return false;
       const e = txns.get(r.id);
@@ -226,26 +237,32 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
 }
 
 /**
- * Stores what a file held into an empty ledger, in one transaction; refuses a ledger with
- * transactions. The export's clock offset comes with it (the times in the file are on that clock);
- * a file without one (an older paycli's) leaves the clock as it is.
+ * Stores what a file held into an empty ledger, in one transaction; refuses a ledger that holds
+ * anything (transactions, redirect sessions, transfers or members: what `sandbox reset` empties).
+ * The export's clock offset comes with it (the times in the file are on that clock); a file without
+ * one (an older paycli's) leaves the clock as it is. Its counters raise the ledger's, never lower
+ * them: ids and payment numbers go on above both.
  */
 export async function importLedger(
   state: SandboxState,
   file: string,
   mark?: string,
 ): Promise<{ payments: number; sessions: number; skipped: number; clockOffsetMs: number }> {
-  if (state.count() > 0)
-    throw new UsageError(`the emulator ledger ${state.path} already holds ${state.count()} transactions`, {
-      hint: 'empty it first with `paycli sandbox reset`',
-    });
+  const held = Object.entries(state.holdings()).filter(([, n]) => n > 0);
+  if (held.length > 0)
+    throw new UsageError(
+      `the emulator ledger ${state.path} is not empty: it holds ${held.map(([what, n]) => `${n} ${n === 1 ? what.slice(0, -1) : what}`).join(', ')}`,
+      {
+        hint: 'empty it first with `paycli sandbox reset`',
+      },
+    );
   const read = await readLedgerJsonl(file);
   const settings = read.clockOffsetMs !== undefined ? { [CLOCK_SETTING]: String(read.clockOffsetMs) } : undefined;
   const payments = state.bulk(read.payments, { sessions: read.sessions, reserve: read.reserve, records: read.records, mark, settings });
   return { payments, sessions: read.sessions.length, skipped: read.skipped, clockOffsetMs: Number(state.setting(CLOCK_SETTING) ?? 0) };
 }
 
-/** The export lines of a ledger: one per transaction (with its callbacks and attempts), one per redirect session, the COD and Close API records, then the clock. */
+/** The export lines of a ledger: one per transaction (with its callbacks and attempts), one per redirect session, the COD and Close API records, the counters, then the clock. */
 export function* ledgerLines(state: SandboxState): Generator<string> {
   for (const p of state.everything()) {
     const deliveries = p.deliveries.map(({ delivery, attempts }) => ({ delivery, attempts: attempts.map(({ deliveryId: _d, ...a }) => a) }));
@@ -257,6 +274,9 @@ export function* ledgerLines(state: SandboxState): Generator<string> {
   for (const p of r.pickups) yield `${JSON.stringify({ t: 'pickup', p })}\n`;
   for (const tr of r.transfers) yield `${JSON.stringify({ t: 'transfer', tr })}\n`;
   for (const m of r.members) yield `${JSON.stringify({ t: 'member', m })}\n`;
+  // The next numbers of the ledger's sequences (what a reset keeps): an import goes on from them.
+  const f = state.idFloors();
+  yield `${JSON.stringify({ t: 'ids', upTo: f.txnId + 1, callbacksUpTo: f.deliverySeq + 1 })}\n`;
   // Last: the clock the times above are on (how far `sandbox clock` moved it ahead of real time).
   yield `${JSON.stringify({ t: 'clock', offsetMs: Number(state.setting(CLOCK_SETTING) ?? 0) })}\n`;
 }

@@ -1,7 +1,7 @@
 import type { Database } from '../db.js';
 import { seqOf, TXN_COLUMNS, type TxnRow, txnOf } from './state-rows.js';
 import { ServiceLedger } from './state-services.js';
-import type { AttemptInfo, BulkExtra, Delivery, SeedPayment, Transaction } from './state-types.js';
+import { type AttemptInfo, type BulkExtra, type Delivery, type SeedPayment, StoreError, type Transaction } from './state-types.js';
 
 /** Bulk loads (seed, import), the export's reading of everything, and reset. */
 export class BulkLedger extends ServiceLedger {
@@ -66,21 +66,56 @@ export class BulkLedger extends ServiceLedger {
   }
 
   /**
+   * The ledger's numbers that are never handed out twice, as they stand (what an export carries):
+   * the last transaction id (payment numbers and Close API transfer ids derive from it) and the
+   * last callback's (`cb-N`). A reset keeps them; an import raises the ledger's to them.
+   */
+  idFloors(): { txnId: number; deliverySeq: number } {
+    const seq = this.db.prepare<[string], { seq: number }>('SELECT seq FROM sqlite_sequence WHERE name = ?');
+    return { txnId: seq.get('txns')?.seq ?? 0, deliverySeq: seq.get('deliveries')?.seq ?? 0 };
+  }
+
+  /** What the ledger holds besides its settings: transactions, redirect sessions, transfers, members (an import needs all four at 0). */
+  holdings(): { transactions: number; sessions: number; transfers: number; members: number } {
+    const n = (table: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { transactions: n('txns'), sessions: n('sessions'), transfers: n('transfers'), members: n('members') };
+  }
+
+  /** The merchant VA of the newest transaction (the merchant the data dir was last used with), if any. */
+  newestMerchant(): string | undefined {
+    return (this.db.prepare('SELECT merchant_va AS va FROM txns ORDER BY id DESC LIMIT 1').get() as { va: string } | undefined)?.va;
+  }
+
+  /**
    * Runs a bulk load (seed, import) on a ledger no emulator serves: commits are not synced one by
    * one (a crash may lose the last batches, never the ledger's consistency: WAL), and the end is a
-   * synced checkpoint, so what `fn` stored is durable when this resolves.
+   * synced checkpoint, so what `fn` stored is durable when this resolves. When `fn` failed, its
+   * error is the one thrown: the settings are put back as far as they can be (on a full disk the
+   * checkpoint may fail too), never hiding why the load failed. When `fn` succeeded but the
+   * checkpoint cannot copy the log into the database (a disk with room for the log only), the load
+   * stays committed in `ledger.db-wal` (synced by the checkpoint before it copies): `onUncopied`
+   * hears why, and SQLite copies it at a later checkpoint.
    */
-  async bulkLoad<R>(fn: () => Promise<R>): Promise<R> {
+  async bulkLoad<R>(fn: () => Promise<R>, onUncopied?: (err: StoreError) => void): Promise<R> {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('cache_size = -131072');
     this.db.pragma('wal_autocheckpoint = 65536');
+    let failed = false;
     try {
       return await fn();
+    } catch (err) {
+      failed = true;
+      throw err;
     } finally {
-      this.db.pragma('synchronous = FULL');
-      this.db.pragma('cache_size = -2000');
-      this.db.pragma('wal_autocheckpoint = 1000');
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      let uncopied: unknown;
+      for (const p of ['synchronous = FULL', 'cache_size = -2000', 'wal_autocheckpoint = 1000', 'wal_checkpoint(TRUNCATE)'])
+        try {
+          this.db.pragma(p);
+        } catch (err) {
+          uncopied ??= err;
+        }
+      // After a failed load its own error says what went wrong; after a committed one, only the copy failed.
+      if (uncopied !== undefined && !failed) onUncopied?.(new StoreError(uncopied, this.path));
     }
   }
 
