@@ -195,7 +195,7 @@ describe('an export carries the ids: none is handed out twice after an import', 
     expect((await cli(home, ['sandbox', 'reset', '--yes', '--data-dir', a])).code).toBe(0);
     const exported = await cli(home, ['sandbox', 'export', '--data-dir', a]);
     expect(records(exported)).toEqual([
-      { t: 'ids', upTo: 100_031, callbacksUpTo: 31 },
+      { t: 'ids', upTo: 100_031, callbacksUpTo: 31, membersUpTo: 1 },
       { t: 'clock', offsetMs: 0 },
     ]);
     const file = join(home, 'e.jsonl');
@@ -212,7 +212,7 @@ describe('an export carries the ids: none is handed out twice after an import', 
     // An import never lowers a counter: the older file's ids are below the ledger's now.
     expect((await cli(home, ['sandbox', 'reset', '--yes', '--data-dir', b])).code).toBe(0);
     expect((await cli(home, ['sandbox', 'import', file, '--data-dir', b])).code).toBe(0);
-    expect(records(await cli(home, ['sandbox', 'export', '--data-dir', b]))[0]).toEqual({ t: 'ids', upTo: 100_032, callbacksUpTo: 32 });
+    expect(records(await cli(home, ['sandbox', 'export', '--data-dir', b]))[0]).toEqual({ t: 'ids', upTo: 100_032, callbacksUpTo: 32, membersUpTo: 1 });
   });
 
   it("an older journal's ids line (upTo only) is still read", async () => {
@@ -220,7 +220,12 @@ describe('an export carries the ids: none is handed out twice after an import', 
     const file = join(home, 'journal.jsonl');
     writeFileSync(file, '{"t":"ids","upTo":101001}\n');
     expect((await cli(home, ['sandbox', 'import', file, '--data-dir', join(home, 'd')])).code).toBe(0);
-    expect(records(await cli(home, ['sandbox', 'export', '--data-dir', join(home, 'd')]))[0]).toEqual({ t: 'ids', upTo: 101_001, callbacksUpTo: 1 });
+    expect(records(await cli(home, ['sandbox', 'export', '--data-dir', join(home, 'd')]))[0]).toEqual({
+      t: 'ids',
+      upTo: 101_001,
+      callbacksUpTo: 1,
+      membersUpTo: 1,
+    });
   });
 });
 

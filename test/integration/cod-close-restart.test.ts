@@ -222,4 +222,31 @@ describe('COD and Close API records in the ledger (migration 2)', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it('a member VA is never handed out twice: not after a reset, not after an export imported elsewhere', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'paycli-member-va-'));
+    try {
+      const env = { HOME: home };
+      const [data, fresh] = [join(home, 'data'), join(home, 'fresh')];
+      const register = async (sb: EmulatorHandle, n: number) =>
+        (await api(sb, 'v2/register', { name: `M${n}`, email: `m${n}@mail.com`, phone: `0812345678${n}`, password: 'rahasia-sekali' })).json.Data.Va as string;
+      let sb = await sandbox({ dataDir: data, accounts: ACCOUNTS });
+      const first = [await register(sb, 1), await register(sb, 2)];
+      await sb.close();
+      expect((await runCli(['sandbox', 'reset', '--yes', '--data-dir', data], { env })).code).toBe(0);
+      sb = await sandbox({ dataDir: data, accounts: ACCOUNTS });
+      const afterReset = await register(sb, 3);
+      await sb.close();
+      expect(first).not.toContain(afterReset);
+      const exported = await runCli(['sandbox', 'export', '--data-dir', data], { env });
+      writeFileSync(join(home, 'ledger.jsonl'), exported.stdout);
+      expect((await runCli(['sandbox', 'import', join(home, 'ledger.jsonl'), '--data-dir', fresh], { env })).code).toBe(0);
+      sb = await sandbox({ dataDir: fresh, accounts: ACCOUNTS });
+      const elsewhere = await register(sb, 4);
+      await sb.close();
+      expect([...first, afterReset]).not.toContain(elsewhere);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });

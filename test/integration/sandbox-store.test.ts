@@ -258,7 +258,7 @@ describe('seed, export, import, reset', () => {
     expect(all.at(-1)).toEqual({ t: 'clock', offsetMs: 0 });
     const lines = all.slice(0, -2);
     const callbacks = lines.reduce((n, l) => n + l.deliveries.length, 0);
-    expect(all.at(-2)).toEqual({ t: 'ids', upTo: 100_301, callbacksUpTo: callbacks + 1 });
+    expect(all.at(-2)).toEqual({ t: 'ids', upTo: 100_301, callbacksUpTo: callbacks + 1, membersUpTo: 1 });
     expect(lines).toHaveLength(300);
     const paid = lines.filter((l) => l.txn.status === 'berhasil');
     // Exactly 70 % paid, each with a delivered callback.

@@ -42,7 +42,7 @@ interface Reading {
   txns: Map<number, Entry>;
   deliveries: Map<string, Queued>;
   sessions: Map<string, RedirectSession>;
-  reserve: { txnId: number; deliverySeq: number };
+  reserve: { txnId: number; deliverySeq: number; memberSeq?: number };
   /** Parcel steps by `trxId:stage`, pickups, transfers by id, members by VA. */
   steps: Map<string, ServiceRecords['steps'][number]>;
   pickups: PickupRequest[];
@@ -57,7 +57,7 @@ export interface ReadLedger {
   payments: SeedPayment[];
   sessions: RedirectSession[];
   /** Numbers up to these may have been handed out (an export's counters, the older journal's reservations). */
-  reserve: { txnId: number; deliverySeq: number };
+  reserve: { txnId: number; deliverySeq: number; memberSeq?: number };
   /** COD parcels' steps and pickups (of the transactions read), Close API transfers and members. */
   records: ServiceRecords;
   /** Lines that could not be read or applied (a line torn by a crash, a hand edit). */
@@ -72,9 +72,10 @@ export interface ReadLedger {
  */
 function reserveIds(r: Record<string, unknown>, reserve: Reading['reserve']): boolean {
   const next = (v: unknown): v is number => isInt(v) && v > 0;
-  if (!next(r.upTo) || (r.callbacksUpTo !== undefined && !next(r.callbacksUpTo))) return false;
+  if (!next(r.upTo) || (r.callbacksUpTo !== undefined && !next(r.callbacksUpTo)) || (r.membersUpTo !== undefined && !next(r.membersUpTo))) return false;
   reserve.txnId = Math.max(reserve.txnId, r.upTo - 1);
   if (next(r.callbacksUpTo)) reserve.deliverySeq = Math.max(reserve.deliverySeq, r.callbacksUpTo - 1);
+  if (next(r.membersUpTo)) reserve.memberSeq = Math.max(reserve.memberSeq ?? 0, r.membersUpTo - 1);
   return true;
 }
 
@@ -182,7 +183,7 @@ export async function readLedgerJsonl(file: string): Promise<ReadLedger> {
     txns: new Map(),
     deliveries: new Map(),
     sessions: new Map(),
-    reserve: { txnId: 0, deliverySeq: 0 },
+    reserve: { txnId: 0, deliverySeq: 0, memberSeq: 0 },
     steps: new Map(),
     pickups: [],
     transfers: new Map(),
@@ -276,7 +277,7 @@ export function* ledgerLines(state: SandboxState): Generator<string> {
   for (const m of r.members) yield `${JSON.stringify({ t: 'member', m })}\n`;
   // The next numbers of the ledger's sequences (what a reset keeps): an import goes on from them.
   const f = state.idFloors();
-  yield `${JSON.stringify({ t: 'ids', upTo: f.txnId + 1, callbacksUpTo: f.deliverySeq + 1 })}\n`;
+  yield `${JSON.stringify({ t: 'ids', upTo: f.txnId + 1, callbacksUpTo: f.deliverySeq + 1, membersUpTo: f.memberSeq + 1 })}\n`;
   // Last: the clock the times above are on (how far `sandbox clock` moved it ahead of real time).
   yield `${JSON.stringify({ t: 'clock', offsetMs: Number(state.setting(CLOCK_SETTING) ?? 0) })}\n`;
 }

@@ -28,6 +28,7 @@ export async function migrateOlderJournal(state: SandboxState, dir: string): Pro
     const reserve = {
       txnId: Math.max(0, ...parts.map((p) => p?.reserve.txnId ?? 0)),
       deliverySeq: Math.max(0, ...parts.map((p) => p?.reserve.deliverySeq ?? 0)),
+      memberSeq: Math.max(0, ...parts.map((p) => p?.reserve.memberSeq ?? 0)),
     };
     const records: ServiceRecords = {
       steps: parts.flatMap((p) => p?.records.steps ?? []),

@@ -5,9 +5,7 @@ import type { MerchantApi } from './merchant-api.js';
 import type { RegionIndex } from './regions.js';
 import type { SandboxState } from './state.js';
 import type { Transitions } from './transitions.js';
-
-/** Members registered through the Close API get VAs `11799` + 6 digits (an assumption: the docs show only an example). */
-const MEMBER_PREFIX = '11799';
+import { memberVa } from './state-types.js';
 
 /**
  * What the COD logistics (cod-routes.ts) and Close API (close-api.ts) handlers need of the
@@ -47,7 +45,6 @@ export function serviceDeps(o: {
   };
   // The clock moves COD parcels through the same code path as `sandbox ship|deliver` (cod-routes.ts).
   transitions.moveParcels = () => moveDueParcels(ship);
-  const memberVa = (n: number) => `${MEMBER_PREFIX}${String(n).padStart(6, '0')}`;
   const close: CloseDeps = {
     accounts: byVa,
     member: (va) => state.member(va),
@@ -57,7 +54,8 @@ export function serviceDeps(o: {
     addTransfer: (t, covers) => state.addTransfer(t, covers),
     addMember: (m) => state.addMember(m),
     newVa: () => {
-      let n = state.memberCount() + 1;
+      // Above every member this ledger ever had (its sequence survives a reset, and an import carries it): a VA is never handed out twice.
+      let n = Math.max(state.memberCount(), state.idFloors().memberSeq) + 1;
       while (byVa.has(memberVa(n)) || state.member(memberVa(n))) n++;
       return memberVa(n);
     },

@@ -1,7 +1,7 @@
 import type { Database } from '../db.js';
 import { seqOf, TXN_COLUMNS, type TxnRow, txnOf } from './state-rows.js';
 import { ServiceLedger } from './state-services.js';
-import { type AttemptInfo, type BulkExtra, type Delivery, type SeedPayment, StoreError, type Transaction } from './state-types.js';
+import { type AttemptInfo, type BulkExtra, type Delivery, memberNumber, type SeedPayment, StoreError, type Transaction } from './state-types.js';
 
 /** Bulk loads (seed, import), the export's reading of everything, and reset. */
 export class BulkLedger extends ServiceLedger {
@@ -51,13 +51,22 @@ export class BulkLedger extends ServiceLedger {
       for (const x of [...(r.steps ?? []), ...(r.pickups ?? [])]) parcels.add(x.trxId);
       for (const id of parcels) this.refreshDue(id);
       for (const t of r.transfers ?? []) this.stmts.insertTransfer.run({ ...t, relatedId: t.relatedId ?? null });
-      for (const m of r.members ?? []) this.stmts.insertMember.run({ ...m, seq: null, websiteUrl: m.websiteUrl ?? null });
+      // A member keeps the number its VA was made from (the ledger's sequence then reads as it did where it was exported).
+      for (const m of r.members ?? []) this.stmts.insertMember.run({ ...m, seq: memberNumber(m.va), websiteUrl: m.websiteUrl ?? null });
       // A transfer's id came from the transactions' sequence: numbering goes on above it.
       const topTransfer = (r.transfers ?? []).reduce((top, t) => Math.max(top, t.id), 0);
       if (topTransfer > 0) this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'txns'`).run(topTransfer);
       if (extra.reserve) {
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'txns'`).run(extra.reserve.txnId);
         this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'deliveries'`).run(extra.reserve.deliverySeq);
+        // Members' row appears with the first member: made here when the ledger has had none.
+        const members = extra.reserve.memberSeq ?? 0;
+        if (members > 0) {
+          this.db
+            .prepare(`INSERT INTO sqlite_sequence (name, seq) SELECT 'members', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'members')`)
+            .run();
+          this.db.prepare(`UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'members'`).run(members);
+        }
       }
       if (extra.mark) this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(extra.mark, new Date().toISOString());
       for (const [key, value] of Object.entries(extra.settings ?? {})) this.stmts.putSetting.run(key, value);
@@ -68,11 +77,12 @@ export class BulkLedger extends ServiceLedger {
   /**
    * The ledger's numbers that are never handed out twice, as they stand (what an export carries):
    * the last transaction id (payment numbers and Close API transfer ids derive from it) and the
-   * last callback's (`cb-N`). A reset keeps them; an import raises the ledger's to them.
+   * last callback's (`cb-N`) and the last Close API member's (its VA's number). A reset keeps them;
+   * an import raises the ledger's to them.
    */
-  idFloors(): { txnId: number; deliverySeq: number } {
+  idFloors(): { txnId: number; deliverySeq: number; memberSeq: number } {
     const seq = this.db.prepare<[string], { seq: number }>('SELECT seq FROM sqlite_sequence WHERE name = ?');
-    return { txnId: seq.get('txns')?.seq ?? 0, deliverySeq: seq.get('deliveries')?.seq ?? 0 };
+    return { txnId: seq.get('txns')?.seq ?? 0, deliverySeq: seq.get('deliveries')?.seq ?? 0, memberSeq: seq.get('members')?.seq ?? 0 };
   }
 
   /** What the ledger holds besides its settings: transactions, redirect sessions, transfers, members (an import needs all four at 0). */

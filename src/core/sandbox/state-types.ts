@@ -153,7 +153,7 @@ export interface SeedPayment {
 export interface BulkExtra {
   sessions?: RedirectSession[];
   /** Ids up to these may have been handed out: the sequences go on above them. */
-  reserve?: { txnId: number; deliverySeq: number };
+  reserve?: { txnId: number; deliverySeq: number; memberSeq?: number };
   /** A marker stored in the same transaction (the import of an older journal, once). */
   mark?: string;
   /** COD parcels' steps and pickups, Close API transfers and members (an export's, or an older journal's). */
@@ -171,4 +171,16 @@ export interface ServiceRecords {
   pickups: PickupRequest[];
   transfers: Transfer[];
   members: Member[];
+}
+
+/** Members registered through the Close API get VAs `11799` + 6 digits (an assumption: the docs show only an example). */
+const MEMBER_PREFIX = '11799';
+
+/** The VA of the `n`th member the emulator registers. */
+export const memberVa = (n: number): string => `${MEMBER_PREFIX}${String(n).padStart(6, '0')}`;
+
+/** The number a member VA was made from (memberVa's inverse), or null for a VA of another shape. */
+export function memberNumber(va: string): number | null {
+  const m = /^11799(\d{6})$/.exec(va);
+  return m ? Number(m[1]) : null;
 }
