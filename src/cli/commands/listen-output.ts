@@ -21,6 +21,8 @@ export interface ListenFlags {
 }
 
 const jsonString = (text: string) => JSON.stringify(text);
+/** A sender's text for the human line, at most `max` characters. */
+const clip = (text: string, max = 40) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const jsonOrNull = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
 
 /**
@@ -68,22 +70,23 @@ export class ListenPrinter {
       return;
     }
     const c = out.c;
-    // Everything below but our own words comes from the sender: control characters are escaped.
-    const reason = esc(ev.reason ?? '');
+    // Everything below but our own words comes from the sender: control characters escaped, and cut
+    // short (a forged request's 500 000-digit trx_id would otherwise be one line of that length).
+    const reason = clip(esc(ev.reason ?? ''), 160);
     const verdict =
       ev.verdict === 'valid'
         ? c.green('✓ valid')
         : ev.verdict === 'valid-variant'
-          ? c.yellow(`✓ valid (${esc(ev.variant ?? '')}: ${reason})`)
+          ? c.yellow(`✓ valid (${clip(esc(ev.variant ?? ''))}: ${reason})`)
           : ev.verdict === 'invalid'
             ? c.red(`✗ invalid: ${reason}`)
             : c.red(`✗ ${reason || 'malformed'}`);
     const parts = [
       c.dim(wib(ev.receivedAt, 'time')),
-      ev.trx_id ? `trx ${esc(ev.trx_id)}` : esc(ev.method),
-      esc(ev.status ?? ''),
-      e.summary.via ? `${esc(e.summary.via)}/${esc(e.summary.channel ?? '')}` : '',
-      e.summary.amount ? esc(rupiah(e.summary.amount)) : '',
+      ev.trx_id ? `trx ${clip(esc(ev.trx_id))}` : clip(esc(ev.method)),
+      clip(esc(ev.status ?? '')),
+      e.summary.via ? `${clip(esc(e.summary.via))}/${clip(esc(e.summary.channel ?? ''))}` : '',
+      e.summary.amount ? clip(esc(rupiah(e.summary.amount))) : '',
       verdict,
       ev.duplicate ? c.cyan('duplicate') : '',
       ...e.forwards.map((f) => (f.status === null ? c.red(`→ ${f.url} failed: ${esc(f.error ?? '')}`) : `→ ${f.url} ${f.status} ${f.ms}ms`)),

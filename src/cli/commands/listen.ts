@@ -42,6 +42,7 @@ async function readListenFlags(opts: ListenFlags, pathEnv: string | undefined) {
   }
   const path = opts.path ?? '/';
   if (path !== '*' && !path.startsWith('/')) throw new UsageError(`invalid --path "${path}": it must start with /`);
+  if (path.includes('#')) throw new UsageError(`invalid --path "${path}": a #fragment is never sent to a server`, { hint: 'leave out the # part' });
   for (const url of opts.forwardTo ?? []) parseHttpUrl(url, '--forward-to');
   // The tunnel's program must be installed (exit 2 with a hint otherwise), checked before anything starts.
   const tunnel = opts.tunnel !== undefined ? tunnelProgram(opts.tunnel, pathEnv) : undefined;

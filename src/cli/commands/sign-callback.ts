@@ -40,7 +40,11 @@ export const signCallbackCommand: Handler<SignFlags> = async (env, file?: string
           ? parsed.body.replace(/\r?\n$/, '')
           : encodeFormBody(parsed.fields as Record<string, string>)
         : parsed.body;
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    // Single quotes keep every byte but control characters, which the output would escape: those go in $'…' as \xHH.
+    const q = (s: string) =>
+      /[\x00-\x1f\x7f]/.test(s)
+        ? `$'${s.replace(/[\\']/g, (c) => `\\${c}`).replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`
+        : `'${s.replace(/'/g, `'\\''`)}'`;
     out.out(
       [
         `curl -sS -X POST ${q(target.toString())} \\`,

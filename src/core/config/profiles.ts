@@ -81,7 +81,11 @@ export function parseSetting(key: string, value: string): string | number {
       return key === 'base-url' ? value.replace(/\/+$/, '') : value;
     }
     case 'va':
-      if (!/^\d{4,32}$/.test(value.trim())) throw new UsageError(`invalid VA "${value}": expected the merchant's virtual account digits`);
+      // Not echoed: a value that is not digits may well be the API key, given in the VA's place.
+      if (!/^\d{4,32}$/.test(value.trim()))
+        throw new UsageError("invalid VA: expected the merchant's virtual account digits (4 to 32)", {
+          hint: 'the VA is the account number (e.g. 1179000899), not the API key',
+        });
       return value.trim();
     case 'api-key':
       if (value.trim() === '') throw new UsageError('the API key is empty');

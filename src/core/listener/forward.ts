@@ -45,7 +45,7 @@ export function forwardableHeaders(headers: Record<string, string>): Record<stri
   return out;
 }
 
-export type ForwardAnswer = ForwardResult & { body?: string; contentType?: string };
+export type ForwardAnswer = ForwardResult & { body?: Buffer; contentType?: string };
 
 /** The result of one forward as the listener reports it (without the target's answer). */
 export function forwardResult(r: ForwardAnswer): ForwardResult {
@@ -89,7 +89,7 @@ export class Forwarder {
 
   private post(url: string, headers: Record<string, string>, body: Buffer): Promise<ForwardAnswer> {
     return sendRaw(url, { method: 'POST', headers, body, timeoutMs: this.timeoutMs }).then(
-      (r) => ({ url, status: r.status, ms: r.ms, body: r.body, contentType: r.headers['content-type'] }),
+      (r) => ({ url, status: r.status, ms: r.ms, body: r.bytes, contentType: r.headers['content-type'] }),
       (err: unknown) => ({ url, status: null, ms: null, error: describeSendError(err) }),
     );
   }

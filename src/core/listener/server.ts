@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { NO_SUMMARY } from '../callback/verifier.js';
+import { UsageError } from '../errors.js';
+import { isLoopbackUrl } from '../http/loopback.js';
 import { serve } from '../http/serve.js';
 import type { StoredEvent } from './stored-event.js';
 import { EventIds } from './event-id.js';
@@ -34,17 +36,31 @@ export async function startListener(options: ListenerOptions): Promise<ListenerH
   // A retry of a callback acknowledged by an earlier run is found in the store (an index lookup).
   if (store) await store.prepare();
   const listener = new Listener(options, store);
-  const { origin, port } = await serve(listener.server, {
-    port: options.port ?? 8080,
-    host: options.host ?? '127.0.0.1',
-    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-  });
+  const host = options.host ?? '127.0.0.1';
+  const { origin, port } = await serve(listener.server, { port: options.port ?? 8080, host, requestTimeoutMs: options.requestTimeoutMs ?? 10_000 });
+  // A target that is this listener would send each callback back to itself, forever (one became 4 000 in 3 s).
+  const self = (options.forwardTo ?? []).find((url) => isThisListener(url, host, port, listener.acceptPath));
+  if (self) {
+    await listener.close();
+    throw new UsageError(`--forward-to ${self} is this listener itself: each callback would be forwarded back to it, forever`, {
+      hint: 'forward to your app (its own port or path)',
+    });
+  }
   return {
     url: `${origin}${listener.acceptPath === '*' ? '/' : listener.acceptPath}`,
     port,
     summary: listener.summary,
     close: () => listener.close(),
   };
+}
+
+/** Whether `url` reaches this listener: its port on a loopback or its own address, and a path it takes callbacks on. */
+function isThisListener(url: string, host: string, port: number, acceptPath: string): boolean {
+  const u = new URL(url);
+  const targetPort = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  const sameHost = isLoopbackUrl(url) || u.hostname.replace(/^\[|\]$/g, '') === host || u.hostname === '0.0.0.0';
+  if (!sameHost || targetPort !== port || u.protocol !== 'http:') return false;
+  return acceptPath === '*' || (acceptPath.includes('?') ? `${u.pathname}${u.search}` : u.pathname) === acceptPath;
 }
 
 /** The store's health as the listener reports it: once when it starts failing, once when it works again. */
@@ -138,7 +154,7 @@ class Listener {
     // Forwarded: the answer mirrors the first target.
     void this.forwarder.send(id, headers, body).then((first) => {
       if (first.status === null) [o.answer, o.text, o.contentType] = [502, `forward to ${first.url} failed: ${first.error}\n`, PLAIN];
-      else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN];
+      else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN]; // its bytes, as they came
       this.storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', started, [forwardResult(first)]);
     });
   }

@@ -14,7 +14,8 @@ export function errorText(err: unknown): string {
 /** What the listener makes of one request before storing it. */
 export interface Outcome {
   answer: number;
-  text: string;
+  /** The answer's body: our own words, or a forward target's bytes as they came. */
+  text: string | Buffer;
   contentType: string;
   verdict: Verdict;
   variant: string | null;
@@ -80,8 +81,10 @@ export class RequestVerifier {
       [o.answer, o.text, o.reason] = [405, 'callbacks must be POSTed\n', `method ${method} not allowed`];
       return o;
     }
-    if (acceptPath !== '*' && pathOnly !== acceptPath) {
-      [o.answer, o.text, o.reason] = [404, `this listener receives callbacks on ${acceptPath}\n`, `path ${pathOnly} is not ${acceptPath}`];
+    // A --path with a query (`/ipaymu?token=…`, a notify URL with a secret) is matched whole, query included.
+    const target = acceptPath.includes('?') ? path : pathOnly;
+    if (acceptPath !== '*' && target !== acceptPath) {
+      [o.answer, o.text, o.reason] = [404, `this listener receives callbacks on ${acceptPath}\n`, `path ${target} is not ${acceptPath}`];
       return o;
     }
     const ct = (headers['content-type'] ?? '').toLowerCase();
