@@ -36,11 +36,13 @@ async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Pr
  * printed the first history request.
  */
 async function findByReference(env: CommandEnv, reference: string): Promise<number | null> {
-  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20, account: (env.opts as { account?: string }).account }));
+  // Every page is of the same history: the child account's with --account.
+  const account = (env.opts as { account?: string }).account;
+  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20, account }));
   if (await env.session.preview(first)) return null;
   return withSpinner(env, `looking up reference ${reference} in the history`, async () => {
     for (let page = 1; ; page++) {
-      const req = page === 1 ? first : await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20 }));
+      const req = page === 1 ? first : await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20, account }));
       const h = readHistory((await env.session.send<unknown>(req, { checkData: checkHistoryData })).Data);
       const hit = h.transactions.find((t) => String(t.ReferenceId ?? '') === reference);
       if (hit) return hit.TransactionId;
