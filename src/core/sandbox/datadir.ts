@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { keepUntilExit, openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
@@ -108,6 +108,14 @@ export async function lockDataDir(dataDir: string, owner: LockOwner = { pid: 0 }
   let db = await openLockFile(dir, owner.uid);
   if (!db || !tryLock(db, dir)) db = await waitForHolder(dir, owner, db);
   const locked = db;
+  // 0700, also when it was made otherwise (opening lock.db refused a link or another user's directory).
+  try {
+    tighten(dir, owner.uid);
+  } catch (err) {
+    locked.exec('ROLLBACK');
+    locked.close();
+    throw err;
+  }
   return {
     dir,
     async release() {
@@ -147,6 +155,34 @@ async function waitForHolder(dir: string, owner: LockOwner, opened: Database | n
   });
 }
 
+/**
+ * Takes the group's and others' permissions off an existing directory or file of the data dir
+ * (a data dir made by hand, or by paycli 0.1, which left it 0755 and its journals 0644: they hold
+ * buyers' names, e-mails and phones). Through a descriptor opened without following a link, and
+ * only when it is this user's: a link or an absent file is left alone.
+ */
+function tighten(path: string, uid: number | undefined): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP') return;
+    throw fsError(err, path);
+  }
+  try {
+    const st = fstatSync(fd);
+    if ((st.isFile() || st.isDirectory()) && (uid === undefined || st.uid === uid) && (st.mode & 0o077) !== 0) fchmodSync(fd, st.mode & 0o700);
+  } catch (err) {
+    throw fsError(err, path);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The files of a data dir besides the databases (which db.ts keeps 0600): an older paycli's journals, imported or not. */
+const JOURNALS = ['journal.jsonl', 'redirects.jsonl', 'journal.jsonl.migrated', 'redirects.jsonl.migrated'];
+
 /** A data dir opened by one process: its ledger (an older journal imported first), and the lock. */
 export interface OpenedDataDir {
   dir: string;
@@ -164,6 +200,7 @@ export async function openDataDir(dataDir: string, owner: LockOwner = { pid: 0 }
   const lock = await lockDataDir(dataDir, owner);
   let state: SandboxState | undefined;
   try {
+    for (const f of JOURNALS) tighten(join(lock.dir, f), owner.uid);
     state = await SandboxState.open(lock.dir, owner.uid);
     // Named first: a process refused while an older journal is imported (which may take a while) names this one.
     state.setHolder(owner.pid || null);
