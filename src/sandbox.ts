@@ -17,6 +17,7 @@ export type {
   Cursor,
   Delivery,
   DeliveryState,
+  PageSnapshot,
   Shipment,
   Transaction,
   TxnFilter,
