@@ -17,6 +17,7 @@ export type {
   Cursor,
   Delivery,
   DeliveryState,
+  PageSnapshot,
   Shipment,
   Transaction,
   TxnFilter,
@@ -30,7 +31,17 @@ export { RequestLog } from './core/sandbox/request-log.js';
 
 /** This process as the holder of a data dir's lock: its pid (recorded for others to name) and its uid (must own the files). */
 export function processLockOwner(): LockOwner {
-  return { pid: process.pid, uid: process.getuid?.() };
+  return { pid: process.pid, uid: process.getuid?.(), alive: processAlive };
+}
+
+/** Is a process of this id running? (Signal 0 checks without sending; EPERM: it runs, as another user.) */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

@@ -117,7 +117,7 @@ describe('paycli transaction, history, balance, channels against the emulator', 
     expect(JSON.parse((await cli(['transaction', 'ORD-0', '--json'])).stdout).TransactionId).toBe(Number(ids[0]));
     const missing = await cli(['transaction', 'NOPE-1']);
     expect(missing.code).toBe(3);
-    expect(missing.stderr).toContain('no transaction with reference id "NOPE-1" in the history');
+    expect(missing.stderr).toContain('no transaction with payment number or reference id "NOPE-1" in the history');
     const forced = await cli(['transaction', '12345', '--reference']);
     expect(forced.code).toBe(3);
     expect(forced.stderr).toContain('reference id "12345"');

@@ -157,8 +157,8 @@ describe('the COD clock sweep costs O(due parcels), not O(parcels in flight)', (
     await state.transition(ids[3]!, 'batal', at + 6 * H);
     const want = stored(state);
     expect(want.size).toBe(3);
-    // The ledger as schema 3 left it: no parcel_due.
-    state.db.exec('DROP TABLE parcel_due; PRAGMA user_version = 3;');
+    // The ledger as schema 3 left it: no parcel_due (nor what later migrations add).
+    state.db.exec('DROP TABLE parcel_due; DROP INDEX txns_paid_seq; ALTER TABLE txns DROP COLUMN paid_seq; PRAGMA user_version = 3;');
     await state.close();
 
     state = await SandboxState.open(data);

@@ -135,10 +135,10 @@ describe('the dashboard shows a transaction as check transaction answers it', ()
 });
 
 describe('transaction with an id that is not digits', () => {
-  it('looks it up as a reference id: exit 3 when no transaction has it (README)', async () => {
+  it('looks it up as a reference id or payment number: exit 3 when no transaction has it (README)', async () => {
     const r = await cli(['transaction', 'abc']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('no transaction with reference id "abc" in the history');
+    expect(r.stderr).toContain('no transaction with payment number or reference id "abc" in the history');
     expect((await cli(['transaction', ''])).code).toBe(2);
   });
 });

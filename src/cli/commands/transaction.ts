@@ -30,24 +30,56 @@ async function fetchTransaction(env: CommandEnv, id: string, spinner = true): Pr
   return { ...d, TransactionId: Number(d.TransactionId), Status: Number(d.Status) };
 }
 
+/** What the argument is taken for: an id (up to 12 digits), or what the history is searched for. */
+type Lookup = 'id' | 'reference' | 'payment-or-reference';
+
 /**
- * The transaction id of a reference id: check transaction takes only ids, so the history is read,
- * newest first, until a transaction with that `ReferenceId` turns up. Null after --dry-run/--curl
- * printed the first history request.
+ * A transaction id has at most 12 digits (the gateway's are 6 or 7; the emulator's start at 100001).
+ * A longer number is a payment number (a VA number is a bank prefix and 12 digits, a store payment
+ * code 14 digits) or a reference id: check transaction takes only ids, so those are found in the
+ * history. `--reference` takes the argument as a reference id alone.
  */
-async function findByReference(env: CommandEnv, reference: string): Promise<number | null> {
-  const first = await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page: 1, limit: 20, account: (env.opts as { account?: string }).account }));
+function lookupOf(arg: string, reference: boolean | undefined): Lookup {
+  if (reference) return 'reference';
+  return /^\d{1,12}$/.test(arg) ? 'id' : 'payment-or-reference';
+}
+
+const SEARCHED: Record<Exclude<Lookup, 'id'>, string> = { reference: 'reference id', 'payment-or-reference': 'payment number or reference id' };
+
+/** Does a history row have this reference id (or, for a payment-or-reference lookup, this payment number)? */
+function matches(r: TransactionRecord, needle: string, lookup: Exclude<Lookup, 'id'>): boolean {
+  if (String(r.ReferenceId ?? '') === needle) return true;
+  return lookup === 'payment-or-reference' && [r.PaymentCode, r.PaymentNo].some((v) => v !== undefined && v !== null && v !== '' && String(v) === needle);
+}
+
+/**
+ * The transaction id of a reference id or payment number: check transaction takes only ids, so the
+ * history (of `--account`'s child account on every page, when given) is read, newest first, until a
+ * transaction with that `ReferenceId` (or `PaymentCode`/`PaymentNo`) turns up. Null after
+ * --dry-run/--curl printed the first history request.
+ */
+async function findInHistory(env: CommandEnv, needle: string, lookup: Exclude<Lookup, 'id'>): Promise<number | null> {
+  const account = (env.opts as { account?: string }).account;
+  const request = (page: number, cursor?: string) =>
+    env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20, account, ...(cursor ? { cursor } : {}) }));
+  const first = await request(1);
   if (await env.session.preview(first)) return null;
-  return withSpinner(env, `looking up reference ${reference} in the history`, async () => {
+  return withSpinner(env, `looking up ${SEARCHED[lookup]} ${needle} in the history`, async () => {
+    // paycli's emulator names the next page (a stable key): rows are neither skipped nor repeated while payments come in.
+    let cursor: string | undefined;
     for (let page = 1; ; page++) {
-      const req = page === 1 ? first : await env.session.signed('POST', HISTORY_PATH, encodeHistoryBody({ page, limit: 20 }));
+      const req = page === 1 ? first : await request(page, cursor);
       const h = readHistory((await env.session.send<unknown>(req, { checkData: checkHistoryData })).Data);
-      const hit = h.transactions.find((t) => String(t.ReferenceId ?? '') === reference);
+      const hit = h.transactions.find((t) => matches(t, needle, lookup));
       if (hit) return hit.TransactionId;
-      if (page >= h.totalPages || h.transactions.length === 0) break;
+      cursor = h.nextCursor;
+      if (h.transactions.length === 0 || (cursor === undefined && page >= h.totalPages)) break;
     }
-    throw new GatewayError(404, `no transaction with reference id "${reference}" in the history`, {
-      hint: 'a transaction id (digits) is looked up directly; --reference forces a lookup by reference',
+    throw new GatewayError(404, `no transaction with ${SEARCHED[lookup]} "${needle}" in the history${account ? ` of ${account}` : ''}`, {
+      hint:
+        lookup === 'reference'
+          ? 'without --reference, an id of up to 12 digits is looked up directly'
+          : 'a transaction id (up to 12 digits) is looked up directly; a payment number or reference id is searched in the history',
     });
   });
 }
@@ -117,8 +149,9 @@ export const transactionCommand: Handler<TransactionFlags> = async (env, idOrRef
   const timeout = duration(opts.timeout, '--timeout', 15 * 60_000);
   if (idOrReference.trim() === '') throw new UsageError('give a transaction id or a reference id');
   let id = idOrReference;
-  if (opts.reference || !/^\d{1,15}$/.test(idOrReference)) {
-    const found = await findByReference(env, idOrReference);
+  const lookup = lookupOf(idOrReference, opts.reference);
+  if (lookup !== 'id') {
+    const found = await findInHistory(env, idOrReference, lookup);
     if (found === null) return 'ok';
     id = String(found);
   }
@@ -193,6 +226,7 @@ const defineTransaction: Define = (program, bind) => {
     examples(transaction, [
       'paycli transaction 100001',
       'paycli transaction PAYCLI-20261122072704-89e5',
+      'paycli transaction 8868000000100001',
       'paycli --env local transaction 100001 --wait --interval 2s --timeout 10m',
       'paycli transaction 100001 --json | jq -r .PaidStatus',
     ]),

@@ -27,14 +27,17 @@ export interface HistoryQuery {
   cursor?: Cursor;
 }
 
-/** A page's cursor as it travels in JSON (`KEY:ID`). */
+/** A page's cursor as it travels in JSON: `KEY:ID:MAXID:PAIDSEQ` (the last two: the walk's snapshot; an older `KEY:ID` is read too). */
 export function encodeCursor(c: Cursor): string {
-  return `${c.key}:${c.id}`;
+  return c.snapshot ? `${c.key}:${c.id}:${c.snapshot.maxId}:${c.snapshot.paidSeq}` : `${c.key}:${c.id}`;
 }
 
 export function decodeCursor(s: unknown): Cursor | undefined {
-  const m = typeof s === 'string' ? /^(-?\d{1,16}):(\d{1,16})$/.exec(s) : null;
-  return m ? { key: Number(m[1]), id: Number(m[2]) } : undefined;
+  const m = typeof s === 'string' ? /^(-?\d{1,16}):(\d{1,16})(?::(\d{1,16}):(\d{1,16}))?$/.exec(s) : null;
+  if (!m) return undefined;
+  const c: Cursor = { key: Number(m[1]), id: Number(m[2]) };
+  if (m[3] !== undefined) c.snapshot = { maxId: Number(m[3]), paidSeq: Number(m[4]) };
+  return c;
 }
 
 /** `StatusDesc` of each status code (check transaction, history), in Indonesian as the gateway words it (statuses.ts). */

@@ -1,8 +1,9 @@
 import type { Member, PickupRequest, Transfer } from './records.js';
-import type { Cursor, Delivery, DeliveryState, Transaction, TxnFilter, TxnOrder, TxnStatus } from './state-types.js';
+import type { Cursor, Delivery, DeliveryState, PageSnapshot, Transaction, TxnFilter, TxnOrder, TxnStatus } from './state-types.js';
 
 // The ledger's rows and the records they map to (Transaction, Delivery, PickupRequest, Transfer, Member).
 
+/** The order keys of an offset page (the gateway's paging): a pending payment's paid time is -1. */
 export const ORDER_COLUMN = { id: 'id', created: 'created_at', paid: 'coalesce(paid_at, -1)' } as const;
 
 export interface TxnRow {
@@ -157,8 +158,14 @@ export function bodyOf(t: Transaction): string {
   return JSON.stringify(rest);
 }
 
-/** The WHERE clause of a filter (and of a cursor, for keyset paging). */
-export function whereOf(f: TxnFilter, after?: { cursor: Cursor; order: TxnOrder }): { where: string; params: (string | number)[] } {
+/** A condition of a WHERE clause with its parameters. */
+export interface Term {
+  sql: string;
+  params: (string | number)[];
+}
+
+/** The WHERE clause of a filter, and of more terms (a page's segment and cursor). */
+export function whereOf(f: TxnFilter, more: Term[] = []): { where: string; params: (string | number)[] } {
   const terms: string[] = [];
   const params: (string | number)[] = [];
   const add = (term: string, ...values: (string | number)[]) => {
@@ -176,10 +183,95 @@ export function whereOf(f: TxnFilter, after?: { cursor: Cursor; order: TxnOrder 
   const col = f.range?.field === 'paid' ? 'paid_at' : 'created_at';
   if (f.range?.from !== undefined) add(`${col} >= ?`, f.range.from);
   if (f.range?.to !== undefined) add(`${col} < ?`, f.range.to);
-  if (after) {
-    const op = after.order.desc ? '<' : '>';
-    if (after.order.by === 'id') add(`id ${op} ?`, after.cursor.id);
-    else add(`(${ORDER_COLUMN[after.order.by]}, id) ${op} (?, ?)`, after.cursor.key, after.cursor.id);
-  }
+  for (const t of more) add(t.sql, ...t.params);
   return { where: terms.length ? `WHERE ${terms.join(' AND ')}` : '', params };
+}
+
+/**
+ * One run of a walk of pages: the rows it holds (`term`), their order (an index's), and the order
+ * key a row of it has in the walk (the cursor's `key`). A walk reads a segment from its start, or
+ * after the cursor's row when the cursor ends in it.
+ */
+export interface Segment {
+  term: Term;
+  orderBy: string;
+  /** The walk's key of a row of this segment (-1 for every row of the unpaid segment). */
+  keyOf: (t: Transaction) => number;
+  /** Where a read of the segment from its beginning starts. */
+  start: Term;
+  /** The rows after the one with `key`, `id`. */
+  after: (key: number, id: number) => Term;
+  /** Does a cursor with this key end in this segment? */
+  holds: (key: number) => boolean;
+}
+
+const ALL: Term = { sql: '1', params: [] };
+
+/**
+ * The segments a walk of pages reads, in order, as the ledger stood when it began (`snap`): rows
+ * created since (an id above `maxId`) are not in it, and the paid-time order puts a row by the paid
+ * time it had then. Paid then: a paid time and a payment number (`paid_seq`) up to `snap.paidSeq`
+ * (none: stored paid). The keys of id and created time never change; the paid time is set once,
+ * when a payment is first paid, so a row paid during the walk is of the unpaid segment throughout:
+ * no row moves across the cursor, none is skipped or listed twice.
+ */
+export function pageSegments(order: TxnOrder, snap: PageSnapshot): Segment[] {
+  const dir = order.desc ? 'DESC' : 'ASC';
+  const op = order.desc ? '<' : '>';
+  const upTo: Term = { sql: 'id <= ?', params: [snap.maxId] };
+  // In id order the bound on ids is one range: SQLite searches the rowid by one upper bound only.
+  const byId = (keyOf: (t: Transaction) => number, term: Term, holds: (key: number) => boolean): Segment => ({
+    term,
+    orderBy: `id ${dir}`,
+    keyOf,
+    start: upTo,
+    after: (_key, id) => (order.desc ? { sql: 'id < ?', params: [Math.min(id, snap.maxId + 1)] } : { sql: 'id > ? AND id <= ?', params: [id, snap.maxId] }),
+    holds,
+  });
+  if (order.by === 'id')
+    return [
+      byId(
+        (t) => t.id,
+        ALL,
+        () => true,
+      ),
+    ];
+  if (order.by === 'created')
+    return [
+      {
+        term: upTo,
+        orderBy: `created_at ${dir}, id ${dir}`,
+        keyOf: (t) => t.createdAt,
+        start: ALL,
+        after: (key, id) => ({ sql: `(created_at, id) ${op} (?, ?)`, params: [key, id] }),
+        holds: () => true,
+      },
+    ];
+  const paid: Segment = {
+    term: { sql: `${upTo.sql} AND paid_at IS NOT NULL AND coalesce(paid_seq, 0) <= ?`, params: [snap.maxId, snap.paidSeq] },
+    orderBy: `paid_at ${dir}, id ${dir}`,
+    keyOf: (t) => t.paidAt!,
+    start: ALL,
+    after: (key, id) => ({ sql: `(paid_at, id) ${op} (?, ?)`, params: [key, id] }),
+    holds: (key) => key >= 0,
+  };
+  const unpaid = byId(
+    () => -1,
+    { sql: '(paid_at IS NULL OR paid_seq > ?)', params: [snap.paidSeq] },
+    (key) => key < 0,
+  );
+  // As the gateway's order by coalesce(paid_at, -1): the unpaid (-1) last when descending, first when ascending.
+  return order.desc ? [paid, unpaid] : [unpaid, paid];
+}
+
+/** The key of a row in an order, as the ledger stands (an offset page's, whose snapshot is taken with it). */
+export function keyAsItStands(order: TxnOrder): (t: Transaction) => number {
+  return order.by === 'id' ? (t) => t.id : order.by === 'created' ? (t) => t.createdAt : (t) => t.paidAt ?? -1;
+}
+
+/** The segments a walk reads with their bounds: from the start, or after a cursor (the one it ends in, after its row, then those that follow). */
+export function segmentsAfter(segments: Segment[], cursor?: Cursor): { segment: Segment; from: Term }[] {
+  const at = cursor ? segments.findIndex((s) => s.holds(cursor.key)) : 0;
+  if (at < 0) return [];
+  return segments.slice(at).map((segment, i) => ({ segment, from: i === 0 && cursor ? segment.after(cursor.key, cursor.id) : segment.start }));
 }

@@ -98,6 +98,15 @@ export const MIGRATIONS = [
     const refresh = parcelDue(db);
     for (const id of db.prepare(`SELECT id FROM txns WHERE status = 'pending' AND via = 'cod'`).pluck().all() as number[]) refresh(id);
   },
+  // 5: each first payment's number, in the order they were stored (`paid_seq`, 1, 2, …; none for a row
+  // stored paid: seeded, imported, or paid before this version), so that a walk of history pages
+  // ordered by paid time knows which rows were paid when it began (state-rows.ts, `pageSegments`).
+  (db: Database) => {
+    db.exec(`
+      ALTER TABLE txns ADD COLUMN paid_seq INTEGER;
+      CREATE INDEX txns_paid_seq ON txns (paid_seq) WHERE paid_seq IS NOT NULL;
+    `);
+  },
 ];
 
 /**

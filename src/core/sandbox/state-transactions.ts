@@ -3,8 +3,20 @@ import { chargeOf } from '../fees.js';
 import { statusInfo } from '../statuses.js';
 import type { ShipmentStage } from './records.js';
 import { type CallbackStatements, CallbackLedger } from './state-callbacks.js';
-import { bodyOf, ORDER_COLUMN, TXN_COLUMNS, type TxnRow, txnOf, whereOf } from './state-rows.js';
-import { type Cursor, type Delivery, SessionTaken, type Transaction, type TxnFilter, type TxnOrder, type TxnStatus } from './state-types.js';
+import {
+  bodyOf,
+  keyAsItStands,
+  ORDER_COLUMN,
+  pageSegments,
+  type Segment,
+  segmentsAfter,
+  type Term,
+  TXN_COLUMNS,
+  type TxnRow,
+  txnOf,
+  whereOf,
+} from './state-rows.js';
+import { type Cursor, type Delivery, type PageSnapshot, SessionTaken, type Transaction, type TxnFilter, type TxnOrder, type TxnStatus } from './state-types.js';
 
 /** The statements of transactions (rows, their counts per merchant, status and method, what is due), with those of the parts below. */
 export interface TxnStatements extends CallbackStatements {
@@ -15,7 +27,8 @@ export interface TxnStatements extends CallbackStatements {
   linkSession: Statement<[number, string]>;
   nextId: Statement<[], { seq: number }>;
   insertTxn: Statement;
-  setStatus: Statement<[string, number | null, number | null, number, number]>;
+  setStatus: Statement<[string, number | null, number | null, number | null, number, number]>;
+  snapshot: Statement<[], PageSnapshot>;
   countRow: Statement<[number], { merchant_va: string; status: string; via: string; paid_off: number }>;
   bump: Statement<[string, string, string, number, number]>;
   due: Statement<[number], { id: number }>;
@@ -38,9 +51,15 @@ function prepareTransactions(db: Database): Omit<TxnStatements, keyof CallbackSt
       `INSERT INTO txns (id, merchant_va, reference_id, payment_no, via, amount, fee, paid_off, status, created_at, expires_at, paid_at, ended_at, escrow, settled_at, body)
          VALUES (@id, @merchantVa, @referenceId, @paymentNo, @via, @amount, @fee, @paidOff, @status, @createdAt, @expiresAt, @paidAt, @endedAt, @escrow, @settledAt, @body)`,
     ),
-    // The first paid status sets paid_at (kept through settlement, escrow release and refund); berhasil sets settled_at.
-    setStatus: db.prepare<[string, number | null, number | null, number, number]>(
-      `UPDATE txns SET status = ?, paid_at = coalesce(paid_at, ?), settled_at = coalesce(?, settled_at), ended_at = ? WHERE id = ?`,
+    // The first paid status sets paid_at (kept through settlement, escrow release and refund) and numbers
+    // the payment (paid_seq: a walk of pages knows what was paid when it began); berhasil sets settled_at.
+    setStatus: db.prepare<[string, number | null, number | null, number | null, number, number]>(
+      `UPDATE txns SET status = ?,
+         paid_seq = CASE WHEN paid_at IS NULL AND ? IS NOT NULL THEN (SELECT coalesce(max(paid_seq), 0) + 1 FROM txns) ELSE paid_seq END,
+         paid_at = coalesce(paid_at, ?), settled_at = coalesce(?, settled_at), ended_at = ? WHERE id = ?`,
+    ),
+    snapshot: db.prepare<[], PageSnapshot>(
+      `SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'txns') AS maxId, (SELECT coalesce(max(paid_seq), 0) FROM txns) AS paidSeq`,
     ),
     countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; paid_off: number }>(
       `SELECT merchant_va, status, via, paid_off FROM txns WHERE id = ?`,
@@ -142,7 +161,8 @@ export class TxnLedger extends CallbackLedger {
     return this.write(() => {
       const before = this.stmts.countRow.get(id);
       if (!before) throw new Error(`no transaction ${id}`);
-      this.stmts.setStatus.run(status, statusInfo(status).paid ? at : null, status === 'berhasil' ? at : null, at, id);
+      const paidAt = statusInfo(status).paid ? at : null;
+      this.stmts.setStatus.run(status, paidAt, paidAt, status === 'berhasil' ? at : null, at, id);
       if (before.status !== status) {
         this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, -before.paid_off);
         this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.paid_off);
@@ -205,25 +225,53 @@ export class TxnLedger extends CallbackLedger {
   }
 
   /**
-   * A page of transactions in a stable order (the id breaks ties). With a cursor, the page starts
-   * after the row the cursor names, so rows are never skipped or repeated while statuses change;
-   * with an offset, as the gateway's history pages.
+   * A page of transactions in a stable order (the id breaks ties). With an offset, as the gateway's
+   * history pages: the ledger as it stands. With a cursor (the `next` of the page before), the walk
+   * goes on as the ledger stood on its first page (the cursor's snapshot; state-rows.ts,
+   * `pageSegments`): every row of then that matches the filter when its page is read is listed once,
+   * in the order of then; rows created since are not. `next` carries the snapshot, also after an
+   * offset page, which sees the ledger exactly as the snapshot does.
    */
   page(f: TxnFilter, order: TxnOrder, limit: number, from: { cursor?: Cursor; offset?: number } = {}): { rows: Transaction[]; next: Cursor | null } {
-    const { where, params } = whereOf(this.narrow(f), from.cursor && { cursor: from.cursor, order });
+    const snapshot = from.cursor?.snapshot ?? this.stmts.snapshot.get()!;
+    const segments = pageSegments(order, snapshot);
+    const filter = this.narrow(f);
+    const read = from.offset
+      ? { rows: this.offsetPage(filter, order, limit, from.offset), keyOf: keyAsItStands(order) }
+      : this.walk(filter, segmentsAfter(segments, from.cursor), limit);
+    const last = read.rows.at(-1);
+    return { rows: read.rows, next: read.rows.length === limit && last && read.keyOf ? { key: read.keyOf(last), id: last.id, snapshot } : null };
+  }
+
+  /** Up to `limit` rows from the segments in turn, each from its bound; `keyOf` of the last row's segment. */
+  private walk(f: TxnFilter, parts: { segment: Segment; from: Term }[], limit: number): { rows: Transaction[]; keyOf?: (t: Transaction) => number } {
+    const rows: Transaction[] = [];
+    let keyOf: ((t: Transaction) => number) | undefined;
+    for (const { segment, from } of parts) {
+      if (rows.length >= limit) break;
+      const { where, params } = whereOf(f, [segment.term, from]);
+      // The ids first (from an index alone where the filter allows), then only the page's rows.
+      const ids = this.db
+        .prepare(`SELECT id FROM txns ${where} ORDER BY ${segment.orderBy} LIMIT ?`)
+        .pluck()
+        .all(...params, limit - rows.length) as number[];
+      if (ids.length > 0) keyOf = segment.keyOf;
+      for (const id of ids) rows.push(this.get(id)!);
+    }
+    return { rows, keyOf };
+  }
+
+  /** A page by offset, as the gateway's history pages (`page` 2 and up without a cursor). */
+  private offsetPage(f: TxnFilter, order: TxnOrder, limit: number, offset: number): Transaction[] {
+    const { where, params } = whereOf(f);
     const col = ORDER_COLUMN[order.by];
     const dir = order.desc ? 'DESC' : 'ASC';
     const orderBy = order.by === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
-    // The ids first (from an index alone where the filter allows), then only the page's rows.
     const ids = this.db
       .prepare(`SELECT id FROM txns ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
       .pluck()
-      .all(...params, limit, from.offset ?? 0) as number[];
-    const rows = ids.map((id) => this.get(id)!);
-    const last = rows.at(-1);
-    const next =
-      rows.length === limit && last ? { key: order.by === 'id' ? last.id : order.by === 'created' ? last.createdAt : (last.paidAt ?? -1), id: last.id } : null;
-    return { rows, next };
+      .all(...params, limit, offset) as number[];
+    return ids.map((id) => this.get(id)!);
   }
 
   /** How many transactions match (all of them by default). */

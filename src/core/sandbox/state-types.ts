@@ -136,10 +136,22 @@ export interface TxnOrder {
   desc: boolean;
 }
 
-/** Where the previous page ended: the order key and id of its last row (never changes with status). */
+/**
+ * Where the previous page ended: the order key and id of its last row, and the ledger as the walk
+ * of pages found it on its first page. The key of the paid-time order is the paid time the row had
+ * then (-1: not paid then), so a payment paid during the walk keeps its place.
+ */
 export interface Cursor {
   key: number;
   id: number;
+  /** Set on every `next` of `page`; without it (an older client's cursor), the ledger as it stands. */
+  snapshot?: PageSnapshot;
+}
+
+/** The ledger when a walk of pages began: its newest transaction id, and the number of its latest first payment (`paid_seq`). */
+export interface PageSnapshot {
+  maxId: number;
+  paidSeq: number;
 }
 
 /** A payment to store in bulk (seed, import, export): the transaction, its callbacks and their attempts. */

@@ -11,6 +11,7 @@ export type {
   Cursor,
   Delivery,
   DeliveryState,
+  PageSnapshot,
   SeedPayment,
   ServiceRecords,
   Shipment,
