@@ -117,7 +117,7 @@ complete -c paycli -n '__paycli_at '\''pay'\''' -l length -r -d 'item length in 
 complete -c paycli -n '__paycli_at '\''pay'\''' -l amount -r -d 'total amount (default: the sum of qty × price)'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l allow-amount-mismatch -d 'send an --amount that differs from the items'\'' total'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l notify-url -r -d 'callback URL; auto: the running `paycli listen` (its tunnel'\'''
-complete -c paycli -n '__paycli_at '\''pay'\''' -l expired -r -d 'expiry duration (default 24)'
+complete -c paycli -n '__paycli_at '\''pay'\''' -l expired -r -d 'expiry duration (default: the channel'\''s, e.g. 24 hours; BCA '
 complete -c paycli -n '__paycli_at '\''pay'\''' -l expired-type -xa 'days hours minutes' -d 'unit of --expired'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l comments -r -d 'transaction note'
 complete -c paycli -n '__paycli_at '\''pay'\''' -l reference-id -r -d 'your own reference (default: a generated PAYCLI-… id, printe'

@@ -234,7 +234,7 @@ export const commands: Record<'pay', Define> = {
       .option('--amount <rp>', 'total amount (default: the sum of qty × price)')
       .option('--allow-amount-mismatch', "send an --amount that differs from the items' total")
       .option('--notify-url <url>', "callback URL; auto: the running `paycli listen` (its tunnel's public URL) (default: notify-url from config)")
-      .option('--expired <n>', 'expiry duration (default 24)')
+      .option('--expired <n>', "expiry duration (default: the channel's, e.g. 24 hours; BCA VA 12)")
       .addOption(new Option('--expired-type <unit>', 'unit of --expired').choices(EXPIRED_TYPES as string[]))
       .option('--comments <text>', 'transaction note')
       .option('--reference-id <id>', 'your own reference (default: a generated PAYCLI-… id, printed)')

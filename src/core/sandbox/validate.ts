@@ -56,7 +56,7 @@ export interface PaymentRequest {
  * sources state one (docs' direct-payment field table: BCA VA fixed at 12 hours, Alfamart at 24
  * hours, BRI VA at most 2 and BSI VA at most 3 hours; QRIS: 5 minutes in the documentation, 24
  * hours in the Postman collection, the documentation is followed); otherwise 24 hours (the
- * Postman collection's default). See docs/gateway.md, "Statuses and time".
+ * Postman collection's default). See docs/gateway.md, "Statuses".
  */
 export const DEFAULT_EXPIRY_MS: Record<string, number> = {
   'va/bca': 12 * 3_600_000,
