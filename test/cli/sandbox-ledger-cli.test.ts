@@ -1,33 +1,18 @@
 // `sandbox seed|export|import|reset|list` on a stopped data dir and through a running emulator:
 // the PAYCLI_SANDBOX_* variables, the emulator's own clock and merchant, the ids an export carries,
 // the status filter, the seeded share.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli, type RunResult } from '../helpers/cli.js';
 import { allTxns, EMULATOR_DEFAULT_VA, sandbox } from '../helpers/sandbox.js';
+import { afterEachTest } from '../helpers/cleanups.js';
 
 const DAY = 86_400_000;
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'paycli-ledger-cli-'));
-  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
-
-async function started(options: Parameters<typeof sandbox>[0] = {}): Promise<EmulatorHandle> {
-  const sb = await sandbox(options);
-  cleanups.push(() => sb.close());
-  return sb;
-}
+const { tempDir, started } = afterEachTest('paycli-ledger-cli-');
 
 /** paycli in-process with HOME (hence the default data dir) in `home`. */
 const cli = (home: string, argv: string[], env: Record<string, string> = {}): Promise<RunResult> => runCli(argv, { home, env: { HOME: home, ...env } });
@@ -202,13 +187,15 @@ describe('an export carries the ids: none is handed out twice after an import', 
     writeFileSync(file, exported.stdout);
     expect((await cli(home, ['sandbox', 'import', file, '--data-dir', b])).code).toBe(0);
     expect((await cli(home, ['sandbox', 'seed', '--payments', '1', '--paid', '1', '--data-dir', b])).code).toBe(0);
-    const sb = await started({ dataDir: b });
-    const [t] = allTxns(sb.state);
-    expect(t!.id).toBe(100_031);
-    expect(t!.paymentNo).toMatch(/100031$/);
-    expect(sb.state.deliveriesOf(t!.id).map((d) => d.id)).toEqual(['cb-31']);
-    await sb.close();
-    cleanups.pop();
+    const sb = await sandbox({ dataDir: b });
+    try {
+      const [t] = allTxns(sb.state);
+      expect(t!.id).toBe(100_031);
+      expect(t!.paymentNo).toMatch(/100031$/);
+      expect(sb.state.deliveriesOf(t!.id).map((d) => d.id)).toEqual(['cb-31']);
+    } finally {
+      await sb.close(); // before the reset below (the data dir is one emulator's at a time)
+    }
     // An import never lowers a counter: the older file's ids are below the ledger's now.
     expect((await cli(home, ['sandbox', 'reset', '--yes', '--data-dir', b])).code).toBe(0);
     expect((await cli(home, ['sandbox', 'import', file, '--data-dir', b])).code).toBe(0);

@@ -1,36 +1,23 @@
-// A process refused a data dir names the holder's pid, also while the holder is still starting:
-// lock taken but no pid recorded yet, a killed holder's pid still in the ledger, lock.db itself
-// locked while another process creates it. Each race is set up step by step, not timed.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keepUntilExit } from '../../src/core/db.js';
 import { type DataDirLock, lockDataDir, openDataDir } from '../../src/core/sandbox/datadir.js';
 import { SandboxState } from '../../src/core/sandbox/state.js';
+import { afterEachTest } from '../helpers/cleanups.js';
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'paycli-lock-race-'));
-  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
+const { tempDir, later } = afterEachTest('paycli-lock-race-');
 
 /** This process holding the lock as another one that has not recorded its pid yet. */
 async function holdWithoutPid(dir: string): Promise<DataDirLock> {
   const lock = await lockDataDir(dir, { pid: 4242 });
-  cleanups.push(() => lock.release());
+  later(() => lock.release());
   return lock;
 }
 
 async function ledger(dir: string): Promise<SandboxState> {
   const s = await SandboxState.open(dir);
-  cleanups.push(() => s.close());
+  later(() => s.close());
   return s;
 }
 
@@ -71,7 +58,7 @@ describe('the holder of a data dir, named to a process it refuses', () => {
     (await ledger(dir)).setHolder(4242);
     // Another process between creating lock.db and switching it to WAL: an exclusive lock on the file.
     const creating = keepUntilExit(new Sqlite(join(dir, 'lock.db')));
-    cleanups.push(() => creating.close());
+    later(() => creating.close());
     creating.exec('BEGIN EXCLUSIVE');
     expect(await refusal(openDataDir(dir, { pid: 5353, alive: () => true }))).toBe(
       `the emulator data dir ${dir} is in use by another paycli process (pid 4242)`,
@@ -88,7 +75,7 @@ describe('the holder of a data dir, named to a process it refuses', () => {
       return pid !== 999_999;
     };
     const opened = await openDataDir(dir, { pid: 5353, alive });
-    cleanups.push(() => opened.close());
+    later(() => opened.close());
     expect(opened.state.holder()?.pid).toBe(5353);
   });
 });

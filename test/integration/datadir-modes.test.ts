@@ -1,23 +1,14 @@
 // A data dir is 0700 and its files 0600 (docs/sandbox-ledger.md), also one that paycli 0.1 left
 // 0755 with its journals 0644 (buyers' names, e-mails and phones), once it is opened.
-import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDataDir } from '../../src/core/sandbox/datadir.js';
 import { processLockOwner } from '../../src/sandbox.js';
+import { afterEachTest } from '../helpers/cleanups.js';
 
 const FIXTURE = new URL('../fixtures/sandbox-0.1/', import.meta.url).pathname;
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'paycli-modes-'));
-  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
+const { tempDir } = afterEachTest('paycli-modes-');
 
 /** A copy of the 0.1 fixture with the modes 0.1 left: the dir 0755, its journals 0644. */
 function loose01(): string {

@@ -7,22 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keepUntilExit } from '../../src/core/db.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { localEnv, sandbox, signedPost } from '../helpers/sandbox.js';
+import { afterEachTest } from '../helpers/cleanups.js';
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function started(options: Parameters<typeof sandbox>[0] = {}): Promise<EmulatorHandle> {
-  const sb = await sandbox(options);
-  cleanups.push(() => sb.close());
-  return sb;
-}
+const { started, later } = afterEachTest();
 
 async function post(sb: EmulatorHandle, path: string, fields: Record<string, unknown>): Promise<{ status: number; data: Record<string, unknown> }> {
   const body = JSON.stringify(fields);
@@ -159,7 +151,7 @@ describe("a walk's pages are ranges of an index", () => {
 describe('a ledger written by schema 4 (before paid_seq)', () => {
   it('its paid payments count as paid before any walk began; those paid after the migration are numbered', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paycli-schema4-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    later(() => rmSync(dir, { recursive: true, force: true }));
     let sb = await sandbox({ dataDir: dir });
     const ids: number[] = [];
     for (let n = 0; n < 8; n++) ids.push(await create(sb, n));

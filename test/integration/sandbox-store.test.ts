@@ -2,10 +2,9 @@
 // release, paging that holds while statuses change, seed/export/import/reset, files and symlinks,
 // ids never reused.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildSignedRequest } from '../../src/core/api/signed-request.js';
 import { openDataDir } from '../../src/core/sandbox/datadir.js';
@@ -14,24 +13,10 @@ import { SandboxState, StoreError } from '../../src/core/sandbox/state.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { allDeliveries, allTxns, EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { afterEachTest } from '../helpers/cleanups.js';
 
 const FIXTURE = new URL('../fixtures/sandbox-0.1/', import.meta.url).pathname;
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
-
-async function started(options: Parameters<typeof sandbox>[0] = {}): Promise<EmulatorHandle> {
-  const sb = await sandbox(options);
-  cleanups.push(() => sb.close());
-  return sb;
-}
+const { tempDir, started, later } = afterEachTest();
 
 async function api(
   sb: EmulatorHandle,
@@ -125,7 +110,7 @@ describe('a data dir written by the JSONL release (test/fixtures/sandbox-0.1)', 
   it('an import that fails half-way stores nothing and keeps the journal where it was', async () => {
     const dir = copy();
     const state = await SandboxState.open(dir);
-    cleanups.push(() => state.close());
+    later(() => state.close());
     // The third callback cannot be written (as on a full disk): the transaction rolls back whole.
     state.db.exec(`CREATE TEMP TRIGGER refuse BEFORE INSERT ON deliveries WHEN new.seq = 3 BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
     await expect(migrateOlderJournal(state, dir)).rejects.toBeInstanceOf(StoreError);

@@ -1,11 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkCallback } from '../../src/core/callback/check.js';
 import { parseCallbackBody } from '../../src/core/callback/parse.js';
-import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
-import { runCli, tempHome } from '../helpers/cli.js';
-import { EMULATOR_DEFAULT_VA, localEnv, sandbox } from '../helpers/sandbox.js';
+import { runCli } from '../helpers/cli.js';
+import { EMULATOR_DEFAULT_VA, localEnv, sandboxAndHome } from '../helpers/sandbox.js';
 
 /**
  * The copies-at-once check repeats its burst on fresh orders: an app server may run one burst's
@@ -15,16 +14,7 @@ import { EMULATOR_DEFAULT_VA, localEnv, sandbox } from '../helpers/sandbox.js';
  * order where it starts; a correct app passes on every order. (The shop is simple: other checks,
  * such as refunds, fail for it; only this check's line is judged.)
  */
-let sb: EmulatorHandle;
-let home: ReturnType<typeof tempHome>;
-beforeAll(async () => {
-  sb = await sandbox();
-  home = tempHome();
-});
-afterAll(async () => {
-  await sb.close();
-  home.cleanup();
-});
+const fixture = sandboxAndHome();
 
 async function shop(racyFrom: number) {
   const orders = new Map<string, { n: number; amount: number; paid: boolean; count: number }>();
@@ -63,7 +53,7 @@ async function copiesCheck(racyFrom: number) {
   const app = await shop(racyFrom);
   try {
     const argv = ['test-handler', `${app.base}/cb`, '--order-url', `${app.base}/orders/{reference_id}`, '--create-order-url', `${app.base}/orders`];
-    const r = await runCli([...argv, '--format', 'form', '--json'], { env: localEnv(sb), home: home.home });
+    const r = await runCli([...argv, '--format', 'form', '--json'], { env: localEnv(fixture.sb), home: fixture.home.home });
     const report = JSON.parse(r.stdout) as { checks: { name: string; passed: boolean; observation: string }[] };
     return { code: r.code, check: report.checks.find((c) => c.name === '5 copies at once: all 200, paid once')!, made: app.orders.size };
   } finally {
