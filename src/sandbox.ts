@@ -1,6 +1,7 @@
 /** `paycli/sandbox`: the gateway emulator as a library for merchants' own test suites. */
 import { startSandbox as startCore, type LockOwner, type SandboxHandle, type SandboxOptions } from './core/sandbox/server.js';
 import { ledgerView } from './core/sandbox/state-api.js';
+import { processAlive } from './process-alive.js';
 
 export { DEFAULT_RETRY_SCHEDULE, transactionView } from './core/sandbox/server.js';
 export type { SandboxOptions, SandboxHandle, SandboxEvent, TransitionResult, ResendResult, LockOwner } from './core/sandbox/server.js';
@@ -32,16 +33,6 @@ export { RequestLog } from './core/sandbox/request-log.js';
 /** This process as the holder of a data dir's lock: its pid (recorded for others to name) and its uid (must own the files). */
 export function processLockOwner(): LockOwner {
   return { pid: process.pid, uid: process.getuid?.(), alive: processAlive };
-}
-
-/** Is a process of this id running? (Signal 0 checks without sending; EPERM: it runs, as another user.) */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

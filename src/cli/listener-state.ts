@@ -4,6 +4,7 @@ import { dataDir } from '../core/config/paths.js';
 import { writeSecureFile } from '../core/config/secure-file.js';
 import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/dashboard/html.js';
+import { processAlive } from '../process-alive.js';
 
 /**
  * The running listener, for `paycli pay --notify-url auto`: `paycli listen` writes where it
@@ -57,15 +58,6 @@ export async function readListenerState(file: string): Promise<ListenerState | u
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * `--notify-url auto`: the running listener's public URL (with its path), or its local URL when the
  * payment goes to a loopback base URL (the emulator calls it directly). A usage error when no
@@ -73,7 +65,7 @@ function alive(pid: number): boolean {
  */
 export async function autoNotifyUrl(env: Record<string, string | undefined>, homedir: string, baseUrl: string): Promise<string> {
   const state = await readListenerState(listenerStatePath(env, homedir));
-  if (!state || !alive(state.pid)) {
+  if (!state || !processAlive(state.pid)) {
     throw new UsageError('--notify-url auto: no `paycli listen` is running', {
       hint: 'start one first: `paycli listen --tunnel cloudflared` (or `paycli listen` for the emulator)',
     });

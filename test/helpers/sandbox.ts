@@ -2,7 +2,8 @@ import { buildSignedRequest, type SignedRequest } from '../../src/core/api/signe
 import { startSandbox, type EmulatorHandle, type SandboxOptions } from '../../src/core/sandbox/server.js';
 import { processLockOwner } from '../../src/sandbox.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../../src/core/config/resolve.js';
-import { afterAll, beforeAll } from 'vitest';
+import { request } from 'undici';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { tempHome } from './cli.js';
 
 export { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA };
@@ -22,6 +23,25 @@ export function signedPost(apiUrl: string, path: string, body: string): SignedRe
     credentials: { va: EMULATOR_DEFAULT_VA, apiKey: EMULATOR_DEFAULT_API_KEY },
     now: new Date(),
   });
+}
+
+/** Buyer `n`'s direct VA payment at the emulator (amount 10 000 + n, reference `R-n`): its transaction id. */
+export async function createDirectVa(sb: EmulatorHandle, n: number, channel = 'bca'): Promise<number> {
+  const body = JSON.stringify({
+    name: `Buyer ${n}`,
+    phone: '08123456789',
+    email: 'a@b.co',
+    amount: 10_000 + n,
+    notifyUrl: 'http://127.0.0.1:9/cb',
+    referenceId: `R-${n}`,
+    paymentMethod: 'va',
+    paymentChannel: channel,
+  });
+  const req = signedPost(sb.apiUrl, 'v2/payment/direct', body);
+  const res = await request(req.url, { method: 'POST', headers: req.headers, body });
+  const json = (await res.body.json()) as { Data: { TransactionId: number } };
+  expect(res.statusCode).toBe(200);
+  return json.Data.TransactionId;
 }
 
 /** Environment that points paycli at an emulator with its default credentials. */

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { keepUntilExit } from '../../src/core/db.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
-import { localEnv, sandbox, signedPost } from '../helpers/sandbox.js';
+import { createDirectVa, localEnv, sandbox, signedPost } from '../helpers/sandbox.js';
 import { afterEachTest } from '../helpers/cleanups.js';
 
 const { started, later } = afterEachTest();
@@ -24,20 +24,7 @@ async function post(sb: EmulatorHandle, path: string, fields: Record<string, unk
   return { status: res.statusCode, data: json.Data };
 }
 
-async function create(sb: EmulatorHandle, n: number): Promise<number> {
-  const r = await post(sb, 'v2/payment/direct', {
-    name: `Buyer ${n}`,
-    phone: '08123456789',
-    email: 'a@b.co',
-    amount: 10_000 + n,
-    notifyUrl: 'http://127.0.0.1:9/cb',
-    referenceId: `R-${n}`,
-    paymentMethod: 'va',
-    paymentChannel: 'bni',
-  });
-  expect(r.status).toBe(200);
-  return r.data.TransactionId as number;
-}
+const create = (sb: EmulatorHandle, n: number) => createDirectVa(sb, n, 'bni');
 
 /** The order the API answers, as the ledger stood: by the field (a pending payment's paid time is -1), the id breaking ties. */
 function expectedOrder(sb: EmulatorHandle, ids: number[], orderBy: string, order: 'ASC' | 'DESC'): number[] {

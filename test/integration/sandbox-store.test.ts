@@ -12,7 +12,7 @@ import { migrateOlderJournal } from '../../src/core/sandbox/ledger-migrate.js';
 import { SandboxState, StoreError } from '../../src/core/sandbox/state.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
-import { allDeliveries, allTxns, EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, sandbox } from '../helpers/sandbox.js';
+import { allDeliveries, allTxns, EMULATOR_DEFAULT_API_KEY as KEY, EMULATOR_DEFAULT_VA as VA, createDirectVa, sandbox } from '../helpers/sandbox.js';
 import { afterEachTest } from '../helpers/cleanups.js';
 
 const FIXTURE = new URL('../fixtures/sandbox-0.1/', import.meta.url).pathname;
@@ -29,20 +29,7 @@ async function api(
   return { status: res.statusCode, json: (await res.body.json()) as never };
 }
 
-async function create(sb: EmulatorHandle, n: number): Promise<number> {
-  const r = await api(sb, 'v2/payment/direct', {
-    name: `Buyer ${n}`,
-    phone: '08123456789',
-    email: 'a@b.co',
-    amount: 10_000 + n,
-    notifyUrl: 'http://127.0.0.1:9/cb',
-    referenceId: `R-${n}`,
-    paymentMethod: 'va',
-    paymentChannel: 'bca',
-  });
-  expect(r.status).toBe(200);
-  return r.json.Data.TransactionId as number;
-}
+const create = (sb: EmulatorHandle, n: number) => createDirectVa(sb, n);
 
 describe('a data dir written by the JSONL release (test/fixtures/sandbox-0.1)', () => {
   const copy = () => {
