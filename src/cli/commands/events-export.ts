@@ -1,6 +1,6 @@
 import { parseDuration } from '../../core/duration.js';
 import { UsageError } from '../../core/errors.js';
-import { formatJakarta, parseWib } from '../../core/time.js';
+import { parseWib } from '../../core/time.js';
 import { eventStore, withStore } from '../callback-shared.js';
 import type { Handler } from '../command-env.js';
 import type { EventsFlags } from './events-flags.js';
@@ -14,7 +14,7 @@ export function parseInstant(text: string, flag: string, now: Date, endOfDay = f
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
   if (day) {
     const d = parseWib(`${t} 00:00:00`);
-    if (d && formatJakarta(d).startsWith(t)) return endOfDay ? new Date(d.getTime() + 86_400_000) : d;
+    if (d) return endOfDay ? new Date(d.getTime() + 86_400_000) : d; // parseWib refuses a day that does not exist
   } else if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(t)) {
     const d = parseWib(t.length === 16 ? `${t}:00` : t);
     if (d) return d;

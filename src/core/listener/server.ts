@@ -8,7 +8,7 @@ import { EventIds } from './event-id.js';
 import { Forwarder, forwardResult } from './forward.js';
 import { collectBody, headerMap, isUiPath } from './receive.js';
 import type { CallbackEventStore, ForwardResult, ListenerHandle, ListenerOptions, ListenerSummary, StoreTrouble } from './types.js';
-import { errorText, OK_TEXT, PLAIN, RequestVerifier, type Outcome } from './verify-request.js';
+import { comparedPart, errorText, OK_TEXT, PLAIN, RequestVerifier, type Outcome } from './verify-request.js';
 
 export { retryKey } from './stored-event.js';
 export type { CallbackEventStore, ForwardResult, ListenerEvent, ListenerHandle, ListenerOptions, ListenerSummary, StoredEvent, StoreTrouble } from './types.js';
@@ -60,7 +60,7 @@ function isThisListener(url: string, host: string, port: number, acceptPath: str
   const targetPort = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   const sameHost = isLoopbackUrl(url) || u.hostname.replace(/^\[|\]$/g, '') === host || u.hostname === '0.0.0.0';
   if (!sameHost || targetPort !== port || u.protocol !== 'http:') return false;
-  return acceptPath === '*' || (acceptPath.includes('?') ? `${u.pathname}${u.search}` : u.pathname) === acceptPath;
+  return acceptPath === '*' || comparedPart(acceptPath, `${u.pathname}${u.search}`) === acceptPath;
 }
 
 /** The store's health as the listener reports it: once when it starts failing, once when it works again. */

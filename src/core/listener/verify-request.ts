@@ -32,6 +32,17 @@ export interface Outcome {
   close: boolean;
 }
 
+/**
+ * What of a request target (path and query) is compared with the path callbacks are accepted on:
+ * the path alone, or, for an accepted path with a query (`/ipaymu?token=…`, a notify URL with a
+ * secret), the whole target.
+ */
+export function comparedPart(acceptPath: string, target: string): string {
+  if (acceptPath.includes('?')) return target;
+  const q = target.indexOf('?');
+  return q < 0 ? target : target.slice(0, q);
+}
+
 export interface RequestRules {
   va: string;
   otherKeys: CandidateKey[];
@@ -71,8 +82,6 @@ export class RequestVerifier {
       accepted: false,
       close: false,
     };
-    const q = path.indexOf('?');
-    const pathOnly = q < 0 ? path : path.slice(0, q);
     if (body === null) {
       [o.answer, o.text, o.reason, o.close] = [413, `body over ${limit} bytes\n`, `body over ${limit} bytes`, true];
       return o;
@@ -81,8 +90,7 @@ export class RequestVerifier {
       [o.answer, o.text, o.reason] = [405, 'callbacks must be POSTed\n', `method ${method} not allowed`];
       return o;
     }
-    // A --path with a query (`/ipaymu?token=…`, a notify URL with a secret) is matched whole, query included.
-    const target = acceptPath.includes('?') ? path : pathOnly;
+    const target = comparedPart(acceptPath, path);
     if (acceptPath !== '*' && target !== acceptPath) {
       [o.answer, o.text, o.reason] = [404, `this listener receives callbacks on ${acceptPath}\n`, `path ${target} is not ${acceptPath}`];
       return o;
