@@ -99,6 +99,24 @@ function refuseForeign(db: Database, file: string, what: string): void {
 }
 
 /**
+ * Puts the database in WAL mode. Two processes switching a new database at once can deadlock in
+ * SQLite's locks (each holds a shared lock and wants the exclusive one): one of them is told
+ * SQLITE_BUSY at once, without its busy timeout, and tries again here until the other is done.
+ */
+async function enterWal(db: Database, waitMs: number): Promise<void> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if (!/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code)) || Date.now() >= until) throw err;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
+
+/**
  * Opens (creating when absent; `:memory:` for none on disk) a SQLite database for one of paycli's stores: the file 0600 in a
  * 0700 directory, never through a symlink or a file another user owns (SQLite's `-wal` and `-shm`
  * companions included), WAL journal, `synchronous = FULL` (a committed transaction survives a power
@@ -122,7 +140,7 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
       if (options.migrations.length > 0) refuseForeign(db, file, what);
       tightenMode(file, what);
     }
-    db.pragma('journal_mode = WAL');
+    await enterWal(db, options.busyTimeoutMs ?? 5000);
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     migrate(db, options.migrations, what);

@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
 import { INSERT_SQL, MIGRATIONS } from './event-schema.js';
 import { StoreBusyError, StoreWriteError, isBusy } from './store-errors.js';
-import { importLegacy, isLegacyStore, isRegularFile, isSqliteFile, legacySibling, legacySource, moveAside } from './store-files.js';
+import { importLegacy, legacySibling, legacySource, moveAside, storeFileKind } from './store-files.js';
 
 export interface EventStoreOptions {
   /** The user id allowed to own the file and its directory. */
@@ -79,29 +79,30 @@ export class EventStoreCore {
   }
 
   private async open(): Promise<Database> {
-    // The previous release's store at this very path: moved aside first, then imported below.
-    if (isRegularFile(this.path) && !isSqliteFile(this.path) && lstatSync(this.path).size > 0) {
-      // Only a store of the previous release is moved aside: any other file (a mistyped --store naming
-      // a README, a CSV, a damaged database) is refused and left where it is.
-      if (!isLegacyStore(this.path)) {
-        throw new UsageError(`${this.path} is not an event store (neither SQLite nor a paycli JSONL store); it was left untouched`, {
-          hint: 'give --store a new file or an existing event store',
-        });
-      }
-      if (!moveAside(this.path, `${this.path}.migrated`)) {
-        throw new UsageError(`${this.path} is a JSONL event store to import, but ${this.path}.migrated exists already; both were left untouched`, {
-          hint: `move ${this.path}.migrated away (it is an older import's copy), then run this again`,
-        });
-      }
+    // The previous release's store at this very path: moved aside first, then imported below. Any
+    // other file (a mistyped --store naming a README, a CSV, a damaged database) is refused and left where it is.
+    const kind = storeFileKind(this.path);
+    if (kind === 'other') {
+      throw new UsageError(`${this.path} is not an event store (neither SQLite nor a paycli JSONL store); it was left untouched`, {
+        hint: 'give --store a new file or an existing event store',
+      });
+    }
+    if (kind === 'legacy' && !moveAside(this.path, `${this.path}.migrated`)) {
+      throw new UsageError(`${this.path} is a JSONL event store to import, but ${this.path}.migrated exists already; both were left untouched`, {
+        hint: `move ${this.path}.migrated away (it is an older import's copy), then run this again`,
+      });
     }
     const db = await openDatabase(this.path, { what: 'the event store', migrations: MIGRATIONS, uid: this.options.uid, busyTimeoutMs: 5000 });
     // The import waits up to 5 s for another process importing the same store (the one that commits first wins).
-    try {
-      importLegacy(db, this.path);
-    } catch (err) {
-      db.close();
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`cannot import the previous event store ${legacySource(this.path) ?? ''} into ${this.path}: ${(err as Error).message}`);
+    const source = legacySource(this.path);
+    if (source) {
+      try {
+        importLegacy(db, this.path, source);
+      } catch (err) {
+        db.close();
+        if (err instanceof UsageError) throw err;
+        throw new UsageError(`cannot import the previous event store ${source} into ${this.path}: ${(err as Error).message}`);
+      }
     }
     // The listener's connection never waits inside SQLite (that would stop its event loop): it retries (see flush).
     db.pragma(`busy_timeout = ${this.options.busyTimeoutMs ?? 5000}`);

@@ -1,4 +1,17 @@
-import { closeSync, constants, copyFileSync, existsSync, linkSync, lstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+} from 'node:fs';
 import type { Database } from '../db.js';
 import { INSERT_SQL, insertParams } from './event-schema.js';
 import { isStoredEvent } from './stored-event.js';
@@ -6,44 +19,59 @@ import { isStoredEvent } from './stored-event.js';
 /** The first 16 bytes of every SQLite database file. */
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
-export function isSqliteFile(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const head = Buffer.alloc(16);
-    const n = readSync(fd, head, 0, 16, 0);
-    return n === 16 && head.toString('latin1') === SQLITE_MAGIC;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/** Whether the file `fd` opens begins as every SQLite database does. */
+function sqliteHead(fd: number): boolean {
+  const head = Buffer.alloc(16);
+  return readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === SQLITE_MAGIC;
 }
 
 /** The longest first line read to tell a JSONL store (the previous release took bodies of up to 1 MiB, escaped in JSON). */
 const FIRST_LINE_MAX = 16 * 1024 * 1024;
 
-/** Whether a file's first line is an event of the previous release's JSONL store. */
-export function isLegacyStore(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(Math.min(256 * 1024 * 2 ** chunks.length, FIRST_LINE_MAX - size));
-      const n = readSync(fd, chunk, 0, chunk.length, size);
-      chunks.push(chunk.subarray(0, n));
-      size += n;
-      const text = Buffer.concat(chunks, size).toString('utf8');
-      const first = text.split('\n').find((l, i, all) => l.trim() !== '' && (i < all.length - 1 || n === 0 || size >= FIRST_LINE_MAX));
-      if (first !== undefined) return isStoredEvent(JSON.parse(first));
-      if (n === 0 || size >= FIRST_LINE_MAX) return false;
+/** Whether the first line of the file `fd` opens is an event of the previous release's JSONL store. */
+function legacyHead(fd: number): boolean {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(Math.min(256 * 1024 * 2 ** chunks.length, FIRST_LINE_MAX - size));
+    const n = readSync(fd, chunk, 0, chunk.length, size);
+    chunks.push(chunk.subarray(0, n));
+    size += n;
+    const text = Buffer.concat(chunks, size).toString('utf8');
+    const first = text.split('\n').find((l, i, all) => l.trim() !== '' && (i < all.length - 1 || n === 0 || size >= FIRST_LINE_MAX));
+    if (first !== undefined) {
+      try {
+        return isStoredEvent(JSON.parse(first));
+      } catch {
+        return false;
+      }
     }
+    if (n === 0 || size >= FIRST_LINE_MAX) return false;
+  }
+}
+
+/**
+ * What is at a store's path, judged through one descriptor (another process opening the same store
+ * may move a JSONL file aside and make the database in its place meanwhile: each file is judged
+ * whole, never the first one's size with the second one's bytes): `none` (absent, empty, or not a
+ * regular file: opening the database decides), `sqlite`, `legacy` (a JSONL store of the previous
+ * release), or `other` (a README, a CSV, a damaged database).
+ */
+export function storeFileKind(path: string): 'none' | 'sqlite' | 'legacy' | 'other' {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    return false;
+    return 'none';
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size === 0) return 'none';
+    return sqliteHead(fd) ? 'sqlite' : legacyHead(fd) ? 'legacy' : 'other';
+  } catch {
+    return 'other';
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(fd);
   }
 }
 
@@ -67,7 +95,10 @@ export function moveAside(path: string, dest: string): boolean {
       return true;
     }
     // Another process moved it and made the database here (still empty while it creates it): carry on.
-    if (!sameFile(path, dest)) return !isRegularFile(path) || isSqliteFile(path) || lstatSync(path).size === 0;
+    if (!sameFile(path, dest)) {
+      const now = storeFileKind(path);
+      return now === 'none' || now === 'sqlite';
+    }
   }
   try {
     unlinkSync(path);
@@ -86,7 +117,7 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-export function isRegularFile(path: string): boolean {
+function isRegularFile(path: string): boolean {
   try {
     return lstatSync(path).isFile();
   } catch {
@@ -106,15 +137,14 @@ export function legacySource(path: string): string | undefined {
 }
 
 /**
- * Imports a JSONL store of the previous release once, in one transaction: `<name>.jsonl` beside a
- * `<name>.db`, or the file this store's path named (already moved to `<path>.migrated`). A marker
+ * Imports a JSONL store of the previous release once, in one transaction: `source` (legacySource's:
+ * `<name>.jsonl` beside a `<name>.db`, or the file this store's path named, already moved to
+ * `<path>.migrated`). A marker
  * row in `meta` says it was done, so that a crash between the commit and the rename never imports
  * it twice; ids are unique anyway. Lines that are not events (a torn last line) are skipped.
  */
-export function importLegacy(db: Database, path: string): string | undefined {
+export function importLegacy(db: Database, path: string, source: string): void {
   const sibling = legacySibling(path);
-  const source = legacySource(path);
-  if (!source) return undefined;
   const done = db.prepare("SELECT value FROM meta WHERE key = 'legacy-import'").pluck();
   let imported = false;
   db.transaction(() => {
@@ -140,5 +170,4 @@ export function importLegacy(db: Database, path: string): string | undefined {
       /* another process renamed it */
     }
   }
-  return source;
 }
