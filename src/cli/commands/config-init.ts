@@ -3,6 +3,7 @@ import { ENVIRONMENTS, parseSetting, writeUserConfig, type Settings } from '../.
 import { maskApiKey, maskSecret } from '../../core/signing/request-signature.js';
 import type { Handler } from '../command-env.js';
 import { canPrompt } from '../interaction.js';
+import { isVaNumber } from '../../core/va.js';
 
 /**
  * `paycli config init`: writes a profile from the flags, or from a wizard in a terminal (the API
@@ -29,7 +30,7 @@ export const configInit: Handler<{ baseUrl?: string; default?: boolean }> = asyn
       );
     if (!opts.va) {
       settings.va = await input(
-        { message: 'Merchant VA (virtual account number)', default: settings.va, validate: (v) => /^\d{4,32}$/.test(v.trim()) || 'digits only' },
+        { message: 'Merchant VA (virtual account number)', default: settings.va, validate: (v) => isVaNumber(v.trim()) || 'digits only' },
         io,
       );
       settings.va = settings.va.trim();

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_VA } from '../config/resolve.js';
 import { deepFreeze } from '../freeze.js';
+import { isVaNumber } from '../va.js';
 
 /** A merchant known to the emulator. */
 export interface SandboxAccount {
@@ -34,7 +35,7 @@ export async function readAccountsFile(path: string): Promise<SandboxAccount[]> 
   }
   if (!Array.isArray(parsed)) throw new UsageError(`--accounts ${path} must be a JSON array of merchants`);
   return parsed.map((a: Record<string, unknown>, i) => {
-    if (typeof a?.va !== 'string' || !/^\d{4,32}$/.test(a.va)) throw new UsageError(`--accounts ${path}: entry ${i + 1} needs "va" (digits)`);
+    if (typeof a?.va !== 'string' || !isVaNumber(a.va)) throw new UsageError(`--accounts ${path}: entry ${i + 1} needs "va" (digits)`);
     const format = a.callbackFormat ?? 'form';
     if (format !== 'form' && format !== 'json')
       throw new UsageError(`--accounts ${path}: entry ${i + 1} has callbackFormat "${String(format)}" (form or json)`);
