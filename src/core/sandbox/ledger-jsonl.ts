@@ -29,8 +29,8 @@ import type { AttemptDetail, AttemptInfo, Delivery, SandboxState, SeedPayment, S
  * per transaction (oldest first), one `{"t":"session", s}` line per redirect session, and the COD
  * and Close API records as the older journal wrote them: `{"t":"ship", id, stage, at}` (a parcel's
  * step), `{"t":"pickup", p}`, `{"t":"transfer", tr}` and `{"t":"member", m}`, then the ledger's
- * counters, `{"t":"ids", upTo, callbacksUpTo}` (the next transaction id and the next callback's
- * number), and last the clock's offset, `{"t":"clock", offsetMs}`; `sandbox import` reads
+ * counters, `{"t":"ids", upTo, callbacksUpTo, membersUpTo}` (the next transaction id, the next
+ * callback's number and the next Close API member's), and last the clock's offset, `{"t":"clock", offsetMs}`; `sandbox import` reads
  * those, and also the journal that paycli's emulator wrote before the ledger moved to SQLite
  * (`journal.jsonl`: `txn`, `status`, `delivery`, `attempt`, `ids` and those four records), which a
  * data dir imports once, on its first start with this version.
@@ -68,7 +68,8 @@ export interface ReadLedger {
 
 /**
  * An `ids` record: `upTo`, the next transaction id (all the older journal wrote), and an export's
- * `callbacksUpTo`, the next callback's number; the numbers below them may have been handed out.
+ * `callbacksUpTo` and `membersUpTo`, the next callback's and member's numbers; the numbers below
+ * them may have been handed out.
  */
 function reserveIds(r: Record<string, unknown>, reserve: Reading['reserve']): boolean {
   const next = (v: unknown): v is number => isInt(v) && v > 0;
