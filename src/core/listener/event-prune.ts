@@ -1,4 +1,5 @@
-import { EventQueries } from './event-queries.js';
+import { BLOCK_BITS } from './event-schema.js';
+import { blockRanges, EventQueries } from './event-queries.js';
 import { StoreWriteError, isBusy } from './store-errors.js';
 
 export interface PruneResult {
@@ -6,6 +7,9 @@ export interface PruneResult {
   removed: number;
   kept: number;
 }
+
+const EMPTY_BLOCKS_SQL = `DELETE FROM event_blocks WHERE NOT EXISTS
+  (SELECT 1 FROM events WHERE seq BETWEEN blk << ${BLOCK_BITS} AND (blk << ${BLOCK_BITS}) + ${2 ** BLOCK_BITS - 1})`;
 
 /** How long one prune chunk holds the write lock: a listener waiting for it answers that much later at most. */
 const PRUNE_CHUNK_MS = 15;
@@ -56,12 +60,20 @@ export class EventPrune extends EventQueries {
       }
     };
     if (rule.notBefore) {
-      const old = db.prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_at < ? LIMIT ?)');
+      // Only the blocks with an older event can hold one (event-schema.ts), walked in row order.
+      const old = db
+        .prepare('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq BETWEEN ? AND ? AND received_at < ? ORDER BY seq LIMIT ?) RETURNING seq')
+        .pluck();
       const cutoff = rule.notBefore.toISOString();
-      await deleteChunks((chunk) => {
-        const n = old.run(cutoff, chunk).changes;
-        return n === 0 ? -1 : n;
-      });
+      for (const [from, to] of blockRanges(db, 'min_at < ?', [cutoff])) {
+        let next = from;
+        await deleteChunks((chunk) => {
+          const gone = old.all(next, to, cutoff, chunk) as number[];
+          if (gone.length === 0) return -1;
+          for (const seq of gone) next = Math.max(next, seq + 1);
+          return gone.length;
+        });
+      }
     }
     if (rule.keepNewest !== undefined) {
       // Everything below the newest N's first row number, by row-number ranges (the cheapest delete).
@@ -84,6 +96,15 @@ export class EventPrune extends EventQueries {
         });
       }
     }
+    // The summaries of blocks left empty go (one range probe each).
+    const emptyBlocks = db.prepare(EMPTY_BLOCKS_SQL);
+    let summariesDone = false;
+    await deleteChunks(() => {
+      if (summariesDone) return -1;
+      emptyBlocks.run();
+      summariesDone = true;
+      return 0;
+    });
     const kept = db.prepare('SELECT count(*) FROM events').pluck().get() as number;
     return { before, removed, kept };
   }
@@ -94,6 +115,7 @@ export class EventPrune extends EventQueries {
     const cleared = this.write(db, () => {
       const n = db.prepare('SELECT count(*) FROM events').pluck().get() as number;
       db.prepare('DELETE FROM events').run();
+      db.prepare('DELETE FROM event_blocks').run();
       return n;
     });
     return { cleared };

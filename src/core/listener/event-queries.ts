@@ -1,4 +1,5 @@
-import { COLUMNS, fromRow, plain, type Row } from './event-schema.js';
+import type { Database } from '../db.js';
+import { BLOCK_BITS, COLUMNS, fromRow, plain, type Row } from './event-schema.js';
 import { EventWriter } from './event-writer.js';
 import type { StoredEvent, Verdict } from './stored-event.js';
 
@@ -21,11 +22,15 @@ export class EventQueries extends EventWriter {
     const db = await this.readable();
     if (!db) return [];
     const { where, params } = filters(q);
-    const limit = q.limit ?? -1;
-    const rows = db
-      .prepare(`SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM events${where} ORDER BY seq DESC LIMIT ?) ORDER BY seq`)
-      .all(...params, limit) as Row[];
-    return rows.map((r) => plain(fromRow(r)));
+    const newest = db.prepare(`SELECT ${COLUMNS} FROM events${where} ORDER BY seq DESC LIMIT ?`);
+    const rows: Row[] = [];
+    // The newest blocks that can hold a match first, until there are enough.
+    for (const [from, to] of timeRanges(db, q).reverse()) {
+      const left = q.limit === undefined ? -1 : q.limit - rows.length;
+      if (left === 0) break;
+      rows.push(...(newest.all(...params, from, to, left) as Row[]));
+    }
+    return rows.reverse().map((r) => plain(fromRow(r)));
   }
 
   /**
@@ -37,9 +42,15 @@ export class EventQueries extends EventWriter {
     const db = await this.readable();
     if (!db) return 0;
     const { where, params } = filters(q);
-    const order = q.since !== undefined || q.until !== undefined ? 'received_at, seq' : 'seq';
+    const ranged = q.since !== undefined || q.until !== undefined;
+    // With a time range, the rows of the blocks that can hold it (event-schema.ts), sorted by time.
+    const sql = ranged
+      ? `SELECT ${COLUMNS} FROM event_blocks JOIN events ON seq BETWEEN blk << ${BLOCK_BITS} AND (blk << ${BLOCK_BITS}) + ${2 ** BLOCK_BITS - 1}
+         ${where} AND max_at >= ? AND min_at < ? ORDER BY received_at, seq`
+      : `SELECT ${COLUMNS} FROM events${where} ORDER BY seq`;
+    const args = ranged ? [...params, 0, Number.MAX_SAFE_INTEGER, q.since ?? '', q.until ?? '\u{10ffff}'] : [...params, 0, Number.MAX_SAFE_INTEGER];
     let n = 0;
-    for (const r of db.prepare(`SELECT ${COLUMNS} FROM events${where} ORDER BY ${order}`).iterate(...params)) {
+    for (const r of db.prepare(sql).iterate(...args)) {
       n++;
       onEvent(plain(fromRow(r as Row)));
     }
@@ -58,7 +69,7 @@ export class EventQueries extends EventWriter {
     return (db.prepare('SELECT coalesce(max(seq), 0) FROM events').pluck().get() as number) ?? 0;
   }
 
-  /** Finds an event by id or a unique id prefix (one index lookup); undefined for none or several (see `matches`). */
+  /** Finds an event by id or a unique id prefix (the rows of the blocks whose ids can hold it); undefined for none or several (see `matches`). */
   async find(id: string): Promise<StoredEvent | undefined> {
     const { event } = await this.lookup(id);
     return event;
@@ -68,14 +79,48 @@ export class EventQueries extends EventWriter {
   async lookup(id: string): Promise<{ event?: StoredEvent; matches: 0 | 1 | 2 }> {
     const db = await this.readable();
     if (!db) return { matches: 0 };
-    const exact = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ?`).get(id) as Row | undefined;
-    if (exact) return { event: plain(fromRow(exact)), matches: 1 };
+    const exact = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id = ? AND seq BETWEEN ? AND ? LIMIT 2`);
+    const exactly = blockRanges(db, 'min_id <= ? AND max_id >= ?', [id, id]).flatMap(([from, to]) => exact.all(id, from, to) as Row[]);
+    // The same id twice (a copy inserted by hand): the first stored.
+    if (exactly.length > 0) return { event: plain(fromRow(exactly[0]!)), matches: 1 };
     if (id === '') return { matches: 0 };
-    const rows = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`).all(id, `${id}\u{10ffff}`) as Row[];
-    return rows.length === 1 ? { event: plain(fromRow(rows[0]!)), matches: 1 } : { matches: rows.length as 0 | 2 };
+    const hi = `${id}\u{10ffff}`;
+    const prefixed = db.prepare(`SELECT ${COLUMNS} FROM events WHERE id >= ? AND id < ? AND seq BETWEEN ? AND ? LIMIT 2`);
+    const rows: Row[] = [];
+    for (const [from, to] of blockRanges(db, 'max_id >= ? AND min_id < ?', [id, hi])) {
+      rows.push(...(prefixed.all(id, hi, from, to) as Row[]));
+      if (rows.length > 1) return { matches: 2 };
+    }
+    return rows.length === 1 ? { event: plain(fromRow(rows[0]!)), matches: 1 } : { matches: 0 };
   }
 }
 
+/**
+ * The row-number ranges (inclusive, oldest first) of the blocks whose summary meets `where`
+ * (event_blocks' columns; see event-schema.ts): only their rows can hold what it looks for.
+ */
+export function blockRanges(db: Database, where: string, params: unknown[]): [number, number][] {
+  const blocks = db
+    .prepare(`SELECT blk FROM event_blocks WHERE ${where} ORDER BY blk`)
+    .pluck()
+    .all(...params) as number[];
+  const out: [number, number][] = [];
+  for (const b of blocks) {
+    const from = b * 2 ** BLOCK_BITS;
+    const last = out[out.length - 1];
+    if (last && last[1] === from - 1) last[1] = from + 2 ** BLOCK_BITS - 1;
+    else out.push([from, from + 2 ** BLOCK_BITS - 1]);
+  }
+  return out;
+}
+
+/** The ranges of rows a query's time range can match: all rows when it has none. */
+function timeRanges(db: Database, q: ListQuery): [number, number][] {
+  if (q.since === undefined && q.until === undefined) return [[0, Number.MAX_SAFE_INTEGER]];
+  return blockRanges(db, 'max_at >= ? AND min_at < ?', [q.since ?? '', q.until ?? '\u{10ffff}']);
+}
+
+/** The WHERE clause of a query's filters, ending with the row-number range (two parameters the caller adds). */
 function filters(q: ListQuery): { where: string; params: unknown[] } {
   const conds: string[] = [];
   const params: unknown[] = [];
@@ -99,5 +144,6 @@ function filters(q: ListQuery): { where: string; params: unknown[] } {
     conds.push('seq <= ?');
     params.push(q.upToSeq);
   }
-  return { where: conds.length ? ` WHERE ${conds.join(' AND ')}` : '', params };
+  conds.push('seq BETWEEN ? AND ?');
+  return { where: ` WHERE ${conds.join(' AND ')}`, params };
 }

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
-import { INSERT_SQL, MIGRATIONS } from './event-schema.js';
+import { eventWrites, insertEvents, MIGRATIONS } from './event-schema.js';
 import { StoreBusyError, StoreWriteError, isBusy } from './store-errors.js';
 import { importLegacy, legacySibling, legacySource, moveAside, storeFileKind } from './store-files.js';
 
@@ -44,6 +44,7 @@ export class EventStoreCore {
   protected opening?: Promise<Database>;
   protected stmts?: {
     insert: import('better-sqlite3').Statement;
+    summarize: import('better-sqlite3').Statement;
     seen: import('better-sqlite3').Statement;
     insertMany: ((batch: Pending[]) => void) & { immediate(batch: Pending[]): void };
   };
@@ -107,12 +108,16 @@ export class EventStoreCore {
     // The listener's connection never waits inside SQLite (that would stop its event loop): it retries (see flush).
     db.pragma(`busy_timeout = ${this.options.busyTimeoutMs ?? 5000}`);
     db.pragma(`synchronous = ${this.synchronous}`);
-    const insert = db.prepare(INSERT_SQL);
+    const { insert, summarize } = eventWrites(db);
     const seen = db.prepare('SELECT 1 FROM events WHERE trx_id = ? AND seen_key = ? LIMIT 1').pluck();
-    const insertMany = db.transaction((batch: Pending[]) => {
-      for (const p of batch) insert.run(p.params);
-    });
-    this.stmts = { insert, seen, insertMany: insertMany as never };
+    const insertMany = db.transaction((batch: Pending[]) =>
+      insertEvents(
+        insert,
+        summarize,
+        batch.map((p) => p.params),
+      ),
+    );
+    this.stmts = { insert, summarize, seen, insertMany: insertMany as never };
     return db;
   }
 

@@ -1,6 +1,6 @@
 import { startWalCheckpointer, type WalCheckpointer } from '../wal-checkpointer.js';
 import { EventStoreCore, type Pending } from './event-store-core.js';
-import { INSERT_SQL, insertParams } from './event-schema.js';
+import { INSERT_SQL, insertEvents, insertParams, SUMMARIZE_SQL } from './event-schema.js';
 import { startWriterThread, type WriterThread } from './writer-thread.js';
 import { StoreWriteError, isBusy } from './store-errors.js';
 import type { StoredEvent } from './stored-event.js';
@@ -41,7 +41,8 @@ export class EventWriter extends EventStoreCore {
   async append(event: StoredEvent): Promise<void> {
     await this.prepare();
     try {
-      this.stmts!.insert.run(insertParams(event));
+      const { insert, summarize } = this.stmts!;
+      this.db!.transaction(() => insertEvents(insert, summarize, [insertParams(event)])).immediate();
     } catch (err) {
       if (isBusy(err)) throw this.busyError();
       throw new StoreWriteError(err, this.path);
@@ -83,6 +84,7 @@ export class EventWriter extends EventStoreCore {
     try {
       this.writer = await startWriterThread(this.path, {
         sql: INSERT_SQL,
+        summarySql: SUMMARIZE_SQL,
         synchronous: this.synchronous,
         busyMs: this.writeWaitMs,
         onSettled: () => this.settleGroups(),

@@ -13,7 +13,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import type { Database } from '../db.js';
-import { INSERT_SQL, insertParams } from './event-schema.js';
+import { eventWrites, insertEvents, insertParams } from './event-schema.js';
 import { isStoredEvent } from './stored-event.js';
 
 /** The first 16 bytes of every SQLite database file. */
@@ -141,7 +141,7 @@ export function legacySource(path: string): string | undefined {
  * `<name>.jsonl` beside a `<name>.db`, or the file this store's path named, already moved to
  * `<path>.migrated`). A marker
  * row in `meta` says it was done, so that a crash between the commit and the rename never imports
- * it twice; ids are unique anyway. Lines that are not events (a torn last line) are skipped.
+ * it twice, and an id seen twice is imported once. Lines that are not events (a torn last line) are skipped.
  */
 export function importLegacy(db: Database, path: string, source: string): void {
   const sibling = legacySibling(path);
@@ -149,7 +149,9 @@ export function importLegacy(db: Database, path: string, source: string): void {
   let imported = false;
   db.transaction(() => {
     if (done.get() !== undefined) return;
-    const insert = db.prepare(INSERT_SQL.replace('INSERT', 'INSERT OR IGNORE'));
+    const { insert, summarize } = eventWrites(db);
+    const rows: unknown[][] = [];
+    const ids = new Set<string>();
     for (const line of readFileSync(source, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       let e: unknown;
@@ -158,8 +160,13 @@ export function importLegacy(db: Database, path: string, source: string): void {
       } catch {
         continue;
       }
-      if (isStoredEvent(e)) insert.run(insertParams(e));
+      // A line written twice (an append retried) is one event.
+      if (isStoredEvent(e) && !ids.has(e.id)) {
+        ids.add(e.id);
+        rows.push(insertParams(e));
+      }
     }
+    insertEvents(insert, summarize, rows);
     db.prepare("INSERT INTO meta (key, value) VALUES ('legacy-import', ?)").run(source);
     imported = true;
   }).immediate();

@@ -1,5 +1,6 @@
 import { startSqliteWorker } from '../sqlite-worker.js';
 import { BACKSTOP_PAGES } from '../wal-checkpointer.js';
+import { insertEvents } from './event-schema.js';
 
 /**
  * The listener's inserts and commits on a thread of their own. The listener's thread (HTTP, the
@@ -23,6 +24,7 @@ export interface WriterThread {
   write(rows: readonly (readonly unknown[])[]): number | undefined;
   /** The number of the last group settled (committed or failed): groups settle in order. */
   settled(): number;
+
   /** Why group `n` (settled) failed, or undefined when it committed; read each group's once, in order. */
   failure(n: number): WriteFailure | undefined;
   /**
@@ -115,10 +117,12 @@ export function advanceCount(last: number, slot: number, wrap: number): number {
 /** The worker's part (sqlite-worker.ts opens its connection). */
 const WORKER_SOURCE = `
 const decodeRows = ${decodeRows.toString()};
+const insertEvents = ${insertEvents.toString()};
 const { RING, CODES } = workerData;
 const shared = new Int32Array(workerData.shared);
 const insert = db.prepare(workerData.sql);
-const many = db.transaction((rows) => { for (const r of rows) insert.run(r); });
+const summarize = workerData.summarySql ? db.prepare(workerData.summarySql) : { run() {} };
+const many = db.transaction((rows) => insertEvents(insert, summarize, rows));
 let n = 0;
 /** Commits the groups numbered from \`first\` in one transaction and stores their outcome; the error's code when it failed. */
 function commit(texts, first) {
@@ -161,10 +165,10 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value; `onSettled` runs when the worker reports groups settled or ends. */
+/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction; `onSettled` runs when the worker reports groups settled or ends. */
 export async function startWriterThread(
   path: string,
-  opts: { sql: string; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
+  opts: { sql: string; summarySql?: string; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
 ): Promise<WriterThread> {
   const shared = new Int32Array(new SharedArrayBuffer(4 * (RING + 1)));
   const worker = await startSqliteWorker(
@@ -176,7 +180,7 @@ export async function startWriterThread(
       // The checkpoint worker copies the WAL back; this is the backstop should it not keep up or stop.
       ['wal_autocheckpoint', BACKSTOP_PAGES],
     ],
-    { sql: opts.sql, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
+    { sql: opts.sql, summarySql: opts.summarySql, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
   );
   const { onSettled } = opts;
   const details = new Map<number, WriteFailure>();
