@@ -2,7 +2,7 @@
 // crash it; what they send cannot drive the terminal; forwarding passes on only accepted callbacks
 // with end-to-end headers; durations beyond Node's timer limit are refused.
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -224,6 +224,47 @@ describe('--forward-to', () => {
     expect(String(got.connection ?? '')).not.toMatch(/x-hop/i);
     await l.close();
     await app.close();
+  });
+});
+
+describe('repeated header fields', () => {
+  it('are stored as node:http reads them: a single-valued field once, others joined, set-cookie as one string', async () => {
+    const home = tempHome();
+    const store = new EventStore(join(home.home, 'repeated.db'), { busyTimeoutMs: 0 });
+    const seen: ListenerEvent[] = [];
+    const l = await startListener({ port: 0, va: VA, store, onEvent: (e) => seen.push(e) });
+    const cb = callback();
+    // Written by hand: an HTTP client would merge or refuse the repeats.
+    const lines = [
+      'POST / HTTP/1.1',
+      `Host: 127.0.0.1:${l.port}`,
+      ...Object.entries(cb.headers).map(([k, v]) => `${k}: ${v}`),
+      `Content-Length: ${Buffer.byteLength(cb.body)}`,
+      'Content-Type: text/plain',
+      'X-Trace: a',
+      'X-Trace: b',
+      'Set-Cookie: c=1',
+      'Set-Cookie: d=2',
+      'Connection: close',
+    ];
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(l.port, '127.0.0.1', () => socket.end(`${lines.join('\r\n')}\r\n\r\n${cb.body}`));
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const status = Number(answer.split(' ')[1]);
+    await l.close();
+    const stored = (await store.list())[0]!;
+    expect(status).toBe(200);
+    await store.close();
+    home.cleanup();
+    for (const h of [stored.headers, seen[0]!.event.headers]) {
+      expect(h['content-type']).toBe(cb.headers['Content-Type']);
+      expect(h['x-trace']).toBe('a, b');
+      expect(h['set-cookie']).toBe('c=1, d=2');
+    }
   });
 });
 
