@@ -143,9 +143,10 @@ describe("seeding a stopped data dir uses the emulator's clock and merchant", ()
     // The ledger now knows 5550001111: the variable no longer matters, --va still does.
     expect(await seed('b', [], { PAYCLI_SANDBOX_VA: '7777777777' })).toEqual(Array(4).fill('5550001111'));
     expect((await seed('b', ['--va', '8888888888'])).slice(4)).toEqual(['8888888888', '8888888888']);
-    const bad = await cli(home, ['sandbox', 'seed', '--payments', '1', '--data-dir', join(home, 'c'), '--va', 'abc']);
+    const bad = await cli(home, ['sandbox', 'seed', '--payments', '1', '--data-dir', join(home, 'c'), '--va', 'SANDBOX-KEY-abc']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error: invalid --va "abc": digits expected\n/);
+    expect(bad.stderr).toMatch(/^error: invalid --va: expected a virtual account number \(4 to 32 digits\)\n/);
+    expect(bad.stderr).not.toContain('SANDBOX-KEY-abc');
   });
 });
 

@@ -108,6 +108,20 @@ describe('a VA that is not digits', () => {
     expect(r.stderr).toContain('invalid VA');
     expect(r.stderr + r.stdout).not.toContain(key);
   });
+
+  it('is refused without being echoed by the emulator, its seed and --account', async () => {
+    const key = 'SANDBOX-SECRETKEY-ZZQQ-5678';
+    for (const [args, what] of [
+      [['sandbox', '--port', '0', '--in-memory', '--va', key], '--va'],
+      [['sandbox', 'seed', '--payments', '1', '--data-dir', join(home.home, 'seed-va'), '--va', key], '--va'],
+      [['balance', '--env', 'local', '--account', key], '--account'],
+    ] as const) {
+      const r = await runCli([...args], { home: home.home });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(`invalid ${what}: expected a virtual account number`);
+      expect(r.stderr + r.stdout).not.toContain(key);
+    }
+  });
 });
 
 describe('sign-callback --curl', () => {

@@ -6,7 +6,7 @@ import { rupiah } from '../output.js';
 import { adminCall } from '../sandbox-admin.js';
 import { SANDBOX_ENV, sandboxAdminBase } from '../sandbox-service.js';
 import { sandboxDir, type SandboxFlags, throughEmulator } from './sandbox-flags.js';
-import { isVaNumber } from '../../core/va.js';
+import { invalidVa, isVaNumber } from '../../core/va.js';
 
 /** `paycli sandbox list`: one page of transactions, newest first (`--all`: every page, by a stable cursor). */
 export const sandboxList: Handler<SandboxFlags> = async (env) => {
@@ -94,7 +94,7 @@ function uncopied(env: CommandEnv<SandboxFlags>, what: string, dir: string): (er
  */
 function seedMerchant(env: CommandEnv<SandboxFlags>, newest: string | undefined, fallback: string): string {
   const va = env.opts.va ?? newest ?? (env.ctx.env[SANDBOX_ENV.va] || fallback);
-  if (!isVaNumber(va)) throw new UsageError(`invalid ${env.opts.va !== undefined ? '--va' : SANDBOX_ENV.va} "${va}": digits expected`);
+  if (!isVaNumber(va)) throw invalidVa(env.opts.va !== undefined ? '--va' : SANDBOX_ENV.va);
   return va;
 }
 

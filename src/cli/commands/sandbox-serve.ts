@@ -8,7 +8,7 @@ import { terminalWidth, wib } from '../output.js';
 import { readyInfo, removeReadyFile, sandboxEnvApiKey, withSandboxEnv, writeReadyFile } from '../sandbox-service.js';
 import { sandboxDir, type SandboxFlags } from './sandbox-flags.js';
 import { whyLines } from './sandbox-logs.js';
-import { isVaNumber } from '../../core/va.js';
+import { invalidVa, isVaNumber } from '../../core/va.js';
 
 /** The emulator's API key as shown: its documented default is public and shown whole, a key of your own as its fingerprint. */
 function shownSandboxKey(key: string | undefined, defaultKey: string): string {
@@ -57,7 +57,7 @@ async function serveOptions(env: CommandEnv<SandboxFlags>, opts: SandboxFlags & 
       hint: 'faults: duplicate, delay=DURATION, concurrent-duplicate=N, api-500=RATE[@PATH], api-timeout=RATE[@PATH], api-slow=DURATION[@PATH]',
     });
   }
-  if (opts.va !== undefined && !isVaNumber(opts.va)) throw new UsageError(`invalid --va "${opts.va}": digits expected`);
+  if (opts.va !== undefined && !isVaNumber(opts.va)) throw invalidVa('--va');
   const host = parseBindHost(opts.host ?? '127.0.0.1'); // before any state is opened
   const accounts = opts.accounts ? await readAccountsFile(opts.accounts) : undefined;
   const apiKey = (await env.session.flagApiKey()) ?? (await sandboxEnvApiKey(env.ctx.env));

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { encodeJson, REQUEST_BODY } from '../signing/php-json.js';
 import { parseStatus, STATUS_CHOICES, STATUSES, statusLabel } from '../statuses.js';
-import { isVaNumber } from '../va.js';
+import { invalidVa, isVaNumber } from '../va.js';
 
 export { checkBalanceData, checkChannelsData, checkHistoryData, checkTransactionData } from './answer-checks.js';
 
@@ -37,7 +37,7 @@ export function isPaidStatus(code: number, paidStatus?: unknown): boolean {
 
 /** A child VA for `--account` (the gateway's `account`: a merchant's child account). */
 export function checkAccount(va: string | undefined): string | undefined {
-  if (va !== undefined && !isVaNumber(va)) throw new UsageError(`invalid --account "${va}": a VA (digits)`);
+  if (va !== undefined && !isVaNumber(va)) throw invalidVa('--account');
   return va;
 }
 

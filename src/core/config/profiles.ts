@@ -5,7 +5,7 @@ import { parseHttpUrl } from '../http/serve.js';
 import { isLoopbackUrl } from '../http/loopback.js';
 import { fsError } from '../fs-errors.js';
 import { parseDuration } from '../duration.js';
-import { isVaNumber } from '../va.js';
+import { invalidVa, isVaNumber } from '../va.js';
 
 /** Settings a profile (and partly the project config) can hold. */
 export interface Settings {
@@ -82,11 +82,7 @@ export function parseSetting(key: string, value: string): string | number {
       return key === 'base-url' ? value.replace(/\/+$/, '') : value;
     }
     case 'va':
-      // Not echoed: a value that is not digits may well be the API key, given in the VA's place.
-      if (!isVaNumber(value.trim()))
-        throw new UsageError("invalid VA: expected the merchant's virtual account digits (4 to 32)", {
-          hint: 'the VA is the account number (e.g. 1179000899), not the API key',
-        });
+      if (!isVaNumber(value.trim())) throw invalidVa('VA');
       return value.trim();
     case 'api-key':
       if (value.trim() === '') throw new UsageError('the API key is empty');
