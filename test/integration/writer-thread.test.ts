@@ -167,9 +167,9 @@ describe('the listener thread looking for its groups', () => {
 });
 
 describe('failures and held locks with the writer thread', () => {
-  async function started(name: string) {
+  async function started(name: string, writeWaitMs = 2000) {
     const { EventStore } = await import('../../src/core/listener/event-store.js');
-    const store = new EventStore(join(dir, name), { writeWaitMs: 2000 });
+    const store = new EventStore(join(dir, name), { writeWaitMs });
     await store.prepare();
     const append = (e: ReturnType<typeof event>) => new Promise<unknown>((resolve) => store.appendWith(e, (err) => resolve(err)));
     expect(await append(event(0))).toBeUndefined();
@@ -206,6 +206,32 @@ describe('failures and held locks with the writer thread', () => {
     other.prepare('COMMIT').run();
     expect(await first).toBeUndefined();
     expect(await second).toBeUndefined();
+    other.close();
+    await store.close();
+  });
+
+  it('a group waits writeWaitMs in all for a held lock, not that much more behind a group that waited first', async () => {
+    const { store, append } = await started('budget.db', 1000);
+    const other = await openDatabase(join(dir, 'budget.db'), { what: 'a test store', migrations: MIGRATIONS });
+    other.prepare('BEGIN IMMEDIATE').run();
+    const t0 = performance.now();
+    const timed = (p: Promise<unknown>) => p.then((err) => ({ err, ms: performance.now() - t0 }));
+    const first = timed(append(event(1)));
+    await new Promise((r) => setTimeout(r, 500));
+    // Handed at 0.5 s: its second ends at 1.5 s, while the first waits until 1 s and the lock is held until 1.7 s.
+    const second = timed(append(event(2)));
+    const release = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        other.prepare('COMMIT').run();
+        resolve();
+      }, 1700),
+    );
+    const [a, b] = [await first, await second];
+    await release;
+    expect((a.err as { sqliteCode?: string })?.sqliteCode).toMatch(/^SQLITE_BUSY/);
+    expect((b.err as { sqliteCode?: string })?.sqliteCode).toMatch(/^SQLITE_BUSY/);
+    expect(b.ms).toBeLessThan(1700);
+    expect(await append(event(3))).toBeUndefined();
     other.close();
     await store.close();
   });

@@ -7,7 +7,9 @@ const value = fc.oneof(
   fc.constant(null),
   fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
   fc.string({ unit: 'binary' }),
-  fc.constantFrom('', 'n', 'i1;', 's3:abc', ':', ';'),
+  fc.constantFrom('', 'n', 'i1;', 's3:abc', 'b1:x', ':', ';'),
+  // A body that is not UTF-8: its bytes.
+  fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
 );
 
 describe('writer thread rows', () => {
@@ -25,7 +27,7 @@ describe('writer thread rows', () => {
     );
   });
 
-  it('refuse a value that is not null, a safe integer or a string', () => {
+  it('refuse a value that is not null, a safe integer, a string or bytes', () => {
     expect(() => encodeRows([[1.5]])).toThrow(TypeError);
     expect(() => encodeRows([[{}]])).toThrow(TypeError);
     expect(() => decodeRows('x', 1)).toThrow(/bad row encoding/);

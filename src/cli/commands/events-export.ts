@@ -40,8 +40,9 @@ export function parseInstant(text: string, flag: string, now: Date, endOfDay = f
 }
 
 /**
- * `events export`: every stored request received in [--since, --until) as `{headers, body}` lines,
- * oldest first, the input of `verify-callback --jsonl` (and of any tool that reads JSONL).
+ * `events export`: every stored request received in [--since, --until) as `{headers, body}` lines
+ * (and `bodyBase64`, the exact bytes of a body that is not UTF-8), oldest first, the input of
+ * `verify-callback --jsonl` (and of any tool that reads JSONL).
  */
 export const eventsExport: Handler<EventsFlags> = async (env) => {
   const { opts, ctx } = env;
@@ -56,7 +57,8 @@ export const eventsExport: Handler<EventsFlags> = async (env) => {
     store.scan(
       (e) => {
         count++;
-        pending.push(JSON.stringify({ headers: e.headers, body: e.body }));
+        // A body that is not UTF-8 also as its exact bytes (`body` cannot carry them).
+        pending.push(JSON.stringify({ headers: e.headers, body: e.body, ...(e.bodyBase64 === undefined ? {} : { bodyBase64: e.bodyBase64 }) }));
         if (pending.length >= 1000) {
           ctx.stdout.write(pending.join('\n') + '\n');
           pending = [];

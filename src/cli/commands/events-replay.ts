@@ -4,6 +4,7 @@ import { GatewayError, NetworkError, UsageError } from '../../core/errors.js';
 import { describeSendError, sendRaw } from '../../core/http/raw-post.js';
 import { parseHttpUrl } from '../../core/http/serve.js';
 import { forwardableHeaders } from '../../core/listener/forward.js';
+import { bodyBytes } from '../../core/listener/stored-event.js';
 import { callbackVa } from '../callback-shared.js';
 import type { Handler } from '../command-env.js';
 import { findEvent } from '../callback-shared.js';
@@ -17,7 +18,7 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
   parseHttpUrl(to, '--to');
   const event = await findEvent(env, id);
   let headers = forwardableHeaders(event.headers);
-  let body = event.body;
+  let body = bodyBytes(event);
   if (opts.resign) {
     const parsed = parseCaptureObject({ headers: event.headers, body: event.body });
     const va = await callbackVa(env);
@@ -30,7 +31,7 @@ export const eventsReplay: Handler<EventsFlags> = async (env, id: string) => {
       externalId(now, 1),
     );
     headers = { ...headers, 'x-signature': signed.signature, 'x-timestamp': signed.headers['X-Timestamp']!, 'x-external-id': signed.headers['X-External-ID']! };
-    body = event.body; // the same bytes, re-signed with this VA
+    body = bodyBytes(event); // the same bytes, re-signed with this VA
   }
   let res;
   try {

@@ -106,7 +106,8 @@ export interface Row {
   method: string;
   path: string;
   headers: string;
-  body: string;
+  /** TEXT, or a BLOB for a body that is not UTF-8. */
+  body: string | Buffer;
   verdict: Verdict;
   variant: string | null;
   reason: string | null;
@@ -118,6 +119,7 @@ export interface Row {
 }
 
 export function fromRow(r: Row): StoredEvent & { seq: number } {
+  const raw = Buffer.isBuffer(r.body) ? r.body : undefined;
   let headers: Record<string, string>;
   try {
     headers = JSON.parse(r.headers) as Record<string, string>;
@@ -131,7 +133,8 @@ export function fromRow(r: Row): StoredEvent & { seq: number } {
     method: r.method,
     path: r.path,
     headers,
-    body: r.body,
+    body: raw === undefined ? String(r.body) : raw.toString('utf8'),
+    ...(raw === undefined ? {} : { bodyBase64: raw.toString('base64') }),
     verdict: r.verdict,
     variant: r.variant,
     reason: r.reason,
@@ -160,7 +163,7 @@ export function insertParams(e: StoredEvent, key?: string | null): unknown[] {
     e.method,
     e.path,
     JSON.stringify(e.headers),
-    e.body,
+    e.bodyBase64 === undefined ? e.body : Buffer.from(e.bodyBase64, 'base64'),
     e.verdict,
     e.variant ?? null,
     e.reason ?? null,

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { NO_SUMMARY } from '../callback/verifier.js';
 import { UsageError } from '../errors.js';
@@ -145,17 +146,19 @@ class Listener {
     const path = req.url ?? '/';
     // Decoded once, for the parser and the stored event.
     const text = body === null ? null : body.toString('utf8');
+    // Bytes that are not UTF-8 are kept exactly too (a replay sends them back as they came).
+    const exact = body !== null && !isUtf8(body) ? body.toString('base64') : undefined;
     const o = this.verifier.verify(method, path, headers, text);
     const id = this.ids.next(receivedAt);
     if (!o.accepted || this.forwarder.targets.length === 0 || body === null) {
-      this.storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', started, []);
+      this.storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', exact, started, []);
       return;
     }
     // Forwarded: the answer mirrors the first target.
     void this.forwarder.send(id, headers, body).then((first) => {
       if (first.status === null) [o.answer, o.text, o.contentType] = [502, `forward to ${first.url} failed: ${first.error}\n`, PLAIN];
       else [o.answer, o.text, o.contentType] = [first.status, first.body ?? '', first.contentType ?? PLAIN]; // its bytes, as they came
-      this.storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', started, [forwardResult(first)]);
+      this.storeEvent(res, o, id, receivedAt, method, path, headers, text ?? '', exact, started, [forwardResult(first)]);
     });
   }
 
@@ -169,6 +172,7 @@ class Listener {
     path: string,
     headers: Record<string, string>,
     text: string,
+    exact: string | undefined,
     started: number,
     forwards: ForwardResult[],
   ): void {
@@ -179,6 +183,7 @@ class Listener {
       path,
       headers,
       body: text,
+      bodyBase64: exact,
       verdict: o.verdict,
       variant: o.variant,
       reason: o.reason,

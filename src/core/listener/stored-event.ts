@@ -7,8 +7,10 @@ export interface StoredEvent {
   method: string;
   path: string;
   headers: Record<string, string>;
-  /** The raw body as text (UTF-8). */
+  /** The raw body as text (UTF-8; bytes that are not UTF-8 read as U+FFFD). */
   body: string;
+  /** The body's exact bytes in base64, only when they are not UTF-8 (`body` cannot give them back). */
+  bodyBase64?: string;
   verdict: Verdict;
   /** The encoding variant that matched, for `valid-variant`. */
   variant: string | null;
@@ -19,6 +21,11 @@ export interface StoredEvent {
   /** HTTP status the listener answered. */
   answer: number;
   source?: 'listen' | 'trigger';
+}
+
+/** The exact bytes of an event's body. */
+export function bodyBytes(e: Pick<StoredEvent, 'body' | 'bodyBase64'>): Buffer {
+  return e.bodyBase64 === undefined ? Buffer.from(e.body, 'utf8') : Buffer.from(e.bodyBase64, 'base64');
 }
 
 /** What makes a retry of a callback a duplicate: its transaction, status and signature. */

@@ -12,7 +12,7 @@ export const UI_MEMORY_BYTES = 16 * 1024 * 1024;
 
 /** About what an event costs in memory: its strings (UTF-16) and a fixed overhead. */
 function sizeOf(e: StoredEvent): number {
-  let n = 256 + e.id.length + e.path.length + e.body.length + (e.reason?.length ?? 0);
+  let n = 256 + e.id.length + e.path.length + e.body.length + (e.bodyBase64?.length ?? 0) + (e.reason?.length ?? 0);
   for (const [k, v] of Object.entries(e.headers)) n += 32 + k.length + v.length;
   return 2 * n;
 }
@@ -49,7 +49,8 @@ export class RecentEvents {
   keep(event: StoredEvent): void {
     let e = event;
     if (Buffer.byteLength(e.body) > UI_BODY_KEEP_BYTES) {
-      e = { ...e, body: Buffer.from(e.body).subarray(0, UI_BODY_KEEP_BYTES).toString('utf8') };
+      const { bodyBase64: _exact, ...rest } = e;
+      e = { ...rest, body: Buffer.from(e.body).subarray(0, UI_BODY_KEEP_BYTES).toString('utf8') };
       this.cut.add(e);
     }
     const size = sizeOf(e);

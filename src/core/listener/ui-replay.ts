@@ -4,6 +4,7 @@ import { readBody } from '../http/read-body.js';
 import { describeSendError, sendRaw } from '../http/raw-post.js';
 import type { StoredEvent } from './event-store.js';
 import { forwardableHeaders } from './forward.js';
+import { bodyBytes } from './stored-event.js';
 
 /** Where a replay may go and how long it may take. */
 export interface ReplayOptions {
@@ -76,7 +77,7 @@ export async function replay(
   const e = await find(id);
   if (!e) return json(res, 404, { ok: false, error: `no event "${id}"` });
   try {
-    const r = await sendRaw(url, { headers: forwardableHeaders(e.headers), body: e.body, timeoutMs: o.replayTimeoutMs ?? 10_000 });
+    const r = await sendRaw(url, { headers: forwardableHeaders(e.headers), body: bodyBytes(e), timeoutMs: o.replayTimeoutMs ?? 10_000 });
     const answer = r.body.slice(0, 1024);
     json(res, r.status === 200 ? 200 : 502, {
       ok: r.status === 200,

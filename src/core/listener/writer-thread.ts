@@ -66,8 +66,9 @@ const WRAP = 2 ** 31;
 
 /**
  * A group of rows as one string (one message to copy, whatever the number of values): `n` for null,
- * `i<digits>;` for an integer, `s<length>:<text>` for a string (length in UTF-16 units). Only these
- * three kinds occur in an event's row.
+ * `i<digits>;` for an integer, `s<length>:<text>` for a string (length in UTF-16 units),
+ * `b<length>:<bytes as latin1>` for bytes (a body that is not UTF-8). Only these kinds occur in an
+ * event's row.
  */
 export function encodeRows(rows: readonly (readonly unknown[])[]): string {
   let s = '';
@@ -76,6 +77,7 @@ export function encodeRows(rows: readonly (readonly unknown[])[]): string {
       if (v === null || v === undefined) s += 'n';
       else if (typeof v === 'number' && Number.isSafeInteger(v)) s += `i${v};`;
       else if (typeof v === 'string') s += `s${v.length}:${v}`;
+      else if (Buffer.isBuffer(v)) s += `b${v.length}:${v.toString('latin1')}`;
       else throw new TypeError(`cannot hand a ${typeof v} to the writer thread`);
     }
   }
@@ -97,10 +99,11 @@ export function decodeRows(text: string, width: number): unknown[][] {
         const end = text.indexOf(';', i);
         row[c] = Number(text.slice(i + 1, end));
         i = end + 1;
-      } else if (kind === 115) {
+      } else if (kind === 115 || kind === 98) {
         const colon = text.indexOf(':', i);
         const n = Number(text.slice(i + 1, colon));
-        row[c] = text.slice(colon + 1, colon + 1 + n);
+        const value = text.slice(colon + 1, colon + 1 + n);
+        row[c] = kind === 115 ? value : Buffer.from(value, 'latin1');
         i = colon + 1 + n;
       } else throw new Error(`bad row encoding at ${i}`);
     }
@@ -124,10 +127,18 @@ const insert = db.prepare(workerData.sql);
 const summarize = workerData.summarySql ? db.prepare(workerData.summarySql) : { run() {} };
 const many = db.transaction((rows) => insertEvents(insert, summarize, rows));
 let n = 0;
-/** Commits the groups numbered from \`first\` in one transaction and stores their outcome; the error's code when it failed. */
-function commit(texts, first) {
+let busyNow = workerData.busyMs;
+/**
+ * Commits the groups numbered from \`first\` in one transaction and stores their outcome; the error's
+ * code when it failed. \`since\`: when the oldest of them was handed (Date.now()): a group waits for
+ * another process's lock busyMs in all, not busyMs more for each transaction it waited behind.
+ */
+function commit(texts, first, since) {
   let outcome = 0;
   let code;
+  const waited = Date.now() - since;
+  const budget = waited > 20 ? Math.max(0, workerData.busyMs - waited) : workerData.busyMs;
+  if (budget !== busyNow) db.pragma('busy_timeout = ' + (busyNow = budget));
   try {
     many.immediate(texts.length === 1 ? decodeRows(texts[0], workerData.width) : texts.flatMap((t) => decodeRows(t, workerData.width)));
   } catch (err) {
@@ -144,21 +155,28 @@ parentPort.on('message', (m) => {
   if (m === 'close') return closeDb();
   // Groups that arrived while the last commit ran (a sync with --fsync, another process's lock)
   // go in one transaction together: one commit, one sync for all of them.
-  const texts = [m];
+  // Each group: when it was handed (Date.now()), ';', its rows.
+  const texts = [];
+  const since = [];
   let closing = false;
-  for (let next; texts.length < 256 && (next = receiveMessageOnPort(parentPort)) !== undefined; ) {
-    if (next.message === 'close') {
+  for (let next = m; ; ) {
+    if (next === 'close') {
       closing = true;
       break;
     }
-    texts.push(next.message);
+    const semi = next.indexOf(';');
+    since.push(Number(next.slice(0, semi)));
+    texts.push(next.slice(semi + 1));
+    const more = texts.length < 256 ? receiveMessageOnPort(parentPort) : undefined;
+    if (more === undefined) break;
+    next = more.message;
   }
   const first = n + 1;
   n += texts.length;
-  const failed = commit(texts, first);
+  const failed = commit(texts, first, since[0]);
   // Together they failed: unless the lock stayed taken (SQLITE_BUSY or SQLITE_LOCKED, and their
   // extended codes), each group on its own, so that one group's failure is not another's.
-  if (failed && texts.length > 1 && !/^SQLITE_(BUSY|LOCKED)/.test(failed)) texts.forEach((t, k) => commit([t], first + k));
+  if (failed && texts.length > 1 && !/^SQLITE_(BUSY|LOCKED)/.test(failed)) texts.forEach((t, k) => commit([t], first + k, since[k]));
   Atomics.store(shared, 0, n % workerData.WRAP);
   parentPort.postMessage(n);
   if (closing) closeDb();
@@ -180,7 +198,7 @@ export async function startWriterThread(
       // The checkpoint worker copies the WAL back; this is the backstop should it not keep up or stop.
       ['wal_autocheckpoint', BACKSTOP_PAGES],
     ],
-    { sql: opts.sql, summarySql: opts.summarySql, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
+    { sql: opts.sql, summarySql: opts.summarySql, busyMs: opts.busyMs, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
   );
   const { onSettled } = opts;
   const details = new Map<number, WriteFailure>();
@@ -235,7 +253,7 @@ export async function startWriterThread(
       if (handed - read >= RING - 1) return undefined;
       const text = encodeRows(rows);
       handed++;
-      worker.postMessage(text);
+      worker.postMessage(`${Date.now()};${text}`);
       return handed;
     },
     settled: () => (gone ? handed : settledNow()),
