@@ -149,6 +149,15 @@ export class BulkLedger extends ServiceLedger {
     }
   }
 
+  /** Transitions without a queued callback of their status (only an imported older journal can have them). */
+  unqueued(): Transaction[] {
+    return this.db
+      .prepare<[], TxnRow>(
+        `SELECT ${TXN_COLUMNS} FROM txns t WHERE status <> 'pending' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.trx_id = t.id AND d.status = t.status)`,
+      )
+      .all()
+      .map(txnOf);
+  }
   /** Empties the ledger (transactions, callbacks, sessions, parcels' steps and pickups, transfers, members); ids go on from where they were. */
   async reset(): Promise<number> {
     return this.write(() => {

@@ -201,24 +201,28 @@ export class TxnLedger extends CallbackLedger {
     return rest;
   }
 
-  /** Counts and net amounts of the transactions matching a filter; `net: false` counts from an index alone where it can. */
-  aggregate(f: TxnFilter = {}, { net: withNet = true } = {}): { count: number; net: number } {
-    if (!f.ids && f.paidAtMost === undefined && f.paidAfter === undefined && !f.range) {
-      let count = 0;
-      let net = 0;
-      for (const c of this.stmts.counts.all()) {
-        if (
-          (f.merchantVa === undefined || c.merchant_va === f.merchantVa) &&
-          (f.status === undefined || c.status === f.status) &&
-          (f.via === undefined || c.via === f.via) &&
-          (f.vias === undefined || f.vias.includes(c.via))
-        ) {
-          count += c.n;
-          net += c.net;
-        }
+  /** The running totals of a filter's merchant, status and methods (its other terms narrow it further): no row read. */
+  private totals(f: TxnFilter): { count: number; net: number } {
+    let count = 0;
+    let net = 0;
+    for (const c of this.stmts.counts.all()) {
+      if (
+        (f.merchantVa === undefined || c.merchant_va === f.merchantVa) &&
+        (f.status === undefined || c.status === f.status) &&
+        (f.via === undefined || c.via === f.via) &&
+        (f.vias === undefined || f.vias.includes(c.via))
+      ) {
+        count += c.n;
+        net += c.net;
       }
-      return { count, net };
     }
+    return { count, net };
+  }
+
+  /** Counts and net amounts of the transactions matching a filter (none read when the totals have none); `net: false` counts from an index alone where it can. */
+  aggregate(f: TxnFilter = {}, { net: withNet = true } = {}): { count: number; net: number } {
+    const totals = this.totals(f);
+    if (totals.count === 0 || (!f.ids && f.paidAtMost === undefined && f.paidAfter === undefined && !f.range)) return totals;
     const { where, params } = whereOf(this.narrow(f));
     const sums = withNet ? 'coalesce(sum(paid_off), 0)' : '0';
     return this.db.prepare(`SELECT count(*) AS count, ${sums} AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
@@ -238,6 +242,8 @@ export class TxnLedger extends CallbackLedger {
    * offset page, which sees the ledger exactly as the snapshot does.
    */
   page(f: TxnFilter, order: TxnOrder, limit: number, from: { cursor?: Cursor; offset?: number } = {}): { rows: Transaction[]; next: Cursor | null } {
+    // A filter no row matches (a method the ledger has none of) would read every row in the order's index looking for one.
+    if (this.totals(f).count === 0) return { rows: [], next: null };
     const snapshot = from.cursor?.snapshot ?? this.stmts.snapshot.get()!;
     const segments = pageSegments(order, snapshot);
     const filter = this.narrow(f);
@@ -282,15 +288,5 @@ export class TxnLedger extends CallbackLedger {
   /** How many transactions match (all of them by default). */
   count(f: TxnFilter = {}): number {
     return this.aggregate(f, { net: false }).count;
-  }
-
-  /** Transitions without a queued callback of their status (only an imported older journal can have them). */
-  unqueued(): Transaction[] {
-    return this.db
-      .prepare<[], TxnRow>(
-        `SELECT ${TXN_COLUMNS} FROM txns t WHERE status <> 'pending' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.trx_id = t.id AND d.status = t.status)`,
-      )
-      .all()
-      .map(txnOf);
   }
 }
