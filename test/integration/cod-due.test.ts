@@ -158,7 +158,9 @@ describe('the COD clock sweep costs O(due parcels), not O(parcels in flight)', (
     const want = stored(state);
     expect(want.size).toBe(3);
     // The ledger as schema 3 left it: no parcel_due (nor what later migrations add).
-    state.db.exec('DROP TABLE parcel_due; DROP INDEX txns_paid_seq; ALTER TABLE txns DROP COLUMN paid_seq; PRAGMA user_version = 3;');
+    state.db.exec(
+      'DROP TABLE parcel_due; DROP INDEX txns_paid_seq; DROP INDEX txns_status_paid; DROP INDEX txns_paid_order; DROP INDEX txns_status_paid_order; ALTER TABLE txns DROP COLUMN paid_seq; PRAGMA user_version = 3;',
+    );
     await state.close();
 
     state = await SandboxState.open(data);

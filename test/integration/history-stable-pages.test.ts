@@ -145,7 +145,9 @@ describe('a ledger written by schema 4 (before paid_seq)', () => {
     for (const id of [ids[0], ids[5]]) await sb.pay(String(id));
     await sb.close();
     const db = keepUntilExit(new Sqlite(join(dir, 'ledger.db')));
-    db.exec('DROP INDEX txns_paid_seq; ALTER TABLE txns DROP COLUMN paid_seq; PRAGMA user_version = 4;');
+    db.exec(
+      'DROP INDEX txns_paid_seq; DROP INDEX txns_status_paid; DROP INDEX txns_paid_order; DROP INDEX txns_status_paid_order; ALTER TABLE txns DROP COLUMN paid_seq; PRAGMA user_version = 4;',
+    );
     db.close();
     sb = await started({ dataDir: dir });
     const atStart = expectedOrder(sb, ids, 'indate', 'DESC');

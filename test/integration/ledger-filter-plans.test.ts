@@ -1,6 +1,6 @@
 // The ledger's reads built per request (pages and counts of history, `sandbox list` and the dashboard)
-// read the rows of a page or of a date range, never every row of the ledger: checked on the
-// statements they prepare and their query plans (as SQLite plans them for any size of table), not on timings.
+// read the rows of a page or of a date range, never every row of the ledger or of a status: checked
+// on their query plans (as SQLite plans them for any size of table), not on timings.
 import { describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import type { TxnFilter, TxnOrder } from '../../src/core/sandbox/state.js';
@@ -41,6 +41,40 @@ const PAID_ORDER: TxnOrder[] = [
   { by: 'paid', desc: true },
   { by: 'paid', desc: false },
 ];
+
+describe("the ledger's pages and counts by status and paid time", () => {
+  it('a page in paid-time order of one status reads that order from an index (it once sorted every row of the status: 200 ms per page at 1 000 000 payments)', async () => {
+    const sb = await ledger();
+    for (const status of ['berhasil', 'pending'])
+      for (const order of PAID_ORDER)
+        for (const from of [{}, { cursor: { key: 1, id: 1, snapshot: { maxId: 200_000, paidSeq: 5 } } }]) {
+          const reads = plansOf(sb, () => sb.state.page({ status }, order, 10, from)).filter((r) => /ORDER BY paid_at/.test(r.sql));
+          expect(reads.length, `${status} ${JSON.stringify(order)} ${JSON.stringify(from)}`).toBeGreaterThan(0);
+          for (const r of reads) {
+            expect(r.plan.join(' / '), r.sql).toMatch(/USING (COVERING )?INDEX txns_status_paid \(status=\?/);
+            expect(r.plan.join(' / '), r.sql).not.toMatch(/TEMP B-TREE/);
+          }
+        }
+  });
+
+  it("an offset page in the gateway's paid-time order (page 2 and up) reads it from an index (it once sorted every row)", async () => {
+    const sb = await ledger();
+    for (const f of [{}, { status: 'berhasil' }, { status: 'pending' }] as TxnFilter[])
+      for (const order of PAID_ORDER) {
+        const reads = plansOf(sb, () => sb.state.page(f, order, 10, { offset: 10 }));
+        expect(reads).toHaveLength(1);
+        expect(reads[0]!.plan.join(' / '), reads[0]!.sql).toMatch(/USING COVERING INDEX txns_(status_)?paid_order/);
+        expect(reads[0]!.plan.join(' / '), reads[0]!.sql).not.toMatch(/TEMP B-TREE/);
+      }
+  });
+
+  it('a count of one status within paid dates reads the range of that status (date=indate)', async () => {
+    const sb = await ledger();
+    const reads = plansOf(sb, () => sb.state.count({ status: 'berhasil', range: { field: 'paid', from: 1, to: 2 } }));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.plan.join(' / ')).toMatch(/INDEX txns_status_paid \(status=\? AND paid_at>\? AND paid_at<\?\)/);
+  });
+});
 
 describe("the ledger's pages and counts of a filter no row matches", () => {
   // A method the ledger has no payment of (the dashboard's or `sandbox list`'s ?method=, history's

@@ -3,7 +3,7 @@ import type { Cursor, Delivery, DeliveryState, PageSnapshot, Transaction, TxnFil
 
 // The ledger's rows and the records they map to (Transaction, Delivery, PickupRequest, Transfer, Member).
 
-/** The order keys of an offset page (the gateway's paging): a pending payment's paid time is -1. */
+/** The order keys of an offset page (the gateway's paging): a pending payment's paid time is -1 (the expression of index txns_paid_order). */
 export const ORDER_COLUMN = { id: 'id', created: 'created_at', paid: 'coalesce(paid_at, -1)' } as const;
 
 export interface TxnRow {
@@ -247,8 +247,10 @@ export function pageSegments(order: TxnOrder, snap: PageSnapshot): Segment[] {
         holds: () => true,
       },
     ];
+  // `+id`: the bound on ids is no key of an index here, so a status keeps SQLite on txns_status_paid, in paid-time
+  // order, not on txns_status (status, then id), which read and sorted every row of the status for each page.
   const paid: Segment = {
-    term: { sql: `${upTo.sql} AND paid_at IS NOT NULL AND coalesce(paid_seq, 0) <= ?`, params: [snap.maxId, snap.paidSeq] },
+    term: { sql: `+id <= ? AND paid_at IS NOT NULL AND coalesce(paid_seq, 0) <= ?`, params: [snap.maxId, snap.paidSeq] },
     orderBy: `paid_at ${dir}, id ${dir}`,
     keyOf: (t) => t.paidAt!,
     start: ALL,
