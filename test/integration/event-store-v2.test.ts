@@ -9,7 +9,7 @@ import Sqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/core/db.js';
 import { EventStore, type StoredEvent } from '../../src/core/listener/event-store.js';
-import { BLOCK_BITS, MIGRATIONS } from '../../src/core/listener/event-schema.js';
+import { BLOCK_BITS, eventWrites, insertEvents, insertParams, MIGRATIONS } from '../../src/core/listener/event-schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paycli-events-v2-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -136,6 +136,30 @@ describe('event store schema 2', () => {
     // Row numbers are never reused: the next event goes on after the last one cleared.
     await fill(store, [event(n)]);
     expect(await store.lastSeq()).toBe(n + 1);
+    await store.close();
+  });
+
+  it('lists more events than one call can take as arguments (150 000, across blocks)', async () => {
+    const file = join(dir, 'many.db');
+    const store = new EventStore(file, { busyTimeoutMs: 0 });
+    await store.prepare();
+    const n = 150_000;
+    const db = new Sqlite(file);
+    const { insert, summarize } = eventWrites(db);
+    db.transaction(() =>
+      insertEvents(
+        insert,
+        summarize,
+        Array.from({ length: n }, (_, i) => insertParams(event(i))),
+      ),
+    ).immediate();
+    db.close();
+    // `events list --limit 150000`: each block range's rows were spread into one push (a RangeError past ~120 000).
+    const all = await store.list({ limit: n });
+    expect(all.length).toBe(n);
+    expect(all[0]!.id).toBe('evt_00000000');
+    expect(all.at(-1)!.id).toBe(`evt_00${n - 1}`);
+    expect((await store.list({ since: new Date(T0).toISOString() })).length).toBe(n);
     await store.close();
   });
 

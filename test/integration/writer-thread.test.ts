@@ -235,4 +235,39 @@ describe('failures and held locks with the writer thread', () => {
     other.close();
     await store.close();
   });
+
+  it('a group handed after the oldest of its transaction still waits writeWaitMs in all, and the oldest is answered at its time', async () => {
+    const { store, append } = await started('budget-later.db', 1000);
+    const other = await openDatabase(join(dir, 'budget-later.db'), { what: 'a test store', migrations: MIGRATIONS });
+    other.prepare('BEGIN IMMEDIATE').run();
+    const t0 = performance.now();
+    const timed = (p: Promise<unknown>) => p.then((err) => ({ err, ms: performance.now() - t0 }));
+    const first = timed(append(event(1)));
+    await new Promise((r) => setTimeout(r, 200));
+    // Handed at 0.2 s and 0.9 s, while the first waits: the two go in one transaction at 1 s. The
+    // second's wait ends at 1.2 s; the third's at 1.9 s, after the lock is let go at 1.7 s.
+    const second = timed(append(event(2)));
+    await new Promise((r) => setTimeout(r, 700));
+    const third = timed(append(event(3)));
+    const release = new Promise<void>((resolve) =>
+      setTimeout(
+        () => {
+          other.prepare('COMMIT').run();
+          resolve();
+        },
+        1700 - (performance.now() - t0),
+      ),
+    );
+    const [a, b, c] = [await first, await second, await third];
+    await release;
+    expect((a.err as { sqliteCode?: string })?.sqliteCode).toMatch(/^SQLITE_BUSY/);
+    expect((b.err as { sqliteCode?: string })?.sqliteCode).toMatch(/^SQLITE_BUSY/);
+    expect(b.ms).toBeLessThan(1600);
+    expect(c.err).toBeUndefined();
+    expect(c.ms).toBeGreaterThanOrEqual(1650);
+    expect((await store.find(event(3).id))?.id).toBe(event(3).id);
+    expect(await store.find(event(2).id)).toBeUndefined();
+    other.close();
+    await store.close();
+  });
 });

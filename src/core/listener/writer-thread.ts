@@ -150,6 +150,8 @@ function commit(texts, first, since) {
   for (let k = 0; k < texts.length; k++) Atomics.store(shared, 1 + ((first + k) % RING), outcome);
   return code;
 }
+/** Tells the listener's thread that the groups up to \`k\` are settled. */
+const settle = (k) => (Atomics.store(shared, 0, k % workerData.WRAP), parentPort.postMessage(k));
 parentPort.postMessage('ready');
 parentPort.on('message', (m) => {
   if (m === 'close') return closeDb();
@@ -173,12 +175,23 @@ parentPort.on('message', (m) => {
   }
   const first = n + 1;
   n += texts.length;
-  const failed = commit(texts, first, since[0]);
-  // Together they failed: unless the lock stayed taken (SQLITE_BUSY or SQLITE_LOCKED, and their
-  // extended codes), each group on its own, so that one group's failure is not another's.
-  if (failed && texts.length > 1 && !/^SQLITE_(BUSY|LOCKED)/.test(failed)) texts.forEach((t, k) => commit([t], first + k, since[k]));
-  Atomics.store(shared, 0, n % workerData.WRAP);
-  parentPort.postMessage(n);
+  let from = 0;
+  for (let failed = commit(texts, first, since[0]); failed; ) {
+    // Together they failed: unless the lock stayed taken (SQLITE_BUSY or SQLITE_LOCKED, and their
+    // extended codes), each group on its own, so that one group's failure is not another's.
+    if (!/^SQLITE_(BUSY|LOCKED)/.test(failed)) {
+      if (texts.length - from > 1) texts.slice(from).forEach((t, k) => commit([t], first + from + k, since[from + k]));
+      break;
+    }
+    // The lock stayed taken for the oldest group's wait: those handed later wait on, each busyMs in
+    // all, the ones whose wait is over answered meanwhile (groups settle in order). One handed "after"
+    // now (the clock was set back) counts as waited out, so that this ends by the newest one's time.
+    for (const now = Date.now(); ++from < texts.length && (now - since[from] >= workerData.busyMs || since[from] > now); );
+    if (from >= texts.length) break;
+    settle(first + from - 1);
+    failed = commit(texts.slice(from), first + from, since[from]);
+  }
+  settle(n);
   if (closing) closeDb();
 });
 `;
