@@ -108,7 +108,9 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
   if (opts.plain) return plainTable(rows);
   const all = header ? [header, ...rows] : rows;
   if (all.length === 0) return '';
-  const columns = Math.max(...all.map((r) => r.length));
+  // Loops, not Math.max(...rows): a spread takes one argument per row and overflows past ~120 000.
+  let columns = 0;
+  for (const r of all) columns = Math.max(columns, r.length);
   const widths: number[] = new Array(columns).fill(0);
   for (const row of all) row.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, visibleLength(cell))));
   const limit = opts.width;
@@ -118,7 +120,7 @@ export function table(rows: string[][], header?: string[], style?: (s: string) =
     const plain = (i: number) => body.map((r) => plainText(r[i] ?? ''));
     // A column may shrink down to 8 columns, but never below its widest number: a number, an amount,
     // a date or a time is never cut, even in a column whose other cells are text.
-    const floor = widths.map((_, i) => Math.max(8, ...plain(i).map((c) => (NUMERIC_CELL.test(c) ? visibleLength(c) : 0))));
+    const floor = widths.map((_, i) => plain(i).reduce((m, c) => (NUMERIC_CELL.test(c) ? Math.max(m, visibleLength(c)) : m), 8));
     const numeric = widths.map((_, i) => plain(i).every((c) => c === '' || NUMERIC_CELL.test(c)));
     const words = widths.map((_, i) => !numeric[i] && plain(i).some((c) => /\s/.test(c)));
     for (const eligible of [(i: number) => words[i] && i > 0, (i: number) => !numeric[i] && i > 0]) {

@@ -55,6 +55,12 @@ describe('width-aware tables', () => {
     for (const line of text.split('\n')) expect(visibleLength(line)).toBeLessThanOrEqual(80);
   });
 
+  it('lays out 150 000 rows (a spread of every row into Math.max overflowed the stack)', () => {
+    const rows = Array.from({ length: 150_000 }, (_, i) => [`evt_${i}`, 'a free text cell that is long', `Rp ${i}`]);
+    const out = table(rows, ['ID', 'TEXT', 'AMOUNT'], undefined, { width: 30 });
+    expect(out.split('\n')).toHaveLength(150_001);
+  });
+
   it('leaves tables alone without a width, and drops trailing blanks', () => {
     expect(table([['a', 'b', '']], ['X', 'Y', 'Z'])).toBe('X  Y  Z\na  b');
   });
