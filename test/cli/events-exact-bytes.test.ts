@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepUntilExit } from '../../src/core/db.js';
 import { EventStore } from '../../src/core/listener/event-store.js';
 import { startListener } from '../../src/core/listener/server.js';
 import { runCli, tempHome } from '../helpers/cli.js';
@@ -39,7 +40,7 @@ describe('a body that is not UTF-8', () => {
     expect(await post(l.url, raw)).toBe(400);
     await l.close();
 
-    const db = new Sqlite(path, { readonly: true });
+    const db = keepUntilExit(new Sqlite(path, { readonly: true }));
     expect(db.prepare('SELECT typeof(body) FROM events ORDER BY seq').pluck().all()).toEqual(['text', 'blob']);
     db.close();
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/core/db.js';
+import { keepUntilExit, openDatabase } from '../../src/core/db.js';
 import { EventStore, type StoredEvent } from '../../src/core/listener/event-store.js';
 import { BLOCK_BITS, eventWrites, insertEvents, insertParams, MIGRATIONS } from '../../src/core/listener/event-schema.js';
 
@@ -47,7 +47,7 @@ async function fill(store: EventStore, events: StoredEvent[], group = 500): Prom
 }
 
 const schema = (file: string) => {
-  const db = new Sqlite(file, { readonly: true });
+  const db = keepUntilExit(new Sqlite(file, { readonly: true }));
   try {
     return {
       version: db.pragma('user_version', { simple: true }) as number,
@@ -144,7 +144,7 @@ describe('event store schema 2', () => {
     const store = new EventStore(file, { busyTimeoutMs: 0 });
     await store.prepare();
     const n = 150_000;
-    const db = new Sqlite(file);
+    const db = keepUntilExit(new Sqlite(file));
     const { insert, summarize } = eventWrites(db);
     db.transaction(() =>
       insertEvents(

@@ -5,6 +5,8 @@
 // allocates, runs to its end through openDatabase; the same work on better-sqlite3 directly is the
 // control that shows the collections do happen on this Node.
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { keepUntilExit, openDatabase } from '../../src/core/db.js';
@@ -122,5 +124,25 @@ describe('what keepUntilExit hands out behaves as better-sqlite3 does', () => {
     expect(() => db.prepare('SELEC 1')).toThrow(/syntax error/);
     db.close();
     expect(() => db.prepare('SELECT 1')).toThrow(/not open/);
+  });
+});
+
+describe('every better-sqlite3 database opened in src/ and test/', () => {
+  it("goes through keepUntilExit (or openDatabase), but the two that must not: the control above and each worker thread's own", () => {
+    const root = new URL('../..', import.meta.url).pathname;
+    const files = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
+    const raw: string[] = [];
+    for (const file of [...files('src'), ...files('test')]) {
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (/new Sqlite\(/.test(line) && !/keepUntilExit\(new Sqlite\(/.test(line)) raw.push(`${file}:${i + 1}`);
+        });
+    }
+    // A worker's connection lives as long as the worker (sqlite-worker.ts); the control opens raw on purpose.
+    expect(raw.filter((at) => !/^(src\/core\/sqlite-worker\.ts|test\/integration\/sqlite-collector\.test\.ts):/.test(at))).toEqual([]);
   });
 });

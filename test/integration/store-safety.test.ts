@@ -303,7 +303,7 @@ describe('a store of the previous release (JSONL)', () => {
 
   it('a SQLite database paycli did not write is refused before anything in it changes', async () => {
     const path = join(home.home, 'app.db');
-    const app = new Sqlite(path);
+    const app = keepUntilExit(new Sqlite(path));
     app.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, ref TEXT); INSERT INTO orders (ref) VALUES ('A-1')");
     app.close();
     execFileSync('chmod', ['0644', path]);
