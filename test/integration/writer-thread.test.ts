@@ -177,6 +177,26 @@ describe('failures and held locks with the writer thread', () => {
     return { store, append, internals: store as unknown as { polling: boolean; groups: unknown[] } };
   }
 
+  /** A started store whose write lock another connection holds from now on; `timed` adds when an append settled; `releaseAt` commits that lock at a time since then. */
+  async function heldLock(name: string, writeWaitMs: number) {
+    const started_ = await started(name, writeWaitMs);
+    const other = await openDatabase(join(dir, name), { what: 'a test store', migrations: MIGRATIONS });
+    other.prepare('BEGIN IMMEDIATE').run();
+    const t0 = performance.now();
+    const timed = (p: Promise<unknown>) => p.then((err) => ({ err, ms: performance.now() - t0 }));
+    const releaseAt = (ms: number) =>
+      new Promise<void>((resolve) =>
+        setTimeout(
+          () => {
+            other.prepare('COMMIT').run();
+            resolve();
+          },
+          ms - (performance.now() - t0),
+        ),
+      );
+    return { ...started_, other, timed, releaseAt };
+  }
+
   it("answers a failed group with SQLite's own reason, however soon the failure is seen", async () => {
     const { store, append } = await started('details.db');
     const other = await openDatabase(join(dir, 'details.db'), { what: 'a test store', migrations: MIGRATIONS });
@@ -211,21 +231,12 @@ describe('failures and held locks with the writer thread', () => {
   });
 
   it('a group waits writeWaitMs in all for a held lock, not that much more behind a group that waited first', async () => {
-    const { store, append } = await started('budget.db', 1000);
-    const other = await openDatabase(join(dir, 'budget.db'), { what: 'a test store', migrations: MIGRATIONS });
-    other.prepare('BEGIN IMMEDIATE').run();
-    const t0 = performance.now();
-    const timed = (p: Promise<unknown>) => p.then((err) => ({ err, ms: performance.now() - t0 }));
+    const { store, append, other, timed, releaseAt } = await heldLock('budget.db', 1000);
     const first = timed(append(event(1)));
     await new Promise((r) => setTimeout(r, 500));
     // Handed at 0.5 s: its second ends at 1.5 s, while the first waits until 1 s and the lock is held until 1.7 s.
     const second = timed(append(event(2)));
-    const release = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        other.prepare('COMMIT').run();
-        resolve();
-      }, 1700),
-    );
+    const release = releaseAt(1700);
     const [a, b] = [await first, await second];
     await release;
     expect((a.err as { sqliteCode?: string })?.sqliteCode).toMatch(/^SQLITE_BUSY/);
@@ -237,11 +248,7 @@ describe('failures and held locks with the writer thread', () => {
   });
 
   it('a group handed after the oldest of its transaction still waits writeWaitMs in all, and the oldest is answered at its time', async () => {
-    const { store, append } = await started('budget-later.db', 1000);
-    const other = await openDatabase(join(dir, 'budget-later.db'), { what: 'a test store', migrations: MIGRATIONS });
-    other.prepare('BEGIN IMMEDIATE').run();
-    const t0 = performance.now();
-    const timed = (p: Promise<unknown>) => p.then((err) => ({ err, ms: performance.now() - t0 }));
+    const { store, append, other, timed, releaseAt } = await heldLock('budget-later.db', 1000);
     const first = timed(append(event(1)));
     await new Promise((r) => setTimeout(r, 200));
     // Handed at 0.2 s and 0.9 s, while the first waits: the two go in one transaction at 1 s. The
@@ -249,15 +256,7 @@ describe('failures and held locks with the writer thread', () => {
     const second = timed(append(event(2)));
     await new Promise((r) => setTimeout(r, 700));
     const third = timed(append(event(3)));
-    const release = new Promise<void>((resolve) =>
-      setTimeout(
-        () => {
-          other.prepare('COMMIT').run();
-          resolve();
-        },
-        1700 - (performance.now() - t0),
-      ),
-    );
+    const release = releaseAt(1700);
     const [a, b, c] = [await first, await second, await third];
     await release;
     expect((a.err as { sqliteCode?: string })?.sqliteCode).toMatch(/^SQLITE_BUSY/);
