@@ -1,4 +1,4 @@
-import { BLOCK_BITS } from './event-schema.js';
+import { IN_BLOCK } from './event-schema.js';
 import { blockRanges, EventQueries } from './event-queries.js';
 import { StoreWriteError, isBusy } from './store-errors.js';
 
@@ -8,8 +8,7 @@ export interface PruneResult {
   kept: number;
 }
 
-const EMPTY_BLOCKS_SQL = `DELETE FROM event_blocks WHERE NOT EXISTS
-  (SELECT 1 FROM events WHERE seq BETWEEN blk << ${BLOCK_BITS} AND (blk << ${BLOCK_BITS}) + ${2 ** BLOCK_BITS - 1})`;
+const EMPTY_BLOCKS_SQL = `DELETE FROM event_blocks WHERE NOT EXISTS (SELECT 1 FROM events WHERE ${IN_BLOCK})`;
 
 /** How long one prune chunk holds the write lock: a listener waiting for it answers that much later at most. */
 const PRUNE_CHUNK_MS = 15;

@@ -1,5 +1,5 @@
 import type { Database } from '../db.js';
-import { BLOCK_BITS, COLUMNS, fromRow, plain, type Row } from './event-schema.js';
+import { BLOCK_ROWS, COLUMNS, fromRow, IN_BLOCK, plain, type Row } from './event-schema.js';
 import { EventWriter } from './event-writer.js';
 import type { StoredEvent, Verdict } from './stored-event.js';
 
@@ -45,11 +45,11 @@ export class EventQueries extends EventWriter {
     const { where, params } = filters(q);
     const ranged = q.since !== undefined || q.until !== undefined;
     // With a time range, the rows of the blocks that can hold it (event-schema.ts), sorted by time.
+    const blocks = timeBlocks(q);
     const sql = ranged
-      ? `SELECT ${COLUMNS} FROM event_blocks JOIN events ON seq BETWEEN blk << ${BLOCK_BITS} AND (blk << ${BLOCK_BITS}) + ${2 ** BLOCK_BITS - 1}
-         ${where} AND max_at >= ? AND min_at < ? ORDER BY received_at, seq`
+      ? `SELECT ${COLUMNS} FROM event_blocks JOIN events ON ${IN_BLOCK}${where} AND ${blocks.where} ORDER BY received_at, seq`
       : `SELECT ${COLUMNS} FROM events${where} ORDER BY seq`;
-    const args = ranged ? [...params, 0, Number.MAX_SAFE_INTEGER, q.since ?? '', q.until ?? '\u{10ffff}'] : [...params, 0, Number.MAX_SAFE_INTEGER];
+    const args = [...params, 0, Number.MAX_SAFE_INTEGER, ...(ranged ? blocks.params : [])];
     let n = 0;
     for (const r of db.prepare(sql).iterate(...args)) {
       n++;
@@ -107,18 +107,24 @@ export function blockRanges(db: Database, where: string, params: unknown[]): [nu
     .all(...params) as number[];
   const out: [number, number][] = [];
   for (const b of blocks) {
-    const from = b * 2 ** BLOCK_BITS;
+    const from = b * BLOCK_ROWS;
     const last = out[out.length - 1];
-    if (last && last[1] === from - 1) last[1] = from + 2 ** BLOCK_BITS - 1;
-    else out.push([from, from + 2 ** BLOCK_BITS - 1]);
+    if (last && last[1] === from - 1) last[1] = from + BLOCK_ROWS - 1;
+    else out.push([from, from + BLOCK_ROWS - 1]);
   }
   return out;
+}
+
+/** The condition on event_blocks' columns that a block can hold a row of the query's time range. */
+function timeBlocks(q: ListQuery): { where: string; params: string[] } {
+  return { where: 'max_at >= ? AND min_at < ?', params: [q.since ?? '', q.until ?? '\u{10ffff}'] };
 }
 
 /** The ranges of rows a query's time range can match: all rows when it has none. */
 function timeRanges(db: Database, q: ListQuery): [number, number][] {
   if (q.since === undefined && q.until === undefined) return [[0, Number.MAX_SAFE_INTEGER]];
-  return blockRanges(db, 'max_at >= ? AND min_at < ?', [q.since ?? '', q.until ?? '\u{10ffff}']);
+  const { where, params } = timeBlocks(q);
+  return blockRanges(db, where, params);
 }
 
 /** The WHERE clause of a query's filters, ending with the row-number range (two parameters the caller adds). */

@@ -24,6 +24,10 @@ const EVENTS_TABLE = `(
 
 /** Rows per block of `event_blocks` (a power of two: a row's block is `seq >> BLOCK_BITS`). */
 export const BLOCK_BITS = 10;
+export const BLOCK_ROWS = 2 ** BLOCK_BITS;
+
+/** SQL: the rows of `events` in the block `blk` of `event_blocks`. */
+export const IN_BLOCK = `seq BETWEEN blk << ${BLOCK_BITS} AND (blk << ${BLOCK_BITS}) + ${BLOCK_ROWS - 1}`;
 
 /**
  * The schema, version by version (`PRAGMA user_version`). `seq` is the order of arrival, never reused

@@ -24,7 +24,6 @@ export interface WriterThread {
   write(rows: readonly (readonly unknown[])[]): number | undefined;
   /** The number of the last group settled (committed or failed): groups settle in order. */
   settled(): number;
-
   /** Why group `n` (settled) failed, or undefined when it committed; read each group's once, in order. */
   failure(n: number): WriteFailure | undefined;
   /**

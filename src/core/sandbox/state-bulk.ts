@@ -158,6 +158,7 @@ export class BulkLedger extends ServiceLedger {
       .all()
       .map(txnOf);
   }
+
   /** Empties the ledger (transactions, callbacks, sessions, parcels' steps and pickups, transfers, members); ids go on from where they were. */
   async reset(): Promise<number> {
     return this.write(() => {
