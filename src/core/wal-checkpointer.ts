@@ -1,4 +1,5 @@
 import { startSqliteWorker } from './sqlite-worker.js';
+import { HOLDER_WAIT_MS, holdWriter, releaseWriter } from './wal-hold.js';
 
 /**
  * WAL checkpoints off the request path. A connection that commits small transactions at a high rate
@@ -9,7 +10,8 @@ import { startSqliteWorker } from './sqlite-worker.js';
  * about SQLite's own cadence at the listener's full rate, so no more syncs than before). A
  * PASSIVE checkpoint takes no lock that a writer waits for, so commits go on meanwhile; durability
  * is unchanged (a commit is in the WAL before it returns, as before, and the checkpoint syncs the
- * WAL before it copies it, as SQLite's own does).
+ * WAL before it copies it, as SQLite's own does). With a writer thread sharing `hold` (wal-hold.ts),
+ * a WAL of `restartFrames` or more is made to start over without that writer checkpointing.
  */
 export interface WalCheckpointer {
   /** Tells the worker that something was committed (cheap: one message per checkpoint at most). */
@@ -19,11 +21,16 @@ export interface WalCheckpointer {
 }
 
 /** The WAL size (pages) at which a writing connection checkpoints by itself when the worker falls behind or is gone. */
-export const BACKSTOP_PAGES = 8192;
+export const BACKSTOP_PAGES = 16384;
+/** The WAL size (frames) from which the worker holds a writer thread for a pass that lets the WAL start over (wal-hold.ts). */
+export const RESTART_FRAMES = 4096;
 
 /** The worker's part (sqlite-worker.ts opens its connection). */
 const WORKER_SOURCE = `
+const releaseWriter = ${releaseWriter.toString()};
+const holdWriter = ${holdWriter.toString()};
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const slots = workerData.hold ? new Int32Array(workerData.hold) : undefined;
 let closed = false;
 parentPort.on('message', (m) => {
   if (m === 'close') {
@@ -31,13 +38,23 @@ parentPort.on('message', (m) => {
     closeDb();
     return;
   }
+  let done = 'done';
   try {
-    checkpoint.run();
+    const r = checkpoint.get();
+    // A long WAL: one more pass with the writer held, which copies what came during this one.
+    if (slots && r.busy === 0 && r.log >= workerData.restartFrames && holdWriter(slots, workerData.holdWaitMs)) {
+      try {
+        checkpoint.run();
+        done = 'held';
+      } finally {
+        releaseWriter(slots);
+      }
+    }
   } catch {
     // Busy (another process checkpoints or holds an exclusive lock) or a failing disk: the next
     // commit asks again, and the writer's own backstop checkpoint reports what it must.
   }
-  setTimeout(() => { if (!closed) parentPort.postMessage('done'); }, workerData.intervalMs);
+  setTimeout(() => { if (!closed) parentPort.postMessage(done); }, workerData.intervalMs);
 });
 `;
 
@@ -48,7 +65,16 @@ parentPort.on('message', (m) => {
 export async function startWalCheckpointer(
   db: import('better-sqlite3').Database,
   path: string,
-  opts: { synchronous: 'NORMAL' | 'FULL'; intervalMs?: number; backstopPages?: number; onCheckpoint?: () => void },
+  opts: {
+    synchronous: 'NORMAL' | 'FULL';
+    intervalMs?: number;
+    backstopPages?: number;
+    /** Shared with the writer thread (walHoldBuffer()); `restartFrames` defaults to RESTART_FRAMES. */
+    hold?: SharedArrayBuffer;
+    restartFrames?: number;
+    /** After each checkpoint; `held`: it held the writer for a pass that left the whole WAL in the database. */
+    onCheckpoint?: (held: boolean) => void;
+  },
 ): Promise<WalCheckpointer> {
   const worker = await startSqliteWorker(
     WORKER_SOURCE,
@@ -58,7 +84,7 @@ export async function startWalCheckpointer(
       ['synchronous', opts.synchronous],
       ['wal_autocheckpoint', 0],
     ],
-    { intervalMs: opts.intervalMs ?? 100 },
+    { intervalMs: opts.intervalMs ?? 100, hold: opts.hold, restartFrames: opts.restartFrames ?? RESTART_FRAMES, holdWaitMs: HOLDER_WAIT_MS },
   );
   let busy = false;
   let dirty = false;
@@ -67,21 +93,25 @@ export async function startWalCheckpointer(
   worker.on('message', (m) => {
     if (m === 'closed') return onClosed?.();
     busy = false;
-    opts.onCheckpoint?.();
+    opts.onCheckpoint?.(m === 'held');
     if (dirty && !ended) {
       dirty = false;
       busy = true;
       worker.postMessage(0);
     }
   });
+  // A worker gone while it held the writer thread (terminated mid-pass) must not leave it held.
+  const release = () => opts.hold && releaseWriter(new Int32Array(opts.hold));
   worker.on('error', () => {
     // Without the worker, the writer's own automatic checkpoint takes over (at the usual size).
     ended = true;
+    release();
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
     onClosed?.();
   });
   worker.on('exit', () => {
     ended = true;
+    release();
     onClosed?.();
   });
   db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? BACKSTOP_PAGES}`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/core/db.js';
-import { startWalCheckpointer } from '../../src/core/wal-checkpointer.js';
+import { BACKSTOP_PAGES, startWalCheckpointer } from '../../src/core/wal-checkpointer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paycli-ckpt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,7 +25,7 @@ describe('WAL checkpoints in a worker thread', () => {
       },
     });
     // The writer's own automatic checkpoint is moved out of the way (a backstop only).
-    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(8192);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(BACKSTOP_PAGES);
     const before = statSync(file).size;
     const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
     db.transaction(() => {

@@ -1,7 +1,7 @@
 // The rows the listener hands to its writer thread travel as one string (src/core/listener/writer-thread.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { advanceCount, decodeRows, encodeRows } from '../../src/core/listener/writer-thread.js';
+import { advanceCount, decodeRows, encodeRows } from '../../src/core/listener/writer-rows.js';
 
 const value = fc.oneof(
   fc.constant(null),

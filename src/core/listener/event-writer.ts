@@ -1,4 +1,5 @@
 import { startWalCheckpointer, type WalCheckpointer } from '../wal-checkpointer.js';
+import { walHoldBuffer } from '../wal-hold.js';
 import { EventStoreCore, type Pending } from './event-store-core.js';
 import { INSERT_SQL, insertEvents, insertParams, SUMMARIZE_SQL } from './event-schema.js';
 import { startWriterThread, type WriterThread } from './writer-thread.js';
@@ -31,6 +32,8 @@ export class EventWriter extends EventStoreCore {
   protected groups: { n: number; batch: Pending[]; at: number }[] = [];
   /** Whether pollGroups runs. */
   protected polling = false;
+  /** Shared by the writer thread and the checkpointer: the WAL starts over without the writer checkpointing (wal-hold.ts). */
+  protected readonly walHold = walHoldBuffer();
 
   /** Whether an earlier run acknowledged a callback of this transaction with this retry key (see `retryKey`). Call `prepare()` first. */
   acknowledged(trxId: string | null, key: string): boolean {
@@ -73,7 +76,7 @@ export class EventWriter extends EventStoreCore {
   /** Moves WAL checkpoints off the listener's thread (wal-checkpointer.ts); without a worker, SQLite's own go on. */
   protected async startCheckpoints(): Promise<WalCheckpointer | undefined> {
     try {
-      this.checkpoints = await startWalCheckpointer(this.db!, this.path, { synchronous: this.synchronous });
+      this.checkpoints = await startWalCheckpointer(this.db!, this.path, { synchronous: this.synchronous, hold: this.walHold });
       return this.checkpoints;
     } catch {
       return undefined;
@@ -88,6 +91,7 @@ export class EventWriter extends EventStoreCore {
         synchronous: this.synchronous,
         busyMs: this.writeWaitMs,
         onSettled: () => this.settleGroups(),
+        hold: this.walHold,
       });
       if (this.closed) await this.writer.close();
     } catch {

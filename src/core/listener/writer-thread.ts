@@ -1,6 +1,8 @@
 import { startSqliteWorker } from '../sqlite-worker.js';
 import { BACKSTOP_PAGES } from '../wal-checkpointer.js';
+import { enterWrite, leaveWrite, WRITER_WAIT_MS } from '../wal-hold.js';
 import { insertEvents } from './event-schema.js';
+import { advanceCount, decodeRows, encodeRows } from './writer-rows.js';
 
 /**
  * The listener's inserts and commits on a thread of their own. The listener's thread (HTTP, the
@@ -63,68 +65,29 @@ const CODES = [
 /** The counter is stored modulo this (an Int32Array slot); the listener's thread keeps the whole number. */
 const WRAP = 2 ** 31;
 
-/**
- * A group of rows as one string (one message to copy, whatever the number of values): `n` for null,
- * `i<digits>;` for an integer, `s<length>:<text>` for a string (length in UTF-16 units),
- * `b<length>:<bytes as latin1>` for bytes (a body that is not UTF-8). Only these kinds occur in an
- * event's row.
- */
-export function encodeRows(rows: readonly (readonly unknown[])[]): string {
-  let s = '';
-  for (const row of rows) {
-    for (const v of row) {
-      if (v === null || v === undefined) s += 'n';
-      else if (typeof v === 'number' && Number.isSafeInteger(v)) s += `i${v};`;
-      else if (typeof v === 'string') s += `s${v.length}:${v}`;
-      else if (Buffer.isBuffer(v)) s += `b${v.length}:${v.toString('latin1')}`;
-      else throw new TypeError(`cannot hand a ${typeof v} to the writer thread`);
-    }
-  }
-  return s;
-}
-
-/** The inverse of encodeRows (self-contained: the worker gets its source text). */
-export function decodeRows(text: string, width: number): unknown[][] {
-  const rows: unknown[][] = [];
-  let i = 0;
-  while (i < text.length) {
-    const row: unknown[] = new Array(width);
-    for (let c = 0; c < width; c++) {
-      const kind = text.charCodeAt(i);
-      if (kind === 110) {
-        row[c] = null;
-        i++;
-      } else if (kind === 105) {
-        const end = text.indexOf(';', i);
-        row[c] = Number(text.slice(i + 1, end));
-        i = end + 1;
-      } else if (kind === 115 || kind === 98) {
-        const colon = text.indexOf(':', i);
-        const n = Number(text.slice(i + 1, colon));
-        const value = text.slice(colon + 1, colon + 1 + n);
-        row[c] = kind === 115 ? value : Buffer.from(value, 'latin1');
-        i = colon + 1 + n;
-      } else throw new Error(`bad row encoding at ${i}`);
-    }
-    rows.push(row);
-  }
-  return rows;
-}
-
-/** The whole count, from the last one known and the shared slot's value (the count modulo `wrap`, which moved less than `wrap` since). */
-export function advanceCount(last: number, slot: number, wrap: number): number {
-  return last + ((slot - (last % wrap) + wrap) % wrap);
-}
-
 /** The worker's part (sqlite-worker.ts opens its connection). */
 const WORKER_SOURCE = `
 const decodeRows = ${decodeRows.toString()};
 const insertEvents = ${insertEvents.toString()};
+const enterWrite = ${enterWrite.toString()};
+const leaveWrite = ${leaveWrite.toString()};
 const { RING, CODES } = workerData;
 const shared = new Int32Array(workerData.shared);
 const insert = db.prepare(workerData.sql);
 const summarize = workerData.summarySql ? db.prepare(workerData.summarySql) : { run() {} };
-const many = db.transaction((rows) => insertEvents(insert, summarize, rows));
+const tx = db.transaction((rows) => insertEvents(insert, summarize, rows));
+const slots = workerData.hold ? new Int32Array(workerData.hold) : undefined;
+/** A transaction, kept out of the WAL checkpointer's holds (wal-hold.ts). */
+const many = {
+  immediate(rows) {
+    if (slots) enterWrite(slots, workerData.holdWaitMs);
+    try {
+      tx.immediate(rows);
+    } finally {
+      if (slots) leaveWrite(slots);
+    }
+  },
+};
 let n = 0;
 let busyNow = workerData.busyMs;
 /**
@@ -198,7 +161,15 @@ parentPort.on('message', (m) => {
 /** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction; `onSettled` runs when the worker reports groups settled or ends. */
 export async function startWriterThread(
   path: string,
-  opts: { sql: string; summarySql?: string; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
+  opts: {
+    sql: string;
+    summarySql?: string;
+    synchronous: 'NORMAL' | 'FULL';
+    busyMs: number;
+    onSettled: () => void;
+    /** Shared with the WAL checkpointer (wal-hold.ts), which then makes the WAL start over for this writer. */
+    hold?: SharedArrayBuffer;
+  },
 ): Promise<WriterThread> {
   const shared = new Int32Array(new SharedArrayBuffer(4 * (RING + 1)));
   const worker = await startSqliteWorker(
@@ -210,7 +181,10 @@ export async function startWriterThread(
       // The checkpoint worker copies the WAL back; this is the backstop should it not keep up or stop.
       ['wal_autocheckpoint', BACKSTOP_PAGES],
     ],
-    { sql: opts.sql, summarySql: opts.summarySql, busyMs: opts.busyMs, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
+    {
+      ...{ sql: opts.sql, summarySql: opts.summarySql, busyMs: opts.busyMs, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
+      ...{ hold: opts.hold, holdWaitMs: WRITER_WAIT_MS },
+    },
   );
   const { onSettled } = opts;
   const details = new Map<number, WriteFailure>();
@@ -230,6 +204,8 @@ export async function startWriterThread(
   const outcomeOf = (n: number) => Atomics.load(shared, 1 + (n % RING));
   const closed: WriteFailure = { code: 'SQLITE_MISUSE', message: 'the writer thread is closed' };
   const end = (message: string) => {
+    // Gone inside a transaction: the checkpointer must not wait for it to leave.
+    if (opts.hold) leaveWrite(new Int32Array(opts.hold));
     if (!gone) {
       settledThere = settledNow();
       // Closing, its exit may come before close() resumes (in the same turn as its last message).
