@@ -247,5 +247,8 @@ describe('transfers', () => {
     const plan = (sb.state.db.prepare(`EXPLAIN QUERY PLAN ${stmt}`).all('A') as { detail: string }[]).map((p) => p.detail).join(' / ');
     expect(plan).not.toMatch(/\btransfers\b/);
     expect(plan).toMatch(/transfer_net USING PRIMARY KEY \(va=\?\)/);
+    // Kept by triggers, whoever writes transfers: a transfer deleted takes its amount back.
+    sb.state.db.prepare('DELETE FROM transfers WHERE id = 900002').run();
+    expect([sb.state.transferNet('A'), sb.state.transferNet('B')]).toEqual([-500, 500]);
   });
 });

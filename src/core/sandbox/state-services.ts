@@ -14,7 +14,6 @@ export interface ServiceStatements extends SessionStatements {
   insertTransfer: Statement;
   takeId: Statement;
   transferNet: Statement<[string], { net: number }>;
-  moveNet: Statement<[string, number]>;
   member: Statement<[string], MemberRow>;
   memberByEmail: Statement<[string], MemberRow>;
   memberCount: Statement<[], { n: number }>;
@@ -39,9 +38,8 @@ function prepareServices(db: Database): Omit<ServiceStatements, keyof SessionSta
          VALUES (@id, @by, @sender, @receiver, @amount, @referenceId, @relatedId, @notes, @at) ON CONFLICT DO NOTHING`,
     ),
     takeId: db.prepare(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'txns'`),
-    // What transfers moved to and from each VA, kept with every transfer (it summed all of a VA's transfers).
+    // What transfers moved to and from each VA, kept by triggers on transfers (state-schema.ts, 7): it summed all of a VA's transfers.
     transferNet: db.prepare<[string], { net: number }>(`SELECT coalesce((SELECT net FROM transfer_net WHERE va = ?), 0) AS net`),
-    moveNet: db.prepare<[string, number]>(`INSERT INTO transfer_net (va, net) VALUES (?, ?) ON CONFLICT DO UPDATE SET net = net + excluded.net`),
     member: db.prepare<[string], MemberRow>(`SELECT * FROM members WHERE va = ?`),
     memberByEmail: db.prepare<[string], MemberRow>(`SELECT * FROM members WHERE email = ?`),
     memberCount: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM members`),
@@ -117,15 +115,9 @@ export class ServiceLedger extends SessionLedger {
     });
   }
 
-  /** Inserts a transfer (false: its id or its caller's referenceId is taken) and moves its amount in `transfer_net`, in the caller's SQLite transaction. */
+  /** Inserts a transfer (false: its id or its caller's referenceId is taken); `transfer_net` moves with it (a trigger). */
   protected storeTransfer(t: Transfer): boolean {
-    if (this.stmts.insertTransfer.run({ ...t, relatedId: t.relatedId ?? null }).changes === 0) return false;
-    // A transfer from a VA to itself moves nothing.
-    if (t.sender !== t.receiver) {
-      this.stmts.moveNet.run(t.receiver, t.amount);
-      this.stmts.moveNet.run(t.sender, -t.amount);
-    }
-    return true;
+    return this.stmts.insertTransfer.run({ ...t, relatedId: t.relatedId ?? null }).changes > 0;
   }
 
   /** What transfers moved to (+) and from (−) a VA. */
