@@ -146,7 +146,8 @@ describe('a ledger written by schema 4 (before paid_seq)', () => {
     await sb.close();
     const db = keepUntilExit(new Sqlite(join(dir, 'ledger.db')));
     db.exec(
-      'DROP INDEX txns_paid_seq; DROP INDEX txns_status_paid; DROP INDEX txns_paid_order; DROP INDEX txns_status_paid_order; ALTER TABLE txns DROP COLUMN paid_seq; PRAGMA user_version = 4;',
+      'DROP INDEX txns_merchant_created; DROP INDEX txns_merchant_paid; DROP INDEX txns_via; DROP TABLE txn_spans; DROP TRIGGER transfer_net_in; DROP TRIGGER transfer_net_out; DROP TABLE transfer_net; ' +
+        'DROP INDEX txns_paid_seq; DROP INDEX txns_status_paid; DROP INDEX txns_paid_order; DROP INDEX txns_status_paid_order; ALTER TABLE txns DROP COLUMN paid_seq; PRAGMA user_version = 4;',
     );
     db.close();
     sb = await started({ dataDir: dir });

@@ -50,7 +50,7 @@ export class BulkLedger extends ServiceLedger {
       // The due times of the parcels stored or moved here, from their steps and pickups as stored now.
       for (const x of [...(r.steps ?? []), ...(r.pickups ?? [])]) parcels.add(x.trxId);
       for (const id of parcels) this.refreshDue(id);
-      for (const t of r.transfers ?? []) this.stmts.insertTransfer.run({ ...t, relatedId: t.relatedId ?? null });
+      for (const t of r.transfers ?? []) this.storeTransfer(t);
       // A member keeps the number its VA was made from (the ledger's sequence then reads as it did where it was exported).
       for (const m of r.members ?? []) this.stmts.insertMember.run({ ...m, seq: memberNumber(m.va), websiteUrl: m.websiteUrl ?? null });
       // A transfer's id came from the transactions' sequence: numbering goes on above it.
@@ -164,7 +164,7 @@ export class BulkLedger extends ServiceLedger {
     return this.write(() => {
       const n = (this.db.prepare('SELECT count(*) AS n FROM txns').get() as { n: number }).n;
       this.db.exec(
-        'DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM parcel_steps; DELETE FROM pickups; DELETE FROM parcel_due; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts; DELETE FROM transfers; DELETE FROM members;',
+        'DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM parcel_steps; DELETE FROM pickups; DELETE FROM parcel_due; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts; DELETE FROM txn_spans; DELETE FROM transfers; DELETE FROM transfer_net; DELETE FROM members;',
       );
       return n;
     });

@@ -4,6 +4,8 @@ import type { ShipmentStage } from './records.js';
 import { type PickupRow, pickupOf, TXN_COLUMNS, type TxnRow, txnOf } from './state-rows.js';
 
 const FIRST_ID = 100_001;
+/** The span of created time of a row of `txn_spans` (an hour: a day in Jakarta is 24 of them). */
+export const SPAN_MS = 3_600_000;
 
 /** The ledger's schema, one step per version (`PRAGMA user_version`). */
 export const MIGRATIONS = [
@@ -100,7 +102,7 @@ export const MIGRATIONS = [
   },
   // 5: each first payment's number, in the order they were stored (`paid_seq`, 1, 2, …; none for a row
   // stored paid: seeded, imported, or paid before this version), so that a walk of history pages
-  // ordered by paid time knows which rows were paid when it began (state-rows.ts, `pageSegments`).
+  // ordered by paid time knows which rows were paid when it began (state-query.ts, `pageSegments`).
   (db: Database) => {
     db.exec(`
       ALTER TABLE txns ADD COLUMN paid_seq INTEGER;
@@ -109,12 +111,44 @@ export const MIGRATIONS = [
   },
   // 6: history in paid-time order (`orderBy=indate`) reads its page's rows, not every row (200 ms per page at
   // 1 000 000 payments): a status's paid payments by paid time (a walk's paid segment, a count within paid dates,
-  // state-rows.ts `pageSegments`), and the gateway's order of an offset page (`page` 2 and up), coalesce(paid_at, -1).
+  // state-query.ts `pageSegments`), and the gateway's order of an offset page (`page` 2 and up), coalesce(paid_at, -1).
   (db: Database) => {
     db.exec(`
       CREATE INDEX txns_status_paid ON txns (status, paid_at) WHERE paid_at IS NOT NULL;
       CREATE INDEX txns_paid_order ON txns (coalesce(paid_at, -1));
       CREATE INDEX txns_status_paid_order ON txns (status, coalesce(paid_at, -1));
+    `);
+  },
+  // 7: reads that grew with the ledger (timings at 1 000 000 payments: bench/ledger-shapes.js).
+  // - A merchant's count within created or paid dates, from an index alone when the ledger has several merchants.
+  // - A method's page in id order, or a rare method's in any order, from txns_via (it scanned until the page was full).
+  // - The ids created in each hour (`txn_spans`, kept with every insert): a page in id order within created dates
+  //   reads from the range's ids, not every row newer than it (or the whole range, sorted).
+  // - What transfers moved to and from each VA (`transfer_net`, kept by triggers in the statement that stores or
+  //   deletes a transfer, whoever runs it): no sum of all of a VA's transfers.
+  // Written to also run on a ledger that has some of it (a test's ledger set back to an older version).
+  (db: Database) => {
+    db.exec(`
+      CREATE INDEX IF NOT EXISTS txns_merchant_created ON txns (merchant_va, created_at, status, via);
+      CREATE INDEX IF NOT EXISTS txns_merchant_paid ON txns (merchant_va, paid_at, status, via) WHERE paid_at IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS txns_via ON txns (via);
+      CREATE TABLE IF NOT EXISTS txn_spans (hour INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL, n INTEGER NOT NULL);
+      DELETE FROM txn_spans;
+      INSERT INTO txn_spans SELECT created_at / ${SPAN_MS}, min(id), max(id), count(*) FROM txns GROUP BY 1;
+      CREATE TABLE IF NOT EXISTS transfer_net (va TEXT PRIMARY KEY, net INTEGER NOT NULL) WITHOUT ROWID;
+      DELETE FROM transfer_net;
+      INSERT INTO transfer_net SELECT va, sum(d) FROM (
+        SELECT receiver AS va, amount AS d FROM transfers WHERE sender <> receiver
+        UNION ALL SELECT sender, -amount FROM transfers WHERE sender <> receiver
+      ) GROUP BY va;
+      CREATE TRIGGER IF NOT EXISTS transfer_net_in AFTER INSERT ON transfers WHEN new.sender <> new.receiver BEGIN
+        INSERT INTO transfer_net (va, net) VALUES (new.receiver, new.amount) ON CONFLICT DO UPDATE SET net = net + excluded.net;
+        INSERT INTO transfer_net (va, net) VALUES (new.sender, -new.amount) ON CONFLICT DO UPDATE SET net = net + excluded.net;
+      END;
+      CREATE TRIGGER IF NOT EXISTS transfer_net_out AFTER DELETE ON transfers WHEN old.sender <> old.receiver BEGIN
+        UPDATE transfer_net SET net = net - old.amount WHERE va = old.receiver;
+        UPDATE transfer_net SET net = net + old.amount WHERE va = old.sender;
+      END;
     `);
   },
 ];

@@ -13,7 +13,7 @@ export interface ServiceStatements extends SessionStatements {
   transferByRef: Statement<[string, string], { one: number }>;
   insertTransfer: Statement;
   takeId: Statement;
-  transferNet: Statement<[string, string, string, string], { net: number }>;
+  transferNet: Statement<[string], { net: number }>;
   member: Statement<[string], MemberRow>;
   memberByEmail: Statement<[string], MemberRow>;
   memberCount: Statement<[], { n: number }>;
@@ -38,9 +38,8 @@ function prepareServices(db: Database): Omit<ServiceStatements, keyof SessionSta
          VALUES (@id, @by, @sender, @receiver, @amount, @referenceId, @relatedId, @notes, @at) ON CONFLICT DO NOTHING`,
     ),
     takeId: db.prepare(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'txns'`),
-    transferNet: db.prepare<[string, string, string, string], { net: number }>(
-      `SELECT coalesce((SELECT sum(amount) FROM transfers WHERE receiver = ? AND sender <> ?), 0) - coalesce((SELECT sum(amount) FROM transfers WHERE sender = ? AND receiver <> ?), 0) AS net`,
-    ),
+    // What transfers moved to and from each VA, kept by triggers on transfers (state-schema.ts, 7): it summed all of a VA's transfers.
+    transferNet: db.prepare<[string], { net: number }>(`SELECT coalesce((SELECT net FROM transfer_net WHERE va = ?), 0) AS net`),
     member: db.prepare<[string], MemberRow>(`SELECT * FROM members WHERE va = ?`),
     memberByEmail: db.prepare<[string], MemberRow>(`SELECT * FROM members WHERE email = ?`),
     memberCount: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM members`),
@@ -111,14 +110,19 @@ export class ServiceLedger extends SessionLedger {
       this.stmts.takeId.run();
       const id = this.stmts.nextId.get()!.seq;
       const tr: Transfer = { ...t, id };
-      if (this.stmts.insertTransfer.run({ ...tr, relatedId: tr.relatedId ?? null }).changes === 0) return 'exists';
+      if (!this.storeTransfer(tr)) return 'exists';
       return tr;
     });
   }
 
+  /** Inserts a transfer (false: its id or its caller's referenceId is taken); `transfer_net` moves with it (a trigger). */
+  protected storeTransfer(t: Transfer): boolean {
+    return this.stmts.insertTransfer.run({ ...t, relatedId: t.relatedId ?? null }).changes > 0;
+  }
+
   /** What transfers moved to (+) and from (−) a VA. */
   transferNet(va: string): number {
-    return this.stmts.transferNet.get(va, va, va, va)!.net;
+    return this.stmts.transferNet.get(va)!.net;
   }
 
   /** Every transfer, oldest first (export, tests). */

@@ -1,6 +1,7 @@
 import type { Database, Statement } from '../db.js';
 import type { RedirectSession } from './redirect-session.js';
-import { type TxnStatements, TxnLedger } from './state-transactions.js';
+import { TxnPages } from './state-pages.js';
+import type { TxnStatements } from './state-transactions.js';
 
 /** The statements of redirect sessions, with those of the parts below. */
 export interface SessionStatements extends TxnStatements {
@@ -16,7 +17,7 @@ function prepareSessions(db: Database): Omit<SessionStatements, keyof TxnStateme
 }
 
 /** Redirect sessions (the one a session becomes is linked by `addTransaction`). */
-export class SessionLedger extends TxnLedger {
+export class SessionLedger extends TxnPages {
   declare protected readonly stmts: SessionStatements;
 
   protected constructor(db: Database, path: string) {

@@ -3,20 +3,10 @@ import { chargeOf } from '../fees.js';
 import { statusInfo } from '../statuses.js';
 import type { ShipmentStage } from './records.js';
 import { type CallbackStatements, CallbackLedger } from './state-callbacks.js';
-import {
-  bodyOf,
-  keyAsItStands,
-  ORDER_COLUMN,
-  pageSegments,
-  type Segment,
-  segmentsAfter,
-  type Term,
-  TXN_COLUMNS,
-  type TxnRow,
-  txnOf,
-  whereOf,
-} from './state-rows.js';
-import { type Cursor, type Delivery, type PageSnapshot, SessionTaken, type Transaction, type TxnFilter, type TxnOrder, type TxnStatus } from './state-types.js';
+import { whereOf } from './state-query.js';
+import { bodyOf, TXN_COLUMNS, type TxnRow, txnOf } from './state-rows.js';
+import { SPAN_MS } from './state-schema.js';
+import { type Delivery, type PageSnapshot, SessionTaken, type Transaction, type TxnFilter, type TxnStatus } from './state-types.js';
 
 /** The statements of transactions (rows, their counts per merchant, status and method, what is due), with those of the parts below. */
 export interface TxnStatements extends CallbackStatements {
@@ -35,7 +25,12 @@ export interface TxnStatements extends CallbackStatements {
   dueSettle: Statement<[number], { id: number }>;
   counts: Statement<[], { merchant_va: string; status: string; via: string; n: number; net: number }>;
   insertStep: Statement<[number, string, number]>;
+  span: Statement<[number, number, number, number]>;
+  spans: Statement<[number, number], { lo: number | null; hi: number | null; n: number }>;
 }
+
+/** At most this many rows of a filter's methods: their page or count reads them by txns_via, whatever its order. */
+const RARE_METHOD_ROWS = 2000;
 
 /**
  * The number of the latest first payment (0 for none). `WHERE paid_seq IS NOT NULL` lets SQLite take
@@ -81,6 +76,12 @@ function prepareTransactions(db: Database): Omit<TxnStatements, keyof CallbackSt
     ),
     counts: db.prepare<[], { merchant_va: string; status: string; via: string; n: number; net: number }>(`SELECT * FROM txn_counts WHERE n <> 0`),
     insertStep: db.prepare<[number, string, number]>(`INSERT INTO parcel_steps (trx_id, stage, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`),
+    span: db.prepare<[number, number, number, number]>(
+      `INSERT INTO txn_spans (hour, lo, hi, n) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET lo = min(lo, excluded.lo), hi = max(hi, excluded.hi), n = n + excluded.n`,
+    ),
+    spans: db.prepare<[number, number], { lo: number | null; hi: number | null; n: number }>(
+      `SELECT min(lo) AS lo, max(hi) AS hi, coalesce(sum(n), 0) AS n FROM txn_spans WHERE hour >= ? AND hour <= ?`,
+    ),
   };
 }
 
@@ -114,6 +115,7 @@ export class TxnLedger extends CallbackLedger {
       settledAt: t.settledAt ?? null,
       body: bodyOf(t),
     });
+    this.stmts.span.run(Math.floor(t.createdAt / SPAN_MS), t.id, t.id, 1);
     return paidOff;
   }
 
@@ -195,14 +197,14 @@ export class TxnLedger extends CallbackLedger {
   }
 
   /** A filter without its merchant when every transaction is that merchant's (the usual case): index-only queries. */
-  private narrow(f: TxnFilter): TxnFilter {
+  protected narrow(f: TxnFilter): TxnFilter {
     if (f.merchantVa === undefined || this.stmts.counts.all().some((c) => c.merchant_va !== f.merchantVa)) return f;
     const { merchantVa: _m, ...rest } = f;
     return rest;
   }
 
   /** The running totals of a filter's merchant, status and methods (its other terms narrow it further): no row read. */
-  private totals(f: TxnFilter): { count: number; net: number } {
+  protected totals(f: TxnFilter): { count: number; net: number } {
     let count = 0;
     let net = 0;
     for (const c of this.stmts.counts.all()) {
@@ -223,7 +225,7 @@ export class TxnLedger extends CallbackLedger {
   aggregate(f: TxnFilter = {}, { net: withNet = true } = {}): { count: number; net: number } {
     const totals = this.totals(f);
     if (totals.count === 0 || (!f.ids && f.paidAtMost === undefined && f.paidAfter === undefined && !f.range)) return totals;
-    const { where, params } = whereOf(this.narrow(f));
+    const { where, params } = whereOf(this.narrow(f), [], this.rareMethods(f) ? [] : ['via']);
     const sums = withNet ? 'coalesce(sum(paid_off), 0)' : '0';
     return this.db.prepare(`SELECT count(*) AS count, ${sums} AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
   }
@@ -233,56 +235,10 @@ export class TxnLedger extends CallbackLedger {
     return [...new Set(this.stmts.counts.all().map((c) => c.via))].sort();
   }
 
-  /**
-   * A page of transactions in a stable order (the id breaks ties). With an offset, as the gateway's
-   * history pages: the ledger as it stands. With a cursor (the `next` of the page before), the walk
-   * goes on as the ledger stood on its first page (the cursor's snapshot; state-rows.ts,
-   * `pageSegments`): every row of then that matches the filter when its page is read is listed once,
-   * in the order of then; rows created since are not. `next` carries the snapshot, also after an
-   * offset page, which sees the ledger exactly as the snapshot does.
-   */
-  page(f: TxnFilter, order: TxnOrder, limit: number, from: { cursor?: Cursor; offset?: number } = {}): { rows: Transaction[]; next: Cursor | null } {
-    // A filter no row matches (a method the ledger has none of) would read every row in the order's index looking for one.
-    if (this.totals(f).count === 0) return { rows: [], next: null };
-    const snapshot = from.cursor?.snapshot ?? this.stmts.snapshot.get()!;
-    const segments = pageSegments(order, snapshot);
-    const filter = this.narrow(f);
-    const read = from.offset
-      ? { rows: this.offsetPage(filter, order, limit, from.offset), keyOf: keyAsItStands(order) }
-      : this.walk(filter, segmentsAfter(segments, from.cursor), limit);
-    const last = read.rows.at(-1);
-    return { rows: read.rows, next: read.rows.length === limit && last && read.keyOf ? { key: read.keyOf(last), id: last.id, snapshot } : null };
-  }
-
-  /** Up to `limit` rows from the segments in turn, each from its bound; `keyOf` of the last row's segment. */
-  private walk(f: TxnFilter, parts: { segment: Segment; from: Term }[], limit: number): { rows: Transaction[]; keyOf?: (t: Transaction) => number } {
-    const rows: Transaction[] = [];
-    let keyOf: ((t: Transaction) => number) | undefined;
-    for (const { segment, from } of parts) {
-      if (rows.length >= limit) break;
-      const { where, params } = whereOf(f, [segment.term, from]);
-      // The ids first (from an index alone where the filter allows), then only the page's rows.
-      const ids = this.db
-        .prepare(`SELECT id FROM txns ${where} ORDER BY ${segment.orderBy} LIMIT ?`)
-        .pluck()
-        .all(...params, limit - rows.length) as number[];
-      if (ids.length > 0) keyOf = segment.keyOf;
-      for (const id of ids) rows.push(this.get(id)!);
-    }
-    return { rows, keyOf };
-  }
-
-  /** A page by offset, as the gateway's history pages (`page` 2 and up without a cursor). */
-  private offsetPage(f: TxnFilter, order: TxnOrder, limit: number, offset: number): Transaction[] {
-    const { where, params } = whereOf(f);
-    const col = ORDER_COLUMN[order.by];
-    const dir = order.desc ? 'DESC' : 'ASC';
-    const orderBy = order.by === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
-    const ids = this.db
-      .prepare(`SELECT id FROM txns ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
-      .pluck()
-      .all(...params, limit, offset) as number[];
-    return ids.map((id) => this.get(id)!);
+  /** Whether the filter's methods have few rows (a filter without one: no). */
+  protected rareMethods(f: TxnFilter): boolean {
+    if (f.via === undefined && f.vias === undefined) return false;
+    return this.totals({ merchantVa: f.merchantVa, via: f.via, vias: f.vias }).count <= RARE_METHOD_ROWS;
   }
 
   /** How many transactions match (all of them by default). */
