@@ -158,18 +158,20 @@ parentPort.on('message', (m) => {
 });
 `;
 
+export interface WriterThreadOptions {
+  sql: string;
+  summarySql?: string;
+  synchronous: 'NORMAL' | 'FULL';
+  busyMs: number;
+  onSettled: () => void;
+  /** Shared with the WAL checkpointer (wal-hold.ts), which then makes the WAL start over for this writer. */
+  hold?: SharedArrayBuffer;
+}
+
 /** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction; `onSettled` runs when the worker reports groups settled or ends. */
 export async function startWriterThread(
   path: string,
-  opts: {
-    sql: string;
-    summarySql?: string;
-    synchronous: 'NORMAL' | 'FULL';
-    busyMs: number;
-    onSettled: () => void;
-    /** Shared with the WAL checkpointer (wal-hold.ts), which then makes the WAL start over for this writer. */
-    hold?: SharedArrayBuffer;
-  },
+  opts: WriterThreadOptions,
 ): Promise<WriterThread> {
   const shared = new Int32Array(new SharedArrayBuffer(4 * (RING + 1)));
   const worker = await startSqliteWorker(
@@ -181,10 +183,7 @@ export async function startWriterThread(
       // The checkpoint worker copies the WAL back; this is the backstop should it not keep up or stop.
       ['wal_autocheckpoint', BACKSTOP_PAGES],
     ],
-    {
-      ...{ sql: opts.sql, summarySql: opts.summarySql, busyMs: opts.busyMs, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP },
-      ...{ hold: opts.hold, holdWaitMs: WRITER_WAIT_MS },
-    },
+    { ...opts, onSettled: undefined, width: opts.sql.split('?').length - 1, shared: shared.buffer, RING, CODES, WRAP, holdWaitMs: WRITER_WAIT_MS },
   );
   const { onSettled } = opts;
   const details = new Map<number, WriteFailure>();
