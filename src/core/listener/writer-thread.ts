@@ -203,8 +203,7 @@ export async function startWriterThread(
   const outcomeOf = (n: number) => Atomics.load(shared, 1 + (n % RING));
   const closed: WriteFailure = { code: 'SQLITE_MISUSE', message: 'the writer thread is closed' };
   const end = (message: string) => {
-    // Gone inside a transaction: the checkpointer must not wait for it to leave.
-    if (opts.hold) leaveWrite(new Int32Array(opts.hold));
+    if (opts.hold) leaveWrite(new Int32Array(opts.hold)); // gone inside a transaction: no hold waits for it
     if (!gone) {
       settledThere = settledNow();
       // Closing, its exit may come before close() resumes (in the same turn as its last message).
