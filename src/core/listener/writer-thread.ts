@@ -1,6 +1,6 @@
 import { startSqliteWorker } from '../sqlite-worker.js';
 import { BACKSTOP_PAGES } from '../wal-checkpointer.js';
-import { insertEvents } from './event-schema.js';
+import { BLOCK_ROWS, blockSummarizer, COMPLETE_SQL, insertEvents } from './event-schema.js';
 
 /**
  * The listener's inserts and commits on a thread of their own. The listener's thread (HTTP, the
@@ -120,10 +120,11 @@ export function advanceCount(last: number, slot: number, wrap: number): number {
 const WORKER_SOURCE = `
 const decodeRows = ${decodeRows.toString()};
 const insertEvents = ${insertEvents.toString()};
+const blockSummarizer = ${blockSummarizer.toString()};
 const { RING, CODES } = workerData;
 const shared = new Int32Array(workerData.shared);
 const insert = db.prepare(workerData.sql);
-const summarize = workerData.summarySql ? db.prepare(workerData.summarySql) : { run() {} };
+const summarize = workerData.summarySql ? blockSummarizer(db.prepare(workerData.summarySql), db.prepare(${JSON.stringify(COMPLETE_SQL)}), ${BLOCK_ROWS}) : { run() {} };
 const many = db.transaction((rows) => insertEvents(insert, summarize, rows));
 let n = 0;
 let busyNow = workerData.busyMs;
@@ -195,7 +196,7 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction; `onSettled` runs when the worker reports groups settled or ends. */
+/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction, with COMPLETE_SQL for the blocks it completes (event-schema.ts's blockSummarizer); `onSettled` runs when the worker reports groups settled or ends. */
 export async function startWriterThread(
   path: string,
   opts: { sql: string; summarySql?: string; synchronous: 'NORMAL' | 'FULL'; busyMs: number; onSettled: () => void },
