@@ -1,21 +1,22 @@
 // What one group commit of the listener costs SQLite, by part of the schema: the event store's real
-// schema (MIGRATIONS) and insert, groups of G signed callbacks (default 21, about what the listener
-// hands its writer thread under wrk -t2 -c32), no automatic checkpoint in the measured stretch. Prints
-// the time per commit and per event, then the WAL frames one commit writes, by table and index (from
-// the WAL's frame headers and SQLite's dbstat). Usage: node bench/event-frames.js [G] (build first).
+// schema (MIGRATIONS) and writes (insertEvents, as the writer thread commits), groups of G signed
+// callbacks (default 21, about what the listener hands its writer thread under wrk -t2 -c32), no
+// automatic checkpoint in the measured stretch. Prints the time per commit and per event, then the
+// WAL frames one commit writes, by table and index (from the WAL's frame headers and SQLite's
+// dbstat). Usage: node bench/event-frames.js [G] (build first).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventIds } from '../dist/core/listener/event-id.js';
-import { INSERT_SQL, insertParams, MIGRATIONS } from '../dist/core/listener/event-schema.js';
+import { eventWrites, insertEvents, insertParams, MIGRATIONS } from '../dist/core/listener/event-schema.js';
 import { SAMPLE } from './sample-callback.js';
 
 const Sqlite = createRequire(import.meta.url)('better-sqlite3');
 const G = Number(process.argv[2] ?? 21);
 const WARM = 2000;
 const COMMITS = 3000;
-const SAMPLED = 50;
+const SAMPLED = 100;
 const tmp = mkdtempSync(join(tmpdir(), 'paycli-bench-frames-'));
 const file = join(tmp, 'events.db');
 const db = new Sqlite(file);
@@ -23,10 +24,9 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.pragma('wal_autocheckpoint = 0');
 for (const m of MIGRATIONS) m(db);
-const insert = db.prepare(INSERT_SQL);
-const commit = db.transaction((rows) => {
-  for (const r of rows) insert.run(r);
-});
+// As the writer thread commits a group: the rows, then the summaries of their blocks (insertEvents).
+const { insert, summarize } = eventWrites(db);
+const commit = db.transaction((rows) => insertEvents(insert, summarize, rows));
 
 const now = new Date('2026-11-22T07:07:01Z');
 const headers = Object.fromEntries(

@@ -70,7 +70,7 @@ describe('event store schema 2', () => {
       Array.from({ length: n }, (_, i) => event(i)),
     );
     const s = schema(file);
-    expect(s.version).toBe(2);
+    expect(s.version).toBe(3);
     expect(s.indexes).toEqual(['events_acknowledged']);
     expect(s.blocks.map((b) => b.blk)).toEqual([0, 1, 2, 3]);
     for (const i of [0, BLOCK - 2, BLOCK - 1, 2 * BLOCK + 7, n - 1]) {
@@ -200,7 +200,7 @@ describe('event store schema 2', () => {
     const store = new EventStore(file, { busyTimeoutMs: 0 });
     expect((await store.list({ limit: 1 }))[0]!.id).toBe(`evt_0000${n - 21}`);
     const s = schema(file);
-    expect(s.version).toBe(2);
+    expect(s.version).toBe(3);
     expect(s.integrity).toBe('ok');
     expect(s.indexes).toEqual(['events_acknowledged']);
     // Event i is row i + 1: block 0 holds rows 1-1023.

@@ -1,5 +1,5 @@
 import type { Database } from '../db.js';
-import { BLOCK_ROWS, COLUMNS, fromRow, IN_BLOCK, plain, type Row } from './event-schema.js';
+import { BLOCK_ROWS, COLUMNS, fromRow, IN_BLOCK, OTHER_VERDICT, plain, type Row, VERDICT_BITS } from './event-schema.js';
 import { EventWriter } from './event-writer.js';
 import type { StoredEvent, Verdict } from './stored-event.js';
 
@@ -25,7 +25,7 @@ export class EventQueries extends EventWriter {
     const newest = db.prepare(`SELECT ${COLUMNS} FROM events${where} ORDER BY seq DESC LIMIT ?`);
     const rows: Row[] = [];
     // The newest blocks that can hold a match first, until there are enough.
-    for (const [from, to] of timeRanges(db, q).reverse()) {
+    for (const [from, to] of candidateRanges(db, q).reverse()) {
       const left = q.limit === undefined ? -1 : q.limit - rows.length;
       if (left === 0) break;
       // One by one: a spread of a range's rows (one argument each) overflows the stack past ~120 000.
@@ -44,14 +44,22 @@ export class EventQueries extends EventWriter {
     if (!db) return 0;
     const { where, params } = filters(q);
     const ranged = q.since !== undefined || q.until !== undefined;
-    // With a time range, the rows of the blocks that can hold it (event-schema.ts), sorted by time.
-    const blocks = timeBlocks(q);
-    const sql = ranged
-      ? `SELECT ${COLUMNS} FROM event_blocks JOIN events ON ${IN_BLOCK}${where} AND ${blocks.where} ORDER BY received_at, seq`
-      : `SELECT ${COLUMNS} FROM events${where} ORDER BY seq`;
-    const args = [...params, 0, Number.MAX_SAFE_INTEGER, ...(ranged ? blocks.params : [])];
     let n = 0;
-    for (const r of db.prepare(sql).iterate(...args)) {
+    if (!ranged) {
+      // In order of arrival, the rows of the blocks whose summaries do not rule out a match.
+      const rows = db.prepare(`SELECT ${COLUMNS} FROM events${where} ORDER BY seq`);
+      for (const [from, to] of candidateRanges(db, q)) {
+        for (const r of rows.iterate(...params, from, to)) {
+          n++;
+          onEvent(plain(fromRow(r as Row)));
+        }
+      }
+      return n;
+    }
+    // With a time range, the rows of the blocks that can hold it (event-schema.ts), sorted by time.
+    const blocks = candidateBlocks(q);
+    const sql = `SELECT ${COLUMNS} FROM event_blocks JOIN events ON ${IN_BLOCK}${where} AND ${blocks.where} ORDER BY received_at, seq`;
+    for (const r of db.prepare(sql).iterate(...params, 0, Number.MAX_SAFE_INTEGER, ...blocks.params)) {
       n++;
       onEvent(plain(fromRow(r as Row)));
     }
@@ -115,16 +123,52 @@ export function blockRanges(db: Database, where: string, params: unknown[]): [nu
   return out;
 }
 
-/** The condition on event_blocks' columns that a block can hold a row of the query's time range. */
-function timeBlocks(q: ListQuery): { where: string; params: string[] } {
-  return { where: 'max_at >= ? AND min_at < ?', params: [q.since ?? '', q.until ?? '\u{10ffff}'] };
+/** The condition on event_blocks' columns that a block can hold a row of the query's time range and the rest of its filters. */
+function candidateBlocks(q: ListQuery): { where: string; params: unknown[] } {
+  const skip = ruledOut(q);
+  const where = `max_at >= ? AND min_at < ?${skip ? ` AND NOT (${skip.where})` : ''}`;
+  return { where, params: [q.since ?? '', q.until ?? '\u{10ffff}', ...(skip?.params ?? [])] };
 }
 
-/** The ranges of rows a query's time range can match: all rows when it has none. */
-function timeRanges(db: Database, q: ListQuery): [number, number][] {
-  if (q.since === undefined && q.until === undefined) return [[0, Number.MAX_SAFE_INTEGER]];
-  const { where, params } = timeBlocks(q);
-  return blockRanges(db, where, params);
+/**
+ * The condition on event_blocks' columns (never NULL) that a block's summary of verdicts and
+ * statuses (event-schema.ts: set once the block is complete) shows it holds no row of the query's;
+ * undefined when the query has no such filter.
+ */
+export function ruledOut(q: ListQuery): { where: string; params: unknown[] } | undefined {
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  if (q.status !== undefined) {
+    conds.push('coalesce(instr(statuses, ?) = 0, 0)');
+    params.push(`,${q.status},`);
+  }
+  if (q.verdicts && q.verdicts.length > 0) {
+    conds.push('coalesce(verdicts & ? = 0, 0)');
+    params.push(q.verdicts.reduce((mask, v) => mask | (VERDICT_BITS[v] ?? OTHER_VERDICT), 0));
+  }
+  return conds.length > 0 ? { where: conds.join(' OR '), params } : undefined;
+}
+
+/**
+ * The ranges of rows (inclusive, oldest first) that can hold a match of the query: those of the blocks
+ * that can hold its time range, or when it has none, every row but those of the blocks whose summary
+ * rules a match out (a block with none, the newest while it fills, is read).
+ */
+export function candidateRanges(db: Database, q: ListQuery): [number, number][] {
+  if (q.since !== undefined || q.until !== undefined) {
+    const { where, params } = candidateBlocks(q);
+    return blockRanges(db, where, params);
+  }
+  const skip = ruledOut(q);
+  if (!skip) return [[0, Number.MAX_SAFE_INTEGER]];
+  const out: [number, number][] = [];
+  let from = 0;
+  for (const [a, b] of blockRanges(db, skip.where, skip.params)) {
+    if (a > from) out.push([from, a - 1]);
+    from = b + 1;
+  }
+  out.push([from, Number.MAX_SAFE_INTEGER]);
+  return out;
 }
 
 /** The WHERE clause of a query's filters, ending with the row-number range (two parameters the caller adds). */

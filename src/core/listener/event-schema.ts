@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../db.js';
 import { retryKey, type StoredEvent, type Verdict } from './stored-event.js';
 
-/** The columns of `events`, as version 2 keeps them. */
+/** The columns of `events`, as versions 2 and 3 keep them. */
 const EVENTS_TABLE = `(
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   id TEXT NOT NULL,
@@ -43,6 +43,16 @@ export const IN_BLOCK = `seq BETWEEN blk << ${BLOCK_BITS} AND (blk << ${BLOCK_BI
  * of its times (one row, one page rewritten per commit): a lookup by id or a time range reads the
  * blocks whose range can hold it, and only their rows. A summary may be wider than its rows (after
  * a prune) but never narrower: every write of an event goes through `insertEvents`.
+ *
+ * Version 3 adds to each block the verdicts and the statuses of its rows (`verdicts`, a bitmask
+ * (VERDICT_BITS); `statuses`, `,a,b,` of its distinct statuses), so that `events list --status X`
+ * or `--invalid` reads only the blocks that can hold a match. They are set once, when the block is
+ * complete (the commit that writes its last row number: COMPLETE_SQL, one aggregate per 1 024 rows,
+ * nothing per event), and are NULL until then: a block without them is read whatever the filter.
+ * Row numbers only grow (AUTOINCREMENT), so no row enters a complete block afterwards; a prune only
+ * removes rows (the summary stays wider). `statuses` is NULL too for a block whose statuses are too
+ * long to list (a sender can make up any status). The migration summarizes the complete blocks of
+ * the existing rows: one read of the table, no copy.
  */
 export const MIGRATIONS: Migration[] = [
   (db) =>
@@ -70,7 +80,53 @@ export const MIGRATIONS: Migration[] = [
     db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', max(?, (SELECT coalesce(max(seq), 0) FROM events)))").run(sequence ?? 0);
     db.prepare(SUMMARIZE_SQL).run(0, Number.MAX_SAFE_INTEGER);
   },
+  (db) => {
+    db.exec('ALTER TABLE event_blocks ADD COLUMN verdicts INTEGER; ALTER TABLE event_blocks ADD COLUMN statuses TEXT;');
+    // The blocks whose last row number was used: complete (the rows past the sequence may come yet).
+    const sequence = (db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck().get() as number | undefined) ?? 0;
+    const complete = Math.floor((sequence + 1) / BLOCK_ROWS);
+    if (complete > 0) db.prepare(COMPLETE_SQL).run(0, complete - 1);
+  },
 ];
+
+/** The bit of each verdict in `event_blocks.verdicts` (any other value, written by hand: OTHER_VERDICT). */
+export const VERDICT_BITS: Readonly<Record<Verdict, number>> = { valid: 1, 'valid-variant': 2, invalid: 4, malformed: 8 };
+export const OTHER_VERDICT = 16;
+/** The longest `statuses` kept, in bytes: a block with more is read for any status. */
+const STATUSES_MAX = 2048;
+
+/**
+ * Sets the verdicts and statuses of the complete blocks from `?` to `?` (their summaries exist: run
+ * after SUMMARIZE_SQL). The statuses between commas: `,X,` is in it for every status X of the block
+ * (one with a comma in it may match more blocks than it is in, never fewer).
+ */
+export const COMPLETE_SQL = `UPDATE event_blocks SET verdicts = s.verdicts, statuses = CASE WHEN octet_length(s.statuses) <= ${STATUSES_MAX} THEN s.statuses END
+  FROM (SELECT seq >> ${BLOCK_BITS} AS b,
+      sum(DISTINCT CASE verdict ${Object.entries(VERDICT_BITS)
+        .map(([v, bit]) => `WHEN '${v}' THEN ${bit}`)
+        .join(' ')} ELSE ${OTHER_VERDICT} END) AS verdicts,
+      ',' || coalesce(group_concat(DISTINCT status), '') || ',' AS statuses
+    FROM events WHERE seq BETWEEN ? << ${BLOCK_BITS} AND (? << ${BLOCK_BITS}) + ${BLOCK_ROWS - 1} GROUP BY seq >> ${BLOCK_BITS}) AS s
+  WHERE blk = s.b`;
+
+/**
+ * The summaries a write keeps (`run(first, last)`: its rows): SUMMARIZE_SQL's every time, then
+ * COMPLETE_SQL's for the blocks whose last row number it wrote (once per `blockRows` rows).
+ * Self-contained: the writer thread gets its source text.
+ */
+export function blockSummarizer(
+  summarize: { run(a: number, b: number): unknown },
+  complete: { run(a: number, b: number): unknown },
+  blockRows: number,
+): { run(first: number, last: number): void } {
+  return {
+    run(first, last) {
+      summarize.run(first, last);
+      const done = Math.floor((last + 1) / blockRows);
+      if (done > Math.floor(first / blockRows)) complete.run(Math.floor(first / blockRows), done - 1);
+    },
+  };
+}
 
 /** Widens the summaries of the blocks of rows `from` to `to` (inclusive) to hold those rows. */
 export const SUMMARIZE_SQL = `INSERT INTO event_blocks (blk, min_at, max_at, min_id, max_id)
@@ -97,8 +153,8 @@ export function insertEvents(
 }
 
 /** The statements `insertEvents` takes, prepared on `db`. */
-export function eventWrites(db: Database): { insert: Statement; summarize: Statement } {
-  return { insert: db.prepare(INSERT_SQL), summarize: db.prepare(SUMMARIZE_SQL) };
+export function eventWrites(db: Database): { insert: Statement; summarize: { run(first: number, last: number): void } } {
+  return { insert: db.prepare(INSERT_SQL), summarize: blockSummarizer(db.prepare(SUMMARIZE_SQL), db.prepare(COMPLETE_SQL), BLOCK_ROWS) };
 }
 
 export const COLUMNS = 'seq, id, received_at, method, path, headers, body, verdict, variant, reason, duplicate, trx_id, status, answer, source';

@@ -44,7 +44,7 @@ export class EventStoreCore {
   protected opening?: Promise<Database>;
   protected stmts?: {
     insert: import('better-sqlite3').Statement;
-    summarize: import('better-sqlite3').Statement;
+    summarize: { run(first: number, last: number): void };
     seen: import('better-sqlite3').Statement;
     insertMany: ((batch: Pending[]) => void) & { immediate(batch: Pending[]): void };
   };

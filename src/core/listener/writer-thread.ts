@@ -1,7 +1,7 @@
 import { startSqliteWorker } from '../sqlite-worker.js';
 import { BACKSTOP_PAGES } from '../wal-checkpointer.js';
 import { enterWrite, leaveWrite, WRITER_WAIT_MS } from '../wal-hold.js';
-import { insertEvents } from './event-schema.js';
+import { BLOCK_ROWS, blockSummarizer, COMPLETE_SQL, insertEvents } from './event-schema.js';
 import { advanceCount, decodeRows, encodeRows } from './writer-rows.js';
 
 /**
@@ -71,10 +71,11 @@ const decodeRows = ${decodeRows.toString()};
 const insertEvents = ${insertEvents.toString()};
 const enterWrite = ${enterWrite.toString()};
 const leaveWrite = ${leaveWrite.toString()};
+const blockSummarizer = ${blockSummarizer.toString()};
 const { RING, CODES } = workerData;
 const shared = new Int32Array(workerData.shared);
 const insert = db.prepare(workerData.sql);
-const summarize = workerData.summarySql ? db.prepare(workerData.summarySql) : { run() {} };
+const summarize = workerData.summarySql ? blockSummarizer(db.prepare(workerData.summarySql), db.prepare(${JSON.stringify(COMPLETE_SQL)}), ${BLOCK_ROWS}) : { run() {} };
 const tx = db.transaction((rows) => insertEvents(insert, summarize, rows));
 const slots = workerData.hold ? new Int32Array(workerData.hold) : undefined;
 /** A transaction, kept out of the WAL checkpointer's holds (wal-hold.ts). */
@@ -168,7 +169,7 @@ export interface WriterThreadOptions {
   hold?: SharedArrayBuffer;
 }
 
-/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction; `onSettled` runs when the worker reports groups settled or ends. */
+/** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction, with COMPLETE_SQL for the blocks it completes (event-schema.ts's blockSummarizer); `onSettled` runs when the worker reports groups settled or ends. */
 export async function startWriterThread(
   path: string,
   opts: WriterThreadOptions,
