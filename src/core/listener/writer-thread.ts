@@ -170,10 +170,7 @@ export interface WriterThreadOptions {
 }
 
 /** Starts the writer for the database at `path` (already created, in WAL mode, by the listener's connection); `sql` is the insert of one row, with one `?` per value, and `summarySql` (two `?`: the first and last row inserted) runs after the rows of each transaction, with COMPLETE_SQL for the blocks it completes (event-schema.ts's blockSummarizer); `onSettled` runs when the worker reports groups settled or ends. */
-export async function startWriterThread(
-  path: string,
-  opts: WriterThreadOptions,
-): Promise<WriterThread> {
+export async function startWriterThread(path: string, opts: WriterThreadOptions): Promise<WriterThread> {
   const shared = new Int32Array(new SharedArrayBuffer(4 * (RING + 1)));
   const worker = await startSqliteWorker(
     WORKER_SOURCE,
