@@ -51,7 +51,18 @@ export interface RequestRules {
   /** The one path callbacks are accepted on, or `*`. */
   acceptPath: string;
   store: CallbackEventStore | null;
+  /** How many retry keys of this run are kept in memory (RECENT_KEYS); older ones are looked up in the store. */
+  recentKeys?: number;
 }
+
+/**
+ * The retry keys a listener keeps in memory: the most recent ones (a gateway retries within hours,
+ * and a callback still being committed is always among them). An older one is found in the store
+ * (its acknowledged events carry their key), so memory stays flat however many callbacks a run takes
+ * (unbounded, 1 000 000 callbacks kept ~200 MB); without a store, a retry of a callback older than
+ * the last RECENT_KEYS is not marked a duplicate.
+ */
+export const RECENT_KEYS = 65_536;
 
 /**
  * The listener's verdict on a request, synchronously and with nothing stored: method, path and
@@ -104,7 +115,7 @@ export class RequestVerifier {
     if (this.verifySignature(o, body, headers)) return o;
     o.key = retryKey(o.summary.trx_id, o.summary.status, signature!);
     o.duplicate = this.seen.has(o.key) || (store?.acknowledged(o.summary.trx_id, o.key) ?? false);
-    if (!o.duplicate) this.seen.add(o.key);
+    if (!o.duplicate) this.remember(o.key);
     o.answer = 200;
     o.text = OK_TEXT;
     o.contentType = 'application/json';
@@ -118,6 +129,17 @@ export class RequestVerifier {
    */
   settled(o: Outcome): void {
     if (o.key && !o.duplicate && o.answer !== 200) this.seen.delete(o.key);
+  }
+
+  /** How many retry keys are in memory. */
+  get recentKeys(): number {
+    return this.seen.size;
+  }
+
+  /** Keeps a key among the recent ones, forgetting the oldest beyond the limit (a Set iterates in insertion order). */
+  private remember(key: string): void {
+    this.seen.add(key);
+    if (this.seen.size > (this.rules.recentKeys ?? RECENT_KEYS)) this.seen.delete(this.seen.values().next().value!);
   }
 
   /**
