@@ -167,6 +167,23 @@ function plansOf(sb: EmulatorHandle, fn: () => unknown): { sql: string; plan: st
 }
 
 describe('txn_days: the plans', () => {
+  it('a page in id order within paid dates reads ids in order from a bound (it sorted every row paid in the dates: 268 ms at 1 000 000 payments)', async () => {
+    const sb = await started();
+    await ledger(sb);
+    const f: TxnFilter = { merchantVa: VA, range: { field: 'paid', from: T0 + 5 * DAY, to: T0 + 20 * DAY } };
+    for (const desc of [true, false])
+      for (const from of [{}, { offset: 7 }]) {
+        const reads = plansOf(sb, () => expect(sb.state.page(f, { by: 'id', desc }, 7, from).rows).toHaveLength(7)).filter((r) =>
+          /^SELECT id FROM txns/.test(r.sql),
+        );
+        expect(reads.length).toBeGreaterThan(0);
+        for (const r of reads) {
+          expect(r.plan, r.sql).toMatch(/INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/);
+          expect(r.plan, r.sql).not.toMatch(/TEMP B-TREE|txns_paid|txns_merchant_paid/);
+        }
+      }
+  });
+
   it('a count within whole days reads txn_days, not the rows (it read every row of the dates: 26 ms for 60 days)', async () => {
     const sb = await started();
     await ledger(sb);

@@ -11,6 +11,7 @@ import {
   type Term,
   whereOf,
 } from './state-query.js';
+import { daysAnswer, readDays } from './state-days.js';
 import { SPAN_MS } from './state-schema.js';
 import { TxnLedger } from './state-transactions.js';
 import type { Cursor, Transaction, TxnFilter, TxnOrder, TxnStatus } from './state-types.js';
@@ -39,9 +40,9 @@ export class TxnPages extends TxnLedger {
     // A method's index is in id order: the page's when it is the filter's one term of an index, or when the methods have few rows.
     if (!this.rareMethods(f) && !(order.by === 'id' && f.via !== undefined && f.status === undefined)) plain.push('via');
     const bounds: PageBounds = f.status !== undefined && statusInfo(f.status as TxnStatus).paid ? { paidStatus: f.status } : {};
-    if (order.by === 'id') {
-      bounds.ids = this.createdIds(f);
-      if (bounds.ids) plain.push('created_at');
+    if (order.by === 'id' && f.range) {
+      bounds.ids = this.rangeIds(f, limit + (from.offset ?? 0));
+      if (bounds.ids) plain.push(f.range.field === 'paid' ? 'paid_at' : 'created_at');
     }
     const segments = pageSegments(order, snapshot, bounds);
     const read = from.offset
@@ -90,14 +91,26 @@ export class TxnPages extends TxnLedger {
   }
 
   /**
-   * The ids of the rows created within a filter's created dates (`txn_spans`: the lowest and highest id created in each
-   * hour), when they are not many more than the rows created then: ids follow creation (only an import out of order
-   * can interleave them). None for a page with another filter; an empty range for dates no row was created in.
+   * The ids a page in id order within dates reads, when its rows are dense enough among them that reading the ids in
+   * order finds a page sooner than sorting every row of the dates (`reach`: the rows up to the page's end). Created
+   * dates: the ids created in their hours (`txn_spans`; ids follow creation, only an import out of order interleaves
+   * them). Both: the ids of the filter's rows on the days the dates touch (`txn_days`). Paid dates have no other bound:
+   * a payment's paid time says little of when it was made (a COD parcel is paid on delivery, days later; an import
+   * stores any paid time, even one before the payment was made).
+   * None: the dates' rows by their index, sorted; an empty range when no row of the filter is on those days.
    */
-  private createdIds(f: TxnFilter): { lo: number; hi: number } | undefined {
-    if (f.range?.field !== 'created') return undefined;
-    const s = this.stmts.spans.get(Math.floor((f.range.from ?? 0) / SPAN_MS), Math.floor(((f.range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS))!;
-    if (s.lo === null || s.hi === null) return { lo: 1, hi: 0 };
-    return s.hi - s.lo < 4 * s.n + 1000 ? { lo: s.lo, hi: s.hi } : undefined;
+  private rangeIds(f: TxnFilter, reach: number): { lo: number; hi: number } | undefined {
+    const range = f.range!;
+    const days = daysAnswer(f) ? readDays(this.db, f) : undefined;
+    let ids = { lo: days?.lo ?? null, hi: days?.hi ?? null, n: days?.touched ?? 0 };
+    if (range.field === 'created') {
+      const s = this.stmts.spans.get(Math.floor((range.from ?? 0) / SPAN_MS), Math.floor(((range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS))!;
+      if (s.lo === null || s.hi === null) return { lo: 1, hi: 0 };
+      if (s.hi - s.lo >= 4 * s.n + 1000) return undefined;
+      ids = days ? { lo: Math.max(s.lo, ids.lo ?? s.hi + 1), hi: Math.min(s.hi, ids.hi ?? 0), n: ids.n } : s;
+    } else if (!days) return undefined;
+    if (ids.lo === null || ids.hi === null || ids.n === 0 || ids.lo > ids.hi) return { lo: 1, hi: 0 };
+    // Reading in id order, about `reach` × (ids ÷ rows) ids until the page is full; sorting, every row of the days.
+    return (reach * (ids.hi - ids.lo + 1)) / ids.n <= 4 * ids.n + 1000 ? { lo: ids.lo, hi: ids.hi } : undefined;
   }
 }
