@@ -41,7 +41,11 @@ async function prepare(dir) {
     DELETE FROM txn_counts;
     INSERT INTO txn_counts SELECT merchant_va, status, via, count(*), sum(paid_off) FROM txns GROUP BY 1, 2, 3;
   `);
-  // The running counts per day, as the rows now stand (a ledger of schema 8; an older one gets them when opened).
+  // One paid payment in a thousand paid 20 days after it was made (a COD parcel delivered late, a payment paid once
+  // the clock moved on): the late ones a page in id order within paid dates reads by txns_paid_late.
+  db.prepare('UPDATE txns SET paid_at = paid_at + ? WHERE id % 1000 = 7 AND paid_at IS NOT NULL').run(20 * DAY);
+  // The running counts per day and the late payments' index, as the rows now stand (a ledger of schema 8; an older
+  // one gets them when opened).
   if (db.pragma('user_version', { simple: true }) >= 8) rebuildDays(db);
   db.close();
   const state = await SandboxState.open(dir);
@@ -86,6 +90,7 @@ async function time(dir) {
     'history days 80-20 ago, other merchant': history(OTHER, { startdate: day(80), enddate: day(20) }),
     'history days 80-20 ago by paid date (indate)': history(VA, { date: 'indate', startdate: day(80), enddate: day(20) }),
     'history days 80-20 ago, status 1': history(VA, { startdate: day(80), enddate: day(20), status: 1 }),
+    'history days 30-20 ago by paid date, id ASC': history(VA, { date: 'indate', startdate: day(30), enddate: day(20), order: 'ASC' }),
     'history days 80-20 ago by paid date, id ASC': history(VA, { date: 'indate', startdate: day(80), enddate: day(20), order: 'ASC' }),
     'history days 80-20 ago by paid date, status 1, page 50': history(VA, { date: 'indate', startdate: day(80), enddate: day(20), status: 1, page: 50 }),
     'history days 80-20 ago by paid date, status 0 (none paid)': history(VA, { date: 'indate', startdate: day(80), enddate: day(20), status: 0 }),

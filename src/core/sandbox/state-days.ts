@@ -23,7 +23,16 @@ export const dayStart = (day: number): number => day * DAY_MS - WIB_MS;
 /** `dayOf` in SQL, for a column of epoch ms (SQLite's integer division truncates toward zero: floored here). */
 export const dayOfSql = (column: string): string => `((${column} + ${WIB_MS}) / ${DAY_MS} - ((${column} + ${WIB_MS}) % ${DAY_MS} < 0))`;
 
-/** Creates (if absent) and fills `txn_days` from the rows as they stand: migration 8, re-runnable. */
+/**
+ * A payment paid this long or more after it was made, or before it was made (an import stores any paid time), is
+ * paid late: the partial index txns_paid_late holds it (by paid time), so that a page in id order within paid dates
+ * reads the ids made in the day before the dates and in them (txn_spans), and the late ones from that index.
+ */
+export const LATE_MS = 86_400_000;
+/** The condition of txns_paid_late, as a query's term must spell it for SQLite to use the index. */
+export const PAID_LATE = `(paid_at < created_at OR paid_at >= created_at + ${LATE_MS})`;
+
+/** Creates (if absent) and fills `txn_days` from the rows as they stand, and txns_paid_late: migration 8, re-runnable. */
 export function rebuildDays(db: Database): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS txn_days (
@@ -36,6 +45,7 @@ export function rebuildDays(db: Database): void {
       FROM txns GROUP BY 2, 3, 4, 5;
     INSERT INTO txn_days SELECT 'paid', merchant_va, ${dayOfSql('paid_at')}, status, via, count(*), sum(paid_off), min(id), max(id)
       FROM txns WHERE paid_at IS NOT NULL GROUP BY 2, 3, 4, 5;
+    CREATE INDEX IF NOT EXISTS txns_paid_late ON txns (paid_at) WHERE ${PAID_LATE};
   `);
 }
 
