@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { parseHistoryQuery } from '../dist/core/sandbox/history-query.js';
 import { historyPage } from '../dist/core/sandbox/ledger.js';
+import { rebuildDays } from '../dist/core/sandbox/state-days.js';
 import { SandboxState } from '../dist/core/sandbox/state.js';
 
 const VA = '1179000899';
@@ -40,6 +41,12 @@ async function prepare(dir) {
     DELETE FROM txn_counts;
     INSERT INTO txn_counts SELECT merchant_va, status, via, count(*), sum(paid_off) FROM txns GROUP BY 1, 2, 3;
   `);
+  // One paid payment in a thousand paid 20 days after it was made (a COD parcel delivered late, a payment paid once
+  // the clock moved on): the late ones a page in id order within paid dates reads by txns_paid_late.
+  db.prepare('UPDATE txns SET paid_at = paid_at + ? WHERE id % 1000 = 7 AND paid_at IS NOT NULL').run(20 * DAY);
+  // The running counts per day and the late payments' index, as the rows now stand (a ledger of schema 8; an older
+  // one gets them when opened).
+  if (db.pragma('user_version', { simple: true }) >= 8) rebuildDays(db);
   db.close();
   const state = await SandboxState.open(dir);
   const top = state.idFloors().txnId;
@@ -83,6 +90,10 @@ async function time(dir) {
     'history days 80-20 ago, other merchant': history(OTHER, { startdate: day(80), enddate: day(20) }),
     'history days 80-20 ago by paid date (indate)': history(VA, { date: 'indate', startdate: day(80), enddate: day(20) }),
     'history days 80-20 ago, status 1': history(VA, { startdate: day(80), enddate: day(20), status: 1 }),
+    'history days 30-20 ago by paid date, id ASC': history(VA, { date: 'indate', startdate: day(30), enddate: day(20), order: 'ASC' }),
+    'history days 80-20 ago by paid date, id ASC': history(VA, { date: 'indate', startdate: day(80), enddate: day(20), order: 'ASC' }),
+    'history days 80-20 ago by paid date, status 1, page 50': history(VA, { date: 'indate', startdate: day(80), enddate: day(20), status: 1, page: 50 }),
+    'history days 80-20 ago by paid date, status 0 (none paid)': history(VA, { date: 'indate', startdate: day(80), enddate: day(20), status: 0 }),
     // 3. paid-time order with a paid status
     'history status 1 orderBy indate ASC': history(VA, { status: 1, orderBy: 'indate', order: 'ASC' }),
     'history status 1 orderBy indate DESC': history(VA, { status: 1, orderBy: 'indate', order: 'DESC' }),

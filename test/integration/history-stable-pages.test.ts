@@ -83,6 +83,41 @@ describe('v2/history by next_cursor while payments change', () => {
   });
 });
 
+describe('v2/history by next_cursor within paid dates (date=indate), in id order', () => {
+  // Schema 8: each page reads the ids of the rows paid on those days (txn_days) as they stand when it is read.
+  it('lists each payment paid within the dates once, by id: those paid ahead of the cursor during the walk too, not those paid behind it', async () => {
+    const sb = await started();
+    const ids: number[] = [];
+    for (let n = 0; n < 14; n++) ids.push(await create(sb, n));
+    for (const id of ids.filter((_, i) => i % 2 === 1)) await sb.pay(String(id));
+    const day = (d: number) => new Date(Date.now() + 7 * 3_600_000 + d * 86_400_000).toISOString().slice(0, 10);
+    const dates = { date: 'indate', startdate: day(-1), enddate: day(1), limit: 2 };
+    const listed: number[] = [];
+    const behind: number[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const r = await post(sb, 'v2/history', { ...dates, ...(cursor ? { cursor } : {}) });
+      listed.push(...(r.data.Transaction as { TransactionId: number }[]).map((t) => t.TransactionId));
+      const pending = ids.filter((id) => sb.state.get(id)!.status === 'pending');
+      const last = listed.at(-1) ?? Number.MAX_SAFE_INTEGER;
+      // Paid between pages: the lowest pending (ahead of the cursor), the highest pending behind it, and a new payment.
+      const ahead = pending.filter((id) => id < last)[0];
+      const passed = pending.filter((id) => id > last).at(-1);
+      if (ahead !== undefined) await sb.pay(String(ahead));
+      if (passed !== undefined) {
+        await sb.pay(String(passed));
+        behind.push(passed);
+      }
+      await sb.pay(String(await create(sb, 100 + page)));
+      cursor = (r.data.Pagination as { next_cursor: string | null }).next_cursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(behind.length).toBeGreaterThan(0);
+    const paid = ids.filter((id) => sb.state.get(id)!.paidAt !== undefined && !behind.includes(id));
+    expect(listed).toEqual(paid.reverse());
+  });
+});
+
 describe('next_cursor', () => {
   it('carries the snapshot (KEY:ID:MAXID:PAIDSEQ); an older KEY:ID cursor still pages, on the ledger as it stands', async () => {
     const sb = await started();

@@ -175,9 +175,12 @@ describe("a merchant's count within dates when the ledger has several merchants"
       [{ merchantVa: '1179000899', range: { field: 'paid', ...range } }, 'txns_merchant_paid'],
       [{ merchantVa: '1179000899', status: 'berhasil', range: { field: 'paid', ...range } }, 'txns_merchant_paid'],
     ] as [TxnFilter, string][]) {
-      const reads = plansOf(sb, () => expect(sb.state.count(f)).toBe(f.range?.field === 'paid' ? 1 : f.status ? 1 : 2));
-      expect(reads).toHaveLength(1);
-      expect(text(reads[0]!), reads[0]!.sql).toMatch(new RegExp(`COVERING INDEX ${index} \\(merchant_va=\\?`));
+      // The parts of days at the range's ends (schema 8: its whole days are counted from txn_days).
+      const reads = plansOf(sb, () => expect(sb.state.count(f)).toBe(f.range?.field === 'paid' ? 1 : f.status ? 1 : 2)).filter((r) =>
+        /\bFROM txns\b/.test(r.sql),
+      );
+      expect(reads).toHaveLength(2);
+      for (const r of reads) expect(text(r), r.sql).toMatch(new RegExp(`COVERING INDEX ${index} \\(merchant_va=\\?`));
     }
     expect(sb.state.count({ merchantVa: '1179000900', range: { field: 'created', ...range } })).toBe(3);
   });
@@ -222,7 +225,7 @@ describe('a method filter', () => {
     expect(text(created[0]!)).toMatch(/INDEX txns_created/);
     const byId = plansOf(sb, () => sb.state.page({ via: 'va' }, { by: 'id', desc: true }, 10)).filter((r) => /^SELECT id/.test(r.sql));
     expect(text(byId[0]!)).toMatch(/INDEX txns_via \(via=\? AND rowid<\?\)/);
-    const count = plansOf(sb, () => sb.state.count({ via: 'va', range: { field: 'created', from: 0 } }));
+    const count = plansOf(sb, () => sb.state.count({ via: 'va', range: { field: 'created', from: 0 } })).filter((r) => /\bFROM txns\b/.test(r.sql));
     expect(text(count[0]!)).toMatch(/INDEX txns_created/);
   });
 });

@@ -24,9 +24,10 @@ export class BulkLedger extends ServiceLedger {
       let n = 0;
       const counts = new Map<string, [string, string, string, number, number]>();
       const parcels = new Set<number>();
+      const tally = this.dayTally();
       for (const p of payments) {
         const { txn, deliveries } = typeof p === 'function' ? p(nextId()) : p;
-        const paidOff = this.insertTxn(txn);
+        const paidOff = this.insertTxn(txn, tally);
         if (txn.via === 'cod' && txn.status === 'pending') parcels.add(txn.id);
         const key = `${txn.merchantVa}\0${txn.status}\0${txn.via}`;
         const c = counts.get(key) ?? counts.set(key, [txn.merchantVa, txn.status, txn.via, 0, 0]).get(key)!;
@@ -42,6 +43,7 @@ export class BulkLedger extends ServiceLedger {
         n++;
       }
       for (const c of counts.values()) this.stmts.bump.run(...c);
+      tally.flush();
       for (const s of extra.sessions ?? []) this.stmts.insertSession.run(s.sid, s.merchantVa, JSON.stringify(s));
       for (const [id, sid] of links) this.stmts.linkSession.run(id, sid);
       const r = extra.records ?? {};
@@ -164,7 +166,7 @@ export class BulkLedger extends ServiceLedger {
     return this.write(() => {
       const n = (this.db.prepare('SELECT count(*) AS n FROM txns').get() as { n: number }).n;
       this.db.exec(
-        'DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM parcel_steps; DELETE FROM pickups; DELETE FROM parcel_due; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts; DELETE FROM txn_spans; DELETE FROM transfers; DELETE FROM transfer_net; DELETE FROM members;',
+        'DELETE FROM attempts; DELETE FROM deliveries; DELETE FROM parcel_steps; DELETE FROM pickups; DELETE FROM parcel_due; DELETE FROM txns; DELETE FROM sessions; DELETE FROM txn_counts; DELETE FROM txn_spans; DELETE FROM txn_days; DELETE FROM transfers; DELETE FROM transfer_net; DELETE FROM members;',
       );
       return n;
     });

@@ -11,6 +11,7 @@ import {
   type Term,
   whereOf,
 } from './state-query.js';
+import { daysAnswer, LATE_MS, PAID_LATE, readDays } from './state-days.js';
 import { SPAN_MS } from './state-schema.js';
 import { TxnLedger } from './state-transactions.js';
 import type { Cursor, Transaction, TxnFilter, TxnOrder, TxnStatus } from './state-types.js';
@@ -39,8 +40,17 @@ export class TxnPages extends TxnLedger {
     // A method's index is in id order: the page's when it is the filter's one term of an index, or when the methods have few rows.
     if (!this.rareMethods(f) && !(order.by === 'id' && f.via !== undefined && f.status === undefined)) plain.push('via');
     const bounds: PageBounds = f.status !== undefined && statusInfo(f.status as TxnStatus).paid ? { paidStatus: f.status } : {};
-    if (order.by === 'id') {
-      bounds.ids = this.createdIds(f);
+    if (order.by === 'id' && f.range?.field === 'paid') {
+      const window = this.paidWindow(f, limit + (from.offset ?? 0));
+      if (window === 'none') return { rows: [], next: null };
+      if (window) {
+        const rows = this.paidIdPage(filter, order.desc, limit, from, snapshot.maxId, window, plain);
+        const last = rows.at(-1);
+        return { rows, next: rows.length === limit && last ? { key: last.id, id: last.id, snapshot } : null };
+      }
+    }
+    if (order.by === 'id' && f.range?.field === 'created') {
+      bounds.ids = this.createdIds(f, limit + (from.offset ?? 0));
       if (bounds.ids) plain.push('created_at');
     }
     const segments = pageSegments(order, snapshot, bounds);
@@ -90,14 +100,77 @@ export class TxnPages extends TxnLedger {
   }
 
   /**
-   * The ids of the rows created within a filter's created dates (`txn_spans`: the lowest and highest id created in each
-   * hour), when they are not many more than the rows created then: ids follow creation (only an import out of order
-   * can interleave them). None for a page with another filter; an empty range for dates no row was created in.
+   * The ids a page in id order within created dates reads, when its rows are dense enough among them that reading the
+   * ids in order finds a page sooner than sorting every row of the dates (`reach`: the rows up to the page's end): the
+   * ids created in their hours (`txn_spans`; ids follow creation, only an import out of order interleaves them), within
+   * those of the filter's rows on those days (`txn_days`). None: the dates' rows by their index, sorted; an empty range
+   * when no row of the filter was created then.
    */
-  private createdIds(f: TxnFilter): { lo: number; hi: number } | undefined {
-    if (f.range?.field !== 'created') return undefined;
-    const s = this.stmts.spans.get(Math.floor((f.range.from ?? 0) / SPAN_MS), Math.floor(((f.range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS))!;
+  private createdIds(f: TxnFilter, reach: number): { lo: number; hi: number } | undefined {
+    const range = f.range!;
+    const s = this.stmts.spans.get(Math.floor((range.from ?? 0) / SPAN_MS), Math.floor(((range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS))!;
     if (s.lo === null || s.hi === null) return { lo: 1, hi: 0 };
-    return s.hi - s.lo < 4 * s.n + 1000 ? { lo: s.lo, hi: s.hi } : undefined;
+    if (s.hi - s.lo >= 4 * s.n + 1000) return undefined;
+    if (!daysAnswer(f)) return { lo: s.lo, hi: s.hi };
+    const days = readDays(this.db, f);
+    if (days.lo === null || days.hi === null || days.touched === 0) return { lo: 1, hi: 0 };
+    return dense(Math.max(s.lo, days.lo), Math.min(s.hi, days.hi), days.touched, reach);
   }
+
+  /**
+   * The ids of the payments paid within dates, within a day of being made: those made in the day before the dates or in
+   * them (`txn_spans`), within the ids of the filter's rows paid on those days (`txn_days`). Their paid time says no more
+   * of their id: a COD parcel is paid on delivery, days later, a payment may be paid once the clock moved on, an import
+   * stores any paid time; those paid late are read by txns_paid_late (`paidIdPage`). `none`: no row of the filter is
+   * paid on those days; undefined: the dates' rows by their index, sorted (the ids are not dense enough, or interleaved).
+   */
+  private paidWindow(f: TxnFilter, reach: number): { lo: number; hi: number } | 'none' | undefined {
+    if (!daysAnswer(f)) return undefined;
+    const days = readDays(this.db, f);
+    if (days.lo === null || days.hi === null || days.touched === 0) return 'none';
+    const range = f.range!;
+    const s = this.stmts.spans.get(Math.floor(((range.from ?? 0) - LATE_MS) / SPAN_MS), Math.floor(((range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS))!;
+    if (s.lo === null || s.hi === null) return { lo: 1, hi: 0 };
+    if (s.hi - s.lo >= 4 * s.n + 1000) return undefined;
+    return dense(Math.max(s.lo, days.lo), Math.min(s.hi, days.hi), days.touched, reach);
+  }
+
+  /**
+   * A page in id order within paid dates: the ids of the payments paid promptly (`window`, read in id order), merged with
+   * those paid late (txns_paid_late, few: sorted). After the cursor's id, and up to the walk's newest id but for a page
+   * by offset (as the ledger stands), as a page of `pageSegments` in id order.
+   */
+  private paidIdPage(
+    f: TxnFilter,
+    desc: boolean,
+    limit: number,
+    from: { cursor?: Cursor; offset?: number },
+    maxId: number,
+    window: { lo: number; hi: number },
+    plain: PlainColumn[],
+  ): Transaction[] {
+    let lo = 1;
+    let hi = from.offset ? Number.MAX_SAFE_INTEGER : maxId;
+    if (from.cursor && desc) hi = Math.min(hi, from.cursor.id - 1);
+    if (from.cursor && !desc) lo = Math.max(lo, from.cursor.id + 1);
+    const ids = (a: number, b: number): Term => ({ sql: 'id >= ? AND id <= ?', params: [a, b] });
+    const prompt = whereOf(f, [ids(Math.max(lo, window.lo), Math.min(hi, window.hi))], [...plain, 'paid_at']);
+    const late = whereOf(f, [{ sql: PAID_LATE, params: [] }, ids(lo, hi)], plain);
+    const dir = desc ? 'DESC' : 'ASC';
+    const need = limit + (from.offset ?? 0);
+    const sql =
+      `SELECT id FROM (SELECT id FROM txns ${prompt.where} ORDER BY id ${dir} LIMIT ?) UNION ` +
+      `SELECT id FROM (SELECT id FROM txns INDEXED BY txns_paid_late ${late.where} ORDER BY id ${dir} LIMIT ?) ORDER BY id ${dir} LIMIT ? OFFSET ?`;
+    const page = this.db
+      .prepare(sql)
+      .pluck()
+      .all(...prompt.params, need, ...late.params, need, limit, from.offset ?? 0) as number[];
+    return page.map((id) => this.get(id)!);
+  }
+}
+
+/** Ids lo..hi, when reading them in order reaches `reach` of the filter's `rows` (spread among them) sooner than sorting the rows. */
+function dense(lo: number, hi: number, rows: number, reach: number): { lo: number; hi: number } | undefined {
+  if (lo > hi) return { lo: 1, hi: 0 };
+  return (reach * (hi - lo + 1)) / rows <= 4 * rows + 1000 ? { lo, hi } : undefined;
 }

@@ -12,7 +12,7 @@ export interface Term {
 }
 
 /** Columns whose terms a query keeps off the indexes (a unary `+`), where SQLite would pick a worse one (the caller knows the sizes). */
-export type PlainColumn = 'merchant_va' | 'status' | 'via' | 'created_at';
+export type PlainColumn = 'merchant_va' | 'status' | 'via' | 'created_at' | 'paid_at';
 
 /** The WHERE clause of a filter, and of more terms (a page's segment and cursor); `plain`: columns whose terms use no index. */
 export function whereOf(f: TxnFilter, more: Term[] = [], plain: PlainColumn[] = []): { where: string; params: (string | number)[] } {
@@ -31,7 +31,7 @@ export function whereOf(f: TxnFilter, more: Term[] = [], plain: PlainColumn[] = 
   if (f.vias !== undefined) add(`${c('via')} IN (${f.vias.map(() => '?').join(',') || 'NULL'})`, ...f.vias);
   if (f.paidAtMost !== undefined) add('paid_at <= ?', f.paidAtMost);
   if (f.paidAfter !== undefined) add('paid_at > ?', f.paidAfter);
-  const col = f.range?.field === 'paid' ? 'paid_at' : c('created_at');
+  const col = f.range?.field === 'paid' ? c('paid_at') : c('created_at');
   if (f.range?.from !== undefined) add(`${col} >= ?`, f.range.from);
   if (f.range?.to !== undefined) add(`${col} < ?`, f.range.to);
   for (const t of more) add(t.sql, ...t.params);

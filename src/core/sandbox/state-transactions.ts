@@ -3,6 +3,7 @@ import { chargeOf } from '../fees.js';
 import { statusInfo } from '../statuses.js';
 import type { ShipmentStage } from './records.js';
 import { type CallbackStatements, CallbackLedger } from './state-callbacks.js';
+import { type CountRow, type DayPut, DayTally, dayRow, daysAnswer, partDays, prepareDayPut, readDays, wholeDays } from './state-days.js';
 import { whereOf } from './state-query.js';
 import { bodyOf, TXN_COLUMNS, type TxnRow, txnOf } from './state-rows.js';
 import { SPAN_MS } from './state-schema.js';
@@ -19,7 +20,7 @@ export interface TxnStatements extends CallbackStatements {
   insertTxn: Statement;
   setStatus: Statement<[string, number | null, number | null, number | null, number, number]>;
   snapshot: Statement<[], PageSnapshot>;
-  countRow: Statement<[number], { merchant_va: string; status: string; via: string; paid_off: number }>;
+  countRow: Statement<[number], CountRow>;
   bump: Statement<[string, string, string, number, number]>;
   due: Statement<[number], { id: number }>;
   dueSettle: Statement<[number], { id: number }>;
@@ -27,6 +28,7 @@ export interface TxnStatements extends CallbackStatements {
   insertStep: Statement<[number, string, number]>;
   span: Statement<[number, number, number, number]>;
   spans: Statement<[number, number], { lo: number | null; hi: number | null; n: number }>;
+  dayPut: DayPut;
 }
 
 /** At most this many rows of a filter's methods: their page or count reads them by txns_via, whatever its order. */
@@ -61,9 +63,7 @@ function prepareTransactions(db: Database): Omit<TxnStatements, keyof CallbackSt
          paid_at = coalesce(paid_at, ?), settled_at = coalesce(?, settled_at), ended_at = ? WHERE id = ?`,
     ),
     snapshot: db.prepare<[], PageSnapshot>(`SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'txns') AS maxId, ${LATEST_PAID_SEQ} AS paidSeq`),
-    countRow: db.prepare<[number], { merchant_va: string; status: string; via: string; paid_off: number }>(
-      `SELECT merchant_va, status, via, paid_off FROM txns WHERE id = ?`,
-    ),
+    countRow: db.prepare<[number], CountRow>(`SELECT merchant_va, status, via, paid_off, created_at, paid_at FROM txns WHERE id = ?`),
     bump: db.prepare<[string, string, string, number, number]>(
       `INSERT INTO txn_counts (merchant_va, status, via, n, net) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n, net = net + excluded.net`,
     ),
@@ -82,6 +82,7 @@ function prepareTransactions(db: Database): Omit<TxnStatements, keyof CallbackSt
     spans: db.prepare<[number, number], { lo: number | null; hi: number | null; n: number }>(
       `SELECT min(lo) AS lo, max(hi) AS hi, coalesce(sum(n), 0) AS n FROM txn_spans WHERE hour >= ? AND hour <= ?`,
     ),
+    dayPut: prepareDayPut(db),
   };
 }
 
@@ -94,8 +95,11 @@ export class TxnLedger extends CallbackLedger {
     this.stmts = { ...this.stmts, ...prepareTransactions(db) };
   }
 
-  /** Inserts a row; returns what the merchant receives of it. Its count is added by the caller (one bump per transaction, or per batch in `bulk`). */
-  protected insertTxn(t: Transaction): number {
+  /**
+   * Inserts a row; returns what the merchant receives of it. Its count is added by the caller (one bump per transaction,
+   * or per batch in `bulk`), so are its days (`tally`, flushed by the caller).
+   */
+  protected insertTxn(t: Transaction, tally: DayTally): number {
     const paidOff = chargeOf(t.amount, t.fee, t.feeDirection).paidOff;
     this.stmts.insertTxn.run({
       id: t.id,
@@ -116,6 +120,7 @@ export class TxnLedger extends CallbackLedger {
       body: bodyOf(t),
     });
     this.stmts.span.run(Math.floor(t.createdAt / SPAN_MS), t.id, t.id, 1);
+    tally.row({ id: t.id, merchantVa: t.merchantVa, status: t.status, via: t.via, createdAt: t.createdAt, paidAt: t.paidAt, net: paidOff }, 1);
     return paidOff;
   }
 
@@ -128,7 +133,9 @@ export class TxnLedger extends CallbackLedger {
   async addTransaction(txn: Transaction | ((id: number) => Transaction), session?: string): Promise<Transaction> {
     return this.write(() => {
       const t = typeof txn === 'function' ? txn(this.stmts.nextId.get()!.seq + 1) : txn;
-      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, this.insertTxn(t));
+      const tally = this.dayTally();
+      this.stmts.bump.run(t.merchantVa, t.status, t.via, 1, this.insertTxn(t, tally));
+      tally.flush();
       if (t.via === 'cod') this.refreshDue(t.id);
       // The transaction a redirect session becomes is linked to it; a session becomes one at most.
       if (session !== undefined && this.stmts.linkSession.run(t.id, session).changes === 0) throw new SessionTaken();
@@ -174,10 +181,20 @@ export class TxnLedger extends CallbackLedger {
         this.stmts.bump.run(before.merchant_va, before.status, before.via, -1, -before.paid_off);
         this.stmts.bump.run(before.merchant_va, status, before.via, 1, before.paid_off);
       }
+      // Out of its buckets of txn_days as it was, into those of its new status (and of its paid day, first paid now).
+      const tally = this.dayTally();
+      tally.row(dayRow(id, before), -1);
+      tally.row(dayRow(id, { ...before, status, paid_at: before.paid_at ?? paidAt }), 1);
+      tally.flush();
       if (step) this.stmts.insertStep.run(id, step, at);
       if (before.via === 'cod') this.refreshDue(id);
       return callback ? this.insertDelivery(callback) : undefined;
     });
+  }
+
+  /** The changes to `txn_days` of a write, stored by its `flush`. */
+  protected dayTally(): DayTally {
+    return new DayTally(this.stmts.dayPut);
   }
 
   /** Expires-due candidates: pending transactions whose expiry is at or before `at` (a batch). */
@@ -225,6 +242,21 @@ export class TxnLedger extends CallbackLedger {
   aggregate(f: TxnFilter = {}, { net: withNet = true } = {}): { count: number; net: number } {
     const totals = this.totals(f);
     if (totals.count === 0 || (!f.ids && f.paidAtMost === undefined && f.paidAfter === undefined && !f.range)) return totals;
+    // Within dates: the whole days from txn_days, the parts of days at the ends from the rows (none for history's dates).
+    const whole = f.range && wholeDays(f.range);
+    if (!daysAnswer(f) || !whole || whole.from >= whole.to) return this.scan(f, withNet);
+    const days = readDays(this.db, f);
+    const sum = { count: days.n, net: days.net };
+    for (const range of partDays(f.range!, whole)) {
+      const end = this.scan({ ...f, range }, withNet);
+      sum.count += end.count;
+      sum.net += end.net;
+    }
+    return sum;
+  }
+
+  /** Counts and net amounts of the rows matching a filter, read from them. */
+  private scan(f: TxnFilter, withNet: boolean): { count: number; net: number } {
     const { where, params } = whereOf(this.narrow(f), [], this.rareMethods(f) ? [] : ['via']);
     const sums = withNet ? 'coalesce(sum(paid_off), 0)' : '0';
     return this.db.prepare(`SELECT count(*) AS count, ${sums} AS net FROM txns ${where}`).get(...params) as { count: number; net: number };
