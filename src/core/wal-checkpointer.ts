@@ -41,11 +41,13 @@ parentPort.on('message', (m) => {
   let done = 'done';
   try {
     const r = checkpoint.get();
-    // A long WAL: one more pass with the writer held, which copies what came during this one.
-    if (slots && r.busy === 0 && r.log >= workerData.restartFrames && holdWriter(slots, workerData.holdWaitMs)) {
+    // A long WAL: one more pass with the writer held, which copies what came during this one. Not
+    // when this pass stopped short (a reader's snapshot keeps frames in the WAL): the held one would
+    // too, and the writer would wait for nothing.
+    const whole = (p) => p.busy === 0 && p.checkpointed === p.log;
+    if (slots && whole(r) && r.log >= workerData.restartFrames && holdWriter(slots, workerData.holdWaitMs)) {
       try {
-        checkpoint.run();
-        done = 'held';
+        if (whole(checkpoint.get())) done = 'held';
       } finally {
         releaseWriter(slots);
       }

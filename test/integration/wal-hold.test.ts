@@ -4,8 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/core/db.js';
+import { type Database, keepUntilExit, openDatabase } from '../../src/core/db.js';
 import { startWriterThread } from '../../src/core/listener/writer-thread.js';
 import { startWalCheckpointer } from '../../src/core/wal-checkpointer.js';
 import { holdWriter, releaseWriter, walHoldBuffer } from '../../src/core/wal-hold.js';
@@ -61,6 +62,39 @@ describe('the WAL checkpointer holding the writer thread', () => {
     await settledTo(m);
     expect(walFrames(db)).toBeLessThanOrEqual(3);
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(21);
+    await ckpt.close();
+    await writer.close();
+    db.close();
+  });
+
+  it('does not hold the writer when a reader keeps frames in the WAL (its pass could not leave them in the database)', async () => {
+    const hold = walHoldBuffer();
+    const { db, file, writer, settledTo } = await setUp('reader.db', hold);
+    await settledTo(writer.write(group)!);
+    // Another process's long read (`events export` scanning a large store): the frames after its snapshot stay in the WAL.
+    const reader = keepUntilExit(new Sqlite(file, { readonly: true }));
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').pluck().get();
+    await settledTo(writer.write(group)!);
+    const passes: boolean[] = [];
+    let passed: () => void = () => undefined;
+    const ckpt = await startWalCheckpointer(db, file, {
+      synchronous: 'NORMAL',
+      intervalMs: 1,
+      hold,
+      restartFrames: 1,
+      onCheckpoint: (held) => {
+        passes.push(held);
+        passed();
+      },
+    });
+    await new Promise<void>((resolve) => {
+      passed = resolve;
+      ckpt.poke();
+    });
+    expect(passes).toEqual([false]);
+    reader.exec('COMMIT');
+    reader.close();
     await ckpt.close();
     await writer.close();
     db.close();
