@@ -105,7 +105,8 @@ export async function startWalCheckpointer(
   // A worker gone while it held the writer thread (terminated mid-pass) must not leave it held.
   const release = () => opts.hold && releaseWriter(new Int32Array(opts.hold));
   worker.on('error', () => {
-    // Without the worker, the writer's own automatic checkpoint takes over (at the usual size).
+    // Without the worker, this connection checkpoints by itself at SQLite's usual size (a writer
+    // thread's connection keeps its backstop: the WAL then grows to BACKSTOP_PAGES between its own).
     ended = true;
     release();
     if (db.open) db.pragma('wal_autocheckpoint = 1000');

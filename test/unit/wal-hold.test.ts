@@ -35,7 +35,7 @@ describe('holding the writer thread', () => {
 
   it('gives up (and holds nothing) when the writer stays in its transaction', () => {
     const slots = new Int32Array(walHoldBuffer());
-    enterWrite(slots, 1000);
+    enterWrite(slots, 1000, 0);
     expect(holdWriter(slots, 20)).toBe(false);
     expect(slots[SLOTS.HOLD]).toBe(0);
     expect(slots[SLOTS.WRITING]).toBe(1);
@@ -46,8 +46,23 @@ describe('holding the writer thread', () => {
   it('lets a held writer go on by itself once its wait is over', () => {
     const slots = new Int32Array(walHoldBuffer());
     expect(holdWriter(slots, 1000)).toBe(true);
-    enterWrite(slots, 20); // nobody releases it
+    enterWrite(slots, 20, 0); // nobody releases it
     expect(slots[SLOTS.WRITING]).toBe(1);
+  });
+
+  it('waits out a stuck hold once, not before every transaction, and waits for the next hold again', () => {
+    const slots = new Int32Array(walHoldBuffer());
+    expect(holdWriter(slots, 1000)).toBe(true); // never released: a pass stuck in a sync
+    const stuck = enterWrite(slots, 20, 0);
+    expect(stuck).toBe(slots[SLOTS.GENERATION]);
+    leaveWrite(slots);
+    // The same hold: no wait at all (a minute's would time the test out).
+    expect(enterWrite(slots, 60_000, stuck)).toBe(stuck);
+    leaveWrite(slots);
+    releaseWriter(slots);
+    expect(holdWriter(slots, 1000)).toBe(true);
+    // A new hold is waited for again (and waited out: nobody releases it here either).
+    expect(enterWrite(slots, 20, stuck)).toBe(stuck + 1);
   });
 
   it('keeps a writer out of its next transaction until the hold ends', async () => {
@@ -60,7 +75,7 @@ describe('holding the writer thread', () => {
       flags,
       `(slots, flags, port) => {
         port.postMessage('started');
-        enterWrite(slots, 60000);
+        enterWrite(slots, 60000, 0);
         Atomics.store(flags, 0, 1);
         port.postMessage('entered');
       }`,
@@ -81,7 +96,7 @@ describe('holding the writer thread', () => {
       buffer,
       flags,
       `(slots, flags, port) => {
-        enterWrite(slots, 60000);
+        enterWrite(slots, 60000, 0);
         port.postMessage('in');
         setTimeout(() => {
           Atomics.store(flags, 0, 1);

@@ -76,19 +76,10 @@ const { RING, CODES } = workerData;
 const shared = new Int32Array(workerData.shared);
 const insert = db.prepare(workerData.sql);
 const summarize = workerData.summarySql ? blockSummarizer(db.prepare(workerData.summarySql), db.prepare(${JSON.stringify(COMPLETE_SQL)}), ${BLOCK_ROWS}) : { run() {} };
-const tx = db.transaction((rows) => insertEvents(insert, summarize, rows));
+const many = db.transaction((rows) => insertEvents(insert, summarize, rows));
+/** The WAL checkpointer's holds (wal-hold.ts); \`skipHold\`: one this writer waited out, not waited for again. */
 const slots = workerData.hold ? new Int32Array(workerData.hold) : undefined;
-/** A transaction, kept out of the WAL checkpointer's holds (wal-hold.ts). */
-const many = {
-  immediate(rows) {
-    if (slots) enterWrite(slots, workerData.holdWaitMs);
-    try {
-      tx.immediate(rows);
-    } finally {
-      if (slots) leaveWrite(slots);
-    }
-  },
-};
+let skipHold = 0;
 let n = 0;
 let busyNow = workerData.busyMs;
 /**
@@ -99,6 +90,8 @@ let busyNow = workerData.busyMs;
 function commit(texts, first, since) {
   let outcome = 0;
   let code;
+  // Out of the checkpointer's hold first: its wait counts in the group's busyMs like any other.
+  if (slots) skipHold = enterWrite(slots, workerData.holdWaitMs, skipHold);
   const waited = Date.now() - since;
   const budget = waited > 20 ? Math.max(0, workerData.busyMs - waited) : workerData.busyMs;
   if (budget !== busyNow) db.pragma('busy_timeout = ' + (busyNow = budget));
@@ -109,6 +102,8 @@ function commit(texts, first, since) {
     const i = CODES.findIndex((c) => code === c || code.startsWith(c + '_'));
     outcome = i < 0 ? CODES.length : i + 1;
     for (let k = 0; k < texts.length; k++) parentPort.postMessage({ n: first + k, code, message: String((err && err.message) || err) });
+  } finally {
+    if (slots) leaveWrite(slots);
   }
   for (let k = 0; k < texts.length; k++) Atomics.store(shared, 1 + ((first + k) % RING), outcome);
   return code;
