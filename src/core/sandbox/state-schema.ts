@@ -135,7 +135,7 @@ export const MIGRATIONS = [
       CREATE INDEX IF NOT EXISTS txns_via ON txns (via);
       CREATE TABLE IF NOT EXISTS txn_spans (hour INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL, n INTEGER NOT NULL);
       DELETE FROM txn_spans;
-      INSERT INTO txn_spans SELECT created_at / ${SPAN_MS}, min(id), max(id), count(*) FROM txns GROUP BY 1;
+      INSERT INTO txn_spans SELECT created_at / ${SPAN_MS} - (created_at % ${SPAN_MS} < 0), min(id), max(id), count(*) FROM txns GROUP BY 1;
       CREATE TABLE IF NOT EXISTS transfer_net (va TEXT PRIMARY KEY, net INTEGER NOT NULL) WITHOUT ROWID;
       DELETE FROM transfer_net;
       INSERT INTO transfer_net SELECT va, sum(d) FROM (
