@@ -25,7 +25,10 @@ describe('payments made before 1970', () => {
       }),
     );
     const f: TxnFilter = { merchantVa: VA, range: { field: 'created', to: 10 * HOUR } };
-    const expected = sb.state.db.prepare('SELECT id FROM txns WHERE merchant_va = ? AND created_at < ? ORDER BY id').pluck().all(VA, 10 * HOUR) as number[];
+    const expected = sb.state.db
+      .prepare('SELECT id FROM txns WHERE merchant_va = ? AND created_at < ? ORDER BY id')
+      .pluck()
+      .all(VA, 10 * HOUR) as number[];
     expect(expected.length).toBeGreaterThan(20);
     expect(sb.state.page(f, { by: 'id', desc: false }, 100).rows.map((t) => t.id)).toEqual(expected);
     expect(sb.state.page(f, { by: 'id', desc: true }, 100).rows.map((t) => t.id)).toEqual([...expected].reverse());

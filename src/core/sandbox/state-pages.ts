@@ -108,7 +108,10 @@ export class TxnPages extends TxnLedger {
    */
   private createdIds(f: TxnFilter, reach: number): { lo: number; hi: number } | undefined {
     const range = f.range!;
-    const s = this.stmts.spans.get(Math.floor((range.from ?? Number.MIN_SAFE_INTEGER) / SPAN_MS), Math.floor(((range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS))!;
+    const s = this.stmts.spans.get(
+      Math.floor((range.from ?? Number.MIN_SAFE_INTEGER) / SPAN_MS),
+      Math.floor(((range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS),
+    )!;
     if (s.lo === null || s.hi === null) return { lo: 1, hi: 0 };
     if (s.hi - s.lo >= 4 * s.n + 1000) return undefined;
     if (!daysAnswer(f)) return { lo: s.lo, hi: s.hi };
@@ -129,7 +132,10 @@ export class TxnPages extends TxnLedger {
     const days = readDays(this.db, f);
     if (days.lo === null || days.hi === null || days.touched === 0) return 'none';
     const range = f.range!;
-    const s = this.stmts.spans.get(Math.floor(((range.from ?? Number.MIN_SAFE_INTEGER) - LATE_MS) / SPAN_MS), Math.floor(((range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS))!;
+    const s = this.stmts.spans.get(
+      Math.floor(((range.from ?? Number.MIN_SAFE_INTEGER) - LATE_MS) / SPAN_MS),
+      Math.floor(((range.to ?? Number.MAX_SAFE_INTEGER) - 1) / SPAN_MS),
+    )!;
     if (s.lo === null || s.hi === null) return { lo: 1, hi: 0 };
     if (s.hi - s.lo >= 4 * s.n + 1000) return undefined;
     return dense(Math.max(s.lo, days.lo), Math.min(s.hi, days.hi), days.touched, reach);
