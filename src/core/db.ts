@@ -86,6 +86,13 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
   } catch (err) {
     db.close();
     if (err instanceof UsageError) throw err;
+    if (/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) {
+      const s = Math.round((options.busyTimeoutMs ?? 5000) / 100) / 10;
+      throw new UsageError(
+        `cannot open ${what} ${file}: another process has held its write lock for over ${s} s (one bringing it to a newer schema, which takes a while for a large file; a paycli stopped with Ctrl-Z; a sqlite3 shell in a transaction)`,
+        { hint: 'run this again once that process is done' },
+      );
+    }
     throw new UsageError(`cannot open ${what} ${file}: ${(err as Error).message}`);
   }
   return db;

@@ -34,6 +34,22 @@ describe('openDatabase', () => {
     await expect(openDatabase(join(dir, 'c.db'), { what: 'the test store', migrations, uid: st.uid + 1 })).rejects.toThrow(/another user/);
   });
 
+  it('names the lock, not SQLite, when another process holds the store while it needs an upgrade', async () => {
+    const file = join(tmp(), 'a.db');
+    (await openDatabase(file, { what: 'the test store', migrations })).close();
+    const other = await openDatabase(file, { what: 'the test store', migrations });
+    other.exec('BEGIN IMMEDIATE');
+    const upgrade = [...migrations, (d: import('../../src/core/db.js').Database) => d.exec('ALTER TABLE t ADD y TEXT')];
+    await expect(openDatabase(file, { what: 'the test store', migrations: upgrade, busyTimeoutMs: 100 })).rejects.toThrow(
+      /^cannot open the test store .*a\.db: another process has held its write lock for over 0\.1 s \(one bringing it to a newer schema/,
+    );
+    other.exec('COMMIT');
+    const db = await openDatabase(file, { what: 'the test store', migrations: upgrade, busyTimeoutMs: 100 });
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    db.close();
+    other.close();
+  });
+
   it('refuses a database written by a newer schema', async () => {
     const file = join(tmp(), 'a.db');
     (await openDatabase(file, { what: 'the test store', migrations: [...migrations, () => undefined] })).close();
