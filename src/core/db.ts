@@ -88,7 +88,7 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
     if (err instanceof UsageError) throw err;
     if (/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) {
       const s = Math.round((options.busyTimeoutMs ?? 5000) / 100) / 10;
-      throw new UsageError(
+      throw new DatabaseLockedError(
         `cannot open ${what} ${file}: another process has held its write lock for over ${s} s (one bringing it to a newer schema, which takes a while for a large file; a paycli stopped with Ctrl-Z; a sqlite3 shell in a transaction)`,
         { hint: 'run this again once that process is done' },
       );
@@ -97,6 +97,9 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
   }
   return db;
 }
+
+/** A database another process kept locked past the busy timeout while it was being opened (a UsageError: exit 2). */
+export class DatabaseLockedError extends UsageError {}
 
 /**
  * What is never left to the garbage collector: every better-sqlite3 object (database, statement,

@@ -1,6 +1,6 @@
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { keepUntilExit, openDatabase, type Database } from '../db.js';
+import { DatabaseLockedError, keepUntilExit, openDatabase, type Database } from '../db.js';
 import { UsageError } from '../errors.js';
 import { fsError } from '../fs-errors.js';
 import { migrateOlderJournal } from './ledger-migrate.js';
@@ -30,7 +30,9 @@ const POLL_MS = 25;
 const OPEN_BUSY_MS = 2000;
 
 const isLockError = (err: unknown) =>
-  /SQLITE_BUSY|SQLITE_LOCKED/.test(String((err as { code?: unknown })?.code)) || /database is locked/.test(String((err as Error)?.message));
+  err instanceof DatabaseLockedError ||
+  /SQLITE_BUSY|SQLITE_LOCKED/.test(String((err as { code?: unknown })?.code)) ||
+  /database is locked/.test(String((err as Error)?.message));
 
 /** `lock.db` opened (created when absent), or null when another process holds a lock that keeps it from being opened. */
 async function openLockFile(dir: string, uid: number | undefined): Promise<Database | null> {
