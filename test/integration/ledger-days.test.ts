@@ -10,6 +10,7 @@ import { keepUntilExit } from '../../src/core/db.js';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import type { BulkExtra, SeedPayment, Transaction, TxnFilter, TxnOrder, TxnStatus } from '../../src/core/sandbox/state.js';
 import { afterEachTest } from '../helpers/cleanups.js';
+import { plansOf as queryPlans } from '../helpers/query-plans.js';
 import { createDirectVa } from '../helpers/sandbox.js';
 
 const { started, tempDir } = afterEachTest();
@@ -144,27 +145,8 @@ describe('txn_days: within dates, as the plain query', () => {
   });
 });
 
-const plan = (sb: EmulatorHandle, sql: string) =>
-  (sb.state.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array((sql.match(/\?/g) ?? []).length).fill(0)) as { detail: string }[])
-    .map((p) => p.detail)
-    .join(' / ');
-
-/** The statements `fn` prepares on the ledger, each with its query plan (every parameter bound to 0). */
-function plansOf(sb: EmulatorHandle, fn: () => unknown): { sql: string; plan: string }[] {
-  const db = sb.state.db;
-  const seen: string[] = [];
-  const prepare = db.prepare;
-  db.prepare = ((sql: string) => {
-    seen.push(sql);
-    return prepare.call(db, sql);
-  }) as typeof db.prepare;
-  try {
-    fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen.map((sql) => ({ sql, plan: plan(sb, sql) }));
-}
+/** The statements `fn` prepares on the ledger, each with its query plan in one line. */
+const plansOf = (sb: EmulatorHandle, fn: () => unknown) => queryPlans(sb.state.db, fn).map((r) => ({ sql: r.sql, plan: r.plan.join(' / ') }));
 
 describe('txn_days: the plans', () => {
   it('a page in id order within paid dates reads ids in order, and the payments paid late by txns_paid_late (it sorted every row paid in the dates: 268 ms at 1 000 000 payments)', async () => {

@@ -5,29 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import type { BulkExtra, SeedPayment, Transaction, TxnFilter, TxnOrder } from '../../src/core/sandbox/state.js';
 import { afterEachTest } from '../helpers/cleanups.js';
+import { plansOf } from '../helpers/query-plans.js';
 import { createDirectVa } from '../helpers/sandbox.js';
 
 const { started } = afterEachTest();
-
-/** The statements `fn` prepares on the ledger, each with its query plan (every parameter bound to 0). */
-function plansOf(sb: EmulatorHandle, fn: () => unknown): { sql: string; plan: string[] }[] {
-  const db = sb.state.db;
-  const seen: string[] = [];
-  const prepare = db.prepare;
-  db.prepare = ((sql: string) => {
-    seen.push(sql);
-    return prepare.call(db, sql);
-  }) as typeof db.prepare;
-  try {
-    fn();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen.map((sql) => ({
-    sql,
-    plan: (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array((sql.match(/\?/g) ?? []).length).fill(0)) as { detail: string }[]).map((p) => p.detail),
-  }));
-}
 
 /** A ledger with a paid and a pending payment of the default merchant by VA. */
 async function ledger(): Promise<EmulatorHandle> {
@@ -48,7 +29,7 @@ describe("the ledger's pages and counts by status and paid time", () => {
     for (const status of ['berhasil', 'pending'])
       for (const order of PAID_ORDER)
         for (const from of [{}, { cursor: { key: 1, id: 1, snapshot: { maxId: 200_000, paidSeq: 5 } } }]) {
-          const reads = plansOf(sb, () => sb.state.page({ status }, order, 10, from)).filter((r) => /ORDER BY paid_at/.test(r.sql));
+          const reads = plansOf(sb.state.db, () => sb.state.page({ status }, order, 10, from)).filter((r) => /ORDER BY paid_at/.test(r.sql));
           expect(reads.length, `${status} ${JSON.stringify(order)} ${JSON.stringify(from)}`).toBeGreaterThan(0);
           for (const r of reads) {
             expect(r.plan.join(' / '), r.sql).toMatch(/USING (COVERING )?INDEX txns_status_paid \(status=\?/);
@@ -61,7 +42,7 @@ describe("the ledger's pages and counts by status and paid time", () => {
     const sb = await ledger();
     for (const f of [{}, { status: 'berhasil' }, { status: 'pending' }] as TxnFilter[])
       for (const order of PAID_ORDER) {
-        const reads = plansOf(sb, () => sb.state.page(f, order, 10, { offset: 10 }));
+        const reads = plansOf(sb.state.db, () => sb.state.page(f, order, 10, { offset: 10 }));
         expect(reads).toHaveLength(1);
         expect(reads[0]!.plan.join(' / '), reads[0]!.sql).toMatch(/USING COVERING INDEX txns_(status_)?paid_order/);
         expect(reads[0]!.plan.join(' / '), reads[0]!.sql).not.toMatch(/TEMP B-TREE/);
@@ -70,7 +51,7 @@ describe("the ledger's pages and counts by status and paid time", () => {
 
   it('a count of one status within paid dates reads the range of that status (date=indate)', async () => {
     const sb = await ledger();
-    const reads = plansOf(sb, () => sb.state.count({ status: 'berhasil', range: { field: 'paid', from: 1, to: 2 } }));
+    const reads = plansOf(sb.state.db, () => sb.state.count({ status: 'berhasil', range: { field: 'paid', from: 1, to: 2 } }));
     expect(reads).toHaveLength(1);
     expect(reads[0]!.plan.join(' / ')).toMatch(/INDEX txns_status_paid \(status=\? AND paid_at>\? AND paid_at<\?\)/);
   });
@@ -92,10 +73,10 @@ describe("the ledger's pages and counts of a filter no row matches", () => {
     it(`${JSON.stringify(f)}: answered from the running totals, no row read`, async () => {
       const sb = await ledger();
       for (const order of [{ by: 'id', desc: true }, { by: 'created', desc: true }, ...PAID_ORDER] as TxnOrder[]) {
-        const reads = plansOf(sb, () => expect(sb.state.page(f, order, 10)).toEqual({ rows: [], next: null }));
+        const reads = plansOf(sb.state.db, () => expect(sb.state.page(f, order, 10)).toEqual({ rows: [], next: null }));
         expect(reads.filter((r) => /\bFROM txns\b/.test(r.sql) && !/paid_seq IS NOT NULL\)/.test(r.sql))).toEqual([]);
       }
-      const reads = plansOf(sb, () => expect(sb.state.count(f)).toBe(0));
+      const reads = plansOf(sb.state.db, () => expect(sb.state.count(f)).toBe(0));
       expect(reads.filter((r) => /\bFROM txns\b/.test(r.sql))).toEqual([]);
     });
 
@@ -133,7 +114,7 @@ describe('a page in id order within created dates', () => {
       for (const desc of [true, false])
         for (const from of [{}, { offset: 2 }]) {
           const order: TxnOrder = { by: 'id', desc };
-          const reads = plansOf(sb, () => sb.state.page(f, order, 3, from)).filter((r) => /^SELECT id FROM txns/.test(r.sql));
+          const reads = plansOf(sb.state.db, () => sb.state.page(f, order, 3, from)).filter((r) => /^SELECT id FROM txns/.test(r.sql));
           expect(reads.length).toBeGreaterThan(0);
           for (const r of reads) {
             expect(text(r), r.sql).toMatch(/(INTEGER PRIMARY KEY|INDEX txns_status) \(.*rowid>\? AND rowid<\?\)/);
@@ -176,7 +157,7 @@ describe("a merchant's count within dates when the ledger has several merchants"
       [{ merchantVa: '1179000899', status: 'berhasil', range: { field: 'paid', ...range } }, 'txns_merchant_paid'],
     ] as [TxnFilter, string][]) {
       // The parts of days at the range's ends (schema 8: its whole days are counted from txn_days).
-      const reads = plansOf(sb, () => expect(sb.state.count(f)).toBe(f.range?.field === 'paid' ? 1 : f.status ? 1 : 2)).filter((r) =>
+      const reads = plansOf(sb.state.db, () => expect(sb.state.count(f)).toBe(f.range?.field === 'paid' ? 1 : f.status ? 1 : 2)).filter((r) =>
         /\bFROM txns\b/.test(r.sql),
       );
       expect(reads).toHaveLength(2);
@@ -190,7 +171,7 @@ describe('a paid status in paid-time order, ascending', () => {
   it("reads its rows paid since the walk began by their payment number, not every row of the status (the walk's unpaid segment)", async () => {
     const sb = await ledger();
     for (const from of [{}, { cursor: { key: -1, id: 100_001, snapshot: { maxId: 100_002, paidSeq: 0 } } }]) {
-      const reads = plansOf(sb, () => sb.state.page({ status: 'berhasil' }, { by: 'paid', desc: false }, 10, from)).filter((r) =>
+      const reads = plansOf(sb.state.db, () => sb.state.page({ status: 'berhasil' }, { by: 'paid', desc: false }, 10, from)).filter((r) =>
         /paid_at IS NULL/.test(r.sql),
       );
       expect(reads).toHaveLength(1);
@@ -211,7 +192,7 @@ describe('a method filter', () => {
     const sb = await ledger();
     copies(sb, 100_002, 2, () => ({ via: 'paylater', channel: 'akulaku' }));
     for (const order of [{ by: 'id', desc: true }, { by: 'created', desc: true }, ...PAID_ORDER] as TxnOrder[]) {
-      const reads = plansOf(sb, () => expect(sb.state.page({ vias: ['paylater'] }, order, 10).rows).toHaveLength(2)).filter((r) =>
+      const reads = plansOf(sb.state.db, () => expect(sb.state.page({ vias: ['paylater'] }, order, 10).rows).toHaveLength(2)).filter((r) =>
         /^SELECT id FROM txns/.test(r.sql),
       );
       for (const r of reads) expect(text(r), r.sql).toMatch(/INDEX txns_via \(via=\?/);
@@ -221,11 +202,11 @@ describe('a method filter', () => {
   it("of a method with many rows keeps to the order's index, but for one method in id order", async () => {
     const sb = await ledger();
     copies(sb, 100_002, 2100, () => ({}));
-    const created = plansOf(sb, () => sb.state.page({ via: 'va' }, { by: 'created', desc: true }, 10)).filter((r) => /^SELECT id/.test(r.sql));
+    const created = plansOf(sb.state.db, () => sb.state.page({ via: 'va' }, { by: 'created', desc: true }, 10)).filter((r) => /^SELECT id/.test(r.sql));
     expect(text(created[0]!)).toMatch(/INDEX txns_created/);
-    const byId = plansOf(sb, () => sb.state.page({ via: 'va' }, { by: 'id', desc: true }, 10)).filter((r) => /^SELECT id/.test(r.sql));
+    const byId = plansOf(sb.state.db, () => sb.state.page({ via: 'va' }, { by: 'id', desc: true }, 10)).filter((r) => /^SELECT id/.test(r.sql));
     expect(text(byId[0]!)).toMatch(/INDEX txns_via \(via=\? AND rowid<\?\)/);
-    const count = plansOf(sb, () => sb.state.count({ via: 'va', range: { field: 'created', from: 0 } })).filter((r) => /\bFROM txns\b/.test(r.sql));
+    const count = plansOf(sb.state.db, () => sb.state.count({ via: 'va', range: { field: 'created', from: 0 } })).filter((r) => /\bFROM txns\b/.test(r.sql));
     expect(text(count[0]!)).toMatch(/INDEX txns_created/);
   });
 });
@@ -240,7 +221,7 @@ describe('transfers', () => {
       { id: 900_003, by: 'A', sender: 'A', receiver: 'A', amount: 70, referenceId: 'r3', notes: '', at },
     ];
     (sb.state as unknown as Bulk).bulk([], { records: { transfers } });
-    const reads = plansOf(sb, () => {
+    const reads = plansOf(sb.state.db, () => {
       expect(sb.state.transferNet('A')).toBe(-380);
       expect(sb.state.transferNet('B')).toBe(380);
       expect(sb.state.transferNet('C')).toBe(0);

@@ -34,28 +34,31 @@ async function setUp(name: string, hold: SharedArrayBuffer) {
 /** The frames in the WAL now (a PASSIVE checkpoint of the test's own connection reports them). */
 const walFrames = (db: Database) => (db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
 
+/** A checkpointer sharing `hold` from a WAL of one frame, which records whether each pass held the writer; `pass()` asks for one and waits for it. */
+async function checkpointer(db: Database, file: string, hold: SharedArrayBuffer) {
+  const passes: boolean[] = [];
+  let passed: () => void = () => undefined;
+  const onCheckpoint = (held: boolean) => {
+    passes.push(held);
+    passed();
+  };
+  const ckpt = await startWalCheckpointer(db, file, { synchronous: 'NORMAL', intervalMs: 1, hold, restartFrames: 1, onCheckpoint });
+  const pass = () =>
+    new Promise<void>((resolve) => {
+      passed = resolve;
+      ckpt.poke();
+    });
+  return { ckpt, passes, pass };
+}
+
 describe('the WAL checkpointer holding the writer thread', () => {
   it('holds the writer for a pass that leaves the whole WAL in the database, then the WAL starts over', async () => {
     const hold = walHoldBuffer();
     const { db, file, writer, settledTo } = await setUp('restart.db', hold);
-    const passes: boolean[] = [];
-    let passed: () => void = () => undefined;
-    const ckpt = await startWalCheckpointer(db, file, {
-      synchronous: 'NORMAL',
-      intervalMs: 1,
-      hold,
-      restartFrames: 1,
-      onCheckpoint: (held) => {
-        passes.push(held);
-        passed();
-      },
-    });
+    const { ckpt, passes, pass } = await checkpointer(db, file, hold);
     const n = writer.write(group)!;
     await settledTo(n);
-    await new Promise<void>((resolve) => {
-      passed = resolve;
-      ckpt.poke();
-    });
+    await pass();
     expect(passes).toEqual([true]);
     // Everything is in the database: the next transaction writes from the WAL's first frame.
     const m = writer.write([['after']])!;
@@ -76,22 +79,8 @@ describe('the WAL checkpointer holding the writer thread', () => {
     reader.exec('BEGIN');
     reader.prepare('SELECT count(*) FROM t').pluck().get();
     await settledTo(writer.write(group)!);
-    const passes: boolean[] = [];
-    let passed: () => void = () => undefined;
-    const ckpt = await startWalCheckpointer(db, file, {
-      synchronous: 'NORMAL',
-      intervalMs: 1,
-      hold,
-      restartFrames: 1,
-      onCheckpoint: (held) => {
-        passes.push(held);
-        passed();
-      },
-    });
-    await new Promise<void>((resolve) => {
-      passed = resolve;
-      ckpt.poke();
-    });
+    const { ckpt, passes, pass } = await checkpointer(db, file, hold);
+    await pass();
     expect(passes).toEqual([false]);
     reader.exec('COMMIT');
     reader.close();
