@@ -37,6 +37,9 @@ function refuseForeign(db: Database, file: string, what: string): void {
   }
 }
 
+/** Whether SQLite gave up waiting for another connection's lock (SQLITE_BUSY and its extended codes). */
+const isBusyCode = (err: unknown): boolean => /^SQLITE_BUSY/.test(String((err as { code?: unknown })?.code));
+
 /**
  * Puts the database in WAL mode. Two processes switching a new database at once can deadlock in
  * SQLite's locks (each holds a shared lock and wants the exclusive one): one of them is told
@@ -49,7 +52,7 @@ async function enterWal(db: Database, waitMs: number): Promise<void> {
       db.pragma('journal_mode = WAL');
       return;
     } catch (err) {
-      if (!/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code)) || Date.now() >= until) throw err;
+      if (!isBusyCode(err) || Date.now() >= until) throw err;
       await new Promise((r) => setTimeout(r, 10));
     }
   }
@@ -86,7 +89,7 @@ export async function openDatabase(file: string, options: OpenDatabaseOptions): 
   } catch (err) {
     db.close();
     if (err instanceof UsageError) throw err;
-    if (/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) {
+    if (isBusyCode(err)) {
       const s = Math.round((options.busyTimeoutMs ?? 5000) / 100) / 10;
       throw new DatabaseLockedError(
         `cannot open ${what} ${file}: another process has held its write lock for over ${s} s (one bringing it to a newer schema, which takes a while for a large file; a paycli stopped with Ctrl-Z; a sqlite3 shell in a transaction)`,

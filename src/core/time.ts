@@ -1,5 +1,8 @@
 // Time as the gateway writes it: Asia/Jakarta (WIB, UTC+7, no daylight saving).
 
+/** Asia/Jakarta's offset from UTC (WIB, UTC+7, no daylight saving), in ms. */
+export const WIB_OFFSET_MS = 7 * 3_600_000;
+
 /** `YYYYMMDDHHmmss` in Asia/Jakarta time (UTC+7, no daylight saving). */
 export function jakartaTimestamp(date: Date): string {
   return formatJakarta(date).replace(/[-: ]/g, '');
@@ -7,7 +10,7 @@ export function jakartaTimestamp(date: Date): string {
 
 /** `YYYY-MM-DD HH:mm:ss` in Asia/Jakarta time. */
 export function formatJakarta(date: Date): string {
-  const d = new Date(date.getTime() + 7 * 3600_000);
+  const d = new Date(date.getTime() + WIB_OFFSET_MS);
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
 }

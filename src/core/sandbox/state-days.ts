@@ -1,4 +1,5 @@
 import type { Database, Statement } from '../db.js';
+import { WIB_OFFSET_MS } from '../time.js';
 import type { TxnFilter } from './state-types.js';
 
 /**
@@ -14,14 +15,12 @@ import type { TxnFilter } from './state-types.js';
  */
 
 export const DAY_MS = 86_400_000;
-/** Jakarta's offset from UTC (WIB, no daylight saving). */
-const WIB_MS = 7 * 3_600_000;
 /** The day in Jakarta of an instant (days since 1970-01-01 in Jakarta). */
-export const dayOf = (ms: number): number => Math.floor((ms + WIB_MS) / DAY_MS);
+export const dayOf = (ms: number): number => Math.floor((ms + WIB_OFFSET_MS) / DAY_MS);
 /** The first instant of a day in Jakarta. */
-export const dayStart = (day: number): number => day * DAY_MS - WIB_MS;
+export const dayStart = (day: number): number => day * DAY_MS - WIB_OFFSET_MS;
 /** `dayOf` in SQL, for a column of epoch ms (SQLite's integer division truncates toward zero: floored here). */
-export const dayOfSql = (column: string): string => `((${column} + ${WIB_MS}) / ${DAY_MS} - ((${column} + ${WIB_MS}) % ${DAY_MS} < 0))`;
+export const dayOfSql = (column: string): string => `((${column} + ${WIB_OFFSET_MS}) / ${DAY_MS} - ((${column} + ${WIB_OFFSET_MS}) % ${DAY_MS} < 0))`;
 
 /**
  * A payment paid this long or more after it was made, or before it was made (an import stores any paid time), is
