@@ -1,7 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { hexDigestsEqual, hmacSha256Hex, sha256Hex } from '../../src/core/signing/digest.js';
+import fc from 'fast-check';
+import { HMAC_BLOCK, HmacSha256, hexDigestsEqual, hmacSha256Hex, sha256Hex } from '../../src/core/signing/digest.js';
 import { signaturesEqual } from '../../src/core/signing/callback-signature.js';
 
 describe('digests through node:crypto', () => {
@@ -20,6 +21,37 @@ describe('digests through node:crypto', () => {
 
   it('has no hand-written SHA-256 left in the source', () => {
     expect(readdirSync(new URL('../../src/core/signing/', import.meta.url))).not.toContain('sha256.ts');
+  });
+});
+
+describe('HmacSha256: the fast path HMAC from two SHA-256 digests', () => {
+  const hmacOf = (h: HmacSha256, message: Uint8Array, slack = 0) => {
+    const out = Buffer.alloc(HMAC_BLOCK + message.length + slack, 0xee);
+    h.writeInnerPad(out);
+    out.set(message, HMAC_BLOCK);
+    return h.digest(out, HMAC_BLOCK + message.length).toString('hex');
+  };
+
+  it('reproduces RFC 4231 (a 131-byte key is hashed first)', () => {
+    expect(hmacOf(new HmacSha256(Buffer.from('Jefe')), Buffer.from('what do ya want for nothing?'))).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
+    const long = Buffer.alloc(131, 0xaa);
+    expect(hmacOf(new HmacSha256(long), Buffer.from('Test Using Larger Than Block-Size Key - Hash Key First'))).toBe(
+      '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54',
+    );
+  });
+
+  it('equals createHmac (the reference) for any key and message, whatever lies after the message', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.uint8Array({ maxLength: 3000 }), fc.nat(64), (key, message, slack) => {
+        const h = new HmacSha256(key);
+        const want = createHmac('sha256', Buffer.from(key)).update(message).digest('hex');
+        expect(hmacOf(h, message, slack)).toBe(want);
+        expect(hmacOf(h, message)).toBe(want); // the pads are left as they were
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

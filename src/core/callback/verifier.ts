@@ -1,7 +1,7 @@
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { canonicalizeCallback, canonicalValueJson, gatewayKeyOrder, INTEGER_FIELDS, type CallbackFields } from '../signing/callback-canonical.js';
 import { requireVa } from '../signing/callback-signature.js';
-import { hexDigestsEqual, hmacSha256Hex, isEvenHex } from '../signing/digest.js';
+import { HMAC_BLOCK, HmacSha256, hexDigestsEqual, hmacSha256Hex, isEvenHex } from '../signing/digest.js';
 import { encodeJsonString, PHP_DEFAULT } from '../signing/php-json.js';
 import { decodeFormValue } from './form-value.js';
 import { boundsByShape, isPlainIntegerAt, plainNames, putFormValueJson } from './form-bytes.js';
@@ -98,7 +98,7 @@ function str(v: unknown): string | null {
 /**
  * Checks callbacks from their raw bodies. One per listener or batch verifier: it remembers the
  * names of recent form bodies (checked on the fast path), reuses one buffer for their canonical
- * bytes and keeps the last VA as a key object. Not shared between threads; verify is synchronous.
+ * bytes (after the HMAC key's inner pad: hashed where they lie) and keeps the last VA's pads. Not shared between threads; verify is synchronous.
  */
 export class CallbackVerifier {
   readonly #bodySignature: boolean;
@@ -106,7 +106,7 @@ export class CallbackVerifier {
   readonly #shapes: Shape[] = [];
   /** Made on the first fast-path check (a verifier used once never needs it). */
   #out: Buffer | undefined;
-  #key: { va: string; key: KeyObject } | undefined;
+  #key: { va: string; hmac: HmacSha256 } | undefined;
   readonly #received = Buffer.alloc(32);
   /** Where the values of the body being checked lie (boundsByShape's), refilled for each body. */
   readonly #bounds: number[] = [];
@@ -159,8 +159,9 @@ export class CallbackVerifier {
       summary.amount === undefined
     )
       return undefined;
-    const bytes = this.#canonicalBytes(shape, body, bounds);
-    if (bytes === undefined || !this.#hmacMatches(va, bytes, signature)) return undefined;
+    const hmac = this.#hmacOf(va);
+    const end = this.#canonicalBytes(shape, body, bounds, hmac);
+    if (end === undefined || !this.#hmacMatches(hmac, end, signature)) return undefined;
     return { verdict: 'valid', summary: summary as CallbackSummary, signature, format: 'form' };
   }
 
@@ -214,16 +215,24 @@ export class CallbackVerifier {
     return (this.#out = bigger);
   }
 
+  /** The HMAC pads of `va` (the last VA's are kept). */
+  #hmacOf(va: string): HmacSha256 {
+    if (this.#key?.va !== va) this.#key = { va, hmac: new HmacSha256(Buffer.from(va, 'utf8')) };
+    return this.#key.hmac;
+  }
+
   /**
    * The bytes of `canonicalizeCallback(parse(body))` for a body of a remembered shape (the text is
-   * ASCII): plain values decoded and escaped straight into the buffer, the others through the
-   * reference's canonicalValueJson. Valid until the next call; undefined when a value does not decode.
+   * ASCII), written into the buffer after `hmac`'s inner pad: plain values decoded and escaped
+   * straight into it, the others through the reference's canonicalValueJson. Returns where they end
+   * (valid until the next call); undefined when a value does not decode.
    */
-  #canonicalBytes(shape: Shape, body: string, bounds: readonly number[]): Buffer | undefined {
+  #canonicalBytes(shape: Shape, body: string, bounds: readonly number[], hmac: HmacSha256): number | undefined {
     // A buffer grown for one large body is not kept for the life of the listener or batch.
     if (this.#out !== undefined && this.#out.length > OUT_KEPT) this.#out = Buffer.allocUnsafe(OUT_SIZE);
-    let out = this.#room(0, 1);
-    let n = 0;
+    let out = this.#room(0, HMAC_BLOCK + 1);
+    hmac.writeInnerPad(out);
+    let n = HMAC_BLOCK;
     out[n++] = 0x7b; // {
     for (const e of shape.entries) {
       const start = e.kind === 2 ? 0 : bounds[2 * e.index]!;
@@ -255,13 +264,12 @@ export class CallbackVerifier {
     }
     out = this.#room(n, 1);
     out[n++] = 0x7d; // }
-    return out.subarray(0, n);
+    return n;
   }
 
-  /** Whether a received hex signature is HMAC-SHA256(va, bytes), compared in constant time. */
-  #hmacMatches(va: string, bytes: Uint8Array, received: string): boolean {
-    if (this.#key?.va !== va) this.#key = { va, key: createSecretKey(Buffer.from(va, 'utf8')) };
-    const expected = createHmac('sha256', this.#key.key).update(bytes).digest();
+  /** Whether a received hex signature is the HMAC of the canonical bytes (the buffer up to `end`), compared in constant time. */
+  #hmacMatches(hmac: HmacSha256, end: number, received: string): boolean {
+    const expected = hmac.digest(this.#out!, end);
     const b = received.trim();
     if (b.length !== 64 || !isEvenHex(b)) return false;
     this.#received.write(b, 'hex');
