@@ -42,35 +42,56 @@ export function listenJsonLine(e: ListenerEvent): string {
   return `{"id":${jsonString(ev.id)},"receivedAt":${jsonString(ev.receivedAt)},"trx_id":${jsonOrNull(ev.trx_id)},"status":${jsonOrNull(ev.status)},"via":${jsonOrNull(s.via)},"channel":${jsonOrNull(s.channel)},"amount":${jsonOrNull(s.amount)},"verdict":${jsonString(ev.verdict)},"variant":${jsonOrNull(ev.variant)},"reason":${jsonOrNull(ev.reason)},"duplicate":${ev.duplicate},"answer":${ev.answer},"stored":${e.stored},"forwards":${forwards},"ms":${ms}}`;
 }
 
-/** What `listen` prints: a line per request on stdout (written once per event-loop turn), notices on stderr. */
+/** How long a line may wait for the listener's thread to be idle before it is written anyway (ms). */
+const LINE_WAIT_MS = 10;
+
+/**
+ * What `listen` prints: a line per request on stdout, notices on stderr. Lines are written together:
+ * once per event-loop turn, or, with a store that says when the listener's thread waits for its
+ * commits (`whenIdle`), then (or after LINE_WAIT_MS at the latest), so that under load the lines are
+ * made and written while the thread has nothing else to do, not between requests. Request lines are
+ * kept as their events until then; other lines as text, in order.
+ */
 export class ListenPrinter {
-  private pending: string[] = [];
+  private pending: (string | ListenerEvent)[] = [];
+  private wait: NodeJS.Timeout | undefined;
+  private idleSource = false;
   constructor(
     private readonly env: CommandEnv<ListenFlags>,
     private readonly storePath: string | undefined,
   ) {}
 
-  /** Lines are written once per event-loop turn: the store answers a whole group write in one turn. */
-  emit(line: string): void {
-    if (this.pending.push(line) === 1) setImmediate(() => this.flush());
+  /** Writes the pending lines when `source` says the thread is idle (call once, before the first request). */
+  flushWhenIdle(source: { whenIdle?: () => void }): void {
+    this.idleSource = true;
+    source.whenIdle = () => this.flush();
+  }
+
+  emit(line: string | ListenerEvent): void {
+    if (this.pending.push(line) !== 1) return;
+    if (this.idleSource) this.wait = setTimeout(() => this.flush(), LINE_WAIT_MS);
+    else setImmediate(() => this.flush());
   }
 
   flush(): void {
     if (this.pending.length === 0) return;
-    // The trailing newline comes from the join: the turn's text is made once, not copied again.
-    this.pending.push('');
-    const text = this.pending.join('\n');
+    clearTimeout(this.wait);
+    const lines = this.pending.map((l) => (typeof l === 'string' ? l : this.requestLine(l)));
     this.pending = [];
-    this.env.ctx.stdout.write(text);
+    // The trailing newline comes from the join: the text is made once, not copied again.
+    lines.push('');
+    this.env.ctx.stdout.write(lines.join('\n'));
   }
 
   request(e: ListenerEvent): void {
+    this.emit(e);
+  }
+
+  /** The line of one request: `--json`'s, or the human one. */
+  private requestLine(e: ListenerEvent): string {
     const { out } = this.env;
     const ev = e.event;
-    if (out.json) {
-      this.emit(listenJsonLine(e));
-      return;
-    }
+    if (out.json) return listenJsonLine(e);
     const c = out.c;
     // Everything below but our own words comes from the sender: control characters escaped, and cut
     // short (a forged request's 500 000-digit trx_id would otherwise be one line of that length).
@@ -95,7 +116,7 @@ export class ListenPrinter {
       c.dim(`${ev.answer} ${e.ms}ms`),
     ].filter(Boolean);
     // The time, then the rest wrapped under it to the terminal's width.
-    this.emit(out.fitLine(`${parts[0]}  `, parts.slice(1).join('  ')));
+    return out.fitLine(`${parts[0]}  `, parts.slice(1).join('  '));
   }
 
   forward(id: string, f: ForwardResult): void {

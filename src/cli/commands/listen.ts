@@ -144,6 +144,7 @@ export const listenCommand: Handler<ListenFlags> = async (env) => {
   const store = opts.persist === false ? null : eventStore(env, { busyTimeoutMs: 0, fsync: opts.fsync === true });
   const ui = await listenerUi(env, store, va, otherKeys, flags.path);
   const print = new ListenPrinter(env, store?.path);
+  if (store) print.flushWhenIdle(store);
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let count = 0;

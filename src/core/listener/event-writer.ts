@@ -34,6 +34,12 @@ export class EventWriter extends EventStoreCore {
   protected polling = false;
   /** Shared by the writer thread and the checkpointer: the WAL starts over without the writer checkpointing (wal-hold.ts). */
   protected readonly walHold = walHoldBuffer();
+  /**
+   * Called when the listener's thread waits for this store: a look for its groups found none
+   * settled (their commits still run), or the last one out settled. Work that can wait (`listen`'s
+   * output lines) is best done then: under load, not between requests.
+   */
+  whenIdle?: () => void;
 
   /** Whether an earlier run acknowledged a callback of this transaction with this retry key (see `retryKey`). Call `prepare()` first. */
   acknowledged(trxId: string | null, key: string): boolean {
@@ -131,6 +137,7 @@ export class EventWriter extends EventStoreCore {
     else {
       this.scheduled = false;
       this.tellDrained();
+      this.whenIdle?.();
     }
   }
 
@@ -169,7 +176,9 @@ export class EventWriter extends EventStoreCore {
    * it. Not with --fsync, whose commits wait for the disk.
    */
   protected pollGroups(): void {
+    const out = this.groups.length;
     this.settleGroups();
+    if (this.groups.length === out) this.whenIdle?.();
     const oldest = this.groups[0];
     if (oldest !== undefined && performance.now() - oldest.at < POLL_MS) setImmediate(() => this.pollGroups());
     else this.polling = false;
@@ -180,6 +189,7 @@ export class EventWriter extends EventStoreCore {
     const writer = this.writer;
     if (!writer) return;
     const settled = writer.settled();
+    const out = this.groups.length;
     let committed = false;
     while (this.groups.length > 0 && this.groups[0]!.n <= settled) {
       // Failed, and why is still on its way (seen here before the worker's message): that message answers it.
@@ -191,6 +201,7 @@ export class EventWriter extends EventStoreCore {
       for (const p of g.batch) p.done(error);
     }
     if (committed) this.checkpoints?.poke();
+    if (this.groups.length === 0 && out > 0) this.whenIdle?.();
     if (writer.ended) this.writer = undefined;
     if (this.queue.length > 0) this.scheduleFlush();
     else if (this.groups.length === 0 && !this.scheduled) this.tellDrained();
