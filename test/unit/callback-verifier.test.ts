@@ -200,6 +200,30 @@ describe('CallbackVerifier: its state is its own', () => {
   });
 });
 
+describe('CallbackVerifier: the fast path under any VA', () => {
+  it('checks as the reference does for VAs of any length (longer than a block too) while its buffer grows and shrinks', () => {
+    const vas = ['x', 'a'.repeat(63), 'b'.repeat(64), 'c'.repeat(65), 'd'.repeat(200), 'é'.repeat(33), '🌺'.repeat(20), VA];
+    // 16 KiB is the buffer's first size, 64 KiB the most it keeps between bodies.
+    const sizes = [1, 100, 20 * 1024, 70 * 1024, 10, 200 * 1024, 5];
+    const verifier = new CallbackVerifier();
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    let fast = 0;
+    for (let round = 0; round < 2; round++)
+      for (const va of vas)
+        for (const size of sizes) {
+          const body = `trx_id=123&status=berhasil&via=qris&channel=mpm&amount=1000&reference_id=${'r'.repeat(size)}&additional_info=%5B%5D&is_escrow=false`;
+          const signature = hmacHex(va, canonicalizeCallback(parseCallbackBody(body, form['content-type']).fields));
+          const ok = verifier.verify(body, { ...form, 'x-signature': signature }, va);
+          expect(ok.verdict, `VA of ${va.length} characters, ${size}-byte value`).toBe('valid');
+          if (ok.fields === undefined) fast++; // the reference path returns the fields it parsed
+          const other = signature.slice(0, 63) + (signature[63] === '0' ? '1' : '0');
+          expect(verifier.verify(body, { ...form, 'x-signature': other }, va).verdict).toBe('mismatch');
+          expect(verifier.verify(body, { ...form, 'x-signature': signature }, `${va}z`).verdict).toBe('mismatch');
+        }
+    expect(fast).toBeGreaterThan(vas.length * sizes.length);
+  });
+});
+
 describe('signature comparison', () => {
   const HEX = /^(?:[0-9a-fA-F]{2})+$/;
   /** The rule as documented: trimmed, same length, non-empty even-length hex on both sides, bytes equal. */

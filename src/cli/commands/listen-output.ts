@@ -76,8 +76,9 @@ export class ListenPrinter {
   flush(): void {
     if (this.pending.length === 0) return;
     clearTimeout(this.wait);
-    const lines = this.pending.map((l) => (typeof l === 'string' ? l : this.requestLine(l)));
+    const batch = this.pending;
     this.pending = [];
+    const lines = batch.map((l) => (typeof l === 'string' ? l : this.requestLine(l)));
     // The trailing newline comes from the join: the text is made once, not copied again.
     lines.push('');
     this.env.ctx.stdout.write(lines.join('\n'));

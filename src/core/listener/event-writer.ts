@@ -178,10 +178,11 @@ export class EventWriter extends EventStoreCore {
   protected pollGroups(): void {
     const out = this.groups.length;
     this.settleGroups();
-    if (this.groups.length === out) this.whenIdle?.();
     const oldest = this.groups[0];
     if (oldest !== undefined && performance.now() - oldest.at < POLL_MS) setImmediate(() => this.pollGroups());
     else this.polling = false;
+    // Last: whatever it runs (or throws) finds this store's own state complete.
+    if (this.groups.length === out) this.whenIdle?.();
   }
 
   /** Answers the groups the writer thread settled (in order); once it ended, later writes stay on this thread. */
@@ -201,9 +202,9 @@ export class EventWriter extends EventStoreCore {
       for (const p of g.batch) p.done(error);
     }
     if (committed) this.checkpoints?.poke();
-    if (this.groups.length === 0 && out > 0) this.whenIdle?.();
     if (writer.ended) this.writer = undefined;
     if (this.queue.length > 0) this.scheduleFlush();
     else if (this.groups.length === 0 && !this.scheduled) this.tellDrained();
+    if (this.groups.length === 0 && out > 0) this.whenIdle?.();
   }
 }
