@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { keepUntilExit, openDatabase } from '../../src/core/db.js';
 import { EventStore, type StoredEvent } from '../../src/core/listener/event-store.js';
 import { BLOCK_BITS, eventWrites, insertEvents, insertParams, MIGRATIONS } from '../../src/core/listener/event-schema.js';
+import { fillStore } from '../helpers/event-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paycli-events-v2-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,15 +37,8 @@ function event(i: number, at?: string): StoredEvent {
   };
 }
 
-/** Appends events through the listener's group write (one transaction per `group`). */
-async function fill(store: EventStore, events: StoredEvent[], group = 500): Promise<void> {
-  await store.prepare();
-  for (let i = 0; i < events.length; i += group) {
-    await Promise.all(
-      events.slice(i, i + group).map((e) => new Promise<void>((resolve, reject) => store.appendWith(e, (err) => (err ? reject(err) : resolve())))),
-    );
-  }
-}
+/** Appends events through the listener's group write, 500 to a transaction. */
+const fill = (store: EventStore, events: StoredEvent[], group = 500) => fillStore(store, events, group);
 
 const schema = (file: string) => {
   const db = keepUntilExit(new Sqlite(file, { readonly: true }));

@@ -11,6 +11,7 @@ import { keepUntilExit, openDatabase } from '../../src/core/db.js';
 import { candidateRanges } from '../../src/core/listener/event-queries.js';
 import { BLOCK_BITS, INSERT_SQL, insertParams, MIGRATIONS, SUMMARIZE_SQL } from '../../src/core/listener/event-schema.js';
 import { EventStore, type StoredEvent, type Verdict } from '../../src/core/listener/event-store.js';
+import { fillStore } from '../helpers/event-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paycli-events-v3-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,15 +39,8 @@ function event(i: number, o: { status?: string | null; verdict?: Verdict } = {})
   };
 }
 
-/** Appends events through the listener's group write (one transaction per `group`). */
-async function fill(store: EventStore, events: StoredEvent[], group = 300): Promise<void> {
-  await store.prepare();
-  for (let i = 0; i < events.length; i += group) {
-    await Promise.all(
-      events.slice(i, i + group).map((e) => new Promise<void>((resolve, reject) => store.appendWith(e, (err) => (err ? reject(err) : resolve())))),
-    );
-  }
-}
+/** Appends events through the listener's group write, 300 to a transaction. */
+const fill = (store: EventStore, events: StoredEvent[], group = 300) => fillStore(store, events, group);
 
 /** The verdicts and statuses of each block, read on a connection of the test's own. */
 function summaries(file: string): { blk: number; verdicts: number | null; statuses: string | null }[] {

@@ -15,6 +15,7 @@ import type { EmulatorHandle } from '../../src/core/sandbox/server.js';
 import { CHROMIUM, haveBrowser, launchChromium } from '../helpers/browser.js';
 import { receiver } from '../helpers/receiver.js';
 import { EMULATOR_DEFAULT_VA as VA, sandbox, signedPost } from '../helpers/sandbox.js';
+import { appended } from '../helpers/event-store.js';
 
 /** Issue 26 items 3, 5, 9 and 10: what only this machine may reach, and what the pages may cost. */
 
@@ -317,7 +318,7 @@ describe('listen --ui bounds the memory its events hold', () => {
     // With a store: the page reads the whole body back.
     const store = new EventStore(join(dir, 'events.jsonl'));
     await store.prepare();
-    await new Promise<void>((resolve, reject) => store.appendWith(event(1), (err) => (err ? reject(err) : resolve())));
+    await appended(store, event(1));
     const withStore = await createListenerUi({ store, va: VA, callbackPath: '/' });
     cleanups.push(() => withStore.close());
     expect(withStore.retainedBytes).toBeLessThan(4 * UI_BODY_KEEP_BYTES);

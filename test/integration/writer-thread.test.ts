@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/core/db.js';
 import { MIGRATIONS } from '../../src/core/listener/event-schema.js';
 import { startWriterThread } from '../../src/core/listener/writer-thread.js';
+import { appended } from '../helpers/event-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'paycli-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -151,7 +152,7 @@ describe('the listener thread looking for its groups', () => {
       const store = new EventStore(join(dir, `poll-${fsync}.db`), { fsync });
       await store.prepare();
       const seen = { polled: false };
-      const one = (i: number) => new Promise<void>((resolve, reject) => store.appendWith(event(i), (err) => (err ? reject(err) : resolve())));
+      const one = (i: number) => appended(store, event(i));
       await one(0);
       await waitFor(() => (store as unknown as { writer?: unknown }).writer !== undefined);
       for (let i = 1; i <= 50; i++) {

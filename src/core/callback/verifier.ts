@@ -98,7 +98,8 @@ function str(v: unknown): string | null {
 /**
  * Checks callbacks from their raw bodies. One per listener or batch verifier: it remembers the
  * names of recent form bodies (checked on the fast path), reuses one buffer for their canonical
- * bytes (after the HMAC key's inner pad: hashed where they lie) and keeps the last VA's pads. Not shared between threads; verify is synchronous.
+ * bytes (after the HMAC key's inner pad: hashed where they lie) and keeps the last VA's pads. Not
+ * shared between threads; verify is synchronous.
  */
 export class CallbackVerifier {
   readonly #bodySignature: boolean;
