@@ -24,7 +24,7 @@ complete -c paycli -f
 complete -c paycli -n '__paycli_at '\'''\''' -a 'areas' -d 'look up regions: province → city → district → village (signe'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'demo' -d 'run the whole flow on an in-process emulator: regions, a VA '
 complete -c paycli -n '__paycli_at '\'''\''' -a 'config' -d 'manage profiles and settings in the user config'
-complete -c paycli -n '__paycli_at '\'''\''' -a 'doctor' -d 'check Node, config files and permissions, credentials, leake'
+complete -c paycli -n '__paycli_at '\'''\''' -a 'doctor' -d 'check Node, SQLite, config files and permissions, credential'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'completion' -d 'print the shell completion script (bash, zsh or fish)'
 complete -c paycli -n '__paycli_at '\'''\''' -a 'whoami' -d 'show profile, environment, base URL and masked credentials, '
 complete -c paycli -n '__paycli_at '\'''\''' -a 'sign' -d 'show how a request is signed'

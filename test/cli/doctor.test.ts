@@ -25,6 +25,7 @@ describe('paycli doctor', () => {
     await runCli(['config', 'init', '--env', 'local', '--va', '1179000899', '--api-key', 'SANDBOX-PAYCLI-LOCAL-0000-KEY'], { home: h.home });
     const { code, checks } = await doctor(h.home, localEnv(sb));
     expect(find(checks, 'Node.js').status).toBe('ok');
+    expect(find(checks, 'SQLite')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^better-sqlite3 12\.\d+\.\d+, SQLite 3\./) });
     expect(find(checks, 'user config')).toMatchObject({ status: 'ok', detail: expect.stringContaining('mode 0600') });
     expect(find(checks, 'VA').detail).toBe('…0899 from profile "default" (' + join(h.home, '.config/paycli/config.json') + ')');
     expect(find(checks, 'API key').detail).toBe(

@@ -39,6 +39,13 @@ function nodeCheck(version: string): Check {
   return { check: 'Node.js', status: ok ? 'ok' : 'fail', detail: `${version}${ok ? '' : ' (paycli needs >= 20.19)'}` };
 }
 
+/** The SQLite driver both stores use: it loads on this Node, and its native build survives the garbage collector. */
+async function sqliteCheck(): Promise<Check> {
+  const { probeSqliteDriver } = await import('../../core/sqlite-probe.js');
+  const probe = await probeSqliteDriver();
+  return { check: 'SQLite', status: probe.status === 'ok' ? 'ok' : 'fail', detail: probe.detail };
+}
+
 async function fileChecks(env: CommandEnv): Promise<Check[]> {
   const path = env.session.userPath;
   const mode = await modeOf(path);
@@ -174,7 +181,7 @@ async function networkChecks(env: CommandEnv, cfg: ResolvedConfig): Promise<Chec
 /** `paycli doctor`: checks the setup and says what to fix. Exit 4 when a check fails. */
 export const doctorCommand: Handler<{ offline?: boolean }> = async (env) => {
   const { ctx, out, session, opts } = env;
-  const checks: Check[] = [nodeCheck(process.version)];
+  const checks: Check[] = [nodeCheck(process.version), await sqliteCheck()];
   let cfg: ResolvedConfig | undefined;
   try {
     cfg = await session.config();

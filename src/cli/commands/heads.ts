@@ -20,7 +20,7 @@ export const HEADS = {
   doctor: {
     usage: 'doctor',
     options: true,
-    description: 'check Node, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports',
+    description: 'check Node, SQLite, config files and permissions, credentials, leaked keys, the base URL, clock, proxy and ports',
   },
   completion: { usage: 'completion <shell>', options: false, description: 'print the shell completion script (bash, zsh or fish)' },
   __complete: { usage: '__complete <kind> [args...]', options: true, hidden: true, description: '' },
