@@ -3,7 +3,7 @@
 // collects a statement or a database in a collection that runs with no current context, such as one
 // set off by an allocation in a V8 builtin (nodejs/node#65446, WiseLibs/better-sqlite3#1515). The
 // prebuilt binaries, and the builds CI compiles, predate those headers; keepUntilExit is the defence
-// for a build compiled from source on such a Node (`paycli doctor` names it: src/core/sqlite-probe.ts).
+// for a build compiled from source on such a Node (`paycli doctor` names it: src/cli/sqlite-probe.ts).
 // A process that prepares, iterates and closes many, then allocates, runs to its end through
 // openDatabase; the same work on better-sqlite3 directly shows the build this suite loads is sound.
 import { spawnSync } from 'node:child_process';
@@ -140,6 +140,8 @@ describe('every better-sqlite3 database opened in src/ and test/', () => {
     }
     // A worker's connection lives as long as the worker (sqlite-worker.ts); the control and doctor's
     // probe of the driver (sqlite-probe.ts) open raw on purpose.
-    expect(raw.filter((at) => !/^(src\/core\/sqlite-(worker|probe)\.ts|test\/integration\/sqlite-collector\.test\.ts):/.test(at))).toEqual([]);
+    expect(raw.filter((at) => !/^(src\/core\/sqlite-worker\.ts|src\/cli\/sqlite-probe\.ts|test\/integration\/sqlite-collector\.test\.ts):/.test(at))).toEqual(
+      [],
+    );
   });
 });

@@ -1,11 +1,11 @@
-// The probe `paycli doctor` runs (src/core/sqlite-probe.ts): the better-sqlite3 build paycli loads,
+// The probe `paycli doctor` runs (src/cli/sqlite-probe.ts): the better-sqlite3 build paycli loads,
 // on the Node that runs it, must survive the garbage collector freeing its statements. A build
 // compiled against Node 24.19+ headers does not (nodejs/node#65446); CI compiles against headers
 // without the hooks (.ci/node-version.sh), and this test fails if one that has them comes back.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { probeSqliteDriver } from '../../src/core/sqlite-probe.js';
+import { probeSqliteDriver } from '../../src/cli/sqlite-probe.js';
 import { afterEachTest } from '../helpers/cleanups.js';
 
 const t = afterEachTest('paycli-probe-');

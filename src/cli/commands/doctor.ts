@@ -41,7 +41,7 @@ function nodeCheck(version: string): Check {
 
 /** The SQLite driver both stores use: it loads on this Node, and its native build survives the garbage collector. */
 async function sqliteCheck(): Promise<Check> {
-  const { probeSqliteDriver } = await import('../../core/sqlite-probe.js');
+  const { probeSqliteDriver } = await import('../sqlite-probe.js');
   const probe = await probeSqliteDriver();
   return { check: 'SQLite', status: probe.status === 'ok' ? 'ok' : 'fail', detail: probe.detail };
 }
