@@ -24,13 +24,17 @@ export const HMAC_BLOCK = 64;
  * request: `createHmac` makes a native object per digest, which the garbage collector must then
  * release through a weak handle (1.9 µs per 700-byte message here, against 1.5 µs). The caller
  * writes the message after `HMAC_BLOCK` bytes it filled with `writeInnerPad`, so that the message
- * is hashed where it lies. The reference, `hmacSha256Hex` (createHmac), is checked against it in
+ * is hashed where it lies. Both digests come back as latin1 text (`'binary'`: a byte per character) and are
+ * written into buffers this object keeps: `hash()` makes a new Buffer for a `'buffer'` result,
+ * which costs ~0.4 µs more per call than a string on Node 20-24 (SHA-256 of 96 bytes: 622 against
+ * 202 ns). The reference, `hmacSha256Hex` (createHmac), is checked against it in
  * test/unit/digest.test.ts.
  */
 export class HmacSha256 {
   readonly #inner = Buffer.alloc(HMAC_BLOCK, 0x36);
   /** K ^ opad, then room for the inner digest. */
   readonly #outer = Buffer.alloc(HMAC_BLOCK + 32, 0x5c);
+  readonly #result = Buffer.alloc(32);
 
   constructor(key: Uint8Array) {
     // A key longer than a block is hashed first; a shorter one is padded with zeros (the pads' own bytes).
@@ -46,10 +50,14 @@ export class HmacSha256 {
     this.#inner.copy(out, 0);
   }
 
-  /** The HMAC of `out[HMAC_BLOCK, end)`, whose first HMAC_BLOCK bytes hold `writeInnerPad`'s (32 bytes, a new buffer). */
+  /**
+   * The HMAC of `out[HMAC_BLOCK, end)`, whose first HMAC_BLOCK bytes hold `writeInnerPad`'s: 32
+   * bytes in a buffer this object reuses (valid until its next `digest`).
+   */
   digest(out: Buffer, end: number): Buffer {
-    hash('sha256', out.subarray(0, end), 'buffer').copy(this.#outer, HMAC_BLOCK);
-    return hash('sha256', this.#outer, 'buffer');
+    this.#outer.write(hash('sha256', out.subarray(0, end), 'binary'), HMAC_BLOCK, 32, 'latin1');
+    this.#result.write(hash('sha256', this.#outer, 'binary'), 0, 32, 'latin1');
+    return this.#result;
   }
 }
 
