@@ -1,6 +1,5 @@
 import { parseCallbackInput, parseCaptureObject, type ParsedCallback } from '../core/callback/capture.js';
 import { UsageError } from '../core/errors.js';
-import { findEvent } from './callback-shared.js';
 import type { CommandEnv } from './command-env.js';
 import { readInput } from './io.js';
 
@@ -16,6 +15,8 @@ export async function readCallbackPayload(
   const sources = [opts.data !== undefined, opts.event !== undefined, file !== undefined].filter(Boolean).length;
   if (sources > 1) throw new UsageError('give the payload one way: FILE, --data or --event');
   if (opts.event !== undefined) {
+    // Loaded only here: a payload from a file or --data never opens the store (store-access.ts).
+    const { findEvent } = await import('./store-access.js');
     const event = await findEvent(env, opts.event);
     return parseCaptureObject({ headers: event.headers, body: event.body });
   }

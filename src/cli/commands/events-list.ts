@@ -2,7 +2,7 @@ import { parseCaptureObject } from '../../core/callback/capture.js';
 import { UsageError } from '../../core/errors.js';
 import type { Verdict } from '../../core/listener/event-store.js';
 import { escapeControl as esc } from '../../core/terminal-text.js';
-import { eventStore, withStore } from '../callback-shared.js';
+import { eventStore, withStore } from '../store-access.js';
 import type { Handler } from '../command-env.js';
 import { visibleLength } from '../layout.js';
 import { rupiah, wib } from '../output.js';

@@ -1,6 +1,6 @@
 import { parseDuration } from '../../core/duration.js';
 import { UsageError } from '../../core/errors.js';
-import { eventStore, withStore } from '../callback-shared.js';
+import { eventStore, withStore } from '../store-access.js';
 import type { Handler } from '../command-env.js';
 import type { EventsFlags } from './events-flags.js';
 

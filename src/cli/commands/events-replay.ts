@@ -7,7 +7,7 @@ import { forwardableHeaders } from '../../core/listener/forward.js';
 import { bodyBytes } from '../../core/listener/stored-event.js';
 import { callbackVa } from '../callback-shared.js';
 import type { Handler } from '../command-env.js';
-import { findEvent } from '../callback-shared.js';
+import { findEvent } from '../store-access.js';
 import type { EventsFlags } from './events-flags.js';
 
 /** `events replay ID --to URL [--resign]`: a stored request sent again, byte for byte. */

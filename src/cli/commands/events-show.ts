@@ -4,7 +4,7 @@ import { escapeControl as esc } from '../../core/terminal-text.js';
 import { diagnosisKeys } from '../callback-shared.js';
 import type { Handler } from '../command-env.js';
 import { wib } from '../output.js';
-import { findEvent } from '../callback-shared.js';
+import { findEvent } from '../store-access.js';
 import type { EventsFlags } from './events-flags.js';
 
 /** `events show ID`: one stored request whole, with its canonical JSON and a recheck of its signature. */

@@ -8,7 +8,7 @@ import { parseDuration } from '../../core/duration.js';
 import { formatJakarta } from '../../core/time.js';
 import type { CommandEnv, Handler } from '../command-env.js';
 import { withSpinner } from '../spinner.js';
-import { eventStore } from '../callback-shared.js';
+import { eventStore } from '../store-access.js';
 import { gatewayRecordsFor, historyAll, lookupTransaction, readOrdersFile } from '../gateway-records.js';
 import { Option, examples, type Define } from '../command-kit.js';
 import { topCommand } from './heads.js';
