@@ -201,7 +201,9 @@ function wrapBundle(source) {
  */
 function loadBundle(argv = []) {
   const vm = require('node:vm');
-  const source = readFileSync(BUNDLE, 'utf8');
+  // The bundle is ASCII (scripts/bundle.js escapes every other character), so latin1 reads it
+  // exactly, without UTF-8's validation pass: ~0.13 ms of every start for its 0.8 MB.
+  const source = readFileSync(BUNDLE, 'latin1');
   const header = bundleHeader(source);
   const shape = process.env.PAYCLI_CODE_CACHE === 'write-common' ? 'common' : shapeOf(argv, header.commands);
   const name = cacheName(source, shape);

@@ -10,6 +10,7 @@ import {
   type ResolveInput,
 } from '../../src/core/config/resolve.js';
 import { cacheDir, configDir, dataDir, userConfigPath } from '../../src/core/config/paths.js';
+import { OFFICIAL_PRODUCTION_BASE_URL, PRODUCTION_HOST } from '../../src/core/config/production.js';
 import { parseSetting } from '../../src/core/config/profiles.js';
 import { AuthError, UsageError } from '../../src/core/errors.js';
 
@@ -134,6 +135,10 @@ describe('settings and paths', () => {
     ])
       expect(at('local', url), url).toBe(false);
     expect(isProductionHostUrl('https://user:pw@my.ipaymu.com/api')).toBe(true);
+  });
+
+  it("names production's host as its official base URL has it (written out, not parsed at load)", () => {
+    expect(PRODUCTION_HOST).toBe(new URL(OFFICIAL_PRODUCTION_BASE_URL).hostname);
   });
 
   it('follows XDG with home fallbacks', () => {

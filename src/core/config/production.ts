@@ -20,8 +20,12 @@ export function isOfficialProduction(url: string): boolean {
     return false;
   }
 }
-/** The production gateway's host (gateway docs: production https://my.ipaymu.com, sandbox https://sandbox.ipaymu.com). */
-const PRODUCTION_HOST = new URL(OFFICIAL_PRODUCTION_BASE_URL).hostname;
+/**
+ * The production gateway's host (gateway docs: production https://my.ipaymu.com, sandbox
+ * https://sandbox.ipaymu.com): OFFICIAL_PRODUCTION_BASE_URL's, written out rather than parsed at
+ * load, where a first `new URL` costs every command's start ~0.2 ms (a test checks they agree).
+ */
+export const PRODUCTION_HOST = 'my.ipaymu.com';
 
 /** Whether a URL points at the production gateway's host, whatever its scheme, port or path. */
 export function isProductionHostUrl(url: string): boolean {
