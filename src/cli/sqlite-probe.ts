@@ -47,12 +47,18 @@ function driverDir(): string {
 
 /**
  * Runs PROBE in a child process: `process.execPath` with no flags, no environment (NODE_OPTIONS
- * could load code from elsewhere) and a neutral working directory.
+ * could load code from elsewhere; on Windows only SystemRoot, without which Node cannot start) and
+ * a neutral working directory.
  */
 export function probeSqliteDriver(options: { driver?: string; timeoutMs?: number } = {}): Promise<SqliteProbe> {
   const { driver = driverDir(), timeoutMs = 15_000 } = options;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-e', PROBE, driver], { env: {}, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    const child = spawn(process.execPath, ['-e', PROBE, driver], {
+      env: process.platform === 'win32' ? { SystemRoot: process.env.SystemRoot } : {},
+      cwd: tmpdir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
